@@ -1,0 +1,206 @@
+package podium
+
+import (
+	"encoding/json"
+	"regexp"
+	"time"
+)
+
+// Order says which way a sort key ranks.
+type Order string
+
+// Orders of a sort key.
+const (
+	Asc  Order = "asc"  // smaller is better (times, penalties)
+	Desc Order = "desc" // larger is better (points, 3BV)
+)
+
+// Mode says how a new submission combines with a player's current entry.
+type Mode string
+
+// Board modes.
+const (
+	// Best keeps the better of the old and new entry, comparing whole key
+	// tuples in board order. Never key by key.
+	Best Mode = "best"
+	// Latest replaces the entry with every submission.
+	Latest Mode = "latest"
+	// Sum adds the submitted keys to the stored ones.
+	Sum Mode = "sum"
+)
+
+// Every is a board's reset cadence.
+type Every string
+
+// Reset cadences. Week is the ISO week, starting Monday 00:00.
+const (
+	Never   Every = "none"
+	Daily   Every = "day"
+	Weekly  Every = "week"
+	Monthly Every = "month"
+)
+
+// KeyDef names one sort key of a board.
+type KeyDef struct {
+	Name  string `json:"name"`
+	Order Order  `json:"order"`
+}
+
+// Reset says when a board starts a new period, in which IANA zone.
+type Reset struct {
+	Every Every  `json:"every"`
+	TZ    string `json:"tz"`
+}
+
+// Board is a ranking: named int64 keys, a mode, a reset cadence.
+type Board struct {
+	ID        string          `json:"id"`
+	Title     string          `json:"title"`
+	Keys      []KeyDef        `json:"keys"`
+	Mode      Mode            `json:"mode"`
+	Reset     Reset           `json:"reset"`
+	Public    bool            `json:"public"`
+	Meta      json.RawMessage `json:"meta"`
+	CreatedAt time.Time       `json:"created_at"`
+	UpdatedAt time.Time       `json:"updated_at"`
+}
+
+var (
+	boardIDRe = regexp.MustCompile(`^[a-z0-9][a-z0-9_.:-]{0,127}$`)
+	keyNameRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,63}$`)
+)
+
+// ValidBoardID reports whether id matches [a-z0-9][a-z0-9_.:-]{0,127}.
+func ValidBoardID(id string) bool { return boardIDRe.MatchString(id) }
+
+// Normalize fills defaults (mode best, reset none in UTC, empty meta) and
+// validates b. It returns an ECodeInvalid error naming the first problem.
+func (b *Board) Normalize() error {
+	if !ValidBoardID(b.ID) {
+		return Errorf(ECodeInvalid, "board id must match [a-z0-9][a-z0-9_.:-]{0,127}")
+	}
+	if len(b.Title) > MaxTitleLen {
+		return Errorf(ECodeInvalid, "title is longer than %d bytes", MaxTitleLen)
+	}
+	if err := validText("title", b.Title); err != nil {
+		return err
+	}
+	if len(b.Keys) < 1 || len(b.Keys) > MaxKeys {
+		return Errorf(ECodeInvalid, "keys must list 1 to %d keys", MaxKeys)
+	}
+	seen := make(map[string]bool, len(b.Keys))
+	for i, k := range b.Keys {
+		if !keyNameRe.MatchString(k.Name) {
+			return Errorf(ECodeInvalid, "keys[%d].name must match [A-Za-z_][A-Za-z0-9_.-]{0,63}", i)
+		}
+		if seen[k.Name] {
+			return Errorf(ECodeInvalid, "keys[%d].name %q is used twice", i, k.Name)
+		}
+		seen[k.Name] = true
+		switch k.Order {
+		case Asc, Desc:
+		case "":
+			return Errorf(ECodeInvalid, "keys[%d].order is required: asc or desc", i)
+		default:
+			return Errorf(ECodeInvalid, "keys[%d].order must be asc or desc", i)
+		}
+	}
+	switch b.Mode {
+	case "":
+		b.Mode = Best
+	case Best, Latest, Sum:
+	default:
+		return Errorf(ECodeInvalid, "mode must be best, latest or sum")
+	}
+	switch b.Reset.Every {
+	case "":
+		b.Reset.Every = Never
+	case Never, Daily, Weekly, Monthly:
+	default:
+		return Errorf(ECodeInvalid, "reset.every must be none, day, week or month")
+	}
+	if b.Reset.TZ == "" {
+		b.Reset.TZ = "UTC"
+	}
+	if _, err := LoadZone(b.Reset.TZ); err != nil {
+		return err
+	}
+	meta, err := NormalizeMeta(b.Meta)
+	if err != nil {
+		return err
+	}
+	b.Meta = meta
+	return nil
+}
+
+// Orders returns the order of each key.
+func (b *Board) Orders() []Order {
+	o := make([]Order, len(b.Keys))
+	for i, k := range b.Keys {
+		o[i] = k.Order
+	}
+	return o
+}
+
+// SameRanking reports whether a and b rank entries the same way (keys and
+// mode). Changing either on a board that has entries is a conflict.
+func (b *Board) SameRanking(o *Board) bool {
+	if b.Mode != o.Mode || len(b.Keys) != len(o.Keys) {
+		return false
+	}
+	for i := range b.Keys {
+		if b.Keys[i] != o.Keys[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Better reports whether key tuple a ranks strictly ahead of b under orders,
+// comparing the keys in turn. Equal tuples are not better.
+func Better(orders []Order, a, b []int64) bool {
+	return CompareKeys(orders, a, b) < 0
+}
+
+// CompareKeys compares two key tuples under orders: -1 when a ranks ahead of
+// b, +1 when behind, 0 when equal on every key.
+func CompareKeys(orders []Order, a, b []int64) int {
+	for i, o := range orders {
+		if a[i] == b[i] {
+			continue
+		}
+		less := a[i] < b[i]
+		if o == Desc {
+			less = !less
+		}
+		if less {
+			return -1
+		}
+		return 1
+	}
+	return 0
+}
+
+// NormalizeMeta checks that raw is absent, null or a JSON object of at most
+// MaxMetaLen bytes, and returns it compacted ("{}" when absent).
+func NormalizeMeta(raw json.RawMessage) (json.RawMessage, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return json.RawMessage("{}"), nil
+	}
+	if len(raw) > MaxMetaLen {
+		return nil, Errorf(ECodeInvalid, "meta is larger than %d bytes", MaxMetaLen)
+	}
+	i := 0
+	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\n' || raw[i] == '\r') {
+		i++
+	}
+	if i == len(raw) || raw[i] != '{' {
+		return nil, Errorf(ECodeInvalid, "meta must be a JSON object")
+	}
+	var buf = make([]byte, 0, len(raw))
+	out, err := compactJSON(buf, raw)
+	if err != nil {
+		return nil, Errorf(ECodeInvalid, "meta is not valid JSON")
+	}
+	return out, nil
+}

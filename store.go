@@ -1,0 +1,110 @@
+package podium
+
+import (
+	"context"
+	"time"
+)
+
+// Store is the database of record. Everything in memory (rank indexes,
+// player names, idempotency answers) is rebuilt from it at start.
+//
+// Implementations: sqlite.Store. Every implementation passes the contract
+// suite in package storetest.
+type Store interface {
+	// Boards lists every board.
+	Boards(ctx context.Context) ([]Board, error)
+	// PutBoard creates or replaces a board.
+	PutBoard(ctx context.Context, b *Board) error
+	// DeleteBoard removes a board, its entries and its log. A missing board
+	// is ECodeBoardNotFound.
+	DeleteBoard(ctx context.Context, id string) error
+
+	// Players lists every registered player.
+	Players(ctx context.Context) ([]Player, error)
+	// PutPlayer creates or replaces a player.
+	PutPlayer(ctx context.Context, p *Player) error
+
+	// Keys lists the API keys, hashes included.
+	Keys(ctx context.Context) ([]APIKey, error)
+	// PutKey stores a new API key.
+	PutKey(ctx context.Context, k *APIKey) error
+	// DeleteKey revokes a key. A missing key is ECodeNotFound.
+	DeleteKey(ctx context.Context, id string) error
+
+	// Commit durably stores one group of writes in a single transaction:
+	// all of it or none. It returns only once the data is on disk (as
+	// durable as the store is configured to be).
+	Commit(ctx context.Context, b *Batch) error
+
+	// LoadEntries calls fn for every entry of one board and period, in no
+	// particular order. The *Entry and its slices are reused between calls.
+	LoadEntries(ctx context.Context, board, period string, fn func(*Entry) error) error
+	// Periods lists the periods of a board that have entries, newest first.
+	Periods(ctx context.Context, board string) ([]PeriodCount, error)
+	// LastSeq returns the highest seq logged for a board, 0 if none.
+	LastSeq(ctx context.Context, board string) (uint64, error)
+	// Log calls fn for every logged submission of a board in seq order.
+	// The *Submission is reused between calls.
+	Log(ctx context.Context, board string, fn func(*Submission) error) error
+
+	// IdempotencyRecords returns the records created at or after since.
+	IdempotencyRecords(ctx context.Context, since time.Time) ([]IdempotencyRecord, error)
+	// PruneIdempotency deletes records created before before.
+	PruneIdempotency(ctx context.Context, before time.Time) (int, error)
+
+	// ReplaceEntries atomically replaces every entry of a board with entries
+	// (used by rebuild, which recomputes entries from the log).
+	ReplaceEntries(ctx context.Context, board string, entries []Entry) error
+
+	// Ping checks that the database answers.
+	Ping(ctx context.Context) error
+	// Close releases the database.
+	Close() error
+}
+
+// Batch is one group commit: the log rows, the entry upserts and deletes
+// they cause, and the idempotency answers to remember, all in one
+// transaction.
+type Batch struct {
+	Submissions []Submission
+	Upserts     []Entry
+	Deletes     []EntryRef
+	Idempotency []IdempotencyRecord
+}
+
+// Len is the number of rows in the batch.
+func (b *Batch) Len() int {
+	return len(b.Submissions) + len(b.Upserts) + len(b.Deletes) + len(b.Idempotency)
+}
+
+// Reset empties b, keeping its capacity.
+func (b *Batch) Reset() {
+	b.Submissions = b.Submissions[:0]
+	b.Upserts = b.Upserts[:0]
+	b.Deletes = b.Deletes[:0]
+	b.Idempotency = b.Idempotency[:0]
+}
+
+// EntryRef names one entry.
+type EntryRef struct {
+	Board, Period, Player string
+}
+
+// PeriodCount is a period id with its number of entries.
+type PeriodCount struct {
+	ID      string `json:"id"`
+	Entries int    `json:"entries"`
+}
+
+// IdempotencyRecord remembers the answer to a request sent with an
+// Idempotency-Key, so a retry gets the first answer. Scope is who sent it
+// (the API key id) and which endpoint; RequestHash is the SHA-256 of the
+// body, so the same key with another body is a conflict.
+type IdempotencyRecord struct {
+	Scope       string
+	Key         string
+	RequestHash []byte
+	Status      int
+	Body        []byte
+	CreatedAt   time.Time
+}
