@@ -1,0 +1,283 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+
+	"github.com/podiumhq/podium"
+)
+
+// boardBody is what the boards.body JSON column holds: the board without its
+// id and times, which are columns.
+type boardBody struct {
+	Title  string          `json:"title"`
+	Keys   []podium.KeyDef `json:"keys"`
+	Mode   podium.Mode     `json:"mode"`
+	Reset  podium.Reset    `json:"reset"`
+	Public bool            `json:"public"`
+	Meta   json.RawMessage `json:"meta,omitempty"`
+}
+
+// Boards lists every board, ordered by id.
+func (s *Store) Boards(ctx context.Context) ([]podium.Board, error) {
+	rows, err := s.r.QueryContext(ctx, "SELECT id, body, created_ms, updated_ms FROM boards ORDER BY id")
+	if err != nil {
+		return nil, fmt.Errorf("boards: %w", err)
+	}
+	defer rows.Close()
+	var out []podium.Board
+	for rows.Next() {
+		var (
+			b                podium.Board
+			body             []byte
+			created, updated int64
+		)
+		if err := rows.Scan(&b.ID, &body, &created, &updated); err != nil {
+			return nil, fmt.Errorf("boards: %w", err)
+		}
+		var bb boardBody
+		if err := json.Unmarshal(body, &bb); err != nil {
+			return nil, fmt.Errorf("boards: board %s: %w", b.ID, err)
+		}
+		b.Title, b.Keys, b.Mode, b.Reset, b.Public = bb.Title, bb.Keys, bb.Mode, bb.Reset, bb.Public
+		b.Meta = metaOut(bb.Meta)
+		b.CreatedAt, b.UpdatedAt = podium.FromMillis(created), podium.FromMillis(updated)
+		out = append(out, b)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("boards: %w", err)
+	}
+	return out, nil
+}
+
+// PutBoard creates b or replaces the board with its id, times included. It
+// stores b as given; validation is the caller's (podium.Board.Normalize).
+func (s *Store) PutBoard(ctx context.Context, b *podium.Board) error {
+	body, err := json.Marshal(boardBody{
+		Title: b.Title, Keys: b.Keys, Mode: b.Mode, Reset: b.Reset, Public: b.Public,
+		Meta: metaIn(b.Meta),
+	})
+	if err != nil {
+		return fmt.Errorf("put board: %w", err)
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	_, err = s.w.ExecContext(ctx, `INSERT INTO boards (id, body, created_ms, updated_ms) VALUES (?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET body = excluded.body, created_ms = excluded.created_ms, updated_ms = excluded.updated_ms`,
+		b.ID, string(body), podium.Millis(b.CreatedAt), podium.Millis(b.UpdatedAt))
+	if err != nil {
+		return fmt.Errorf("put board: %w", err)
+	}
+	return nil
+}
+
+// DeleteBoard removes a board with its entries and its log, in one
+// transaction. A missing board is podium.ECodeBoardNotFound.
+func (s *Store) DeleteBoard(ctx context.Context, id string) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("delete board: %w", err)
+	}
+	defer rollback(tx)
+	res, err := tx.ExecContext(ctx, "DELETE FROM boards WHERE id = ?", id)
+	if err != nil {
+		return fmt.Errorf("delete board: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("delete board: %w", err)
+	} else if n == 0 {
+		return podium.Errorf(podium.ECodeBoardNotFound, "board %q does not exist", id)
+	}
+	for _, q := range []string{"DELETE FROM entries WHERE board = ?", "DELETE FROM submissions WHERE board = ?"} {
+		if _, err := tx.ExecContext(ctx, q, id); err != nil {
+			return fmt.Errorf("delete board: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("delete board: %w", err)
+	}
+	return nil
+}
+
+// Players lists every registered player, ordered by id.
+func (s *Store) Players(ctx context.Context) ([]podium.Player, error) {
+	rows, err := s.r.QueryContext(ctx, "SELECT id, name, hidden, meta, updated_ms FROM players ORDER BY id")
+	if err != nil {
+		return nil, fmt.Errorf("players: %w", err)
+	}
+	defer rows.Close()
+	var out []podium.Player
+	for rows.Next() {
+		var (
+			p       podium.Player
+			meta    []byte
+			updated int64
+		)
+		if err := rows.Scan(&p.ID, &p.Name, &p.Hidden, &meta, &updated); err != nil {
+			return nil, fmt.Errorf("players: %w", err)
+		}
+		p.Meta = metaOut(meta)
+		p.UpdatedAt = podium.FromMillis(updated)
+		out = append(out, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("players: %w", err)
+	}
+	return out, nil
+}
+
+// PutPlayer creates p or replaces the player with its id.
+func (s *Store) PutPlayer(ctx context.Context, p *podium.Player) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	_, err := s.w.ExecContext(ctx, `INSERT INTO players (id, name, hidden, meta, updated_ms) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET name = excluded.name, hidden = excluded.hidden, meta = excluded.meta, updated_ms = excluded.updated_ms`,
+		p.ID, p.Name, p.Hidden, metaArg(p.Meta), podium.Millis(p.UpdatedAt))
+	if err != nil {
+		return fmt.Errorf("put player: %w", err)
+	}
+	return nil
+}
+
+// Keys lists the API keys, hashes included, ordered by id.
+func (s *Store) Keys(ctx context.Context) ([]podium.APIKey, error) {
+	rows, err := s.r.QueryContext(ctx, "SELECT id, name, scopes, boards, hash, created_ms FROM api_keys ORDER BY id")
+	if err != nil {
+		return nil, fmt.Errorf("keys: %w", err)
+	}
+	defer rows.Close()
+	var out []podium.APIKey
+	for rows.Next() {
+		var (
+			k              podium.APIKey
+			scopes, boards []byte
+			created        int64
+		)
+		if err := rows.Scan(&k.ID, &k.Name, &scopes, &boards, &k.Hash, &created); err != nil {
+			return nil, fmt.Errorf("keys: %w", err)
+		}
+		if err := json.Unmarshal(scopes, &k.Scopes); err != nil {
+			return nil, fmt.Errorf("keys: key %s: scopes: %w", k.ID, err)
+		}
+		if err := json.Unmarshal(boards, &k.Boards); err != nil {
+			return nil, fmt.Errorf("keys: key %s: boards: %w", k.ID, err)
+		}
+		k.CreatedAt = podium.FromMillis(created)
+		out = append(out, k)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("keys: %w", err)
+	}
+	return out, nil
+}
+
+// PutKey stores k, replacing a key with the same id. A key whose hash
+// another key already has is podium.ECodeConflict. Scopes and Boards are
+// read back as empty slices, never nil.
+func (s *Store) PutKey(ctx context.Context, k *podium.APIKey) error {
+	scopes, err := json.Marshal(nonNil(k.Scopes))
+	if err != nil {
+		return fmt.Errorf("put key: %w", err)
+	}
+	boards, err := json.Marshal(nonNil(k.Boards))
+	if err != nil {
+		return fmt.Errorf("put key: %w", err)
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	_, err = s.w.ExecContext(ctx, `INSERT INTO api_keys (id, name, scopes, boards, hash, created_ms) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET name = excluded.name, scopes = excluded.scopes, boards = excluded.boards,
+			hash = excluded.hash, created_ms = excluded.created_ms`,
+		k.ID, k.Name, string(scopes), string(boards), k.Hash, podium.Millis(k.CreatedAt))
+	if sqliteCode(err) == codeConstraintUnique {
+		return podium.Errorf(podium.ECodeConflict, "another API key has the same secret")
+	}
+	if err != nil {
+		return fmt.Errorf("put key: %w", err)
+	}
+	return nil
+}
+
+// DeleteKey revokes a key. A missing key is podium.ECodeNotFound.
+func (s *Store) DeleteKey(ctx context.Context, id string) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	res, err := s.w.ExecContext(ctx, "DELETE FROM api_keys WHERE id = ?", id)
+	if err != nil {
+		return fmt.Errorf("delete key: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("delete key: %w", err)
+	}
+	if n == 0 {
+		return podium.Errorf(podium.ECodeNotFound, "API key %q does not exist", id)
+	}
+	return nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// metaIn returns meta as stored: nil for an absent, null or empty object.
+func metaIn(meta json.RawMessage) json.RawMessage {
+	if isEmptyMeta(meta) {
+		return nil
+	}
+	return meta
+}
+
+// metaArg is metaIn as a statement argument: NULL or TEXT.
+func metaArg(meta json.RawMessage) any {
+	if isEmptyMeta(meta) {
+		return nil
+	}
+	return string(meta)
+}
+
+func isEmptyMeta(meta json.RawMessage) bool {
+	switch string(meta) {
+	case "", "null", "{}":
+		return true
+	}
+	return false
+}
+
+// metaOut returns stored meta as read back: {} for NULL. raw must not be
+// reused by the caller.
+func metaOut(raw []byte) json.RawMessage {
+	if len(raw) == 0 || string(raw) == "null" {
+		return json.RawMessage("{}")
+	}
+	return json.RawMessage(raw)
+}
+
+// nullInt scans an INTEGER or NULL column without the reflection that
+// database/sql uses for *int64 and sql.NullInt64.
+type nullInt struct {
+	v     int64
+	valid bool
+}
+
+// Scan implements sql.Scanner.
+func (n *nullInt) Scan(src any) error {
+	switch x := src.(type) {
+	case int64:
+		n.v, n.valid = x, true
+	case nil:
+		n.v, n.valid = 0, false
+	default:
+		return fmt.Errorf("integer column holds %T", src)
+	}
+	return nil
+}
+
+var _ sql.Scanner = (*nullInt)(nil)
