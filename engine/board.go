@@ -1,0 +1,357 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/rank"
+)
+
+// boardState is the in-memory state of one board.
+type boardState struct {
+	def  atomic.Pointer[podium.Board] // replaced (never mutated) by the writer
+	desc []bool                       // key directions; fixed while the board has entries
+
+	mu sync.RWMutex
+	// periods holds the loaded periods. The writer mutates an index only
+	// with mu held for writing; readers hold it for reading.
+	periods map[string]*periodState
+	// known holds entry counts of periods that exist in the store but are
+	// not loaded yet (older than the previous period).
+	known map[string]int
+	seq   uint64 // last applied seq
+}
+
+// periodState is one period's ranking plus the entries' meta objects
+// (kept only for entries that have a non-empty meta).
+type periodState struct {
+	idx  *rank.Index
+	meta map[uint32]json.RawMessage
+}
+
+func newBoardState(b *podium.Board) *boardState {
+	bs := &boardState{periods: map[string]*periodState{}, known: map[string]int{}}
+	bs.setDef(b)
+	return bs
+}
+
+func (bs *boardState) setDef(b *podium.Board) {
+	cp := *b
+	bs.def.Store(&cp)
+	bs.desc = descOf(b)
+}
+
+func descOf(b *podium.Board) []bool {
+	d := make([]bool, len(b.Keys))
+	for i, k := range b.Keys {
+		d[i] = k.Order == podium.Desc
+	}
+	return d
+}
+
+func newPeriodState(desc []bool) *periodState {
+	return &periodState{idx: rank.New(desc), meta: map[uint32]json.RawMessage{}}
+}
+
+// BoardInfo is a board with its current period.
+type BoardInfo struct {
+	podium.Board
+	Period    string
+	NextReset *time.Time
+	Seq       uint64
+}
+
+func (e *Engine) info(bs *boardState) BoardInfo {
+	def := bs.def.Load()
+	p := podium.PeriodAt(def.Reset, e.now())
+	bi := BoardInfo{Board: *def, Period: p.ID}
+	if !p.End.IsZero() {
+		end := p.End.UTC()
+		bi.NextReset = &end
+	}
+	bs.mu.RLock()
+	bi.Seq = bs.seq
+	bs.mu.RUnlock()
+	return bi
+}
+
+// Board returns one board. A missing board is ECodeBoardNotFound.
+func (e *Engine) Board(id string) (BoardInfo, error) {
+	bs := e.board(id)
+	if bs == nil {
+		return BoardInfo{}, errBoardNotFound(id)
+	}
+	return e.info(bs), nil
+}
+
+// Boards lists every board sorted by id; publicOnly leaves out private ones.
+func (e *Engine) Boards(publicOnly bool) []BoardInfo {
+	e.mu.RLock()
+	list := make([]*boardState, 0, len(e.boards))
+	for _, bs := range e.boards {
+		list = append(list, bs)
+	}
+	e.mu.RUnlock()
+	out := make([]BoardInfo, 0, len(list))
+	for _, bs := range list {
+		if publicOnly && !bs.def.Load().Public {
+			continue
+		}
+		out = append(out, e.info(bs))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// EntryView is one ranked entry as readers see it.
+type EntryView struct {
+	Rank   int
+	Player string
+	Name   string
+	Keys   []int64
+	At     time.Time
+	Seq    uint64
+	Meta   json.RawMessage
+	Hidden bool
+}
+
+// Page is a slice of a ranking.
+type Page struct {
+	Board   string
+	Period  string
+	Seq     uint64
+	Total   int
+	Entries []EntryView
+}
+
+// ResolvePeriod turns a period selector (current, previous or an id) into
+// a period id of board b.
+func (e *Engine) ResolvePeriod(b *podium.Board, sel string) (string, error) {
+	switch sel {
+	case "", "current":
+		return podium.PeriodAt(b.Reset, e.now()).ID, nil
+	case "previous":
+		prev, ok := podium.PreviousPeriod(b.Reset, podium.PeriodAt(b.Reset, e.now()))
+		if !ok {
+			return "", podium.Errorf(podium.ECodeInvalid, "board %q never resets, so it has no previous period", b.ID)
+		}
+		return prev.ID, nil
+	}
+	if !podium.ValidPeriodID(b.Reset, sel) {
+		return "", podium.Errorf(podium.ECodeInvalid, "period %q is not current, previous or a period id of this board (like %s)", sel, podium.PeriodAt(b.Reset, e.now()).ID)
+	}
+	return sel, nil
+}
+
+// Query selects what a read sees.
+type Query struct {
+	Board         string
+	Period        string // selector: "", current, previous or an id
+	IncludeHidden bool
+}
+
+// view runs fn with the board's period locked for reading. ps is nil when
+// the period has no entries. Periods older than the previous one are read
+// from the store on first use and kept.
+func (e *Engine) view(ctx context.Context, q Query, fn func(bs *boardState, def *podium.Board, period string, ps *periodState) error) error {
+	bs := e.board(q.Board)
+	if bs == nil {
+		return errBoardNotFound(q.Board)
+	}
+	def := bs.def.Load()
+	period, err := e.ResolvePeriod(def, q.Period)
+	if err != nil {
+		return err
+	}
+	bs.mu.RLock()
+	ps := bs.periods[period]
+	_, known := bs.known[period]
+	bs.mu.RUnlock()
+	if ps == nil && known {
+		if err := e.loadLazy(ctx, bs, period); err != nil {
+			return err
+		}
+	}
+	bs.mu.RLock()
+	defer bs.mu.RUnlock()
+	return fn(bs, def, period, bs.periods[period])
+}
+
+// loadLazy loads an old period into memory once.
+func (e *Engine) loadLazy(ctx context.Context, bs *boardState, period string) error {
+	ps, err := e.readPeriod(ctx, bs, period)
+	if err != nil {
+		return err
+	}
+	bs.mu.Lock()
+	if bs.periods[period] == nil {
+		bs.periods[period] = ps
+		delete(bs.known, period)
+	}
+	bs.mu.Unlock()
+	return nil
+}
+
+// fill turns index entries into views, joining names and meta.
+func (e *Engine) fill(def *podium.Board, ps *periodState, ranks []int, es []rank.Entry) []EntryView {
+	n := len(def.Keys)
+	keys := make([]int64, len(es)*n)
+	ids := make([]uint32, len(es))
+	for i := range es {
+		ids[i] = es[i].Player
+	}
+	names := e.players.view(ids, make([]nameView, 0, len(es)))
+	out := make([]EntryView, len(es))
+	for i, en := range es {
+		k := keys[i*n : (i+1)*n : (i+1)*n]
+		copy(k, en.Keys[:n])
+		m := ps.meta[en.Player]
+		if m == nil {
+			m = emptyMeta
+		}
+		out[i] = EntryView{Rank: ranks[i], Player: names[i].Player, Name: names[i].Name, Keys: k,
+			At: podium.FromMillis(en.At), Seq: en.Seq, Meta: m, Hidden: en.Hidden}
+	}
+	return out
+}
+
+func (e *Engine) total(ps *periodState, all bool) int {
+	if ps == nil {
+		return 0
+	}
+	if all {
+		return ps.idx.Len()
+	}
+	return ps.idx.Visible()
+}
+
+// Top returns limit entries from offset (0-based) in rank order.
+func (e *Engine) Top(ctx context.Context, q Query, offset, limit int) (Page, error) {
+	var page Page
+	err := e.view(ctx, q, func(bs *boardState, def *podium.Board, period string, ps *periodState) error {
+		page = Page{Board: def.ID, Period: period, Seq: bs.seq, Total: e.total(ps, q.IncludeHidden)}
+		if ps == nil {
+			page.Entries = []EntryView{}
+			return nil
+		}
+		ranks := make([]int, 0, limit)
+		es := make([]rank.Entry, 0, limit)
+		ps.idx.Range(offset+1, limit, q.IncludeHidden, func(r int, en rank.Entry) bool {
+			ranks = append(ranks, r)
+			es = append(es, en)
+			return true
+		})
+		page.Entries = e.fill(def, ps, ranks, es)
+		return nil
+	})
+	return page, err
+}
+
+// Players returns the entries of the given players in board order, each
+// with its rank on the whole board. Players without an entry are left out.
+func (e *Engine) Players(ctx context.Context, q Query, players []string) (Page, error) {
+	var page Page
+	err := e.view(ctx, q, func(bs *boardState, def *podium.Board, period string, ps *periodState) error {
+		page = Page{Board: def.ID, Period: period, Seq: bs.seq, Total: e.total(ps, q.IncludeHidden), Entries: []EntryView{}}
+		if ps == nil {
+			return nil
+		}
+		var ranks []int
+		var es []rank.Entry
+		seen := map[uint32]bool{}
+		for _, p := range players {
+			id, ok := e.players.lookup(p)
+			if !ok || seen[id] {
+				continue
+			}
+			seen[id] = true
+			en, ok := ps.idx.Get(id)
+			if !ok || (en.Hidden && !q.IncludeHidden) {
+				continue
+			}
+			r, _ := ps.idx.Rank(id, q.IncludeHidden)
+			ranks = append(ranks, r)
+			es = append(es, en)
+		}
+		order := make([]int, len(es))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortFunc(order, func(a, b int) int { return ranks[a] - ranks[b] })
+		sr := make([]int, len(es))
+		se := make([]rank.Entry, len(es))
+		for i, j := range order {
+			sr[i], se[i] = ranks[j], es[j]
+		}
+		page.Entries = e.fill(def, ps, sr, se)
+		return nil
+	})
+	return page, err
+}
+
+// Entry returns one player's entry with its rank. No entry (or a hidden
+// one, unless q.IncludeHidden) is ECodeEntryNotFound.
+func (e *Engine) Entry(ctx context.Context, q Query, player string) (Page, error) {
+	page, err := e.Around(ctx, q, player, 0)
+	return page, err
+}
+
+// Around returns the entries from rank-radius to rank+radius around a
+// player's entry.
+func (e *Engine) Around(ctx context.Context, q Query, player string, radius int) (Page, error) {
+	var page Page
+	err := e.view(ctx, q, func(bs *boardState, def *podium.Board, period string, ps *periodState) error {
+		page = Page{Board: def.ID, Period: period, Seq: bs.seq, Total: e.total(ps, q.IncludeHidden)}
+		notFound := podium.Errorf(podium.ECodeEntryNotFound, "player %q has no entry on board %q in period %s", player, def.ID, period)
+		if ps == nil {
+			return notFound
+		}
+		id, ok := e.players.lookup(player)
+		if !ok {
+			return notFound
+		}
+		me, ok := ps.idx.Get(id)
+		if !ok || (me.Hidden && !q.IncludeHidden) {
+			return notFound
+		}
+		r, _ := ps.idx.Rank(id, q.IncludeHidden)
+		start := max(1, r-radius)
+		var ranks []int
+		var es []rank.Entry
+		ps.idx.Range(start, r+radius-start+1, q.IncludeHidden, func(rk int, en rank.Entry) bool {
+			ranks = append(ranks, rk)
+			es = append(es, en)
+			return true
+		})
+		page.Entries = e.fill(def, ps, ranks, es)
+		return nil
+	})
+	return page, err
+}
+
+// Periods lists the periods of a board that have entries, newest first.
+func (e *Engine) Periods(id string) ([]podium.PeriodCount, error) {
+	bs := e.board(id)
+	if bs == nil {
+		return nil, errBoardNotFound(id)
+	}
+	bs.mu.RLock()
+	out := make([]podium.PeriodCount, 0, len(bs.periods)+len(bs.known))
+	for pid, ps := range bs.periods {
+		if n := ps.idx.Len(); n > 0 {
+			out = append(out, podium.PeriodCount{ID: pid, Entries: n})
+		}
+	}
+	for pid, n := range bs.known {
+		out = append(out, podium.PeriodCount{ID: pid, Entries: n})
+	}
+	bs.mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].ID > out[j].ID })
+	return out, nil
+}

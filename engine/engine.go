@@ -1,0 +1,309 @@
+// Package engine is podium's application core: the write path (one writer
+// goroutine, group commit, read-modify-write without races) and the read
+// model (a rank.Index per board and period, loaded from the store at start).
+//
+// Every write goes through the single writer goroutine, which drains all
+// pending requests, computes their effect against the in-memory state,
+// commits them to the store in one transaction and only then applies them to
+// the indexes and answers. Readers therefore only ever see committed state,
+// and a sum or best can never lose an update.
+//
+// Lock order: Engine.mu, then boardState.mu, then players.mu.
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/rank"
+)
+
+// Config configures an Engine. The zero value of each field means its
+// default.
+type Config struct {
+	Store  podium.Store // required
+	Now    podium.Clock // default time.Now
+	Logger *slog.Logger // default slog.Default()
+	// MaxBatch caps the submissions in one group commit (default 8192).
+	MaxBatch int
+	// IdempotencyTTL is how long Idempotency-Key answers are kept
+	// (default 48h; the contract promises at least 24h).
+	IdempotencyTTL time.Duration
+	// Registerer receives the engine's Prometheus metrics (default none).
+	Registerer prometheus.Registerer
+	// Listener, if set, hears about every applied change (live streams).
+	Listener Listener
+}
+
+// Listener hears about changes after they are committed and applied.
+// Calls come from the writer goroutine and must not block.
+type Listener interface {
+	// Applied reports that entries of one board period changed, up to seq.
+	Applied(board, period string, seq uint64, players []uint32)
+}
+
+// Engine serves reads from memory and funnels writes through one writer.
+type Engine struct {
+	store    podium.Store
+	now      podium.Clock
+	log      *slog.Logger
+	maxBatch int
+	listener Listener
+	metrics  *metrics
+	idem     *idempotency
+	keys     keyring
+
+	players *players
+
+	mu     sync.RWMutex
+	boards map[string]*boardState
+
+	ops    chan *op
+	ready  atomic.Bool
+	stop   chan struct{}
+	done   chan struct{}
+	closed atomic.Bool
+}
+
+// New returns an engine over cfg.Store. Call Start to load the indexes and
+// start the writer.
+func New(cfg Config) *Engine {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.MaxBatch <= 0 {
+		cfg.MaxBatch = 8192
+	}
+	if cfg.IdempotencyTTL <= 0 {
+		cfg.IdempotencyTTL = 48 * time.Hour
+	}
+	e := &Engine{
+		store:    cfg.Store,
+		now:      cfg.Now,
+		log:      cfg.Logger,
+		maxBatch: cfg.MaxBatch,
+		listener: cfg.Listener,
+		players:  newPlayers(),
+		boards:   map[string]*boardState{},
+		ops:      make(chan *op, 4096),
+		stop:     make(chan struct{}),
+		done:     make(chan struct{}),
+	}
+	e.idem = newIdempotency(cfg.IdempotencyTTL, cfg.Now)
+	e.metrics = newMetrics(e, cfg.Registerer)
+	return e
+}
+
+// SetListener sets the listener that hears about applied changes. Call it
+// before Start.
+func (e *Engine) SetListener(l Listener) { e.listener = l }
+
+// notifyAll tells the listener that every board may look different
+// (a player was renamed or hidden).
+func (e *Engine) notifyAll() {
+	if e.listener == nil {
+		return
+	}
+	for _, bi := range e.Boards(false) {
+		e.listener.Applied(bi.ID, "", bi.Seq, nil)
+	}
+}
+
+// Ready reports whether the indexes are loaded and writes are accepted.
+func (e *Engine) Ready() bool { return e.ready.Load() && !e.closed.Load() }
+
+// Now returns the engine's clock reading.
+func (e *Engine) Now() time.Time { return e.now() }
+
+// Start loads boards, players, idempotency answers and the current and
+// previous period of every board from the store, then starts the writer.
+// Ready is false until it returns.
+func (e *Engine) Start(ctx context.Context) error {
+	t0 := time.Now()
+	players, err := e.store.Players(ctx)
+	if err != nil {
+		return fmt.Errorf("load players: %w", err)
+	}
+	for i := range players {
+		e.players.put(&players[i])
+	}
+	boards, err := e.store.Boards(ctx)
+	if err != nil {
+		return fmt.Errorf("load boards: %w", err)
+	}
+	entries := 0
+	for i := range boards {
+		bs, err := e.loadBoard(ctx, &boards[i])
+		if err != nil {
+			return err
+		}
+		e.boards[boards[i].ID] = bs
+		for _, p := range bs.periods {
+			entries += p.idx.Len()
+		}
+	}
+	if err := e.loadKeys(ctx); err != nil {
+		return fmt.Errorf("load api keys: %w", err)
+	}
+	recs, err := e.store.IdempotencyRecords(ctx, e.now().Add(-e.idem.ttl))
+	if err != nil {
+		return fmt.Errorf("load idempotency keys: %w", err)
+	}
+	e.idem.load(recs)
+	e.log.Info("indexes loaded", "boards", len(boards), "entries", entries, "players", e.players.count(), "took", time.Since(t0).Round(time.Millisecond))
+	go e.run()
+	e.ready.Store(true)
+	return nil
+}
+
+// Close stops accepting writes, lets the writer finish what it holds and
+// waits for it.
+func (e *Engine) Close() error {
+	if e.closed.Swap(true) {
+		return nil
+	}
+	if e.ready.Load() {
+		close(e.stop)
+		<-e.done
+	}
+	return nil
+}
+
+// loadBoard builds the in-memory state of one board: its seq and the
+// entries of its current and previous periods. Older periods are loaded
+// on first read.
+func (e *Engine) loadBoard(ctx context.Context, b *podium.Board) (*boardState, error) {
+	bs := newBoardState(b)
+	seq, err := e.store.LastSeq(ctx, b.ID)
+	if err != nil {
+		return nil, fmt.Errorf("board %s: last seq: %w", b.ID, err)
+	}
+	bs.seq = seq
+	pcs, err := e.store.Periods(ctx, b.ID)
+	if err != nil {
+		return nil, fmt.Errorf("board %s: periods: %w", b.ID, err)
+	}
+	for _, pc := range pcs {
+		bs.known[pc.ID] = pc.Entries
+	}
+	cur := podium.PeriodAt(b.Reset, e.now())
+	want := []string{cur.ID}
+	if prev, ok := podium.PreviousPeriod(b.Reset, cur); ok {
+		want = append(want, prev.ID)
+	}
+	for _, id := range want {
+		if _, ok := bs.known[id]; !ok {
+			continue
+		}
+		ps, err := e.readPeriod(ctx, bs, id)
+		if err != nil {
+			return nil, err
+		}
+		bs.periods[id] = ps
+	}
+	return bs, nil
+}
+
+// readPeriod reads one period of a board from the store into a new index.
+func (e *Engine) readPeriod(ctx context.Context, bs *boardState, period string) (*periodState, error) {
+	def := bs.def.Load()
+	var buf []rank.Entry
+	if n, ok := bs.known[period]; ok {
+		buf = make([]rank.Entry, 0, n)
+	}
+	meta := map[uint32]json.RawMessage{}
+	err := e.store.LoadEntries(ctx, def.ID, period, func(en *podium.Entry) error {
+		pid := e.players.intern(en.Player)
+		re := rank.Entry{Player: pid, At: en.At.UnixMilli(), Seq: en.Seq, Hidden: e.players.hidden(pid)}
+		copy(re.Keys[:], en.Keys)
+		buf = append(buf, re)
+		if hasMeta(en.Meta) {
+			meta[pid] = append(json.RawMessage(nil), en.Meta...)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("board %s period %s: load entries: %w", def.ID, period, err)
+	}
+	ps := newPeriodState(bs.desc)
+	ps.idx.Load(buf)
+	ps.meta = meta
+	return ps, nil
+}
+
+func hasMeta(m json.RawMessage) bool { return len(m) > 0 && string(m) != "{}" && string(m) != "null" }
+
+// errUnavailable answers requests while the engine is not serving.
+var errUnavailable = podium.Errorf(podium.ECodeUnavailable, "podium is starting or shutting down; retry shortly")
+
+// send hands an op to the writer and waits for its answer. An op's
+// idempotency claim is settled here on failure: aborted when nothing was
+// applied, or released without an answer when the caller stopped waiting
+// (the writer may still commit it).
+func (e *Engine) send(ctx context.Context, o *op) error {
+	fail := func(err error) error {
+		if o.claim != nil {
+			o.claim.Abort()
+		}
+		return err
+	}
+	if !e.Ready() {
+		return fail(errUnavailable)
+	}
+	o.done = make(chan struct{})
+	select {
+	case e.ops <- o:
+	case <-e.stop:
+		return fail(errUnavailable)
+	case <-ctx.Done():
+		return fail(ctx.Err())
+	}
+	select {
+	case <-o.done:
+		if o.err != nil {
+			return fail(o.err)
+		}
+		return nil
+	case <-ctx.Done():
+		if o.claim != nil {
+			go func() {
+				<-o.done
+				if o.err != nil {
+					o.claim.Abort()
+				} else {
+					o.claim.release()
+				}
+			}()
+		}
+		return ctx.Err()
+	}
+}
+
+// board returns the state of a board, or nil.
+func (e *Engine) board(id string) *boardState {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.boards[id]
+}
+
+func errBoardNotFound(id string) error {
+	return podium.Errorf(podium.ECodeBoardNotFound, "board %q does not exist", id)
+}
+
+// isCode reports whether err carries code.
+func isCode(err error, code string) bool {
+	var pe *podium.Error
+	return errors.As(err, &pe) && pe.Code == code
+}

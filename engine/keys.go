@@ -1,0 +1,112 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"sync"
+
+	"github.com/podiumhq/podium"
+)
+
+// keyring holds the API keys by secret hash, loaded from the store.
+type keyring struct {
+	mu     sync.RWMutex
+	byHash map[string]*podium.APIKey
+	admin  [32]byte // SHA-256 of the admin secret
+}
+
+// AdminKey is the principal of requests made with the admin secret.
+var AdminKey = &podium.APIKey{ID: "admin", Name: "admin", Scopes: []string{podium.ScopeAdmin}, Boards: []string{}}
+
+// HashSecret returns the hex SHA-256 of an API key secret, as stored.
+func HashSecret(secret string) string {
+	h := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(h[:])
+}
+
+// NewSecret returns a fresh random secret with a recognisable prefix.
+func NewSecret() string {
+	var b [24]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err)
+	}
+	return "pdm_" + base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// SetAdminSecret sets the secret of the admin principal.
+func (e *Engine) SetAdminSecret(secret string) {
+	e.keys.mu.Lock()
+	e.keys.admin = sha256.Sum256([]byte(secret))
+	e.keys.mu.Unlock()
+}
+
+func (e *Engine) loadKeys(ctx context.Context) error {
+	keys, err := e.store.Keys(ctx)
+	if err != nil {
+		return err
+	}
+	e.keys.mu.Lock()
+	defer e.keys.mu.Unlock()
+	e.keys.byHash = make(map[string]*podium.APIKey, len(keys))
+	for i := range keys {
+		e.keys.byHash[keys[i].Hash] = &keys[i]
+	}
+	return nil
+}
+
+// Authenticate returns the key a secret belongs to.
+func (e *Engine) Authenticate(secret string) (*podium.APIKey, bool) {
+	h := sha256.Sum256([]byte(secret))
+	e.keys.mu.RLock()
+	defer e.keys.mu.RUnlock()
+	if subtle.ConstantTimeCompare(h[:], e.keys.admin[:]) == 1 {
+		return AdminKey, true
+	}
+	k, ok := e.keys.byHash[hex.EncodeToString(h[:])]
+	return k, ok
+}
+
+// CreateKey stores a new scoped key (already normalized) and returns it
+// with its secret, which is shown only this once.
+func (e *Engine) CreateKey(ctx context.Context, k *podium.APIKey) (podium.APIKey, string, error) {
+	secret := NewSecret()
+	var id [8]byte
+	if _, err := rand.Read(id[:]); err != nil {
+		return podium.APIKey{}, "", err
+	}
+	k.ID = "key_" + hex.EncodeToString(id[:])
+	k.Hash = HashSecret(secret)
+	k.CreatedAt = e.now().UTC().Truncate(1e6)
+	if err := e.store.PutKey(ctx, k); err != nil {
+		return podium.APIKey{}, "", err
+	}
+	cp := *k
+	e.keys.mu.Lock()
+	e.keys.byHash[k.Hash] = &cp
+	e.keys.mu.Unlock()
+	return cp, secret, nil
+}
+
+// ListKeys returns every scoped key (without secrets), oldest first.
+func (e *Engine) ListKeys(ctx context.Context) ([]podium.APIKey, error) {
+	return e.store.Keys(ctx)
+}
+
+// DeleteKey revokes a key at once. A missing key is ECodeNotFound.
+func (e *Engine) DeleteKey(ctx context.Context, id string) error {
+	if err := e.store.DeleteKey(ctx, id); err != nil {
+		return err
+	}
+	e.keys.mu.Lock()
+	defer e.keys.mu.Unlock()
+	for h, k := range e.keys.byHash {
+		if k.ID == id {
+			delete(e.keys.byHash, h)
+		}
+	}
+	return nil
+}

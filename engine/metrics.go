@@ -1,0 +1,89 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/podiumhq/podium"
+)
+
+// metrics are the engine's Prometheus series.
+type metrics struct {
+	submissions *prometheus.CounterVec
+	batchSize   prometheus.Histogram
+	commitTime  prometheus.Histogram
+}
+
+func newMetrics(e *Engine, reg prometheus.Registerer) *metrics {
+	m := &metrics{
+		submissions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "podium_submissions_total",
+			Help: "Score submissions by outcome (ok, or the error code).",
+		}, []string{"result"}),
+		batchSize: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "podium_commit_batch_submissions",
+			Help:    "Submissions per group commit.",
+			Buckets: prometheus.ExponentialBuckets(1, 4, 8),
+		}),
+		commitTime: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "podium_commit_seconds",
+			Help:    "Time to durably commit one group.",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 2.5, 12),
+		}),
+	}
+	if reg == nil {
+		return m
+	}
+	reg.MustRegister(m.submissions, m.batchSize, m.commitTime,
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "podium_index_entries",
+			Help: "Entries held in the in-memory rank indexes.",
+		}, func() float64 { n, _ := e.indexStats(); return float64(n) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "podium_index_bytes",
+			Help: "Estimated heap bytes of the rank indexes and the player table.",
+		}, func() float64 { _, b := e.indexStats(); return float64(b + e.players.bytes()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "podium_players",
+			Help: "Distinct players known to this node.",
+		}, func() float64 { return float64(e.players.count()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "podium_boards",
+			Help: "Boards.",
+		}, func() float64 { e.mu.RLock(); defer e.mu.RUnlock(); return float64(len(e.boards)) }),
+	)
+	return m
+}
+
+func (m *metrics) commit(n int, d time.Duration) {
+	m.batchSize.Observe(float64(n))
+	m.commitTime.Observe(d.Seconds())
+}
+
+func (m *metrics) submitted(err error) {
+	if err == nil {
+		m.submissions.WithLabelValues("ok").Inc()
+		return
+	}
+	m.submissions.WithLabelValues(podium.ErrorCode(err)).Inc()
+}
+
+// indexStats sums entries and estimated bytes over every loaded index.
+func (e *Engine) indexStats() (entries, bytes int) {
+	e.mu.RLock()
+	list := make([]*boardState, 0, len(e.boards))
+	for _, bs := range e.boards {
+		list = append(list, bs)
+	}
+	e.mu.RUnlock()
+	for _, bs := range list {
+		bs.mu.RLock()
+		for _, ps := range bs.periods {
+			entries += ps.idx.Len()
+			bytes += ps.idx.Bytes()
+		}
+		bs.mu.RUnlock()
+	}
+	return entries, bytes
+}

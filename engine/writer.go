@@ -1,0 +1,448 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/rank"
+)
+
+// Score is one submission as the engine takes it.
+type Score struct {
+	Board  string
+	Player string
+	Keys   []int64
+	Meta   json.RawMessage
+}
+
+// Result is the answer to one Score.
+type Result struct {
+	Board    string
+	Period   string
+	Player   string
+	Improved bool
+	Seq      uint64
+	Entry    EntryView
+	Previous *EntryView
+	Err      error // a per-item failure; the other fields are then empty
+}
+
+type opKind uint8
+
+const (
+	opScores opKind = iota
+	opDeleteEntry
+	opPutBoard
+	opDeleteBoard
+	opPutPlayer
+	opReload
+)
+
+// op is one request to the writer.
+type op struct {
+	kind    opKind
+	single  bool // a single submit: its one error fails the whole op
+	scores  []Score
+	results []Result
+	claim   *Claim
+
+	board   *podium.Board
+	created bool
+	player  *podium.Player
+	ref     podium.EntryRef // delete entry: Period is a selector
+	period  string          // resolved period of a delete
+
+	err  error
+	done chan struct{}
+}
+
+func (o *op) size() int {
+	if o.kind == opScores {
+		return len(o.scores)
+	}
+	return 1
+}
+
+// Submit applies scores and answers once they are durably committed. With
+// single set, the one score's error is returned as the error; otherwise
+// per-item errors are in the results. claim, if not nil, is remembered in
+// the same transaction.
+func (e *Engine) Submit(ctx context.Context, scores []Score, single bool, claim *Claim) ([]Result, error) {
+	o := &op{kind: opScores, single: single, scores: scores, results: make([]Result, len(scores)), claim: claim}
+	if err := e.send(ctx, o); err != nil {
+		return nil, err
+	}
+	return o.results, nil
+}
+
+// run is the writer goroutine.
+func (e *Engine) run() {
+	defer close(e.done)
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	var ops []*op
+	for {
+		ops = ops[:0]
+		select {
+		case o := <-e.ops:
+			ops = append(ops, o)
+		case <-tick.C:
+			e.housekeeping()
+			continue
+		case <-e.stop:
+			// Answer what was already handed over, then stop.
+			for {
+				select {
+				case o := <-e.ops:
+					e.process([]*op{o})
+				default:
+					e.flushIdempotency()
+					return
+				}
+			}
+		}
+		n := ops[0].size()
+	drain:
+		for n < e.maxBatch {
+			select {
+			case o := <-e.ops:
+				ops = append(ops, o)
+				n += o.size()
+			default:
+				break drain
+			}
+		}
+		e.process(ops)
+	}
+}
+
+// process runs ops in order: runs of score and delete-entry ops share one
+// group commit; board and player changes go alone.
+func (e *Engine) process(ops []*op) {
+	for len(ops) > 0 {
+		i := 0
+		for i < len(ops) && (ops[i].kind == opScores || ops[i].kind == opDeleteEntry) {
+			i++
+		}
+		if i > 0 {
+			e.commitGroup(ops[:i])
+			ops = ops[i:]
+			continue
+		}
+		o := ops[0]
+		switch o.kind {
+		case opPutBoard:
+			o.err = e.applyPutBoard(o)
+		case opDeleteBoard:
+			o.err = e.applyDeleteBoard(o)
+		case opPutPlayer:
+			o.err = e.applyPutPlayer(o)
+		case opReload:
+			o.err = e.applyReload(context.Background())
+		}
+		close(o.done)
+		ops = ops[1:]
+	}
+}
+
+// change is one entry change computed before the commit and applied after.
+type change struct {
+	bs      *boardState
+	period  string
+	player  uint32
+	entry   rank.Entry
+	meta    json.RawMessage
+	del     bool
+	changed bool
+	res     *Result
+}
+
+type ovKey struct {
+	bs     *boardState
+	period string
+	player uint32
+}
+
+type ovVal struct {
+	entry  rank.Entry
+	meta   json.RawMessage
+	exists bool
+}
+
+// group is the scratch state of one group commit.
+type group struct {
+	now     time.Time
+	batch   podium.Batch
+	changes []change
+	overlay map[ovKey]ovVal
+	seqs    map[*boardState]uint64
+	periods map[*boardState]string
+}
+
+// current returns the entry of a player as of everything computed so far.
+func (g *group) current(k ovKey) ovVal {
+	if v, ok := g.overlay[k]; ok {
+		return v
+	}
+	k.bs.mu.RLock()
+	defer k.bs.mu.RUnlock()
+	ps := k.bs.periods[k.period]
+	if ps == nil {
+		return ovVal{}
+	}
+	en, ok := ps.idx.Get(k.player)
+	if !ok {
+		return ovVal{}
+	}
+	return ovVal{entry: en, meta: ps.meta[k.player], exists: true}
+}
+
+func (g *group) nextSeq(bs *boardState) uint64 {
+	s, ok := g.seqs[bs]
+	if !ok {
+		bs.mu.RLock()
+		s = bs.seq
+		bs.mu.RUnlock()
+	}
+	return s + 1
+}
+
+func (e *Engine) commitGroup(ops []*op) {
+	g := &group{now: e.now(), overlay: map[ovKey]ovVal{}, seqs: map[*boardState]uint64{}, periods: map[*boardState]string{}}
+	for _, o := range ops {
+		if o.kind == opDeleteEntry {
+			e.computeDelete(g, o)
+			continue
+		}
+		ok := 0
+		for i := range o.scores {
+			if err := e.computeScore(g, &o.scores[i], &o.results[i]); err != nil {
+				o.results[i] = Result{Err: err}
+				continue
+			}
+			ok++
+		}
+		if o.single && o.results[0].Err != nil {
+			o.err = o.results[0].Err
+			continue
+		}
+		if o.claim != nil {
+			g.batch.Idempotency = append(g.batch.Idempotency, o.claim.marker(g.now))
+		}
+	}
+	bodies := e.idem.takePending()
+	g.batch.Idempotency = append(g.batch.Idempotency, bodies...)
+
+	if g.batch.Len() > 0 {
+		t0 := time.Now()
+		err := e.store.Commit(context.Background(), &g.batch)
+		e.metrics.commit(len(g.batch.Submissions), time.Since(t0))
+		if err != nil {
+			e.log.Error("group commit failed", "err", err, "rows", g.batch.Len())
+			e.idem.requeue(bodies)
+			for _, o := range ops {
+				if o.err == nil {
+					o.err = podium.Errorf(podium.ECodeUnavailable, "the write could not be stored; nothing was applied, retry later")
+				}
+				o.results = nil
+				close(o.done)
+			}
+			return
+		}
+	}
+	e.applyChanges(g)
+	for _, o := range ops {
+		if o.kind == opScores {
+			for i := range o.results {
+				e.metrics.submitted(o.results[i].Err)
+			}
+		}
+		close(o.done)
+	}
+}
+
+// computeScore validates one score against its board and computes its
+// effect on top of the state so far; the change is queued for the commit.
+func (e *Engine) computeScore(g *group, s *Score, res *Result) error {
+	bs := e.board(s.Board)
+	if bs == nil {
+		return errBoardNotFound(s.Board)
+	}
+	def := bs.def.Load()
+	if len(s.Keys) != len(def.Keys) {
+		return podium.Errorf(podium.ECodeInvalid, "board %q has %d keys; %d given", def.ID, len(def.Keys), len(s.Keys))
+	}
+	period, ok := g.periods[bs]
+	if !ok {
+		period = podium.PeriodAt(def.Reset, g.now).ID
+		g.periods[bs] = period
+	}
+	pid := e.players.intern(s.Player)
+	k := ovKey{bs, period, pid}
+	cur := g.current(k)
+	seq := g.nextSeq(bs)
+	sub := podium.Submission{Seq: seq, Board: def.ID, Period: period, Player: s.Player, Kind: podium.KindScore,
+		Keys: s.Keys, At: g.now, Meta: s.Meta}
+	var curEntry *podium.Entry
+	if cur.exists {
+		curEntry = &podium.Entry{Keys: cur.entry.Keys[:len(def.Keys)], At: podium.FromMillis(cur.entry.At), Seq: cur.entry.Seq, Meta: cur.meta}
+	}
+	next, changed, err := podium.Apply(def, curEntry, &sub)
+	if err != nil {
+		return err
+	}
+	g.seqs[bs] = seq
+	g.batch.Submissions = append(g.batch.Submissions, sub)
+	*res = Result{Board: def.ID, Period: period, Player: s.Player, Improved: changed, Seq: seq}
+	c := change{bs: bs, period: period, player: pid, changed: changed, res: res}
+	if changed {
+		next.Board, next.Period, next.Player = def.ID, period, s.Player
+		if !hasMeta(next.Meta) {
+			next.Meta = nil
+		}
+		g.batch.Upserts = append(g.batch.Upserts, next)
+		c.entry = rank.Entry{Player: pid, At: next.At.UnixMilli(), Seq: next.Seq, Hidden: e.players.hidden(pid)}
+		copy(c.entry.Keys[:], next.Keys)
+		c.meta = next.Meta
+		g.overlay[k] = ovVal{entry: c.entry, meta: c.meta, exists: true}
+	}
+	g.changes = append(g.changes, c)
+	return nil
+}
+
+// computeDelete queues the removal of one entry (admin).
+func (e *Engine) computeDelete(g *group, o *op) {
+	bs := e.board(o.ref.Board)
+	if bs == nil {
+		o.err = errBoardNotFound(o.ref.Board)
+		return
+	}
+	def := bs.def.Load()
+	period, err := e.ResolvePeriod(def, o.ref.Period)
+	if err != nil {
+		o.err = err
+		return
+	}
+	bs.mu.RLock()
+	_, lazy := bs.known[period]
+	bs.mu.RUnlock()
+	if lazy {
+		if err := e.loadLazy(context.Background(), bs, period); err != nil {
+			o.err = err
+			return
+		}
+	}
+	pid, ok := e.players.lookup(o.ref.Player)
+	k := ovKey{bs, period, pid}
+	if !ok || !g.current(k).exists {
+		o.err = podium.Errorf(podium.ECodeEntryNotFound, "player %q has no entry on board %q in period %s", o.ref.Player, def.ID, period)
+		return
+	}
+	seq := g.nextSeq(bs)
+	g.seqs[bs] = seq
+	o.period = period
+	g.batch.Submissions = append(g.batch.Submissions, podium.Submission{Seq: seq, Board: def.ID, Period: period,
+		Player: o.ref.Player, Kind: podium.KindDelete, At: g.now})
+	g.batch.Deletes = append(g.batch.Deletes, podium.EntryRef{Board: def.ID, Period: period, Player: o.ref.Player})
+	g.overlay[k] = ovVal{}
+	g.changes = append(g.changes, change{bs: bs, period: period, player: pid, del: true})
+}
+
+// applyChanges applies committed changes to the indexes in order, filling
+// in ranks, then tells the listener.
+func (e *Engine) applyChanges(g *group) {
+	type touched struct {
+		board, period string
+	}
+	notify := map[touched][]uint32{}
+	var locked *boardState
+	for i := range g.changes {
+		c := &g.changes[i]
+		if c.bs != locked {
+			if locked != nil {
+				locked.mu.Unlock()
+			}
+			locked = c.bs
+			locked.mu.Lock()
+		}
+		ps := c.bs.periods[c.period]
+		if ps == nil {
+			ps = newPeriodState(c.bs.desc)
+			c.bs.periods[c.period] = ps
+		}
+		def := c.bs.def.Load()
+		n := len(def.Keys)
+		if c.del {
+			ps.idx.Delete(c.player)
+			delete(ps.meta, c.player)
+		} else {
+			var prev *EntryView
+			if old, ok := ps.idx.Get(c.player); ok {
+				r, _ := ps.idx.Rank(c.player, false)
+				prev = &EntryView{Rank: r, Keys: append([]int64(nil), old.Keys[:n]...), At: podium.FromMillis(old.At), Seq: old.Seq}
+			}
+			if c.changed {
+				ps.idx.Put(c.entry)
+				if c.meta != nil {
+					ps.meta[c.player] = c.meta
+				} else {
+					delete(ps.meta, c.player)
+				}
+			}
+			cur, _ := ps.idx.Get(c.player)
+			r, _ := ps.idx.Rank(c.player, false)
+			meta := ps.meta[c.player]
+			if meta == nil {
+				meta = emptyMeta
+			}
+			c.res.Entry = EntryView{Rank: r, Keys: append([]int64(nil), cur.Keys[:n]...), At: podium.FromMillis(cur.At), Seq: cur.Seq, Meta: meta}
+			c.res.Previous = prev
+		}
+		if seq := g.seqs[c.bs]; seq > c.bs.seq {
+			c.bs.seq = seq
+		}
+		if c.changed || c.del {
+			t := touched{def.ID, c.period}
+			notify[t] = append(notify[t], c.player)
+		}
+	}
+	if locked != nil {
+		locked.mu.Unlock()
+	}
+	if e.listener != nil {
+		for t, ps := range notify {
+			bs := e.board(t.board)
+			if bs == nil {
+				continue
+			}
+			bs.mu.RLock()
+			seq := bs.seq
+			bs.mu.RUnlock()
+			e.listener.Applied(t.board, t.period, seq, ps)
+		}
+	}
+}
+
+// housekeeping runs once a second on the writer: persist idempotency
+// answers that no commit carried yet, and forget expired ones.
+func (e *Engine) housekeeping() {
+	e.flushIdempotency()
+	if e.idem.prune() {
+		if _, err := e.store.PruneIdempotency(context.Background(), e.now().Add(-e.idem.ttl)); err != nil {
+			e.log.Warn("prune idempotency keys", "err", err)
+		}
+	}
+}
+
+func (e *Engine) flushIdempotency() {
+	recs := e.idem.takePending()
+	if len(recs) == 0 {
+		return
+	}
+	if err := e.store.Commit(context.Background(), &podium.Batch{Idempotency: recs}); err != nil {
+		e.log.Warn("store idempotency answers", "err", err)
+		e.idem.requeue(recs)
+	}
+}
