@@ -1,0 +1,131 @@
+package stream
+
+import (
+	"encoding/json"
+	"strconv"
+	"time"
+
+	"github.com/podiumhq/podium"
+)
+
+// Entry is one ranked entry in a snapshot or a delta.
+type Entry struct {
+	Rank     int             `json:"rank"`
+	PrevRank *int            `json:"prev_rank,omitempty"` // deltas only; null when new to the window
+	Player   string          `json:"player"`
+	Name     string          `json:"name"`
+	Keys     []int64         `json:"keys"`
+	At       time.Time       `json:"-"`
+	AtText   string          `json:"at"`
+	Meta     json.RawMessage `json:"meta"`
+}
+
+// Removed is an entry that left a window.
+type Removed struct {
+	Player   string `json:"player"`
+	PrevRank int    `json:"prev_rank"`
+}
+
+// snapshotMsg is the data of a snapshot event.
+type snapshotMsg struct {
+	Type       string          `json:"type"`
+	Board      string          `json:"board"`
+	Title      string          `json:"title"`
+	Keys       []podium.KeyDef `json:"keys"`
+	Period     string          `json:"period"`
+	NextReset  *string         `json:"next_reset"`
+	Seq        uint64          `json:"seq"`
+	SnapshotID uint64          `json:"snapshot_id"`
+	Limit      int             `json:"limit"`
+	Total      int             `json:"total"`
+	Entries    []Entry         `json:"entries"`
+}
+
+// deltaMsg is the data of a delta event: what changed in the window since
+// the event with seq prev_seq.
+type deltaMsg struct {
+	Type       string    `json:"type"`
+	Board      string    `json:"board"`
+	Period     string    `json:"period"`
+	Seq        uint64    `json:"seq"`
+	PrevSeq    uint64    `json:"prev_seq"`
+	SnapshotID uint64    `json:"snapshot_id"`
+	Total      int       `json:"total"`
+	Changes    []Entry   `json:"changes"`
+	Removed    []Removed `json:"removed"`
+}
+
+// periodMsg announces a period rollover; a snapshot of the new period follows.
+type periodMsg struct {
+	Type      string  `json:"type"`
+	Board     string  `json:"board"`
+	Period    string  `json:"period"`
+	Previous  string  `json:"previous"`
+	NextReset *string `json:"next_reset"`
+}
+
+// errorMsg ends a subscription (board deleted, bad request, shutdown).
+type errorMsg struct {
+	Type    string `json:"type"`
+	Board   string `json:"board,omitempty"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// Event is one encoded event, shared by every subscriber of a window: it
+// is encoded once, whatever the number of subscribers.
+type Event struct {
+	Type       string // snapshot, delta, period, error
+	ID         string // "<snapshot_id>.<seq>"; empty for period and error events
+	Seq        uint64
+	SnapshotID uint64
+	JSON       []byte // the data, one line, for WebSocket messages
+	SSE        []byte // the full SSE frame
+	Changes    int    // entries changed or removed (deltas)
+}
+
+// EventID is the id of an event at seq in the chain of snapshot snap.
+func EventID(snap, seq uint64) string {
+	return strconv.FormatUint(snap, 10) + "." + strconv.FormatUint(seq, 10)
+}
+
+func newEvent(typ string, snap, seq uint64, data any) *Event {
+	j, err := json.Marshal(data)
+	if err != nil {
+		panic(err) // the messages are plain structs: cannot fail
+	}
+	ev := &Event{Type: typ, Seq: seq, SnapshotID: snap, JSON: j}
+	if typ == "snapshot" || typ == "delta" {
+		ev.ID = EventID(snap, seq)
+	}
+	ev.SSE = sseFrame(ev.ID, typ, j)
+	return ev
+}
+
+func sseFrame(id, typ string, data []byte) []byte {
+	b := make([]byte, 0, len(data)+len(id)+len(typ)+24)
+	if id != "" {
+		b = append(b, "id: "...)
+		b = append(b, id...)
+		b = append(b, '\n')
+	}
+	b = append(b, "event: "...)
+	b = append(b, typ...)
+	b = append(b, "\ndata: "...)
+	b = append(b, data...) // json.Marshal output has no newlines
+	return append(b, '\n', '\n')
+}
+
+func errorEvent(board, code, msg string) *Event {
+	return newEvent("error", 0, 0, errorMsg{Type: "error", Board: board, Code: code, Message: msg})
+}
+
+func timeText(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z07:00") }
+
+func optTime(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := timeText(*t)
+	return &s
+}

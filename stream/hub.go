@@ -1,0 +1,274 @@
+// Package stream fans board changes out to live subscribers: windows (the
+// top N of a board) that coalesce changes into deltas, periodic and resync
+// snapshots, resumable event ids, bounded per-connection queues and caps on
+// connections. Transport (SSE, WebSocket) lives in package http; this
+// package only produces encoded events and hands them to connections.
+//
+// Lock order: Hub.mu, then window.mu, then Conn.mu.
+package stream
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/podiumhq/podium"
+)
+
+// View is the state a window shows: the top entries of a board's current
+// period, as the Source reads it.
+type View struct {
+	Board     string
+	Title     string
+	Keys      []podium.KeyDef
+	Period    string
+	NextReset *time.Time
+	Seq       uint64
+	Total     int
+	Entries   []Entry
+}
+
+// Source reads the current top entries of a board. A missing board is
+// podium.ECodeBoardNotFound.
+type Source interface {
+	View(ctx context.Context, board string, limit int) (View, error)
+}
+
+// Config tunes a Hub. Zero values mean the defaults.
+type Config struct {
+	Coalesce      time.Duration // window over which changes become one delta (200ms)
+	SnapshotEvery time.Duration // safety-net full snapshot (30s)
+	History       int           // events kept per window for resume (512)
+	Queue         int           // events queued per connection (256)
+	MaxPerIP      int           // concurrent streams per client IP (32)
+	MaxTotal      int           // concurrent streams in all (20000)
+	MaxLimit      int           // largest window (1000)
+	// OverloadChanges is the changed entries per second above which a
+	// window sends snapshots (at most one a second) instead of deltas
+	// (default: 4 x limit, at least 200).
+	OverloadChanges int
+	Now             func() time.Time
+	Logger          *slog.Logger
+}
+
+// Hub owns the windows and the connections.
+type Hub struct {
+	src Source
+	cfg Config
+	log *slog.Logger
+
+	mu      sync.Mutex
+	windows map[windowKey]*window
+	byBoard map[string][]*window
+	conns   map[*Conn]struct{}
+	perIP   map[string]int
+	closed  bool
+
+	snapSeq atomic.Uint64 // snapshot ids, unique across restarts
+	stop    chan struct{}
+	done    chan struct{}
+
+	eventsSent atomic.Uint64
+	bytesSent  atomic.Uint64
+}
+
+type windowKey struct {
+	board string
+	limit int
+}
+
+// New returns a running hub; Close stops it.
+func New(src Source, cfg Config) *Hub {
+	if cfg.Coalesce <= 0 {
+		cfg.Coalesce = 200 * time.Millisecond
+	}
+	if cfg.SnapshotEvery <= 0 {
+		cfg.SnapshotEvery = 30 * time.Second
+	}
+	if cfg.History <= 0 {
+		cfg.History = 512
+	}
+	if cfg.Queue <= 0 {
+		cfg.Queue = 256
+	}
+	if cfg.MaxPerIP <= 0 {
+		cfg.MaxPerIP = 32
+	}
+	if cfg.MaxTotal <= 0 {
+		cfg.MaxTotal = 20000
+	}
+	if cfg.MaxLimit <= 0 {
+		cfg.MaxLimit = 1000
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	h := &Hub{src: src, cfg: cfg, log: cfg.Logger,
+		windows: map[windowKey]*window{}, byBoard: map[string][]*window{},
+		conns: map[*Conn]struct{}{}, perIP: map[string]int{},
+		stop: make(chan struct{}), done: make(chan struct{})}
+	// Snapshot ids start from the clock so that an id a client kept from
+	// before a restart never matches a new window's.
+	h.snapSeq.Store(uint64(time.Now().UnixMilli()) * 1000)
+	go h.run()
+	return h
+}
+
+// Config returns the effective configuration.
+func (h *Hub) Config() Config { return h.cfg }
+
+// Applied marks the windows of a board for a flush at the next tick. It is
+// called by the engine's writer and never blocks on subscribers.
+func (h *Hub) Applied(board, period string, seq uint64, players []uint32) {
+	h.mu.Lock()
+	ws := h.byBoard[board]
+	h.mu.Unlock()
+	for _, w := range ws {
+		w.dirty.Store(true)
+	}
+}
+
+// Stats returns the events and bytes queued to connections so far and the
+// open connections.
+func (h *Hub) Stats() (events, bytes uint64, conns int) {
+	h.mu.Lock()
+	conns = len(h.conns)
+	h.mu.Unlock()
+	return h.eventsSent.Load(), h.bytesSent.Load(), conns
+}
+
+// ErrLimit is returned by Connect when a connection cap is reached.
+var ErrLimit = errors.New("stream limit reached")
+
+// Connect registers a connection from ip. It is ErrLimit when the per-IP
+// or overall cap is reached, and ECodeUnavailable when shutting down.
+func (h *Hub) Connect(ip string) (*Conn, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil, podium.Errorf(podium.ECodeUnavailable, "the server is shutting down")
+	}
+	if h.perIP[ip] >= h.cfg.MaxPerIP {
+		return nil, podium.Errorf(podium.ECodeRateLimited, "too many streams from this address (at most %d)", h.cfg.MaxPerIP)
+	}
+	if len(h.conns) >= h.cfg.MaxTotal {
+		return nil, podium.Errorf(podium.ECodeRateLimited, "the server is at its stream limit (%d)", h.cfg.MaxTotal)
+	}
+	c := newConn(h, ip)
+	h.conns[c] = struct{}{}
+	h.perIP[ip]++
+	return c, nil
+}
+
+func (h *Hub) disconnect(c *Conn) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ok := h.conns[c]; !ok {
+		return
+	}
+	delete(h.conns, c)
+	if h.perIP[c.ip]--; h.perIP[c.ip] <= 0 {
+		delete(h.perIP, c.ip)
+	}
+}
+
+// window returns the window of (board, limit), creating and loading it.
+func (h *Hub) window(ctx context.Context, board string, limit int) (*window, error) {
+	key := windowKey{board, limit}
+	h.mu.Lock()
+	w := h.windows[key]
+	h.mu.Unlock()
+	if w != nil {
+		return w, nil
+	}
+	v, err := h.src.View(ctx, board, limit)
+	if err != nil {
+		return nil, err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if w := h.windows[key]; w != nil {
+		return w, nil
+	}
+	w = newWindow(h, key, v)
+	h.windows[key] = w
+	h.byBoard[board] = append(h.byBoard[board], w)
+	return w, nil
+}
+
+func (h *Hub) newSnapshotID() uint64 { return h.snapSeq.Add(1) }
+
+// run flushes dirty windows every Coalesce interval.
+func (h *Hub) run() {
+	defer close(h.done)
+	t := time.NewTicker(h.cfg.Coalesce)
+	defer t.Stop()
+	for {
+		select {
+		case <-h.stop:
+			return
+		case <-t.C:
+		}
+		now := h.cfg.Now()
+		h.mu.Lock()
+		list := make([]*window, 0, len(h.windows))
+		for _, w := range h.windows {
+			list = append(list, w)
+		}
+		h.mu.Unlock()
+		for _, w := range list {
+			if w.tick(now) {
+				h.drop(w)
+			}
+		}
+	}
+}
+
+// drop forgets a window that has no subscribers left.
+func (h *Hub) drop(w *window) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.windows[w.key] != w {
+		return
+	}
+	delete(h.windows, w.key)
+	ws := h.byBoard[w.key.board]
+	for i, x := range ws {
+		if x == w {
+			ws = append(ws[:i], ws[i+1:]...)
+			break
+		}
+	}
+	if len(ws) == 0 {
+		delete(h.byBoard, w.key.board)
+	} else {
+		h.byBoard[w.key.board] = ws
+	}
+}
+
+// Close ends every connection (they tell clients to come back soon) and
+// stops the hub.
+func (h *Hub) Close() {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return
+	}
+	h.closed = true
+	conns := make([]*Conn, 0, len(h.conns))
+	for c := range h.conns {
+		conns = append(conns, c)
+	}
+	h.mu.Unlock()
+	for _, c := range conns {
+		c.shutdown()
+	}
+	close(h.stop)
+	<-h.done
+}

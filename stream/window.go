@@ -1,0 +1,263 @@
+package stream
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/podiumhq/podium"
+)
+
+// window is the live view of one board's top N. Its state (view) is the
+// state as of its last event: snapshots for new or resynced subscribers are
+// built from it, so they line up exactly with the deltas that follow.
+type window struct {
+	hub   *Hub
+	key   windowKey
+	dirty atomic.Bool
+
+	mu       sync.Mutex
+	subs     map[*Sub]struct{}
+	view     View
+	snapID   uint64
+	history  []*Event // oldest first, at most hub.cfg.History
+	snap     *Event   // the encoded snapshot of view, built on demand
+	lastSnap time.Time
+	idleAt   time.Time // when the last subscriber left
+	// overload accounting: changed entries in the current second
+	bucketStart time.Time
+	bucketN     int
+	overloaded  bool
+	dead        bool // the board is gone
+}
+
+func newWindow(h *Hub, key windowKey, v View) *window {
+	now := h.cfg.Now()
+	return &window{hub: h, key: key, subs: map[*Sub]struct{}{}, view: v, snapID: h.newSnapshotID(),
+		lastSnap: now, idleAt: now, bucketStart: now}
+}
+
+// position is the id of the window's last event.
+func (w *window) position() string { return EventID(w.snapID, w.view.Seq) }
+
+// snapshotLocked returns the encoded snapshot of the current view.
+func (w *window) snapshotLocked() *Event {
+	if w.snap == nil {
+		v := &w.view
+		w.snap = newEvent("snapshot", w.snapID, v.Seq, snapshotMsg{Type: "snapshot", Board: v.Board, Title: v.Title,
+			Keys: v.Keys, Period: v.Period, NextReset: optTime(v.NextReset), Seq: v.Seq, SnapshotID: w.snapID,
+			Limit: w.key.limit, Total: v.Total, Entries: nonNil(v.Entries)})
+	}
+	return w.snap
+}
+
+func nonNil(e []Entry) []Entry {
+	if e == nil {
+		return []Entry{}
+	}
+	return e
+}
+
+// since returns the events after the one with id last, or false when the
+// history does not reach back that far (the caller sends a snapshot).
+func (w *window) sinceLocked(last string) ([]*Event, bool) {
+	if last == "" {
+		return nil, false
+	}
+	if last == w.position() {
+		return nil, true
+	}
+	for i := len(w.history) - 1; i >= 0; i-- {
+		if w.history[i].ID == last {
+			return w.history[i+1:], true
+		}
+	}
+	return nil, false
+}
+
+// broadcastLocked records ev in the history and offers it to every
+// subscriber.
+func (w *window) broadcastLocked(ev *Event) {
+	if len(w.history) >= w.hub.cfg.History {
+		n := copy(w.history, w.history[len(w.history)-w.hub.cfg.History+1:])
+		clear(w.history[n:])
+		w.history = w.history[:n]
+	}
+	w.history = append(w.history, ev)
+	for s := range w.subs {
+		s.offer(ev)
+	}
+}
+
+// tick runs on the hub goroutine every Coalesce interval. It reports true
+// when the window has been without subscribers for a while and can go.
+func (w *window) tick(now time.Time) (drop bool) {
+	w.mu.Lock()
+	idle := len(w.subs) == 0
+	dead := w.dead
+	rollover := w.view.NextReset != nil && !now.Before(*w.view.NextReset)
+	w.mu.Unlock()
+	if dead || idle && now.Sub(w.idleAtSafe()) > time.Minute {
+		return true
+	}
+	if idle {
+		return false // a dirty flag waits for the next subscriber's first tick
+	}
+	if w.dirty.Swap(false) || rollover {
+		w.flush(now)
+	}
+	w.mu.Lock()
+	if len(w.subs) > 0 && now.Sub(w.lastSnap) >= w.hub.cfg.SnapshotEvery {
+		w.newSnapshotLocked(now)
+	}
+	w.mu.Unlock()
+	return false
+}
+
+func (w *window) idleAtSafe() time.Time {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.idleAt
+}
+
+// newSnapshotLocked starts a new snapshot chain and sends it to everyone.
+func (w *window) newSnapshotLocked(now time.Time) {
+	w.snapID = w.hub.newSnapshotID()
+	w.snap = nil
+	w.lastSnap = now
+	w.broadcastLocked(w.snapshotLocked())
+}
+
+// flush reads the board and sends what changed in the window.
+func (w *window) flush(now time.Time) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	v, err := w.hub.src.View(ctx, w.key.board, w.key.limit)
+	cancel()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err != nil {
+		if podium.ErrorCode(err) == podium.ECodeBoardNotFound {
+			w.dead = true
+			ev := errorEvent(w.key.board, podium.ECodeBoardNotFound, "the board was deleted")
+			for s := range w.subs {
+				s.offer(ev)
+				s.end()
+			}
+			return
+		}
+		w.hub.log.Warn("stream: read board", "board", w.key.board, "err", err)
+		w.dirty.Store(true) // try again next tick
+		return
+	}
+	if v.Period != w.view.Period {
+		prev := w.view.Period
+		w.view = v
+		w.broadcastLocked(newEvent("period", 0, 0, periodMsg{Type: "period", Board: v.Board, Period: v.Period,
+			Previous: prev, NextReset: optTime(v.NextReset)}))
+		w.newSnapshotLocked(now)
+		return
+	}
+	if v.Seq <= w.view.Seq && v.Total == w.view.Total && sameEntries(v.Entries, w.view.Entries) {
+		return
+	}
+	if v.Seq == w.view.Seq {
+		// The board did not move but its entries look different (a player
+		// was renamed or hidden): a delta would repeat the seq, so restate
+		// the window as a new snapshot.
+		w.view = v
+		w.newSnapshotLocked(now)
+		return
+	}
+	changes, removed := diff(w.view.Entries, v.Entries)
+	if len(changes) == 0 && len(removed) == 0 && v.Total == w.view.Total {
+		return // changes below the window only
+	}
+	// Overload: too many changed entries per second makes deltas as large
+	// as snapshots; send one snapshot a second instead.
+	if now.Sub(w.bucketStart) >= time.Second {
+		w.overloaded = w.bucketN > w.overloadLimit()
+		w.bucketStart, w.bucketN = now, 0
+	}
+	w.bucketN += len(changes) + len(removed)
+	if w.overloaded || len(changes)+len(removed) >= max(w.key.limit, 8) {
+		if now.Sub(w.lastSnap) < time.Second {
+			w.dirty.Store(true) // keep the change for the next allowed snapshot
+			return
+		}
+		w.view = v
+		w.newSnapshotLocked(now)
+		return
+	}
+	prevSeq := w.view.Seq
+	w.view = v
+	w.snap = nil
+	w.broadcastLocked(newEvent("delta", w.snapID, v.Seq, deltaMsg{Type: "delta", Board: v.Board, Period: v.Period,
+		Seq: v.Seq, PrevSeq: prevSeq, SnapshotID: w.snapID, Total: v.Total, Changes: changes, Removed: removed}))
+}
+
+func (w *window) overloadLimit() int {
+	if n := w.hub.cfg.OverloadChanges; n > 0 {
+		return n
+	}
+	return max(4*w.key.limit, 200)
+}
+
+// sameContent reports whether two views of an entry differ in anything but
+// rank.
+func sameContent(a, b *Entry) bool {
+	return a.Player == b.Player && a.Name == b.Name && a.AtText == b.AtText &&
+		slices.Equal(a.Keys, b.Keys) && string(a.Meta) == string(b.Meta)
+}
+
+func sameEntry(a, b *Entry) bool { return a.Rank == b.Rank && sameContent(a, b) }
+
+func sameEntries(a, b []Entry) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !sameEntry(&a[i], &b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// diff returns the entries of next that are new to the window or whose
+// content changed (with their previous rank), and the players that left.
+// Entries that only moved because others moved are left out: their keys
+// did not change, so their order among themselves did not either, and a
+// client places them in the ranks the changes leave free, in their old
+// order. That keeps a new leader a two-entry delta instead of a full
+// window of rank shifts.
+func diff(prev, next []Entry) ([]Entry, []Removed) {
+	old := make(map[string]*Entry, len(prev))
+	for i := range prev {
+		old[prev[i].Player] = &prev[i]
+	}
+	var changes []Entry
+	for i := range next {
+		n := next[i]
+		o, ok := old[n.Player]
+		if ok {
+			delete(old, n.Player)
+			if sameContent(o, &n) {
+				continue
+			}
+			r := o.Rank
+			n.PrevRank = &r
+		}
+		changes = append(changes, n)
+	}
+	removed := make([]Removed, 0, len(old))
+	for _, o := range old {
+		removed = append(removed, Removed{Player: o.Player, PrevRank: o.Rank})
+	}
+	slices.SortFunc(removed, func(a, b Removed) int { return a.PrevRank - b.PrevRank })
+	if changes == nil {
+		changes = []Entry{}
+	}
+	return changes, removed
+}
