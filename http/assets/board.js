@@ -1,0 +1,290 @@
+// The live board page, /boards/{board}: the top entries of a board, kept
+// current by the podium client (podium.js). ?limit=N picks how many (1 to
+// 1000, default 50); ?transport=ws uses the WebSocket instead of SSE.
+(function () {
+  "use strict";
+
+  const $ = (id) => document.getElementById(id);
+  const el = (tag, cls, text) => {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  };
+
+  const board = decodeURIComponent(location.pathname.replace(/^\/boards\//, "").replace(/\/.*$/, ""));
+  const params = new URLSearchParams(location.search);
+  const limitParam = parseInt(params.get("limit") || "", 10);
+  const limit = Number.isFinite(limitParam) ? Math.min(1000, Math.max(1, limitParam)) : 50;
+  const transport = params.get("transport") === "ws" ? "ws" : "sse";
+
+  const rowsEl = $("rows");
+  const table = $("board-table");
+  const rowByPlayer = new Map(); // player id -> <tr>
+  const timers = new WeakMap();  // <tr> -> pending highlight timers
+  let headSig = "";
+  let nextReset = null;          // ms since epoch, or null for a board that never resets
+  let hasState = false;
+  let status = { state: "connecting" };
+  let noticeTimer = 0;
+
+  $("board-id").textContent = board;
+  $("transport").textContent = transport === "ws" ? "WebSocket" : "Server-Sent Events";
+  $("json-link").href = "/v1/boards/" + encodeURIComponent(board) + "/entries?limit=" + limit;
+  $("caption").textContent = "Top " + limit + " entries of " + board;
+
+  function group(n) {
+    return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  }
+
+  function ago(iso) {
+    const t = Date.parse(iso);
+    if (!Number.isFinite(t)) return "";
+    const s = Math.max(0, Math.round((Date.now() - t) / 1000));
+    if (s < 5) return "just now";
+    if (s < 60) return s + "s ago";
+    if (s < 3600) return Math.floor(s / 60) + "m ago";
+    if (s < 86400) return Math.floor(s / 3600) + "h ago";
+    return new Date(t).toLocaleDateString();
+  }
+
+  function showNotice(text, bad, ms) {
+    const n = $("notice");
+    clearTimeout(noticeTimer);
+    n.textContent = "";
+    if (text instanceof Node) n.append(text); else n.textContent = text;
+    n.classList.toggle("bad", !!bad);
+    n.hidden = false;
+    if (ms) noticeTimer = setTimeout(() => { n.hidden = true; }, ms);
+  }
+
+  // --- table ---
+
+  function ensureHead(keys) {
+    const sig = JSON.stringify(keys);
+    if (sig === headSig) return;
+    headSig = sig;
+    const head = $("head-row");
+    while (head.children.length > 2) head.lastElementChild.remove();
+    keys.forEach((k, i) => {
+      const th = el("th", "num col-key" + (i > 0 ? " minor" : ""), k.name);
+      th.scope = "col";
+      th.dataset.key = k.name;
+      th.title = k.name + ": " + (k.order === "asc" ? "smaller is better" : "larger is better");
+      head.append(th);
+    });
+    const at = el("th", "col-at minor", "When");
+    at.scope = "col";
+    head.append(at);
+    rowsEl.textContent = ""; // the columns changed: rebuild every row
+    rowByPlayer.clear();
+  }
+
+  function makeRow(keys) {
+    const tr = el("tr");
+    const rank = el("td", "col-rank");
+    rank.append(el("span", "rank"), el("span", "move"));
+    const player = el("td", "col-player");
+    player.append(el("span", "name"));
+    tr.append(rank, player);
+    keys.forEach((k, i) => {
+      const td = el("td", "num col-key" + (i > 0 ? " minor" : ""));
+      td.dataset.key = k.name;
+      tr.append(td);
+    });
+    const at = el("td", "col-at minor");
+    at.append(el("time"));
+    tr.append(at);
+    return tr;
+  }
+
+  function fillRow(tr, e, keys) {
+    tr.dataset.player = e.player;
+    tr.dataset.rank = String(e.rank);
+    const cells = tr.children;
+    cells[0].firstChild.textContent = String(e.rank);
+    const name = cells[1].firstChild;
+    name.textContent = e.name || e.player;
+    if (e.name && e.name !== e.player) name.title = e.player; else name.removeAttribute("title");
+    keys.forEach((k, i) => {
+      const td = cells[2 + i];
+      const v = e.keys[i];
+      td.textContent = Podium.formatKey(v, k.name);
+      td.dataset.value = v === undefined ? "" : String(v);
+    });
+    const time = cells[cells.length - 1].firstChild;
+    time.dateTime = e.at || "";
+    time.textContent = ago(e.at);
+    time.title = e.at ? new Date(e.at).toLocaleString() : "";
+  }
+
+  // mark highlights a row for 2 s and shows a movement marker for a while.
+  function mark(tr, kind, symbol, label) {
+    const old = timers.get(tr);
+    if (old) old.forEach(clearTimeout);
+    const mv = tr.querySelector(".move");
+    mv.className = "move " + kind;
+    mv.textContent = "";
+    if (symbol) {
+      const s = el("span", "", symbol);
+      s.setAttribute("aria-hidden", "true");
+      mv.append(s, el("span", "visually-hidden", label));
+    }
+    tr.classList.remove("flash-up", "flash-down", "flash-new", "flash-changed");
+    void tr.offsetWidth; // restart the animation
+    tr.classList.add("flash-" + kind);
+    timers.set(tr, [
+      setTimeout(() => tr.classList.remove("flash-" + kind), 2100),
+      setTimeout(() => mv.classList.add("fade"), 8000),
+      setTimeout(() => { mv.className = "move"; mv.textContent = ""; }, 9000),
+    ]);
+  }
+
+  function render(state, info) {
+    hasState = true;
+    document.title = (state.title || state.board) + " · podium";
+    $("title").textContent = state.title || state.board;
+    $("period").textContent = state.period === "all" ? "all time" : state.period;
+    nextReset = state.next_reset ? Date.parse(state.next_reset) : null;
+    $("total").textContent = group(state.total);
+    $("total-label").textContent = (state.total === 1 ? "entry" : "entries") +
+      (state.total > state.entries.length && state.entries.length > 0 ? " (top " + state.entries.length + " shown)" : "");
+    ensureHead(state.keys);
+
+    const seen = new Set();
+    state.entries.forEach((e, i) => {
+      let tr = rowByPlayer.get(e.player);
+      if (!tr) {
+        tr = makeRow(state.keys);
+        rowByPlayer.set(e.player, tr);
+      }
+      fillRow(tr, e, state.keys);
+      seen.add(e.player);
+      const here = rowsEl.children[i];
+      if (here !== tr) rowsEl.insertBefore(tr, here || null);
+    });
+    for (const [player, tr] of rowByPlayer) {
+      if (!seen.has(player)) {
+        tr.remove();
+        rowByPlayer.delete(player);
+      }
+    }
+    $("empty").hidden = state.entries.length > 0;
+
+    if (info.previous_period) {
+      showNotice("A new period has started: " + state.period + " (the ranking of " + info.previous_period + " is final).", false, 15000);
+    }
+    if (info.initial || info.previous_period) {
+      tick();
+      return;
+    }
+    const marked = new Set();
+    for (const m of info.moved) {
+      const tr = rowByPlayer.get(m.player);
+      if (!tr) continue;
+      const n = m.prev_rank - m.rank;
+      const places = Math.abs(n) === 1 ? "place" : "places";
+      if (n > 0) mark(tr, "up", "\u25B2" + n, "up " + n + " " + places);
+      else mark(tr, "down", "\u25BC" + -n, "down " + -n + " " + places);
+      marked.add(m.player);
+    }
+    for (const e of info.entered) {
+      const tr = rowByPlayer.get(e.player);
+      if (tr && !marked.has(e.player)) {
+        mark(tr, "new", "new", "new entry");
+        marked.add(e.player);
+      }
+    }
+    for (const e of info.changed) {
+      const tr = rowByPlayer.get(e.player);
+      if (tr && !marked.has(e.player)) mark(tr, "changed", "", "");
+    }
+    tick();
+  }
+
+  // --- status, countdowns ---
+
+  function paintStatus() {
+    const s = $("status");
+    let state = status.state;
+    let text;
+    let eta = "";
+    if (state !== "live" && state !== "error" && state !== "closed" && navigator.onLine === false) {
+      state = "offline";
+      text = "offline";
+    } else if (state === "live") {
+      text = "live";
+    } else if (state === "reconnecting") {
+      text = "reconnecting";
+      if (status.retry_at) eta = " in " + Math.max(1, Math.ceil((status.retry_at - Date.now()) / 1000)) + " s";
+      else text = "reconnecting…";
+    } else if (state === "error") {
+      text = "stopped";
+    } else if (state === "closed") {
+      text = "closed";
+    } else {
+      text = "connecting…";
+    }
+    s.dataset.state = state;
+    let t = s.querySelector(".status-text");
+    let e = s.querySelector(".status-eta");
+    if (!t) {
+      s.textContent = "";
+      t = el("span", "status-text");
+      e = el("span", "status-eta");
+      e.setAttribute("aria-hidden", "true"); // the seconds tick; screen readers hear the state only
+      s.append(t, e);
+    }
+    if (t.textContent !== text) t.textContent = text;
+    if (e.textContent !== eta) e.textContent = eta;
+    table.classList.toggle("stale", !hasState || status.state !== "live");
+  }
+
+  function onStatus(st) {
+    status = st;
+    if (st.state === "error") {
+      const msg = st.error && st.error.code === "board_not_found"
+        ? "This board does not exist (or was deleted). "
+        : "Live updates stopped: " + (st.error ? st.error.message : "unknown error") + ". ";
+      const box = document.createDocumentFragment();
+      box.append(msg);
+      const a = el("a", "", "See all boards");
+      a.href = "/";
+      box.append(a);
+      showNotice(box, true, 0);
+      if (!hasState) $("title").textContent = board;
+    }
+    paintStatus();
+  }
+
+  let ticks = 0;
+  function tick() {
+    const r = $("reset");
+    if (!hasState) {
+      r.textContent = "–";
+    } else if (nextReset === null || !Number.isFinite(nextReset)) {
+      r.textContent = "never resets";
+    } else {
+      const left = nextReset - Date.now();
+      r.textContent = left > 0 ? "resets in " + Podium.formatCountdown(left) : "resetting…";
+    }
+    paintStatus();
+    if (++ticks % 15 === 0) {
+      for (const t of rowsEl.querySelectorAll("time")) t.textContent = ago(t.dateTime);
+    }
+  }
+
+  if (typeof Podium === "undefined") {
+    showNotice("The podium client (/v1/client.js) did not load.", true, 0);
+    return;
+  }
+  if (!board) {
+    showNotice("No board in the address.", true, 0);
+    return;
+  }
+  addEventListener("online", paintStatus);
+  addEventListener("offline", paintStatus);
+  setInterval(tick, 1000);
+  tick();
+  Podium.watch({ board, limit, transport, onUpdate: render, onStatus });
+})();

@@ -1,0 +1,67 @@
+package http
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/podiumhq/podium"
+)
+
+// principal returns the API key a request carries: nil when it carries
+// none, ECodeUnauthenticated when the key is malformed or unknown.
+func (s *Server) principal(r *http.Request) (*podium.APIKey, error) {
+	h := r.Header.Get("Authorization")
+	if h == "" {
+		return nil, nil
+	}
+	const prefix = "bearer "
+	if len(h) <= len(prefix) || !strings.EqualFold(h[:len(prefix)], prefix) {
+		return nil, podium.Errorf(podium.ECodeUnauthenticated, "the Authorization header must be \"Bearer <key>\"")
+	}
+	k, ok := s.eng.Authenticate(strings.TrimSpace(h[len(prefix):]))
+	if !ok {
+		return nil, podium.Errorf(podium.ECodeUnauthenticated, "the API key is not valid (unknown or revoked)")
+	}
+	return k, nil
+}
+
+// require returns the request's key if it holds scope for board ("" for
+// no particular board): 401 without a valid key, 403 without the scope.
+func (s *Server) require(r *http.Request, scope, board string) (*podium.APIKey, error) {
+	k, err := s.principal(r)
+	if err != nil {
+		return nil, err
+	}
+	if k == nil {
+		return nil, podium.Errorf(podium.ECodeUnauthenticated, "this request needs an API key: send Authorization: Bearer <key>")
+	}
+	if !k.Allows(scope, board) {
+		if board != "" && k.Allows(scope, "") {
+			return nil, podium.Errorf(podium.ECodeForbidden, "this key is limited to other boards than %q", board)
+		}
+		return nil, podium.Errorf(podium.ECodeForbidden, "this key lacks the %s scope", scope)
+	}
+	return k, nil
+}
+
+// requireGlobalAdmin allows only admin keys not limited to board prefixes
+// (players and keys are not board-scoped).
+func (s *Server) requireGlobalAdmin(r *http.Request) (*podium.APIKey, error) {
+	k, err := s.require(r, podium.ScopeAdmin, "")
+	if err != nil {
+		return nil, err
+	}
+	if len(k.Boards) > 0 {
+		return nil, podium.Errorf(podium.ECodeForbidden, "this admin key is limited to some boards; this request needs an unrestricted admin key")
+	}
+	return k, nil
+}
+
+// canRead checks read access to a board: public boards need no key, but a
+// key that is sent must be valid.
+func (s *Server) canRead(r *http.Request, board string, public bool) (*podium.APIKey, error) {
+	if public {
+		return s.principal(r)
+	}
+	return s.require(r, podium.ScopeRead, board)
+}

@@ -1,0 +1,185 @@
+package http
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/engine"
+)
+
+type boardBody struct {
+	ID     string          `json:"id"`
+	Title  string          `json:"title"`
+	Keys   []podium.KeyDef `json:"keys"`
+	Mode   podium.Mode     `json:"mode"`
+	Reset  *resetBody      `json:"reset"`
+	Public bool            `json:"public"`
+	Meta   json.RawMessage `json:"meta"`
+}
+
+type resetBody struct {
+	Every podium.Every `json:"every"`
+	TZ    string       `json:"tz"`
+}
+
+func appendBoard(b []byte, bi *engine.BoardInfo) []byte {
+	b = append(b, `{"id":`...)
+	b = appendString(b, bi.ID)
+	b = append(b, `,"title":`...)
+	b = appendString(b, bi.Title)
+	b = append(b, `,"keys":[`...)
+	for i, k := range bi.Keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"name":`...)
+		b = appendString(b, k.Name)
+		b = append(b, `,"order":`...)
+		b = appendString(b, string(k.Order))
+		b = append(b, '}')
+	}
+	b = append(b, `],"mode":`...)
+	b = appendString(b, string(bi.Mode))
+	b = append(b, `,"reset":{"every":`...)
+	b = appendString(b, string(bi.Reset.Every))
+	b = append(b, `,"tz":`...)
+	b = appendString(b, bi.Reset.TZ)
+	b = append(b, `},"public":`...)
+	b = strconv.AppendBool(b, bi.Public)
+	b = append(b, `,"meta":`...)
+	b = appendMeta(b, bi.Meta)
+	b = append(b, `,"created_at":`...)
+	b = appendTime(b, bi.CreatedAt)
+	b = append(b, `,"updated_at":`...)
+	b = appendTime(b, bi.UpdatedAt)
+	b = append(b, `,"period":`...)
+	b = appendString(b, bi.Period)
+	b = append(b, `,"next_reset":`...)
+	if bi.NextReset == nil {
+		b = append(b, "null"...)
+	} else {
+		b = appendTime(b, *bi.NextReset)
+	}
+	b = append(b, `,"seq":`...)
+	b = strconv.AppendUint(b, bi.Seq, 10)
+	return append(b, '}')
+}
+
+func (s *Server) listBoards(w http.ResponseWriter, r *http.Request) error {
+	k, err := s.principal(r)
+	if err != nil {
+		return err
+	}
+	b := []byte(`{"boards":[`)
+	n := 0
+	for _, bi := range s.eng.Boards(false) {
+		if !bi.Public && (k == nil || !k.Allows(podium.ScopeRead, bi.ID)) {
+			continue
+		}
+		if n > 0 {
+			b = append(b, ',')
+		}
+		b = appendBoard(b, &bi)
+		n++
+	}
+	b = append(b, "]}"...)
+	writeJSON(w, http.StatusOK, b)
+	return nil
+}
+
+func (s *Server) getBoard(w http.ResponseWriter, r *http.Request) error {
+	bi, err := s.eng.Board(r.PathValue("board"))
+	if err != nil {
+		return err
+	}
+	if _, err := s.canRead(r, bi.ID, bi.Public); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, appendBoard(nil, &bi))
+	return nil
+}
+
+func (s *Server) putBoard(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("board")
+	if !podium.ValidBoardID(id) {
+		return podium.Errorf(podium.ECodeInvalid, "board id must match [a-z0-9][a-z0-9_.:-]{0,127}")
+	}
+	if _, err := s.require(r, podium.ScopeAdmin, id); err != nil {
+		return err
+	}
+	buf, err := readBody(r, s.maxBody)
+	if err != nil {
+		return err
+	}
+	defer putBody(buf)
+	var body boardBody
+	if err := decodeStrict(buf.Bytes(), &body); err != nil {
+		return err
+	}
+	if body.ID != "" && body.ID != id {
+		return podium.Errorf(podium.ECodeInvalid, "id %q in the body differs from the board %q in the path", body.ID, id)
+	}
+	b := &podium.Board{ID: id, Title: body.Title, Keys: body.Keys, Mode: body.Mode, Public: body.Public, Meta: body.Meta}
+	if body.Reset != nil {
+		b.Reset = podium.Reset{Every: body.Reset.Every, TZ: body.Reset.TZ}
+	}
+	if err := b.Normalize(); err != nil {
+		return err
+	}
+	bi, created, err := s.eng.PutBoard(r.Context(), b)
+	if err != nil {
+		return err
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	writeJSON(w, status, appendBoard(nil, &bi))
+	return nil
+}
+
+func (s *Server) deleteBoard(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("board")
+	if _, err := s.require(r, podium.ScopeAdmin, id); err != nil {
+		return err
+	}
+	if err := s.eng.DeleteBoard(r.Context(), id); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (s *Server) periods(w http.ResponseWriter, r *http.Request) error {
+	bi, err := s.eng.Board(r.PathValue("board"))
+	if err != nil {
+		return err
+	}
+	if _, err := s.canRead(r, bi.ID, bi.Public); err != nil {
+		return err
+	}
+	list, err := s.eng.Periods(bi.ID)
+	if err != nil {
+		return err
+	}
+	b := []byte(`{"board":`)
+	b = appendString(b, bi.ID)
+	b = append(b, `,"current":`...)
+	b = appendString(b, bi.Period)
+	b = append(b, `,"periods":[`...)
+	for i, p := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"id":`...)
+		b = appendString(b, p.ID)
+		b = append(b, `,"entries":`...)
+		b = strconv.AppendInt(b, int64(p.Entries), 10)
+		b = append(b, '}')
+	}
+	b = append(b, "]}"...)
+	writeJSON(w, http.StatusOK, b)
+	return nil
+}

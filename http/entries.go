@@ -1,0 +1,137 @@
+package http
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/engine"
+)
+
+// MaxPlayersPerRead caps players= on the entries endpoint.
+const MaxPlayersPerRead = 1000
+
+// readQuery checks read access to the board in the path and parses the
+// selectors every ranking read shares.
+func (s *Server) readQuery(r *http.Request) (engine.Query, error) {
+	bi, err := s.eng.Board(r.PathValue("board"))
+	if err != nil {
+		return engine.Query{}, err
+	}
+	k, err := s.canRead(r, bi.ID, bi.Public)
+	if err != nil {
+		return engine.Query{}, err
+	}
+	q := engine.Query{Board: bi.ID, Period: r.URL.Query().Get("period")}
+	if q.IncludeHidden, err = queryBool(r, "include_hidden"); err != nil {
+		return q, err
+	}
+	if q.IncludeHidden && k == nil {
+		return q, podium.Errorf(podium.ECodeUnauthenticated, "include_hidden=true needs an admin key: send Authorization: Bearer <key>")
+	}
+	if q.IncludeHidden && !k.Allows(podium.ScopeAdmin, bi.ID) {
+		return q, podium.Errorf(podium.ECodeForbidden, "include_hidden=true needs an admin key")
+	}
+	return q, nil
+}
+
+func (s *Server) entries(w http.ResponseWriter, r *http.Request) error {
+	q, err := s.readQuery(r)
+	if err != nil {
+		return err
+	}
+	if r.URL.Query().Has("players") {
+		list := strings.Split(r.URL.Query().Get("players"), ",")
+		if len(list) > MaxPlayersPerRead {
+			return podium.Errorf(podium.ECodeInvalid, "players lists more than %d players", MaxPlayersPerRead)
+		}
+		for _, p := range list {
+			if err := podium.ValidPlayerID(p); err != nil {
+				return podium.Errorf(podium.ECodeInvalid, "players: %s", podium.ErrorMessage(err))
+			}
+		}
+		page, err := s.eng.Players(r.Context(), q, list)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, appendPage(make([]byte, 0, 256+len(page.Entries)*160), &page))
+		return nil
+	}
+	offset, err := queryInt(r, "offset", 0, 0, 1<<31-1)
+	if err != nil {
+		return err
+	}
+	limit, err := queryInt(r, "limit", 100, 1, 1000)
+	if err != nil {
+		return err
+	}
+	page, err := s.eng.Top(r.Context(), q, offset, limit)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, appendPage(make([]byte, 0, 256+len(page.Entries)*160), &page))
+	return nil
+}
+
+func (s *Server) entry(w http.ResponseWriter, r *http.Request) error {
+	q, err := s.readQuery(r)
+	if err != nil {
+		return err
+	}
+	player := r.PathValue("player")
+	if err := podium.ValidPlayerID(player); err != nil {
+		return err
+	}
+	page, err := s.eng.Entry(r.Context(), q, player)
+	if err != nil {
+		return err
+	}
+	e := &page.Entries[0]
+	// The entry's fields sit at the top level and again under "entry", so
+	// that a client can read either shape.
+	b := appendPageHead(make([]byte, 0, 512), &page)
+	b = append(b, ',')
+	b = appendEntryFields(b, e)
+	b = append(b, `,"entry":`...)
+	b = appendEntry(b, e)
+	b = append(b, '}')
+	writeJSON(w, http.StatusOK, b)
+	return nil
+}
+
+func (s *Server) around(w http.ResponseWriter, r *http.Request) error {
+	q, err := s.readQuery(r)
+	if err != nil {
+		return err
+	}
+	player := r.PathValue("player")
+	if err := podium.ValidPlayerID(player); err != nil {
+		return err
+	}
+	radius, err := queryInt(r, "radius", 5, 0, 500)
+	if err != nil {
+		return err
+	}
+	page, err := s.eng.Around(r.Context(), q, player, radius)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, appendPage(make([]byte, 0, 256+len(page.Entries)*160), &page))
+	return nil
+}
+
+func (s *Server) deleteEntry(w http.ResponseWriter, r *http.Request) error {
+	board := r.PathValue("board")
+	if _, err := s.require(r, podium.ScopeAdmin, board); err != nil {
+		return err
+	}
+	player := r.PathValue("player")
+	if err := podium.ValidPlayerID(player); err != nil {
+		return err
+	}
+	if err := s.eng.DeleteEntry(r.Context(), board, r.URL.Query().Get("period"), player); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}

@@ -1,0 +1,76 @@
+package http
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/podiumhq/podium"
+)
+
+type playerBody struct {
+	ID     string          `json:"id"`
+	Name   string          `json:"name"`
+	Hidden bool            `json:"hidden"`
+	Meta   json.RawMessage `json:"meta"`
+}
+
+func appendPlayer(b []byte, p *podium.Player) []byte {
+	b = append(b, `{"id":`...)
+	b = appendString(b, p.ID)
+	b = append(b, `,"name":`...)
+	b = appendString(b, p.Name)
+	b = append(b, `,"hidden":`...)
+	b = strconv.AppendBool(b, p.Hidden)
+	b = append(b, `,"meta":`...)
+	b = appendMeta(b, p.Meta)
+	if !p.UpdatedAt.IsZero() {
+		b = append(b, `,"updated_at":`...)
+		b = appendTime(b, p.UpdatedAt)
+	}
+	return append(b, '}')
+}
+
+func (s *Server) putPlayer(w http.ResponseWriter, r *http.Request) error {
+	if _, err := s.requireGlobalAdmin(r); err != nil {
+		return err
+	}
+	id := r.PathValue("player")
+	if err := podium.ValidPlayerID(id); err != nil {
+		return err
+	}
+	buf, err := readBody(r, s.maxBody)
+	if err != nil {
+		return err
+	}
+	defer putBody(buf)
+	var body playerBody
+	if err := decodeStrict(buf.Bytes(), &body); err != nil {
+		return err
+	}
+	if body.ID != "" && body.ID != id {
+		return podium.Errorf(podium.ECodeInvalid, "id %q in the body differs from the player %q in the path", body.ID, id)
+	}
+	p := &podium.Player{ID: id, Name: body.Name, Hidden: body.Hidden, Meta: body.Meta}
+	if err := p.Normalize(); err != nil {
+		return err
+	}
+	out, err := s.eng.PutPlayer(r.Context(), p)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, appendPlayer(nil, &out))
+	return nil
+}
+
+func (s *Server) getPlayer(w http.ResponseWriter, r *http.Request) error {
+	if _, err := s.require(r, podium.ScopeRead, ""); err != nil {
+		return err
+	}
+	p, err := s.eng.Player(r.PathValue("player"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, appendPlayer(nil, &p))
+	return nil
+}

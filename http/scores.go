@@ -1,0 +1,292 @@
+package http
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/engine"
+)
+
+// scoreBody is one submission as sent by clients.
+type scoreBody struct {
+	Board  string          `json:"board"`
+	Player string          `json:"player"`
+	Keys   []int64         `json:"keys"`
+	Score  *int64          `json:"score"`
+	Meta   json.RawMessage `json:"meta"`
+}
+
+type batchBody struct {
+	Scores []scoreBody `json:"scores"`
+}
+
+type rawBatchBody struct {
+	Scores []json.RawMessage `json:"scores"`
+}
+
+// toScore validates a submission's shape; the board's key count is checked
+// by the engine, which knows the board.
+func (sb *scoreBody) toScore(board string) (engine.Score, error) {
+	if err := podium.ValidPlayerID(sb.Player); err != nil {
+		return engine.Score{}, err
+	}
+	keys := sb.Keys
+	switch {
+	case sb.Score != nil && keys != nil:
+		return engine.Score{}, podium.Errorf(podium.ECodeInvalid, "send either keys or score, not both")
+	case sb.Score != nil:
+		keys = []int64{*sb.Score}
+	case len(keys) == 0:
+		return engine.Score{}, podium.Errorf(podium.ECodeInvalid, "keys (1 to %d integers) or score is required", podium.MaxKeys)
+	case len(keys) > podium.MaxKeys:
+		return engine.Score{}, podium.Errorf(podium.ECodeInvalid, "keys holds %d values; boards have at most %d keys", len(keys), podium.MaxKeys)
+	}
+	var meta json.RawMessage
+	if len(sb.Meta) > 0 && string(sb.Meta) != "null" {
+		m, err := podium.NormalizeMeta(sb.Meta)
+		if err != nil {
+			return engine.Score{}, err
+		}
+		if string(m) != "{}" {
+			meta = m
+		}
+	}
+	return engine.Score{Board: board, Player: sb.Player, Keys: keys, Meta: meta}, nil
+}
+
+// idempotent handles the Idempotency-Key header: it returns a claim to pass
+// to the engine, or answers the request itself from an earlier answer
+// (done=true).
+func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, k *podium.APIKey, body []byte, replay func(w http.ResponseWriter) error) (claim *engine.Claim, done bool, err error) {
+	key := r.Header.Get("Idempotency-Key")
+	if key == "" {
+		return nil, false, nil
+	}
+	if len(key) > 255 {
+		return nil, false, podium.Errorf(podium.ECodeInvalid, "Idempotency-Key is longer than 255 bytes")
+	}
+	h := sha256.Sum256(body)
+	claim, prior, err := s.eng.ClaimIdempotency(r.Context(), k.ID+" "+r.URL.Path, key, h[:])
+	if err != nil {
+		return nil, false, err
+	}
+	if prior == nil {
+		return claim, false, nil
+	}
+	w.Header().Set("Idempotent-Replayed", "true")
+	if prior.Status == 0 {
+		// Committed, but the answer was lost in a crash: answer from the
+		// current state without applying again.
+		return nil, true, replay(w)
+	}
+	writeJSON(w, prior.Status, append([]byte(nil), prior.Body[:len(prior.Body)-1]...))
+	return nil, true, nil
+}
+
+func (s *Server) submit(w http.ResponseWriter, r *http.Request) error {
+	board := r.PathValue("board")
+	k, err := s.require(r, podium.ScopeSubmit, board)
+	if err != nil {
+		return err
+	}
+	buf, err := readBody(r, s.maxBody)
+	if err != nil {
+		return err
+	}
+	defer putBody(buf)
+	var sb scoreBody
+	if err := decodeStrict(buf.Bytes(), &sb); err != nil {
+		return err
+	}
+	if sb.Board != "" && sb.Board != board {
+		return podium.Errorf(podium.ECodeInvalid, "board %q in the body differs from the board %q in the path", sb.Board, board)
+	}
+	if _, err := s.eng.Board(board); err != nil {
+		return err
+	}
+	sc, err := sb.toScore(board)
+	if err != nil {
+		return err
+	}
+	claim, done, err := s.idempotent(w, r, k, buf.Bytes(), func(w http.ResponseWriter) error {
+		return s.replayResults(w, r.Context(), []engine.Score{sc}, true)
+	})
+	if err != nil || done {
+		return err
+	}
+	res, err := s.eng.Submit(r.Context(), []engine.Score{sc}, true, claim)
+	if err != nil {
+		return err
+	}
+	out := appendResult(make([]byte, 0, 384), &res[0])
+	if claim != nil {
+		claim.Finish(http.StatusOK, append(append([]byte(nil), out...), '\n'))
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (s *Server) submitBatch(w http.ResponseWriter, r *http.Request) error {
+	k, err := s.require(r, podium.ScopeSubmit, "")
+	if err != nil {
+		return err
+	}
+	buf, err := readBody(r, s.maxBody)
+	if err != nil {
+		return err
+	}
+	defer putBody(buf)
+	items, itemErrs, err := decodeBatch(buf.Bytes())
+	if err != nil {
+		return err
+	}
+	scores := make([]engine.Score, 0, len(items))
+	pos := make([]int, 0, len(items)) // index in items of each score sent
+	errs := make([]error, len(items))
+	for i := range items {
+		if itemErrs != nil && itemErrs[i] != nil {
+			errs[i] = itemErrs[i]
+			continue
+		}
+		it := &items[i]
+		if !podium.ValidBoardID(it.Board) {
+			errs[i] = podium.Errorf(podium.ECodeInvalid, "board must match [a-z0-9][a-z0-9_.:-]{0,127}")
+			continue
+		}
+		if !k.Allows(podium.ScopeSubmit, it.Board) {
+			errs[i] = podium.Errorf(podium.ECodeForbidden, "this key may not submit to board %q", it.Board)
+			continue
+		}
+		sc, err := it.toScore(it.Board)
+		if err != nil {
+			errs[i] = err
+			continue
+		}
+		scores = append(scores, sc)
+		pos = append(pos, i)
+	}
+	render := func(res []engine.Result) []byte {
+		out := make([]byte, 0, 64+len(items)*256)
+		out = append(out, `{"results":[`...)
+		j := 0
+		for i := range items {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			if errs[i] != nil {
+				out = appendItemError(out, errs[i])
+				continue
+			}
+			if res[j].Err != nil {
+				out = appendItemError(out, res[j].Err)
+			} else {
+				out = appendResult(out, &res[j])
+			}
+			j++
+		}
+		return append(out, "]}"...)
+	}
+	claim, done, err := s.idempotent(w, r, k, buf.Bytes(), func(w http.ResponseWriter) error {
+		res := s.currentResults(r.Context(), scores)
+		writeJSON(w, http.StatusOK, render(res))
+		return nil
+	})
+	if err != nil || done {
+		return err
+	}
+	var res []engine.Result
+	if len(scores) > 0 {
+		if res, err = s.eng.Submit(r.Context(), scores, false, claim); err != nil {
+			return err
+		}
+	} else if claim != nil {
+		claim.Abort()
+		claim = nil
+	}
+	out := render(res)
+	if claim != nil {
+		claim.Finish(http.StatusOK, append(append([]byte(nil), out...), '\n'))
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// decodeBatch decodes {"scores": [...]}. When one item has the wrong shape
+// it decodes item by item so that only that item fails.
+func decodeBatch(data []byte) ([]scoreBody, []error, error) {
+	var bb batchBody
+	err := decodeStrict(data, &bb)
+	if err == nil {
+		if bb.Scores == nil {
+			return nil, nil, podium.Errorf(podium.ECodeInvalid, "scores (an array of submissions) is required")
+		}
+		if len(bb.Scores) > podium.MaxBatchItems {
+			return nil, nil, podium.Errorf(podium.ECodeTooLarge, "a batch holds at most %d scores; got %d", podium.MaxBatchItems, len(bb.Scores))
+		}
+		return bb.Scores, nil, nil
+	}
+	if podium.ErrorCode(err) == podium.ECodeInvalidJSON {
+		return nil, nil, err
+	}
+	var raw rawBatchBody
+	if err := decodeStrict(data, &raw); err != nil {
+		return nil, nil, err
+	}
+	if raw.Scores == nil {
+		return nil, nil, podium.Errorf(podium.ECodeInvalid, "scores (an array of submissions) is required")
+	}
+	if len(raw.Scores) > podium.MaxBatchItems {
+		return nil, nil, podium.Errorf(podium.ECodeTooLarge, "a batch holds at most %d scores; got %d", podium.MaxBatchItems, len(raw.Scores))
+	}
+	items := make([]scoreBody, len(raw.Scores))
+	errs := make([]error, len(raw.Scores))
+	for i, m := range raw.Scores {
+		errs[i] = decodeStrict(m, &items[i])
+	}
+	return items, errs, nil
+}
+
+func appendItemError(b []byte, err error) []byte {
+	b = append(b, `{"error":{"code":`...)
+	b = appendString(b, podium.ErrorCode(err))
+	b = append(b, `,"message":`...)
+	b = appendString(b, podium.ErrorMessage(err))
+	return append(b, "}}"...)
+}
+
+// replayResults answers a single submit whose writes were committed but
+// whose answer was lost, from the current state.
+func (s *Server) replayResults(w http.ResponseWriter, ctx context.Context, scores []engine.Score, single bool) error {
+	res := s.currentResults(ctx, scores)
+	if single && res[0].Err != nil {
+		return res[0].Err
+	}
+	writeJSON(w, http.StatusOK, appendResult(nil, &res[0]))
+	return nil
+}
+
+// currentResults describes the current entries of the players in scores.
+func (s *Server) currentResults(ctx context.Context, scores []engine.Score) []engine.Result {
+	res := make([]engine.Result, len(scores))
+	for i, sc := range scores {
+		page, err := s.eng.Entry(ctx, engine.Query{Board: sc.Board, IncludeHidden: true}, sc.Player)
+		if err != nil {
+			res[i].Err = err
+			continue
+		}
+		var ev engine.EntryView
+		for _, e := range page.Entries {
+			if e.Player == sc.Player {
+				ev = e
+			}
+		}
+		res[i] = engine.Result{Board: sc.Board, Period: page.Period, Player: sc.Player, Improved: true, Seq: ev.Seq, Entry: ev}
+	}
+	return res
+}
+
+var _ = errors.New

@@ -1,0 +1,261 @@
+// Package http serves podium's JSON API (../shared/API.md in the design
+// repo; docs/API.md here), the health and metrics endpoints, and the live
+// pages, on the standard library's net/http.
+package http
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/stream"
+)
+
+// Config configures a Server. Zero values mean the defaults.
+type Config struct {
+	Engine *engine.Engine // required
+	Store  podium.Store   // for readiness pings; required
+	Logger *slog.Logger
+	// MaxBody is the largest accepted request body (default 1 MiB).
+	MaxBody int64
+	// Registry serves /metrics and receives the HTTP metrics (default: a
+	// new registry).
+	Registry *prometheus.Registry
+	// Hub serves the live endpoints (default: a hub over Engine with
+	// default settings; the caller must then make it the engine's
+	// listener, see Server.Hub).
+	Hub    *stream.Hub
+	Stream StreamConfig
+}
+
+// Server is the HTTP face of an engine.
+type Server struct {
+	eng     *engine.Engine
+	store   podium.Store
+	log     *slog.Logger
+	maxBody int64
+	mux     *http.ServeMux
+	reg     *prometheus.Registry
+	hub     *stream.Hub
+
+	streamCfg StreamConfig
+
+	requests *prometheus.CounterVec
+	latency  *prometheus.HistogramVec
+}
+
+// New returns a server; Handler gives its http.Handler.
+func New(cfg Config) *Server {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = 1 << 20
+	}
+	if cfg.Registry == nil {
+		cfg.Registry = prometheus.NewRegistry()
+	}
+	if cfg.Hub == nil {
+		cfg.Hub = stream.New(StreamSource(cfg.Engine), stream.Config{Logger: cfg.Logger})
+	}
+	cfg.Stream.defaults()
+	s := &Server{eng: cfg.Engine, store: cfg.Store, log: cfg.Logger, maxBody: cfg.MaxBody, mux: http.NewServeMux(),
+		reg: cfg.Registry, hub: cfg.Hub, streamCfg: cfg.Stream}
+	s.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "podium_http_requests_total", Help: "HTTP requests by route and status.",
+	}, []string{"route", "code"})
+	s.latency = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: "podium_http_request_seconds", Help: "HTTP request latency by route.",
+		Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, 1},
+	}, []string{"route"})
+	s.reg.MustRegister(s.requests, s.latency)
+	s.routes()
+	return s
+}
+
+func (s *Server) routes() {
+	s.mux.HandleFunc("GET /healthz", s.healthz)
+	s.mux.HandleFunc("GET /readyz", s.readyz)
+	s.mux.Handle("GET /metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{}))
+
+	s.mux.HandleFunc("GET /v1/boards", s.api(s.listBoards))
+	s.mux.HandleFunc("GET /v1/boards/{board}", s.api(s.getBoard))
+	s.mux.HandleFunc("PUT /v1/boards/{board}", s.api(s.putBoard))
+	s.mux.HandleFunc("DELETE /v1/boards/{board}", s.api(s.deleteBoard))
+	s.mux.HandleFunc("POST /v1/boards/{board}/scores", s.api(s.submit))
+	s.mux.HandleFunc("POST /v1/scores", s.api(s.submitBatch))
+	s.mux.HandleFunc("GET /v1/boards/{board}/entries", s.api(s.entries))
+	s.mux.HandleFunc("GET /v1/boards/{board}/entries/{player}", s.api(s.entry))
+	s.mux.HandleFunc("DELETE /v1/boards/{board}/entries/{player}", s.api(s.deleteEntry))
+	s.mux.HandleFunc("GET /v1/boards/{board}/entries/{player}/around", s.api(s.around))
+	s.mux.HandleFunc("GET /v1/boards/{board}/periods", s.api(s.periods))
+	s.mux.HandleFunc("GET /v1/players/{player}", s.api(s.getPlayer))
+	s.mux.HandleFunc("PUT /v1/players/{player}", s.api(s.putPlayer))
+	s.mux.HandleFunc("POST /v1/keys", s.api(s.createKey))
+	s.mux.HandleFunc("GET /v1/keys", s.api(s.listKeys))
+	s.mux.HandleFunc("DELETE /v1/keys/{id}", s.api(s.deleteKey))
+	s.mux.HandleFunc("POST /v1/admin/check", s.api(s.check))
+	s.mux.HandleFunc("POST /v1/admin/reload", s.api(s.reload))
+	s.mux.HandleFunc("GET /v1/boards/{board}/stream", s.api(s.sse))
+	s.mux.HandleFunc("GET /v1/stream", s.api(s.ws))
+	s.webRoutes()
+}
+
+// Hub returns the stream hub the live endpoints use.
+func (s *Server) Hub() *stream.Hub { return s.hub }
+
+// Handler returns the server's handler: routing, metrics and JSON errors
+// for unknown routes and methods.
+func (s *Server) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t0 := time.Now()
+		if cors(w, r) {
+			return
+		}
+		h, pattern := s.mux.Handler(r)
+		sw := &statusWriter{ResponseWriter: w, status: 200}
+		if pattern == "" {
+			s.notRouted(sw, r, h)
+			pattern = "unmatched"
+		} else {
+			// mux.Handler only finds the route; ServeHTTP also fills in
+			// the path values ({board}, {player}) that handlers read.
+			s.mux.ServeHTTP(sw, r)
+		}
+		s.requests.WithLabelValues(pattern, strconv.Itoa(sw.status)).Inc()
+		s.latency.WithLabelValues(pattern).Observe(time.Since(t0).Seconds())
+	})
+}
+
+// notRouted turns the mux's plain-text 404 and 405 into JSON errors.
+func (s *Server) notRouted(w http.ResponseWriter, r *http.Request, h http.Handler) {
+	probe := &probeWriter{header: http.Header{}}
+	h.ServeHTTP(probe, r)
+	if probe.status == http.StatusMethodNotAllowed {
+		if allow := probe.header.Get("Allow"); allow != "" {
+			w.Header().Set("Allow", allow)
+		}
+		s.writeError(w, r, podium.Errorf("method_not_allowed", "%s is not allowed on %s", r.Method, r.URL.Path))
+		return
+	}
+	s.writeError(w, r, podium.Errorf(podium.ECodeNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path))
+}
+
+type probeWriter struct {
+	header http.Header
+	status int
+}
+
+func (p *probeWriter) Header() http.Header         { return p.header }
+func (p *probeWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (p *probeWriter) WriteHeader(code int)        { p.status = code }
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// Flush lets streaming handlers flush through the wrapper.
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap gives http.ResponseController the underlying writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// apiFunc is an API handler: it returns an error instead of writing one.
+type apiFunc func(w http.ResponseWriter, r *http.Request) error
+
+// api adapts an apiFunc: refuses requests until the engine is ready and
+// writes returned errors in the envelope.
+func (s *Server) api(f apiFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if !s.eng.Ready() {
+			w.Header().Set("Retry-After", "1")
+			s.writeError(w, r, podium.Errorf(podium.ECodeUnavailable, "podium is loading its indexes or shutting down; retry shortly"))
+			return
+		}
+		if err := f(w, r); err != nil {
+			s.writeError(w, r, err)
+		}
+	}
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, []byte(`{"status":"ok"}`))
+}
+
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	if !s.eng.Ready() {
+		w.Header().Set("Retry-After", "1")
+		writeJSON(w, http.StatusServiceUnavailable, appendErrorBody(nil, podium.ECodeUnavailable, "indexes are not loaded yet"))
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := s.store.Ping(ctx); err != nil {
+		s.log.Warn("readiness: storage ping failed", "err", err)
+		w.Header().Set("Retry-After", "1")
+		writeJSON(w, http.StatusServiceUnavailable, appendErrorBody(nil, podium.ECodeUnavailable, "storage is not reachable"))
+		return
+	}
+	writeJSON(w, http.StatusOK, []byte(`{"status":"ready"}`))
+}
+
+// queryInt parses an integer query parameter within [min, max].
+func queryInt(r *http.Request, name string, def, min, max int) (int, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < min || n > max {
+		return 0, podium.Errorf(podium.ECodeInvalid, "%s must be an integer from %d to %d", name, min, max)
+	}
+	return n, nil
+}
+
+// queryBool parses a boolean query parameter.
+func queryBool(r *http.Request, name string) (bool, error) {
+	switch strings.ToLower(r.URL.Query().Get(name)) {
+	case "", "0", "false", "no":
+		return false, nil
+	case "1", "true", "yes":
+		return true, nil
+	}
+	return false, podium.Errorf(podium.ECodeInvalid, "%s must be true or false", name)
+}
+
+// cors lets pages on other sites read boards (public ones need no key) and
+// embed the live client. It answers preflight requests itself.
+func cors(w http.ResponseWriter, r *http.Request) bool {
+	if r.Header.Get("Origin") == "" {
+		return false
+	}
+	h := w.Header()
+	h.Set("Access-Control-Allow-Origin", "*")
+	h.Set("Access-Control-Expose-Headers", "Retry-After, Idempotent-Replayed")
+	if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+		h.Set("Access-Control-Allow-Methods", "GET, POST, PUT, DELETE")
+		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Idempotency-Key, Last-Event-ID")
+		h.Set("Access-Control-Max-Age", "600")
+		w.WriteHeader(http.StatusNoContent)
+		return true
+	}
+	return false
+}

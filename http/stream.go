@@ -1,0 +1,284 @@
+package http
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/stream"
+)
+
+// StreamConfig tunes the live endpoints. Zero values mean the defaults.
+type StreamConfig struct {
+	Heartbeat    time.Duration // SSE comment / WebSocket ping interval (15s)
+	Retry        time.Duration // the retry: hint sent to EventSource clients (2s)
+	StallTimeout time.Duration // a write that makes no progress this long drops the client (20s)
+}
+
+func (c *StreamConfig) defaults() {
+	if c.Heartbeat <= 0 {
+		c.Heartbeat = 15 * time.Second
+	}
+	if c.Retry <= 0 {
+		c.Retry = 2 * time.Second
+	}
+	if c.StallTimeout <= 0 {
+		c.StallTimeout = 20 * time.Second
+	}
+}
+
+// StreamSource adapts an engine to the stream hub's Source.
+func StreamSource(e *engine.Engine) stream.Source { return source{e} }
+
+type source struct{ e *engine.Engine }
+
+func (s source) View(ctx context.Context, board string, limit int) (stream.View, error) {
+	bi, err := s.e.Board(board)
+	if err != nil {
+		return stream.View{}, err
+	}
+	page, err := s.e.Top(ctx, engine.Query{Board: board}, 0, limit)
+	if err != nil {
+		return stream.View{}, err
+	}
+	v := stream.View{Board: bi.ID, Title: bi.Title, Keys: bi.Keys, Period: page.Period, NextReset: bi.NextReset,
+		Seq: page.Seq, Total: page.Total, Entries: make([]stream.Entry, len(page.Entries))}
+	if bi.Period != page.Period { // the period turned between the two reads
+		v.NextReset = nil
+	}
+	for i, en := range page.Entries {
+		v.Entries[i] = stream.Entry{Rank: en.Rank, Player: en.Player, Name: en.Name, Keys: en.Keys, At: en.At,
+			AtText: en.At.UTC().Format("2006-01-02T15:04:05.000Z07:00"), Meta: en.Meta}
+	}
+	return v, nil
+}
+
+// clientIP is the address a stream is counted against.
+func clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+func (s *Server) connect(r *http.Request, w http.ResponseWriter) (*stream.Conn, error) {
+	conn, err := s.hub.Connect(clientIP(r))
+	if err != nil && podium.ErrorCode(err) == podium.ECodeRateLimited {
+		w.Header().Set("Retry-After", "5")
+	}
+	return conn, err
+}
+
+// sse serves GET /v1/boards/{board}/stream: Server-Sent Events of the top
+// limit entries.
+func (s *Server) sse(w http.ResponseWriter, r *http.Request) error {
+	bi, err := s.eng.Board(r.PathValue("board"))
+	if err != nil {
+		return err
+	}
+	if _, err := s.canRead(r, bi.ID, bi.Public); err != nil {
+		return err
+	}
+	limit, err := queryInt(r, "limit", 50, 1, s.hub.Config().MaxLimit)
+	if err != nil {
+		return err
+	}
+	lastID := r.Header.Get("Last-Event-ID")
+	if lastID == "" {
+		lastID = r.URL.Query().Get("last_event_id")
+	}
+	conn, err := s.connect(r, w)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.Subscribe(r.Context(), bi.ID, limit, lastID); err != nil {
+		return err
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no") // tell nginx not to buffer the stream
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	write := func(b []byte) bool {
+		rc.SetWriteDeadline(time.Now().Add(s.streamCfg.StallTimeout))
+		if _, err := w.Write(b); err != nil {
+			return false
+		}
+		return rc.Flush() == nil
+	}
+	if !write([]byte("retry: " + strconv.Itoa(int(s.streamCfg.Retry/time.Millisecond)) + "\n\n")) {
+		return nil
+	}
+	done := r.Context().Done()
+	for {
+		_, ev, ok := conn.Next(s.streamCfg.Heartbeat, done)
+		switch {
+		case !ok:
+			// Server shutdown: ask the browser to come back soon.
+			write([]byte("retry: 1000\n: server restarting\n\n"))
+			return nil
+		case ev == nil:
+			select {
+			case <-done:
+				return nil
+			default:
+			}
+			if !write([]byte(": ping\n\n")) {
+				return nil
+			}
+		default:
+			if !write(ev.SSE) || ev.Type == "error" {
+				return nil
+			}
+		}
+	}
+}
+
+// wsMessage is what WebSocket clients send.
+type wsMessage struct {
+	Op          string `json:"op"`
+	Board       string `json:"board"`
+	Limit       int    `json:"limit"`
+	LastEventID string `json:"last_event_id"`
+	Key         string `json:"key"`
+	ID          string `json:"id"`
+}
+
+// ws serves GET /v1/stream: the same events for several boards over one
+// WebSocket.
+func (s *Server) ws(w http.ResponseWriter, r *http.Request) error {
+	key, err := s.principal(r)
+	if err != nil {
+		return err
+	}
+	if key == nil && r.URL.Query().Get("key") != "" {
+		if k, ok := s.eng.Authenticate(r.URL.Query().Get("key")); ok {
+			key = k
+		} else {
+			return podium.Errorf(podium.ECodeUnauthenticated, "the API key is not valid (unknown or revoked)")
+		}
+	}
+	conn, err := s.connect(r, w)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
+	if err != nil {
+		return nil // Accept has answered the client
+	}
+	c.SetReadLimit(4096)
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	send := func(v any) error {
+		b, _ := json.Marshal(v)
+		wctx, wcancel := context.WithTimeout(ctx, s.streamCfg.StallTimeout)
+		defer wcancel()
+		return c.Write(wctx, websocket.MessageText, b)
+	}
+	wsErr := func(board, id string, err error) error {
+		return send(map[string]string{"type": "error", "board": board, "id": id, "code": podium.ErrorCode(err), "message": podium.ErrorMessage(err)})
+	}
+	go func() {
+		defer cancel()
+		for {
+			_, data, err := c.Read(ctx)
+			if err != nil {
+				return
+			}
+			var m wsMessage
+			if err := decodeStrict(data, &m); err != nil {
+				if wsErr("", "", err) != nil {
+					return
+				}
+				continue
+			}
+			if err := s.wsOp(ctx, conn, key, &m, send); err != nil {
+				if wsErr(m.Board, m.ID, err) != nil {
+					return
+				}
+			}
+		}
+	}()
+	ping := time.NewTicker(s.streamCfg.Heartbeat)
+	defer ping.Stop()
+	for {
+		sub, ev, ok := conn.Next(s.streamCfg.Heartbeat, ctx.Done())
+		if !ok {
+			c.Close(websocket.StatusServiceRestart, "server restarting; reconnect")
+			return nil
+		}
+		if ev == nil {
+			select {
+			case <-ctx.Done():
+				c.Close(websocket.StatusNormalClosure, "")
+				return nil
+			case <-ping.C:
+				pctx, pcancel := context.WithTimeout(ctx, s.streamCfg.StallTimeout)
+				err := c.Ping(pctx)
+				pcancel()
+				if err != nil {
+					return nil
+				}
+			default:
+			}
+			continue
+		}
+		wctx, wcancel := context.WithTimeout(ctx, s.streamCfg.StallTimeout)
+		err := c.Write(wctx, websocket.MessageText, ev.JSON)
+		wcancel()
+		if err != nil {
+			return nil
+		}
+		if ev.Type == "error" {
+			conn.UnsubscribeBoard(sub.Board())
+		}
+	}
+}
+
+func (s *Server) wsOp(ctx context.Context, conn *stream.Conn, key *podium.APIKey, m *wsMessage, send func(any) error) error {
+	switch m.Op {
+	case "ping":
+		return send(map[string]string{"type": "pong", "id": m.ID})
+	case "subscribe":
+		bi, err := s.eng.Board(m.Board)
+		if err != nil {
+			return err
+		}
+		if !bi.Public {
+			if key == nil {
+				return podium.Errorf(podium.ECodeUnauthenticated, "board %q is private: connect with Authorization: Bearer <key> or ?key=", m.Board)
+			}
+			if !key.Allows(podium.ScopeRead, bi.ID) {
+				return podium.Errorf(podium.ECodeForbidden, "this key may not read board %q", m.Board)
+			}
+		}
+		if m.Limit == 0 {
+			m.Limit = 50
+		}
+		if _, err := conn.Subscribe(ctx, bi.ID, m.Limit, m.LastEventID); err != nil {
+			return err
+		}
+		return send(map[string]any{"type": "subscribed", "board": bi.ID, "limit": m.Limit, "id": m.ID})
+	case "unsubscribe":
+		n := conn.UnsubscribeBoard(m.Board)
+		if n == 0 {
+			return podium.Errorf(podium.ECodeNotFound, "not subscribed to board %q", m.Board)
+		}
+		return send(map[string]any{"type": "unsubscribed", "board": m.Board, "id": m.ID})
+	}
+	return podium.Errorf(podium.ECodeInvalid, "op must be subscribe, unsubscribe or ping")
+}
+
+var _ = errors.New

@@ -1,0 +1,63 @@
+package http
+
+import (
+	"embed"
+	"io/fs"
+	"net/http"
+	"strings"
+
+	"github.com/podiumhq/podium"
+)
+
+// assets holds the live pages and the JavaScript client, served from the
+// binary: no build step, no CDN, works offline.
+//
+//go:embed assets
+var assets embed.FS
+
+func (s *Server) webRoutes() {
+	sub, err := fs.Sub(assets, "assets")
+	if err != nil {
+		panic(err)
+	}
+	static := http.FileServerFS(sub)
+	s.mux.HandleFunc("GET /{$}", s.page("index.html"))
+	s.mux.HandleFunc("GET /boards/{board}", s.page("board.html"))
+	s.mux.HandleFunc("GET /v1/client.js", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=300")
+		r2 := r.Clone(r.Context())
+		r2.URL.Path = "/podium.js"
+		static.ServeHTTP(w, r2)
+	})
+	s.mux.Handle("GET /assets/", http.StripPrefix("/assets", cacheFor(static, "public, max-age=300")))
+}
+
+func cacheFor(h http.Handler, v string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", v)
+		h.ServeHTTP(w, r)
+	})
+}
+
+// page serves an HTML page; the page itself reads the API from the browser.
+func (s *Server) page(name string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if b := r.PathValue("board"); b != "" && !podium.ValidBoardID(b) {
+			s.writeError(w, r, podium.Errorf(podium.ECodeNotFound, "no such board page"))
+			return
+		}
+		body, err := assets.ReadFile("assets/" + name)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		h := w.Header()
+		h.Set("Content-Type", "text/html; charset=utf-8")
+		h.Set("Cache-Control", "no-cache")
+		h.Set("Content-Security-Policy", "default-src 'self'; style-src 'self'; script-src 'self'; connect-src 'self'; img-src 'self' data:")
+		if strings.HasSuffix(name, ".html") {
+			h.Set("X-Content-Type-Options", "nosniff")
+		}
+		w.Write(body)
+	}
+}
