@@ -222,21 +222,45 @@ func (e *Engine) readPeriod(ctx context.Context, bs *boardState, period string) 
 	var buf []rank.Entry
 	if n, ok := bs.known[period]; ok {
 		buf = make([]rank.Entry, 0, n)
+		e.players.reserve(n)
 	}
 	meta := map[uint32]json.RawMessage{}
+	// Rows are interned in batches: one lock per batch, not per row.
+	const batch = 1024
+	names := make([]string, 0, batch)
+	metas := make([]json.RawMessage, 0, batch)
+	ids := make([]uint32, batch)
+	hidden := make([]bool, batch)
+	flush := func() {
+		e.players.internAll(names, ids, hidden)
+		start := len(buf) - len(names)
+		for i := range names {
+			buf[start+i].Player, buf[start+i].Hidden = ids[i], hidden[i]
+			if metas[i] != nil {
+				meta[ids[i]] = metas[i]
+			}
+		}
+		names, metas = names[:0], metas[:0]
+	}
 	err := e.store.LoadEntries(ctx, def.ID, period, func(en *podium.Entry) error {
-		pid := e.players.intern(en.Player)
-		re := rank.Entry{Player: pid, At: en.At.UnixMilli(), Seq: en.Seq, Hidden: e.players.hidden(pid)}
+		re := rank.Entry{At: en.At.UnixMilli(), Seq: en.Seq}
 		copy(re.Keys[:], en.Keys)
 		buf = append(buf, re)
+		names = append(names, en.Player)
+		var m json.RawMessage
 		if hasMeta(en.Meta) {
-			meta[pid] = append(json.RawMessage(nil), en.Meta...)
+			m = append(json.RawMessage(nil), en.Meta...)
+		}
+		metas = append(metas, m)
+		if len(names) == batch {
+			flush()
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("board %s period %s: load entries: %w", def.ID, period, err)
 	}
+	flush()
 	ps := newPeriodState(bs.desc)
 	ps.idx.Load(buf)
 	ps.meta = meta

@@ -35,6 +35,26 @@ func (p *players) intern(player string) uint32 {
 	return id
 }
 
+// internAll interns a batch of players under one lock, writing their ids
+// and hidden flags (the startup path reads a million rows).
+func (p *players) internAll(names []string, ids []uint32, hidden []bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i, n := range names {
+		id := p.ids.Intern(n)
+		ids[i] = id
+		r := p.reg[id]
+		hidden[i] = r != nil && r.Hidden
+	}
+}
+
+// reserve makes room for n more players.
+func (p *players) reserve(n int) {
+	p.mu.Lock()
+	p.ids.Reserve(n)
+	p.mu.Unlock()
+}
+
 // lookup returns the id of player if it was ever seen.
 func (p *players) lookup(player string) (uint32, bool) {
 	p.mu.RLock()
