@@ -33,7 +33,11 @@ type Store interface {
 
 	// Commit durably stores one group of writes in a single transaction:
 	// all of it or none. It returns only once the data is on disk (as
-	// durable as the store is configured to be).
+	// durable as the store is configured to be). Within a batch the log
+	// rows are stored first, then entry deletes, then entry upserts (a
+	// later upsert of the same entry wins), then watermarks, then
+	// idempotency records (a record keeps its first answer; a record
+	// stored without one, status 0, takes the first that comes).
 	Commit(ctx context.Context, b *Batch) error
 
 	// LoadEntries calls fn for every entry of one board and period, in no
@@ -43,9 +47,15 @@ type Store interface {
 	Periods(ctx context.Context, board string) ([]PeriodCount, error)
 	// LastSeq returns the highest seq logged for a board, 0 if none.
 	LastSeq(ctx context.Context, board string) (uint64, error)
-	// Log calls fn for every logged submission of a board in seq order.
-	// The *Submission is reused between calls.
-	Log(ctx context.Context, board string, fn func(*Submission) error) error
+	// Log calls fn for every logged submission of a board with a seq
+	// greater than after, in seq order. The *Submission is reused between
+	// calls.
+	Log(ctx context.Context, board string, after uint64, fn func(*Submission) error) error
+	// Watermarks returns, per board, the seq up to which the entries table
+	// reflects the log (boards without one are at 0). Entries are written
+	// behind the log: the log is the authority, the entries table a
+	// checkpoint of it that makes start-up fast.
+	Watermarks(ctx context.Context) (map[string]uint64, error)
 
 	// IdempotencyRecords returns the records created at or after since.
 	IdempotencyRecords(ctx context.Context, since time.Time) ([]IdempotencyRecord, error)
@@ -53,8 +63,9 @@ type Store interface {
 	PruneIdempotency(ctx context.Context, before time.Time) (int, error)
 
 	// ReplaceEntries atomically replaces every entry of a board with entries
-	// (used by rebuild, which recomputes entries from the log).
-	ReplaceEntries(ctx context.Context, board string, entries []Entry) error
+	// and sets its watermark (used by rebuild, which recomputes entries from
+	// the log).
+	ReplaceEntries(ctx context.Context, board string, entries []Entry, watermark uint64) error
 
 	// Ping checks that the database answers.
 	Ping(ctx context.Context) error
@@ -62,19 +73,26 @@ type Store interface {
 	Close() error
 }
 
-// Batch is one group commit: the log rows, the entry upserts and deletes
-// they cause, and the idempotency answers to remember, all in one
-// transaction.
+// Batch is one transaction: log rows (a group commit of submissions), or
+// entry upserts and deletes with the watermarks they bring the entries
+// table to (a checkpoint), and idempotency answers to remember.
 type Batch struct {
 	Submissions []Submission
 	Upserts     []Entry
 	Deletes     []EntryRef
+	Watermarks  []Watermark
 	Idempotency []IdempotencyRecord
+}
+
+// Watermark says that the entries table reflects a board's log up to Seq.
+type Watermark struct {
+	Board string
+	Seq   uint64
 }
 
 // Len is the number of rows in the batch.
 func (b *Batch) Len() int {
-	return len(b.Submissions) + len(b.Upserts) + len(b.Deletes) + len(b.Idempotency)
+	return len(b.Submissions) + len(b.Upserts) + len(b.Deletes) + len(b.Watermarks) + len(b.Idempotency)
 }
 
 // Reset empties b, keeping its capacity.
@@ -82,6 +100,7 @@ func (b *Batch) Reset() {
 	b.Submissions = b.Submissions[:0]
 	b.Upserts = b.Upserts[:0]
 	b.Deletes = b.Deletes[:0]
+	b.Watermarks = b.Watermarks[:0]
 	b.Idempotency = b.Idempotency[:0]
 }
 

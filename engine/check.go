@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/rank"
@@ -24,13 +26,28 @@ func (d Diff) String() string {
 }
 
 func describe(keys []int64, at int64, seq uint64) string {
+	keys = keys[:len(keys):len(keys)]
 	return fmt.Sprintf("keys %v at %d seq %d", keys, at, seq)
 }
 
-// CheckIndexes compares every loaded in-memory index with the entries in
-// the store, which is the authority, and returns the differences. It also
-// checks each index's own rank order.
+// CheckIndexes compares every loaded in-memory index with what the store
+// holds, which is the authority: the entries table with the log after the
+// board's watermark replayed on top, exactly as a start-up would load it.
+// It also checks each index's own rank order. It runs on the writer, so no
+// write interleaves.
 func (e *Engine) CheckIndexes(ctx context.Context) ([]Diff, error) {
+	o := &op{kind: opCheck}
+	if err := e.send(ctx, o); err != nil {
+		return nil, err
+	}
+	return o.diffs, nil
+}
+
+func (e *Engine) applyCheck(ctx context.Context) ([]Diff, error) {
+	wms, err := e.store.Watermarks(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var diffs []Diff
 	for _, bi := range e.Boards(false) {
 		bs := e.board(bi.ID)
@@ -39,6 +56,10 @@ func (e *Engine) CheckIndexes(ctx context.Context) ([]Diff, error) {
 		}
 		def := bs.def.Load()
 		n := len(def.Keys)
+		tail, err := e.readTail(ctx, def.ID, wms[def.ID])
+		if err != nil {
+			return nil, err
+		}
 		bs.mu.RLock()
 		periods := make([]string, 0, len(bs.periods))
 		for p := range bs.periods {
@@ -47,18 +68,22 @@ func (e *Engine) CheckIndexes(ctx context.Context) ([]Diff, error) {
 		bs.mu.RUnlock()
 		sort.Strings(periods)
 		for _, period := range periods {
-			want := map[string]podium.Entry{}
-			err := e.store.LoadEntries(ctx, def.ID, period, func(en *podium.Entry) error {
-				c := *en
-				c.Keys = append([]int64(nil), en.Keys...)
-				want[en.Player] = c
-				return nil
-			})
+			stored, err := e.readPeriod(ctx, bs, period)
 			if err != nil {
 				return nil, err
 			}
-			// Hold the board's read lock so the writer cannot apply between
-			// the store read and the index walk of a committed batch.
+			for i := range tail {
+				if sub := &tail[i]; sub.Period == period {
+					if _, err := e.replayInto(def, stored, e.players.intern(sub.Player), sub); err != nil {
+						return nil, err
+					}
+				}
+			}
+			want := map[string]rank.Entry{}
+			stored.idx.Range(1, stored.idx.Len(), true, func(_ int, en rank.Entry) bool {
+				want[e.players.name(en.Player).Player] = en
+				return true
+			})
 			bs.mu.RLock()
 			ps := bs.periods[period]
 			got := map[string]rank.Entry{}
@@ -75,13 +100,11 @@ func (e *Engine) CheckIndexes(ctx context.Context) ([]Diff, error) {
 			})
 			bs.mu.RUnlock()
 			for player, w := range want {
+				wd := describe(w.Keys[:n], w.At, w.Seq)
 				g, ok := got[player]
-				wd := describe(w.Keys, w.At.UnixMilli(), w.Seq)
 				if !ok {
 					diffs = append(diffs, Diff{Board: def.ID, Period: period, Player: player, Want: wd, Got: "missing"})
-					continue
-				}
-				if gd := describe(g.Keys[:n], g.At, g.Seq); gd != wd {
+				} else if gd := describe(g.Keys[:n], g.At, g.Seq); gd != wd {
 					diffs = append(diffs, Diff{Board: def.ID, Period: period, Player: player, Want: wd, Got: gd})
 				}
 			}
@@ -120,54 +143,105 @@ func compareRank(desc []bool, a, b *rank.Entry) int {
 }
 
 // Reload rebuilds every in-memory index from the store, through the writer
-// so that no write interleaves.
+// so that no write interleaves. Pending entries are checkpointed first.
 func (e *Engine) Reload(ctx context.Context) error {
 	return e.send(ctx, &op{kind: opReload})
 }
 
 func (e *Engine) applyReload(ctx context.Context) error {
+	e.checkpoint(0)
+	wms, err := e.store.Watermarks(ctx)
+	if err != nil {
+		return err
+	}
 	for _, bi := range e.Boards(false) {
-		bs := e.board(bi.ID)
-		if bs == nil {
+		old := e.board(bi.ID)
+		if old == nil {
 			continue
 		}
-		fresh, err := e.loadBoard(ctx, bs.def.Load())
+		fresh, err := e.loadBoard(ctx, old.def.Load(), wms[bi.ID])
 		if err != nil {
 			return err
 		}
-		bs.mu.Lock()
-		bs.periods, bs.known, bs.seq = fresh.periods, fresh.known, fresh.seq
-		bs.mu.Unlock()
+		e.mu.Lock()
+		e.boards[bi.ID] = fresh
+		e.mu.Unlock()
+		if e.listener != nil {
+			e.listener.Applied(bi.ID, "", fresh.seq, nil)
+		}
 	}
 	return nil
 }
 
-// Replay recomputes the entries of one board from its submission log, the
-// append-only record of every accepted write.
+// replay applies logged submissions to a set of entries keyed by period
+// and player. With skipSeen, a submission whose seq is not above the
+// entry's is taken as already reflected (the entries table can be ahead of
+// its watermark).
+func replay(b *podium.Board, cur map[podium.EntryRef]*podium.Entry, s *podium.Submission, skipSeen bool) error {
+	ref := podium.EntryRef{Board: b.ID, Period: s.Period, Player: s.Player}
+	old := cur[ref]
+	if skipSeen && old != nil && s.Seq <= old.Seq {
+		return nil
+	}
+	if s.Kind == podium.KindDelete {
+		delete(cur, ref)
+		return nil
+	}
+	sub := *s
+	sub.Keys = append([]int64(nil), s.Keys...)
+	if hasMeta(s.Meta) {
+		sub.Meta = append([]byte(nil), s.Meta...)
+	} else {
+		sub.Meta = nil
+	}
+	next, changed, err := podium.Apply(b, old, &sub)
+	if err != nil {
+		return fmt.Errorf("replay seq %d: %w", s.Seq, err)
+	}
+	if changed {
+		next.Board, next.Period, next.Player = b.ID, s.Period, s.Player
+		cur[ref] = &next
+	}
+	return nil
+}
+
+// Replay recomputes the entries of one board from its whole submission
+// log, the append-only record of every accepted write.
 func Replay(ctx context.Context, store podium.Store, b *podium.Board) ([]podium.Entry, error) {
 	cur := map[podium.EntryRef]*podium.Entry{}
-	err := store.Log(ctx, b.ID, func(s *podium.Submission) error {
-		ref := podium.EntryRef{Board: s.Board, Period: s.Period, Player: s.Player}
-		if s.Kind == podium.KindDelete {
-			delete(cur, ref)
-			return nil
-		}
-		sub := *s
-		sub.Keys = append([]int64(nil), s.Keys...)
-		sub.Meta = append([]byte(nil), s.Meta...)
-		next, changed, err := podium.Apply(b, cur[ref], &sub)
-		if err != nil {
-			return fmt.Errorf("replay seq %d: %w", s.Seq, err)
-		}
-		if changed {
-			n := next
-			cur[ref] = &n
-		}
-		return nil
-	})
+	if err := store.Log(ctx, b.ID, 0, func(s *podium.Submission) error { return replay(b, cur, s, false) }); err != nil {
+		return nil, err
+	}
+	return sortedEntries(cur), nil
+}
+
+// stored returns the entries of a board as a start-up would see them: the
+// entries table with the log after the watermark replayed on top.
+func stored(ctx context.Context, store podium.Store, b *podium.Board, watermark uint64) ([]podium.Entry, error) {
+	cur := map[podium.EntryRef]*podium.Entry{}
+	pcs, err := store.Periods(ctx, b.ID)
 	if err != nil {
 		return nil, err
 	}
+	for _, pc := range pcs {
+		err := store.LoadEntries(ctx, b.ID, pc.ID, func(en *podium.Entry) error {
+			c := *en
+			c.Keys = append([]int64(nil), en.Keys...)
+			c.Meta = nil
+			cur[podium.EntryRef{Board: b.ID, Period: pc.ID, Player: en.Player}] = &c
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := store.Log(ctx, b.ID, watermark, func(s *podium.Submission) error { return replay(b, cur, s, true) }); err != nil {
+		return nil, err
+	}
+	return sortedEntries(cur), nil
+}
+
+func sortedEntries(cur map[podium.EntryRef]*podium.Entry) []podium.Entry {
 	out := make([]podium.Entry, 0, len(cur))
 	for _, en := range cur {
 		if !hasMeta(en.Meta) {
@@ -176,27 +250,20 @@ func Replay(ctx context.Context, store podium.Store, b *podium.Board) ([]podium.
 		out = append(out, *en)
 	}
 	slices.SortFunc(out, func(a, b podium.Entry) int {
-		if a.Period != b.Period {
-			if a.Period < b.Period {
-				return -1
-			}
-			return 1
-		}
-		if a.Player < b.Player {
-			return -1
-		}
-		if a.Player > b.Player {
-			return 1
-		}
-		return 0
+		return cmp.Or(strings.Compare(a.Period, b.Period), strings.Compare(a.Player, b.Player))
 	})
-	return out, nil
+	return out
 }
 
-// CheckStore compares the entries table of every board with a replay of
-// its log and returns the differences.
+// CheckStore compares, for every board, what the store would load (the
+// entries table plus the log after the watermark) with a replay of the
+// whole log, and returns the differences.
 func CheckStore(ctx context.Context, store podium.Store) ([]Diff, error) {
 	boards, err := store.Boards(ctx)
+	if err != nil {
+		return nil, err
+	}
+	wms, err := store.Watermarks(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -207,50 +274,38 @@ func CheckStore(ctx context.Context, store podium.Store) ([]Diff, error) {
 		if err != nil {
 			return nil, fmt.Errorf("board %s: %w", b.ID, err)
 		}
+		got, err := stored(ctx, store, b, wms[b.ID])
+		if err != nil {
+			return nil, fmt.Errorf("board %s: %w", b.ID, err)
+		}
 		wantBy := map[podium.EntryRef]podium.Entry{}
-		periods := map[string]bool{}
 		for _, en := range want {
 			wantBy[podium.EntryRef{Board: b.ID, Period: en.Period, Player: en.Player}] = en
-			periods[en.Period] = true
 		}
-		pcs, err := store.Periods(ctx, b.ID)
-		if err != nil {
-			return nil, err
-		}
-		for _, pc := range pcs {
-			periods[pc.ID] = true
-		}
-		for period := range periods {
-			seen := map[string]bool{}
-			err := store.LoadEntries(ctx, b.ID, period, func(en *podium.Entry) error {
-				seen[en.Player] = true
-				ref := podium.EntryRef{Board: b.ID, Period: period, Player: en.Player}
-				gd := describe(en.Keys, en.At.UnixMilli(), en.Seq)
-				w, ok := wantBy[ref]
-				if !ok {
-					diffs = append(diffs, Diff{Board: b.ID, Period: period, Player: en.Player, Want: "missing", Got: gd})
-					return nil
-				}
-				if wd := describe(w.Keys, w.At.UnixMilli(), w.Seq); wd != gd {
-					diffs = append(diffs, Diff{Board: b.ID, Period: period, Player: en.Player, Want: wd, Got: gd})
-				}
-				return nil
-			})
-			if err != nil {
-				return nil, err
+		for _, g := range got {
+			ref := podium.EntryRef{Board: b.ID, Period: g.Period, Player: g.Player}
+			gd := describe(g.Keys, g.At.UnixMilli(), g.Seq)
+			w, ok := wantBy[ref]
+			delete(wantBy, ref)
+			if !ok {
+				diffs = append(diffs, Diff{Board: b.ID, Period: g.Period, Player: g.Player, Want: "missing", Got: gd})
+			} else if wd := describe(w.Keys, w.At.UnixMilli(), w.Seq); wd != gd {
+				diffs = append(diffs, Diff{Board: b.ID, Period: g.Period, Player: g.Player, Want: wd, Got: gd})
 			}
-			for ref, w := range wantBy {
-				if ref.Period == period && !seen[ref.Player] {
-					diffs = append(diffs, Diff{Board: b.ID, Period: period, Player: ref.Player, Want: describe(w.Keys, w.At.UnixMilli(), w.Seq), Got: "missing"})
-				}
-			}
+		}
+		for ref, w := range wantBy {
+			diffs = append(diffs, Diff{Board: b.ID, Period: ref.Period, Player: ref.Player, Want: describe(w.Keys, w.At.UnixMilli(), w.Seq), Got: "missing"})
 		}
 	}
+	slices.SortFunc(diffs, func(a, b Diff) int {
+		return cmp.Or(strings.Compare(a.Board, b.Board), strings.Compare(a.Period, b.Period), strings.Compare(a.Player, b.Player))
+	})
 	return diffs, nil
 }
 
-// RebuildStore recomputes the entries table of every board from its log.
-// It returns the number of entries written.
+// RebuildStore recomputes the entries table of every board from its whole
+// log and sets the watermarks to the end of the log. It returns the number
+// of entries written. Run it while no server writes to the store.
 func RebuildStore(ctx context.Context, store podium.Store) (int, error) {
 	boards, err := store.Boards(ctx)
 	if err != nil {
@@ -262,7 +317,11 @@ func RebuildStore(ctx context.Context, store podium.Store) (int, error) {
 		if err != nil {
 			return total, fmt.Errorf("board %s: %w", boards[i].ID, err)
 		}
-		if err := store.ReplaceEntries(ctx, boards[i].ID, entries); err != nil {
+		last, err := store.LastSeq(ctx, boards[i].ID)
+		if err != nil {
+			return total, err
+		}
+		if err := store.ReplaceEntries(ctx, boards[i].ID, entries, last); err != nil {
 			return total, fmt.Errorf("board %s: %w", boards[i].ID, err)
 		}
 		total += len(entries)

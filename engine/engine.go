@@ -61,6 +61,7 @@ type Engine struct {
 	metrics  *metrics
 	idem     *idempotency
 	keys     keyring
+	cp       checkpointer // writer goroutine only
 
 	players *players
 
@@ -96,6 +97,7 @@ func New(cfg Config) *Engine {
 		maxBatch: cfg.MaxBatch,
 		listener: cfg.Listener,
 		players:  newPlayers(),
+		cp:       newCheckpointer(),
 		boards:   map[string]*boardState{},
 		ops:      make(chan *op, 4096),
 		stop:     make(chan struct{}),
@@ -143,9 +145,13 @@ func (e *Engine) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("load boards: %w", err)
 	}
+	wms, err := e.store.Watermarks(ctx)
+	if err != nil {
+		return fmt.Errorf("load watermarks: %w", err)
+	}
 	entries := 0
 	for i := range boards {
-		bs, err := e.loadBoard(ctx, &boards[i])
+		bs, err := e.loadBoard(ctx, &boards[i], wms[boards[i].ID])
 		if err != nil {
 			return err
 		}
@@ -181,10 +187,11 @@ func (e *Engine) Close() error {
 	return nil
 }
 
-// loadBoard builds the in-memory state of one board: its seq and the
-// entries of its current and previous periods. Older periods are loaded
-// on first read.
-func (e *Engine) loadBoard(ctx context.Context, b *podium.Board) (*boardState, error) {
+// loadBoard builds the in-memory state of one board: its seq, the entries
+// of its current and previous periods, and the log after the board's
+// watermark replayed on top (loading every period that log touches). Older
+// periods are loaded on first read.
+func (e *Engine) loadBoard(ctx context.Context, b *podium.Board, watermark uint64) (*boardState, error) {
 	bs := newBoardState(b)
 	seq, err := e.store.LastSeq(ctx, b.ID)
 	if err != nil {
@@ -198,13 +205,20 @@ func (e *Engine) loadBoard(ctx context.Context, b *podium.Board) (*boardState, e
 	for _, pc := range pcs {
 		bs.known[pc.ID] = pc.Entries
 	}
+	tail, err := e.readTail(ctx, b.ID, watermark)
+	if err != nil {
+		return nil, err
+	}
 	cur := podium.PeriodAt(b.Reset, e.now())
 	want := []string{cur.ID}
 	if prev, ok := podium.PreviousPeriod(b.Reset, cur); ok {
 		want = append(want, prev.ID)
 	}
+	for i := range tail {
+		want = append(want, tail[i].Period)
+	}
 	for _, id := range want {
-		if _, ok := bs.known[id]; !ok {
+		if _, ok := bs.known[id]; !ok || bs.periods[id] != nil {
 			continue
 		}
 		ps, err := e.readPeriod(ctx, bs, id)
@@ -212,8 +226,81 @@ func (e *Engine) loadBoard(ctx context.Context, b *podium.Board) (*boardState, e
 			return nil, err
 		}
 		bs.periods[id] = ps
+		delete(bs.known, id)
+	}
+	for i := range tail {
+		sub := &tail[i]
+		ps := bs.periods[sub.Period]
+		if ps == nil {
+			ps = newPeriodState(bs.desc)
+			bs.periods[sub.Period] = ps
+		}
+		pid := e.players.intern(sub.Player)
+		changed, err := e.replayInto(b, ps, pid, sub)
+		if err != nil {
+			return nil, fmt.Errorf("board %s: replay seq %d: %w", b.ID, sub.Seq, err)
+		}
+		if changed {
+			e.cp.mark(ovKey{bs, sub.Period, pid}, sub.Seq)
+		}
+	}
+	if len(tail) > 0 {
+		e.cp.seqMoved[bs] = true // the next checkpoint writes what the replay rebuilt
 	}
 	return bs, nil
+}
+
+// readTail reads the log of a board after a seq.
+func (e *Engine) readTail(ctx context.Context, board string, after uint64) ([]podium.Submission, error) {
+	var tail []podium.Submission
+	err := e.store.Log(ctx, board, after, func(s *podium.Submission) error {
+		c := *s
+		c.Keys = append([]int64(nil), s.Keys...)
+		if hasMeta(s.Meta) {
+			c.Meta = append(json.RawMessage(nil), s.Meta...)
+		} else {
+			c.Meta = nil
+		}
+		tail = append(tail, c)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("board %s: read the log after seq %d: %w", board, after, err)
+	}
+	return tail, nil
+}
+
+// replayInto applies one logged submission to a period's index, unless the
+// entry already reflects it (its seq is not below the entry's).
+func (e *Engine) replayInto(b *podium.Board, ps *periodState, pid uint32, s *podium.Submission) (bool, error) {
+	cur, ok := ps.idx.Get(pid)
+	if ok && s.Seq <= cur.Seq {
+		return false, nil
+	}
+	if s.Kind == podium.KindDelete {
+		if ok {
+			ps.idx.Delete(pid)
+			delete(ps.meta, pid)
+		}
+		return ok, nil
+	}
+	var curEntry *podium.Entry
+	if ok {
+		curEntry = &podium.Entry{Keys: cur.Keys[:len(b.Keys)], At: podium.FromMillis(cur.At), Seq: cur.Seq, Meta: ps.meta[pid]}
+	}
+	next, changed, err := podium.Apply(b, curEntry, s)
+	if err != nil || !changed {
+		return false, err
+	}
+	re := rank.Entry{Player: pid, At: next.At.UnixMilli(), Seq: next.Seq, Hidden: e.players.hidden(pid)}
+	copy(re.Keys[:], next.Keys)
+	ps.idx.Put(re)
+	if hasMeta(next.Meta) {
+		ps.meta[pid] = next.Meta
+	} else {
+		delete(ps.meta, pid)
+	}
+	return true, nil
 }
 
 // readPeriod reads one period of a board from the store into a new index.

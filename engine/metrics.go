@@ -13,6 +13,8 @@ type metrics struct {
 	submissions *prometheus.CounterVec
 	batchSize   prometheus.Histogram
 	commitTime  prometheus.Histogram
+	cpSize      prometheus.Histogram
+	cpTime      prometheus.Histogram
 }
 
 func newMetrics(e *Engine, reg prometheus.Registerer) *metrics {
@@ -32,10 +34,20 @@ func newMetrics(e *Engine, reg prometheus.Registerer) *metrics {
 			Buckets: prometheus.ExponentialBuckets(0.0001, 2.5, 12),
 		}),
 	}
+	m.cpSize = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "podium_checkpoint_entries",
+		Help:    "Entries written by one checkpoint of the entries table.",
+		Buckets: prometheus.ExponentialBuckets(1, 4, 9),
+	})
+	m.cpTime = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "podium_checkpoint_seconds",
+		Help:    "Time to write one checkpoint of the entries table.",
+		Buckets: prometheus.ExponentialBuckets(0.0005, 2.5, 12),
+	})
 	if reg == nil {
 		return m
 	}
-	reg.MustRegister(m.submissions, m.batchSize, m.commitTime,
+	reg.MustRegister(m.submissions, m.batchSize, m.commitTime, m.cpSize, m.cpTime,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "podium_index_entries",
 			Help: "Entries held in the in-memory rank indexes.",
@@ -59,6 +71,11 @@ func newMetrics(e *Engine, reg prometheus.Registerer) *metrics {
 func (m *metrics) commit(n int, d time.Duration) {
 	m.batchSize.Observe(float64(n))
 	m.commitTime.Observe(d.Seconds())
+}
+
+func (m *metrics) checkpoint(n int, d time.Duration) {
+	m.cpSize.Observe(float64(n))
+	m.cpTime.Observe(d.Seconds())
 }
 
 func (m *metrics) submitted(err error) {

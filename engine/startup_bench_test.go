@@ -47,7 +47,7 @@ func startupDB(b *testing.B, n int) string {
 			Keys: []int64{int64(20000 + r.IntN(200000)), int64(100 + r.IntN(200))},
 			At:   t0.Add(time.Duration(r.IntN(300*24*3600)) * time.Second), Seq: uint64(i + 1)}
 	}
-	if err := st.ReplaceEntries(ctx, "big", entries); err != nil {
+	if err := st.ReplaceEntries(ctx, "big", entries, uint64(n)); err != nil {
 		b.Fatal(err)
 	}
 	os.WriteFile(path+".done", nil, 0o644)

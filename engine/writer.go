@@ -38,6 +38,8 @@ const (
 	opDeleteBoard
 	opPutPlayer
 	opReload
+	opCheck
+	opFunc // run fn on the writer (tests drive checkpoints this way)
 )
 
 // op is one request to the writer.
@@ -53,6 +55,8 @@ type op struct {
 	player  *podium.Player
 	ref     podium.EntryRef // delete entry: Period is a selector
 	period  string          // resolved period of a delete
+	diffs   []Diff          // check
+	fn      func()          // opFunc
 
 	err  error
 	done chan struct{}
@@ -99,6 +103,7 @@ func (e *Engine) run() {
 					e.process([]*op{o})
 				default:
 					e.flushIdempotency()
+					e.checkpoint(0)
 					return
 				}
 			}
@@ -141,6 +146,10 @@ func (e *Engine) process(ops []*op) {
 			o.err = e.applyPutPlayer(o)
 		case opReload:
 			o.err = e.applyReload(context.Background())
+		case opFunc:
+			o.fn()
+		case opCheck:
+			o.diffs, o.err = e.applyCheck(context.Background())
 		}
 		close(o.done)
 		ops = ops[1:]
@@ -155,6 +164,7 @@ type change struct {
 	entry   rank.Entry
 	meta    json.RawMessage
 	del     bool
+	delSeq  uint64 // the seq of a delete
 	changed bool
 	res     *Result
 }
@@ -253,6 +263,9 @@ func (e *Engine) commitGroup(ops []*op) {
 		}
 	}
 	e.applyChanges(g)
+	if len(e.cp.dirty) >= checkpointMax {
+		e.checkpoint(checkpointMax)
+	}
 	for _, o := range ops {
 		if o.kind == opScores {
 			for i := range o.results {
@@ -298,11 +311,9 @@ func (e *Engine) computeScore(g *group, s *Score, res *Result) error {
 	*res = Result{Board: def.ID, Period: period, Player: s.Player, Improved: changed, Seq: seq}
 	c := change{bs: bs, period: period, player: pid, changed: changed, res: res}
 	if changed {
-		next.Board, next.Period, next.Player = def.ID, period, s.Player
 		if !hasMeta(next.Meta) {
 			next.Meta = nil
 		}
-		g.batch.Upserts = append(g.batch.Upserts, next)
 		c.entry = rank.Entry{Player: pid, At: next.At.UnixMilli(), Seq: next.Seq, Hidden: e.players.hidden(pid)}
 		copy(c.entry.Keys[:], next.Keys)
 		c.meta = next.Meta
@@ -345,9 +356,16 @@ func (e *Engine) computeDelete(g *group, o *op) {
 	o.period = period
 	g.batch.Submissions = append(g.batch.Submissions, podium.Submission{Seq: seq, Board: def.ID, Period: period,
 		Player: o.ref.Player, Kind: podium.KindDelete, At: g.now})
-	g.batch.Deletes = append(g.batch.Deletes, podium.EntryRef{Board: def.ID, Period: period, Player: o.ref.Player})
 	g.overlay[k] = ovVal{}
-	g.changes = append(g.changes, change{bs: bs, period: period, player: pid, del: true})
+	g.changes = append(g.changes, change{bs: bs, period: period, player: pid, del: true, delSeq: seq})
+}
+
+// seqOf is the seq of the submission behind a change.
+func seqOf(c *change) uint64 {
+	if c.del {
+		return c.delSeq
+	}
+	return c.entry.Seq
 }
 
 // applyChanges applies committed changes to the indexes in order, filling
@@ -403,9 +421,11 @@ func (e *Engine) applyChanges(g *group) {
 		if seq := g.seqs[c.bs]; seq > c.bs.seq {
 			c.bs.seq = seq
 		}
+		e.cp.seqMoved[c.bs] = true
 		if c.changed || c.del {
 			t := touched{def.ID, c.period}
 			notify[t] = append(notify[t], c.player)
+			e.cp.mark(ovKey{c.bs, c.period, c.player}, seqOf(c))
 		}
 	}
 	if locked != nil {
@@ -425,9 +445,11 @@ func (e *Engine) applyChanges(g *group) {
 	}
 }
 
-// housekeeping runs once a second on the writer: persist idempotency
-// answers that no commit carried yet, and forget expired ones.
+// housekeeping runs once a second on the writer: checkpoint entries,
+// persist idempotency answers that no commit carried yet, and forget
+// expired ones.
 func (e *Engine) housekeeping() {
+	e.checkpoint(checkpointMax)
 	e.flushIdempotency()
 	if e.idem.prune() {
 		if _, err := e.store.PruneIdempotency(context.Background(), e.now().Add(-e.idem.ttl)); err != nil {

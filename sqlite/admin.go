@@ -73,7 +73,7 @@ func (s *Store) PutBoard(ctx context.Context, b *podium.Board) error {
 	return nil
 }
 
-// DeleteBoard removes a board with its entries and its log, in one
+// DeleteBoard removes a board with its entries, its log and its watermark, in one
 // transaction. A missing board is podium.ECodeBoardNotFound.
 func (s *Store) DeleteBoard(ctx context.Context, id string) error {
 	s.wmu.Lock()
@@ -92,7 +92,7 @@ func (s *Store) DeleteBoard(ctx context.Context, id string) error {
 	} else if n == 0 {
 		return podium.Errorf(podium.ECodeBoardNotFound, "board %q does not exist", id)
 	}
-	for _, q := range []string{"DELETE FROM entries WHERE board = ?", "DELETE FROM submissions WHERE board = ?"} {
+	for _, q := range []string{"DELETE FROM entries WHERE board = ?", "DELETE FROM submissions WHERE board = ?", "DELETE FROM watermarks WHERE board = ?"} {
 		if _, err := tx.ExecContext(ctx, q, id); err != nil {
 			return fmt.Errorf("delete board: %w", err)
 		}

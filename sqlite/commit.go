@@ -34,7 +34,8 @@ const (
 	// answered record never changes.
 	insertIdemEnd = " ON CONFLICT (scope, key) DO UPDATE SET status = excluded.status, body = excluded.body" +
 		" WHERE idempotency.status = 0 AND excluded.status <> 0"
-	deleteEntry = "DELETE FROM entries WHERE board = ? AND period = ? AND player = ?"
+	setWatermark = "INSERT INTO watermarks (board, seq) VALUES (?, ?) ON CONFLICT (board) DO UPDATE SET seq = excluded.seq"
+	deleteEntry  = "DELETE FROM entries WHERE board = ? AND period = ? AND player = ?"
 )
 
 // writeStmts are the statements of the commit path, prepared once on the
@@ -82,7 +83,7 @@ func rows(row string, n int) string {
 
 // Commit stores b in one transaction: the log rows, then the entry deletes,
 // then the entry upserts (a later upsert of the same entry wins), then the
-// idempotency records (a record whose scope and key are already stored
+// watermarks, then the idempotency records (a record whose scope and key are already stored
 // keeps its first answer; a record stored without one, status 0, takes
 // the first answer that comes). It returns once the transaction is committed as
 // durably as Options.Sync says. On any error nothing of b is stored; a
@@ -114,6 +115,11 @@ func (s *Store) Commit(ctx context.Context, b *podium.Batch) error {
 	}
 	if err := s.upsertEntries(ctx, tx, b.Upserts); err != nil {
 		return fmt.Errorf("commit: entries: %w", err)
+	}
+	for _, w := range b.Watermarks {
+		if _, err := tx.ExecContext(ctx, setWatermark, w.Board, int64(w.Seq)); err != nil {
+			return fmt.Errorf("commit: watermark: %w", err)
+		}
 	}
 	if err := s.insertIdempotency(ctx, tx, b.Idempotency); err != nil {
 		return fmt.Errorf("commit: idempotency: %w", err)
@@ -224,8 +230,8 @@ func nonNilBytes(b []byte) []byte {
 }
 
 // ReplaceEntries replaces every entry of board, in every period, with
-// entries, in one transaction. Every entry must belong to board.
-func (s *Store) ReplaceEntries(ctx context.Context, board string, entries []podium.Entry) error {
+// entries and sets the board's watermark, in one transaction. Every entry must belong to board.
+func (s *Store) ReplaceEntries(ctx context.Context, board string, entries []podium.Entry, watermark uint64) error {
 	for i := range entries {
 		if entries[i].Board != board {
 			return fmt.Errorf("replace entries: entry %d belongs to board %q, not %q", i, entries[i].Board, board)
@@ -246,6 +252,9 @@ func (s *Store) ReplaceEntries(ctx context.Context, board string, entries []podi
 	}
 	if err := s.upsertEntries(ctx, tx, entries); err != nil {
 		return fmt.Errorf("replace entries: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, setWatermark, board, int64(watermark)); err != nil {
+		return fmt.Errorf("replace entries: watermark: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("replace entries: %w", err)

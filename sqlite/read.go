@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"github.com/podiumhq/podium"
@@ -121,11 +122,15 @@ func (s *Store) LastSeq(ctx context.Context, board string) (uint64, error) {
 	return uint64(seq), nil
 }
 
-// Log calls fn for every logged submission of a board in seq order. The
-// *Submission, its Keys and its Meta are reused between calls. An error
-// from fn stops the scan and is returned unwrapped.
-func (s *Store) Log(ctx context.Context, board string, fn func(*podium.Submission) error) error {
-	rows, err := s.r.QueryContext(ctx, "SELECT seq, period, player, kind, k1, k2, k3, k4, at, meta FROM submissions WHERE board = ? ORDER BY seq", board)
+// Log calls fn for every logged submission of a board with a seq greater
+// than after, in seq order. The *Submission, its Keys and its Meta are
+// reused between calls. An error from fn stops the scan and is returned
+// unwrapped.
+func (s *Store) Log(ctx context.Context, board string, after uint64, fn func(*podium.Submission) error) error {
+	if after > math.MaxInt64 {
+		return nil
+	}
+	rows, err := s.r.QueryContext(ctx, "SELECT seq, period, player, kind, k1, k2, k3, k4, at, meta FROM submissions WHERE board = ? AND seq > ? ORDER BY seq", board, int64(after))
 	if err != nil {
 		return fmt.Errorf("log: %w", err)
 	}
@@ -163,6 +168,29 @@ func (s *Store) Log(ctx context.Context, board string, fn func(*podium.Submissio
 		return fmt.Errorf("log: %w", err)
 	}
 	return nil
+}
+
+// Watermarks returns the seq up to which each board's entries reflect its
+// log; boards without a row are at 0.
+func (s *Store) Watermarks(ctx context.Context) (map[string]uint64, error) {
+	rows, err := s.r.QueryContext(ctx, "SELECT board, seq FROM watermarks")
+	if err != nil {
+		return nil, fmt.Errorf("watermarks: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]uint64{}
+	for rows.Next() {
+		var board string
+		var seq int64
+		if err := rows.Scan(&board, &seq); err != nil {
+			return nil, fmt.Errorf("watermarks: %w", err)
+		}
+		out[board] = uint64(seq)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("watermarks: %w", err)
+	}
+	return out, nil
 }
 
 // IdempotencyRecords returns the records created at or after since, oldest

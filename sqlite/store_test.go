@@ -293,7 +293,7 @@ func TestCommitRejectsMalformedBatches(t *testing.T) {
 			t.Fatalf("%s: a rejected batch stored %d entries", name, n)
 		}
 	}
-	if err := s.ReplaceEntries(ctx, "other", scores("b", 1, 1).Upserts); err == nil {
+	if err := s.ReplaceEntries(ctx, "other", scores("b", 1, 1).Upserts, 1); err == nil {
 		t.Error("ReplaceEntries accepted an entry of another board")
 	}
 }

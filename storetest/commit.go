@@ -274,8 +274,11 @@ func testReplaceEntries(t *testing.T, open func(*testing.T) podium.Store) {
 	}})
 	repl := []podium.Entry{entry(bd, 5, "2026-11-29", "c", -1, -1), entry(bd, 6, "2026-11-30", "a", 4, 4)}
 	repl[0].Meta = json.RawMessage(`{"rebuilt":true}`)
-	if err := s.ReplaceEntries(ctx, "b", repl); err != nil {
+	if err := s.ReplaceEntries(ctx, "b", repl, 6); err != nil {
 		t.Fatalf("ReplaceEntries: %v", err)
+	}
+	if wm := watermarks(t, s); wm["b"] != 6 || wm["other"] != 0 {
+		t.Errorf("watermarks after ReplaceEntries = %v, want b at 6 and other at 0", wm)
 	}
 	if es := load(t, s, "b", "2026-11-28"); len(es) != 0 {
 		t.Errorf("a period absent from the replacement still has %d entries", len(es))
@@ -286,8 +289,11 @@ func testReplaceEntries(t *testing.T, open func(*testing.T) podium.Store) {
 	if ps := periods(t, s, "b"); !reflect.DeepEqual(ps, []podium.PeriodCount{{ID: "2026-11-30", Entries: 1}, {ID: "2026-11-29", Entries: 1}}) {
 		t.Errorf("Periods after ReplaceEntries = %+v", ps)
 	}
-	if err := s.ReplaceEntries(ctx, "b", nil); err != nil {
+	if err := s.ReplaceEntries(ctx, "b", nil, 9); err != nil {
 		t.Fatalf("ReplaceEntries(nil): %v", err)
+	}
+	if wm := watermarks(t, s); wm["b"] != 9 {
+		t.Errorf("watermark after ReplaceEntries(nil) = %d, want 9", wm["b"])
 	}
 	if ps := periods(t, s, "b"); len(ps) != 0 {
 		t.Errorf("ReplaceEntries with no entries left periods %+v", ps)
@@ -350,9 +356,57 @@ func testLog(t *testing.T, open func(*testing.T) podium.Store) {
 	}
 	stop := errors.New("stop")
 	calls := 0
-	if err := s.Log(ctx, "b", func(*podium.Submission) error { calls++; return stop }); !errors.Is(err, stop) || calls != 1 {
+	if err := s.Log(ctx, "b", 0, func(*podium.Submission) error { calls++; return stop }); !errors.Is(err, stop) || calls != 1 {
 		t.Errorf("Log with a failing callback: err=%v after %d calls; want the callback's error after 1 call", err, calls)
 	}
+	// after: only what follows a seq, as a replay of the tail needs.
+	var tail []podium.Submission
+	if err := s.Log(ctx, "b", want[len(want)-2].Seq-1, func(sub *podium.Submission) error {
+		c := *sub
+		c.Keys = slices.Clone(sub.Keys)
+		c.Meta = bytes.Clone(sub.Meta)
+		tail = append(tail, c)
+		return nil
+	}); err != nil {
+		t.Fatalf("Log after: %v", err)
+	}
+	checkLog(t, tail, want[len(want)-2:])
+	if err := s.Log(ctx, "b", want[len(want)-1].Seq, func(*podium.Submission) error {
+		t.Error("Log after the last seq called fn")
+		return nil
+	}); err != nil {
+		t.Fatalf("Log after the last seq: %v", err)
+	}
+}
+
+func testWatermarks(t *testing.T, open func(*testing.T) podium.Store) {
+	s := open(t)
+	bd := putBoard(t, s, "b", podium.Never, 1)
+	putBoard(t, s, "c", podium.Never, 1)
+	if wm := watermarks(t, s); len(wm) != 0 {
+		t.Errorf("a new store has watermarks %v", wm)
+	}
+	commit(t, s, &podium.Batch{Upserts: []podium.Entry{entry(bd, 3, podium.PeriodAll, "a", 1)},
+		Watermarks: []podium.Watermark{{Board: "b", Seq: 3}, {Board: "c", Seq: 10}}})
+	commit(t, s, &podium.Batch{Watermarks: []podium.Watermark{{Board: "b", Seq: 7}}})
+	if wm := watermarks(t, s); !reflect.DeepEqual(wm, map[string]uint64{"b": 7, "c": 10}) {
+		t.Errorf("watermarks = %v, want b 7 and c 10", wm)
+	}
+	if err := s.DeleteBoard(ctx, "c"); err != nil {
+		t.Fatal(err)
+	}
+	if wm := watermarks(t, s); !reflect.DeepEqual(wm, map[string]uint64{"b": 7}) {
+		t.Errorf("after deleting board c, watermarks = %v", wm)
+	}
+}
+
+func watermarks(t *testing.T, s podium.Store) map[string]uint64 {
+	t.Helper()
+	wm, err := s.Watermarks(ctx)
+	if err != nil {
+		t.Fatalf("Watermarks: %v", err)
+	}
+	return wm
 }
 
 func testPeriods(t *testing.T, open func(*testing.T) podium.Store) {

@@ -49,6 +49,7 @@ func Run(t *testing.T, open func(t *testing.T) podium.Store) {
 	t.Run("ReplaceEntries", func(t *testing.T) { testReplaceEntries(t, open) })
 	t.Run("LoadEntries", func(t *testing.T) { testLoadEntries(t, open) })
 	t.Run("Log", func(t *testing.T) { testLog(t, open) })
+	t.Run("Watermarks", func(t *testing.T) { testWatermarks(t, open) })
 	t.Run("Periods", func(t *testing.T) { testPeriods(t, open) })
 }
 
@@ -350,7 +351,7 @@ func load(t *testing.T, s podium.Store, board, period string) []podium.Entry {
 func logOf(t *testing.T, s podium.Store, board string) []podium.Submission {
 	t.Helper()
 	var out []podium.Submission
-	err := s.Log(ctx, board, func(sub *podium.Submission) error {
+	err := s.Log(ctx, board, 0, func(sub *podium.Submission) error {
 		c := *sub
 		c.Keys = slices.Clone(sub.Keys)
 		c.Meta = bytes.Clone(sub.Meta)

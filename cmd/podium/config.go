@@ -26,6 +26,8 @@ type Config struct {
 	SnapshotEvery time.Duration // live: safety-net snapshot interval
 	StreamsPerIP  int           // live: concurrent streams per client IP
 	StreamsMax    int           // live: concurrent streams in all
+
+	DebugAddr string // if set, serve net/http/pprof here (never on a public address)
 }
 
 // newFlagSet returns a flag set whose defaults come from PODIUM_* variables.
@@ -87,5 +89,6 @@ func (c *Config) flags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.SnapshotEvery, "stream-snapshot-every", 30*time.Second, "live streams: send a full snapshot this often as a safety net")
 	fs.IntVar(&c.StreamsPerIP, "stream-per-ip", 32, "live streams: concurrent streams per client IP (more get 429)")
 	fs.IntVar(&c.StreamsMax, "stream-max", 20000, "live streams: concurrent streams in all (more get 429)")
+	fs.StringVar(&c.DebugAddr, "debug-addr", "", "serve Go's pprof profiles on this address, e.g. 127.0.0.1:6060 (off when empty; keep it private)")
 	fs.DurationVar(&c.Shutdown, "shutdown-timeout", 10*time.Second, "how long to wait for requests to finish on shutdown")
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,6 +97,9 @@ func (m *Main) Open(ctx context.Context) error {
 	if err := m.Engine.Start(ctx); err != nil {
 		m.Close()
 		return err
+	}
+	if m.Config.DebugAddr != "" {
+		startDebug(m.Config.DebugAddr, m.log)
 	}
 	m.log.Info("podium is serving", "url", m.URL(), "data", m.Config.Data, "sync", m.Config.Sync, "version", Version)
 	if m.Config.Demo {
@@ -189,4 +193,19 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	<-ctx.Done()
 	m.log.Info("shutting down")
 	return m.Close()
+}
+
+// startDebug serves the pprof handlers on their own listener, away from the
+// public API.
+func startDebug(addr string, log *slog.Logger) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	go func() {
+		if err := http.ListenAndServe(addr, mux); err != nil {
+			log.Error("debug listener", "addr", addr, "err", err)
+		}
+	}()
 }
