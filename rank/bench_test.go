@@ -32,21 +32,35 @@ func skipBig(b *testing.B, n int) {
 	}
 }
 
-// benchEntries returns n entries of a typical 1- or 2-key board: random
-// scores with many ties, distinct At, 1% hidden, players 0..n-1 in random
-// order.
+// ids says how player ids are spread: "dense" numbers the players 0..n-1, as
+// on a board holding most of the server's interned players; "sparse"
+// scatters them over the whole 31-bit id space, as on a board holding a few
+// of many, which makes the player lookup a hash table instead of an array.
+var ids = []string{"dense", "sparse"}
+
+// playerID returns the id of the i-th player under spread ids.
+func playerID(i int, ids string) uint32 {
+	if ids == "sparse" {
+		return uint32(i) * 2654435761 % (1 << 31) // odd multiplier: one to one
+	}
+	return uint32(i)
+}
+
+// benchEntries returns n entries of a typical board: random scores with many
+// ties, distinct At, 1% hidden, in random order.
 var entryCache = map[string][]Entry{}
 
-func benchEntries(nkeys, n int) []Entry {
-	key := fmt.Sprint(nkeys, n)
+func benchEntries(nkeys, n int, ids string) []Entry {
+	key := fmt.Sprint(nkeys, n, ids)
 	if es, ok := entryCache[key]; ok {
 		return es
 	}
+	entryCache = nil // keep one set at a time: 10M entries take 560 MB
 	r := rand.New(rand.NewPCG(1, uint64(nkeys)))
 	es := make([]Entry, n)
 	for i := range es {
 		e := &es[i]
-		e.Player = uint32(i)
+		e.Player = playerID(i, ids)
 		e.Hidden = r.IntN(100) == 0
 		for k := range nkeys {
 			e.Keys[k] = r.Int64N(1_000_000)
@@ -55,7 +69,7 @@ func benchEntries(nkeys, n int) []Entry {
 		e.Seq = uint64(i)
 	}
 	r.Shuffle(len(es), func(i, j int) { es[i], es[j] = es[j], es[i] })
-	entryCache = map[string][]Entry{key: es} // keep one set: 10M is 560 MB
+	entryCache = map[string][]Entry{key: es}
 	return es
 }
 
@@ -65,94 +79,99 @@ func descFor(nkeys int) []bool {
 	return d
 }
 
-func loaded(b *testing.B, nkeys, n int) (*Index, []Entry) {
+func loaded(b *testing.B, nkeys, n int, ids string) *Index {
 	b.Helper()
 	skipBig(b, n)
-	es := benchEntries(nkeys, n)
 	x := New(descFor(nkeys))
-	x.Load(es)
-	return x, es
+	x.Load(benchEntries(nkeys, n, ids))
+	return x
 }
 
 // randPlayers returns existing player ids in random order, cycled by the
 // benchmarks so that drawing them costs nothing in the loop.
-func randPlayers(n int) []uint32 {
+func randPlayers(n int, ids string) []uint32 {
 	r := rand.New(rand.NewPCG(7, 7))
 	ps := make([]uint32, 1<<20)
 	for i := range ps {
-		ps[i] = uint32(r.IntN(n))
+		ps[i] = playerID(r.IntN(n), ids)
 	}
 	return ps
 }
 
-func BenchmarkPut(b *testing.B) {
+// eachSize runs f as a sub-benchmark per size and id spread.
+func eachSize(b *testing.B, f func(b *testing.B, n int, ids string)) {
 	for _, s := range sizes {
-		b.Run(s.name, func(b *testing.B) {
-			x, _ := loaded(b, 1, s.n)
-			r := rand.New(rand.NewPCG(3, 3))
-			b.ResetTimer()
-			for i := range b.N {
-				// New players: the board grows from n by b.N entries.
-				x.Put(Entry{Player: uint32(s.n + i), Keys: [4]int64{r.Int64N(1_000_000)}, Seq: uint64(s.n + i)})
-			}
-		})
+		for _, id := range ids {
+			b.Run(s.name+"/ids="+id, func(b *testing.B) { f(b, s.n, id) })
+		}
 	}
+}
+
+func BenchmarkPut(b *testing.B) {
+	eachSize(b, func(b *testing.B, n int, ids string) {
+		x := loaded(b, 1, n, ids)
+		r := rand.New(rand.NewPCG(3, 3))
+		b.ResetTimer()
+		for i := range b.N {
+			// New players: the board grows from n by b.N entries.
+			x.Put(Entry{Player: playerID(n+i, ids), Keys: [4]int64{r.Int64N(1_000_000)}, Seq: uint64(n + i)})
+		}
+	})
 }
 
 func BenchmarkUpdate(b *testing.B) {
-	for _, s := range sizes {
-		b.Run(s.name, func(b *testing.B) {
-			x, _ := loaded(b, 1, s.n)
-			ps := randPlayers(s.n)
-			r := rand.New(rand.NewPCG(4, 4))
-			b.ResetTimer()
-			for i := range b.N {
-				// A new random score: the entry jumps anywhere.
-				x.Put(Entry{Player: ps[i&(1<<20-1)], Keys: [4]int64{r.Int64N(1_000_000)}, Seq: uint64(s.n + i)})
-			}
-		})
-	}
+	eachSize(b, func(b *testing.B, n int, ids string) {
+		x := loaded(b, 1, n, ids)
+		ps := randPlayers(n, ids)
+		r := rand.New(rand.NewPCG(4, 4))
+		b.ResetTimer()
+		for i := range b.N {
+			// A new random score: the entry jumps anywhere.
+			x.Put(Entry{Player: ps[i&(1<<20-1)], Keys: [4]int64{r.Int64N(1_000_000)}, Seq: uint64(n + i)})
+		}
+	})
 }
 
 func BenchmarkUpdateNear(b *testing.B) {
-	for _, s := range sizes {
-		b.Run(s.name, func(b *testing.B) {
-			x, _ := loaded(b, 1, s.n)
-			ps := randPlayers(s.n)
-			b.ResetTimer()
-			for i := range b.N {
-				// A small gain, as in most games: the entry moves a few places.
-				p := ps[i&(1<<20-1)]
-				e, _ := x.Get(p)
-				e.Keys[0] += 3
-				e.Seq = uint64(s.n + i)
-				x.Put(e)
-			}
-		})
-	}
+	eachSize(b, func(b *testing.B, n int, ids string) {
+		x := loaded(b, 1, n, ids)
+		ps := randPlayers(n, ids)
+		b.ResetTimer()
+		for i := range b.N {
+			// A small gain, as in most games: the entry moves a few places.
+			// Includes the Get that reads the current entry.
+			p := ps[i&(1<<20-1)]
+			e, _ := x.Get(p)
+			e.Keys[0] += 3
+			e.Seq = uint64(n + i)
+			x.Put(e)
+		}
+	})
 }
 
 func BenchmarkRank(b *testing.B) {
-	for _, s := range sizes {
-		b.Run(s.name, func(b *testing.B) {
-			x, _ := loaded(b, 1, s.n)
-			ps := randPlayers(s.n)
-			b.ResetTimer()
-			for i := range b.N {
-				x.Rank(ps[i&(1<<20-1)], false)
-			}
-		})
-	}
+	eachSize(b, func(b *testing.B, n int, ids string) {
+		x := loaded(b, 1, n, ids)
+		ps := randPlayers(n, ids)
+		b.ResetTimer()
+		for i := range b.N {
+			x.Rank(ps[i&(1<<20-1)], false)
+		}
+	})
 }
 
 func BenchmarkAt(b *testing.B) {
 	for _, s := range sizes {
 		b.Run(s.name, func(b *testing.B) {
-			x, _ := loaded(b, 1, s.n)
-			ps := randPlayers(x.Visible())
+			x := loaded(b, 1, s.n, "dense")
+			r := rand.New(rand.NewPCG(5, 5))
+			rs := make([]int, 1<<20)
+			for i := range rs {
+				rs[i] = 1 + r.IntN(x.Visible())
+			}
 			b.ResetTimer()
 			for i := range b.N {
-				x.At(int(ps[i&(1<<20-1)])+1, false)
+				x.At(rs[i&(1<<20-1)], false)
 			}
 		})
 	}
@@ -161,7 +180,7 @@ func BenchmarkAt(b *testing.B) {
 func BenchmarkRangeTop100(b *testing.B) {
 	for _, s := range sizes {
 		b.Run(s.name, func(b *testing.B) {
-			x, _ := loaded(b, 1, s.n)
+			x := loaded(b, 1, s.n, "dense")
 			var sum int64
 			b.ResetTimer()
 			for range b.N {
@@ -180,7 +199,7 @@ func BenchmarkLoad(b *testing.B) {
 		for _, nkeys := range []int{1, 2} {
 			b.Run(fmt.Sprintf("%s/keys=%d", s.name, nkeys), func(b *testing.B) {
 				skipBig(b, s.n)
-				es := benchEntries(nkeys, s.n)
+				es := benchEntries(nkeys, s.n, "sparse")
 				x := New(descFor(nkeys))
 				b.ResetTimer()
 				for range b.N {
@@ -197,17 +216,19 @@ func BenchmarkLoad(b *testing.B) {
 func BenchmarkMemory(b *testing.B) {
 	for _, s := range sizes {
 		for _, nkeys := range []int{1, 2, 3, 4} {
-			for _, how := range []string{"load", "put"} {
-				b.Run(fmt.Sprintf("%s/keys=%d/%s", s.name, nkeys, how), func(b *testing.B) {
-					skipBig(b, s.n)
-					es := benchEntries(nkeys, s.n)
-					var heap, est float64
-					for range b.N {
-						heap, est = measure(nkeys, es, how == "load")
-					}
-					b.ReportMetric(heap, "B/entry")
-					b.ReportMetric(est, "est-B/entry")
-				})
+			for _, id := range ids {
+				for _, how := range []string{"load", "put"} {
+					b.Run(fmt.Sprintf("%s/keys=%d/ids=%s/%s", s.name, nkeys, id, how), func(b *testing.B) {
+						skipBig(b, s.n)
+						es := benchEntries(nkeys, s.n, id)
+						var heap, est float64
+						for range b.N {
+							heap, est = measure(nkeys, es, how == "load")
+						}
+						b.ReportMetric(heap, "B/entry")
+						b.ReportMetric(est, "est-B/entry")
+					})
+				}
 			}
 		}
 	}

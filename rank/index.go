@@ -111,7 +111,8 @@ func (x *Index) Range(start, n int, all bool, fn func(rank int, e Entry) bool) {
 // Load replaces the whole content with entries, given in any order. A player
 // that appears more than once keeps its last entry in the slice. It builds
 // the structure bottom-up in O(n log n) (O(n) for input already in rank
-// order), which is the startup path. It panics on a player id not below
+// order), which is the startup path; it needs about 32 to 56 bytes per entry
+// of temporary memory for the sort. It panics on a player id not below
 // 1<<31, before changing anything.
 func (x *Index) Load(entries []Entry) { x.t.load(entries) }
 

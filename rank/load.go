@@ -9,7 +9,7 @@ type item[R row] struct {
 // load replaces the content with es, building the tree bottom-up: sort once,
 // cut the sorted rows into leaves, then stack inner levels on them. This is
 // O(n log n) for the sort and O(n) for the rest, with no per-entry search
-// and no splits, and it sizes every array exactly.
+// and no splits, and it sizes the player lookup for its content.
 func (t *tree[R]) load(es []Entry) {
 	var top uint32
 	for i := range es {

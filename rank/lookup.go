@@ -9,16 +9,16 @@ package rank
 //     one load. It is used while the array is at most about 3 slots per
 //     player, where it is smaller than the hash table.
 //   - hash: an open-addressing table with linear probing over one []uint64,
-//     8 bytes per slot at 54-81% load (a Go map[uint32]uint32 costs 15-40
-//     bytes per entry). A slot packs leaf<<32 | player | hiddenBit; the set
+//     8 bytes per slot at 60-81% load, 10-13 bytes per player (a Go
+//     map[uint32]uint32 costs 15-40 bytes per entry). A slot packs leaf<<32 | player | hiddenBit; the set
 //     top bit of the low word marks it occupied (ids are below 1<<31), so 0
 //     is an empty slot and no metadata is needed. The size need not be a
 //     power of two (slots are chosen by multiply-shift), which lets it grow
-//     by 1.5x and be sized exactly on Load instead of wasting up to half of
+//     by 1.25x and be sized exactly on Load instead of wasting up to half of
 //     it on rounding.
 //
 // Growing either form copies it whole: for the hash table about 15 ms at 1M
-// players and 120 ms at 10M, once per 1.5x growth, under the caller's lock.
+// players and 120 ms at 10M, once per 25% growth, under the caller's lock.
 // Load sizes the table for its content, so this happens only as a board
 // grows.
 type lookup struct {
@@ -101,7 +101,7 @@ func (l *lookup) set(p, v uint32) bool {
 			l.redense(int(l.top) + 1)
 			return l.set(p, v)
 		}
-		l.rehash(max(16, len(l.slots)*3/2))
+		l.rehash(l.n * 5 / 4)
 	}
 	want := p | hiddenBit
 	for i := l.home(p); ; {
@@ -206,7 +206,8 @@ func (l *lookup) redense(size int) {
 	l.dense, l.slots, l.hashed = d, nil, false
 }
 
-// rehash moves the content to a hash table sized for n players at 75% load.
+// rehash moves the content to a hash table sized for n players at 75% load
+// (so growing by rehash(n*5/4) at 81% leaves it 60% full).
 func (l *lookup) rehash(n int) {
 	old := *l
 	size := n*16/(maxLoad-1) + 16

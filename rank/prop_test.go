@@ -147,12 +147,13 @@ func TestProperty(t *testing.T) {
 		steps := 1 + r.IntN(maxSteps)
 		p := &propRun{
 			t: t, seed: s, round: round, r: r,
-			g:     &gen{r: r, seqs: map[uint64]bool{}},
-			x:     newShaped(desc, leafCap, fanout),
-			m:     &model{desc: desc, m: map[uint32]Entry{}},
-			ids:   players,
-			shape: fmt.Sprintf("keys %v leafCap %d fanout %d players %d", desc, leafCap, fanout, players),
+			g:      &gen{r: r, seqs: map[uint64]bool{}},
+			x:      newShaped(desc, leafCap, fanout),
+			m:      &model{desc: desc, m: map[uint32]Entry{}},
+			ids:    players,
+			spread: []uint32{1, 7919}[r.IntN(2)],
 		}
+		p.shape = fmt.Sprintf("keys %v leafCap %d fanout %d players %d spread %d", desc, leafCap, fanout, players, p.spread)
 		// Sometimes start from a bulk load, as the server does.
 		if r.IntN(3) == 0 {
 			p.load()
@@ -175,6 +176,7 @@ type propRun struct {
 	x           *Index
 	m           *model
 	ids         int
+	spread      uint32 // id multiplier: 1 keeps ids dense, a large prime scatters them
 	shape       string
 	noLoad      bool // keep the shape writes produced
 }
@@ -185,8 +187,7 @@ func (p *propRun) fail(format string, args ...any) {
 }
 
 func (p *propRun) player() uint32 {
-	// A spread of ids, not 0..n, so that the lookup sees real hashing.
-	return uint32(p.r.IntN(p.ids)) * 7919 % (1 << 31)
+	return uint32(p.r.IntN(p.ids)) * p.spread % (1 << 31)
 }
 
 func (p *propRun) op() {
@@ -344,12 +345,13 @@ func TestLargeDefaultShape(t *testing.T) {
 	if testing.Short() {
 		n = 60_000
 	}
-	for _, desc := range [][]bool{{true}, {false, true}} {
+	for i, desc := range [][]bool{{true}, {false, true}} {
 		p := &propRun{
 			t: t, seed: s, r: r, g: &gen{r: r, seqs: map[uint64]bool{}},
 			x: New(desc), m: &model{desc: desc, m: map[uint32]Entry{}},
-			ids: n / 2, shape: fmt.Sprintf("default %v", desc), noLoad: true,
+			ids: n / 2, spread: []uint32{1, 7919}[i], noLoad: true,
 		}
+		p.shape = fmt.Sprintf("default %v spread %d", desc, p.spread)
 		es := make([]Entry, n/4)
 		for i := range es {
 			es[i] = p.g.entry(p.player())
