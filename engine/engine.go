@@ -61,7 +61,12 @@ type Engine struct {
 	metrics  *metrics
 	idem     *idempotency
 	keys     keyring
-	cp       checkpointer // writer goroutine only
+	cp       checkpointer // committer goroutine only (or the writer behind a barrier)
+
+	pipe      chan *group   // writer -> committer
+	committed chan struct{} // closed when the committer exits
+	pmu       sync.Mutex
+	pend      pending
 
 	players *players
 
@@ -91,17 +96,20 @@ func New(cfg Config) *Engine {
 		cfg.IdempotencyTTL = 48 * time.Hour
 	}
 	e := &Engine{
-		store:    cfg.Store,
-		now:      cfg.Now,
-		log:      cfg.Logger,
-		maxBatch: cfg.MaxBatch,
-		listener: cfg.Listener,
-		players:  newPlayers(),
-		cp:       newCheckpointer(),
-		boards:   map[string]*boardState{},
-		ops:      make(chan *op, 4096),
-		stop:     make(chan struct{}),
-		done:     make(chan struct{}),
+		store:     cfg.Store,
+		now:       cfg.Now,
+		log:       cfg.Logger,
+		maxBatch:  cfg.MaxBatch,
+		listener:  cfg.Listener,
+		players:   newPlayers(),
+		cp:        newCheckpointer(),
+		pipe:      make(chan *group, 1),
+		committed: make(chan struct{}),
+		pend:      newPending(),
+		boards:    map[string]*boardState{},
+		ops:       make(chan *op, 4096),
+		stop:      make(chan struct{}),
+		done:      make(chan struct{}),
 	}
 	e.idem = newIdempotency(cfg.IdempotencyTTL, cfg.Now)
 	e.metrics = newMetrics(e, cfg.Registerer)

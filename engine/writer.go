@@ -81,9 +81,12 @@ func (e *Engine) Submit(ctx context.Context, scores []Score, single bool, claim 
 	return o.results, nil
 }
 
-// run is the writer goroutine.
+// run is the writer goroutine: it drains requests, computes groups and
+// hands them to the committer (pipeline.go), so that one group is computed
+// while the previous one is being committed.
 func (e *Engine) run() {
 	defer close(e.done)
+	go e.commitLoop()
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	var ops []*op
@@ -93,7 +96,7 @@ func (e *Engine) run() {
 		case o := <-e.ops:
 			ops = append(ops, o)
 		case <-tick.C:
-			e.housekeeping()
+			e.pipe <- &group{housekeeping: true}
 			continue
 		case <-e.stop:
 			// Answer what was already handed over, then stop.
@@ -102,6 +105,8 @@ func (e *Engine) run() {
 				case o := <-e.ops:
 					e.process([]*op{o})
 				default:
+					close(e.pipe)
+					<-e.committed
 					e.flushIdempotency()
 					e.checkpoint(0)
 					return
@@ -123,8 +128,9 @@ func (e *Engine) run() {
 	}
 }
 
-// process runs ops in order: runs of score and delete-entry ops share one
-// group commit; board and player changes go alone.
+// process runs ops in order: runs of score and delete-entry ops become one
+// group commit; board and player changes wait for the committer to finish
+// what it holds and then run alone.
 func (e *Engine) process(ops []*op) {
 	for len(ops) > 0 {
 		i := 0
@@ -132,10 +138,11 @@ func (e *Engine) process(ops []*op) {
 			i++
 		}
 		if i > 0 {
-			e.commitGroup(ops[:i])
+			e.computeGroup(ops[:i])
 			ops = ops[i:]
 			continue
 		}
+		e.barrier()
 		o := ops[0]
 		switch o.kind {
 		case opPutBoard:
@@ -181,19 +188,31 @@ type ovVal struct {
 	exists bool
 }
 
-// group is the scratch state of one group commit.
+// group is one group commit on its way through the pipeline.
 type group struct {
+	e       *Engine
+	gen     uint64
+	ops     []*op
 	now     time.Time
 	batch   podium.Batch
+	bodies  []podium.IdempotencyRecord // answers of earlier requests riding along
 	changes []change
 	overlay map[ovKey]ovVal
 	seqs    map[*boardState]uint64
 	periods map[*boardState]string
+
+	housekeeping bool          // not a group: run housekeeping on the committer
+	barrier      chan struct{} // not a group: closed when the committer reaches it
 }
 
-// current returns the entry of a player as of everything computed so far.
+// current returns the entry of a player as of everything computed so far:
+// this group, then groups handed to the committer but not applied yet,
+// then the index.
 func (g *group) current(k ovKey) ovVal {
 	if v, ok := g.overlay[k]; ok {
+		return v
+	}
+	if v, ok := g.e.pendingEntry(k); ok {
 		return v
 	}
 	k.bs.mu.RLock()
@@ -212,27 +231,29 @@ func (g *group) current(k ovKey) ovVal {
 func (g *group) nextSeq(bs *boardState) uint64 {
 	s, ok := g.seqs[bs]
 	if !ok {
-		bs.mu.RLock()
-		s = bs.seq
-		bs.mu.RUnlock()
+		if s, ok = g.e.pendingSeq(bs); !ok {
+			bs.mu.RLock()
+			s = bs.seq
+			bs.mu.RUnlock()
+		}
 	}
 	return s + 1
 }
 
-func (e *Engine) commitGroup(ops []*op) {
-	g := &group{now: e.now(), overlay: map[ovKey]ovVal{}, seqs: map[*boardState]uint64{}, periods: map[*boardState]string{}}
+// computeGroup computes a group of score and delete ops against memory
+// and hands it to the committer.
+func (e *Engine) computeGroup(ops []*op) {
+	e.recover()
+	g := &group{e: e, ops: append([]*op(nil), ops...), now: e.now(), overlay: map[ovKey]ovVal{}, seqs: map[*boardState]uint64{}, periods: map[*boardState]string{}}
 	for _, o := range ops {
 		if o.kind == opDeleteEntry {
 			e.computeDelete(g, o)
 			continue
 		}
-		ok := 0
 		for i := range o.scores {
 			if err := e.computeScore(g, &o.scores[i], &o.results[i]); err != nil {
 				o.results[i] = Result{Err: err}
-				continue
 			}
-			ok++
 		}
 		if o.single && o.results[0].Err != nil {
 			o.err = o.results[0].Err
@@ -242,38 +263,9 @@ func (e *Engine) commitGroup(ops []*op) {
 			g.batch.Idempotency = append(g.batch.Idempotency, o.claim.marker(g.now))
 		}
 	}
-	bodies := e.idem.takePending()
-	g.batch.Idempotency = append(g.batch.Idempotency, bodies...)
-
-	if g.batch.Len() > 0 {
-		t0 := time.Now()
-		err := e.store.Commit(context.Background(), &g.batch)
-		e.metrics.commit(len(g.batch.Submissions), time.Since(t0))
-		if err != nil {
-			e.log.Error("group commit failed", "err", err, "rows", g.batch.Len())
-			e.idem.requeue(bodies)
-			for _, o := range ops {
-				if o.err == nil {
-					o.err = podium.Errorf(podium.ECodeUnavailable, "the write could not be stored; nothing was applied, retry later")
-				}
-				o.results = nil
-				close(o.done)
-			}
-			return
-		}
-	}
-	e.applyChanges(g)
-	if len(e.cp.dirty) >= checkpointMax {
-		e.checkpoint(checkpointMax)
-	}
-	for _, o := range ops {
-		if o.kind == opScores {
-			for i := range o.results {
-				e.metrics.submitted(o.results[i].Err)
-			}
-		}
-		close(o.done)
-	}
+	g.bodies = e.idem.takePending()
+	g.batch.Idempotency = append(g.batch.Idempotency, g.bodies...)
+	e.handOff(g)
 }
 
 // computeScore validates one score against its board and computes its
@@ -445,7 +437,7 @@ func (e *Engine) applyChanges(g *group) {
 	}
 }
 
-// housekeeping runs once a second on the writer: checkpoint entries,
+// housekeeping runs once a second on the committer: checkpoint entries,
 // persist idempotency answers that no commit carried yet, and forget
 // expired ones.
 func (e *Engine) housekeeping() {

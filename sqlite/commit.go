@@ -22,8 +22,8 @@ import (
 var chunkSizes = []int{64, 16, 4, 1}
 
 const (
-	insertSubmission = "INSERT INTO submissions (board, seq, period, player, kind, k1, k2, k3, k4, at, meta) VALUES "
-	submissionRow    = "(?,?,?,?,?,?,?,?,?,?,?)"
+	insertSubmission = "INSERT INTO submissions (board, seq, period, player, rec, meta) VALUES "
+	submissionRow    = "(?,?,?,?,?,?)"
 	upsertEntry      = "INSERT INTO entries (board, period, player, rec, meta) VALUES "
 	entryRow         = "(?,?,?,?,?)"
 	upsertEntryEnd   = " ON CONFLICT (board, period, player) DO UPDATE SET rec = excluded.rec, meta = excluded.meta"
@@ -190,15 +190,9 @@ func (s *Store) execChunks(ctx context.Context, tx *sql.Tx, stmts []*sql.Stmt, n
 func (s *Store) insertSubmissions(ctx context.Context, tx *sql.Tx, subs []podium.Submission) error {
 	err := s.execChunks(ctx, tx, s.ws.sub, len(subs), func(args []any, i int) []any {
 		sub := &subs[i]
-		args = append(args, sub.Board, int64(sub.Seq), sub.Period, sub.Player, int64(sub.Kind))
-		for k := range podium.MaxKeys {
-			if k < len(sub.Keys) {
-				args = append(args, sub.Keys[k])
-			} else {
-				args = append(args, nil)
-			}
-		}
-		return append(args, podium.Millis(sub.At), metaArg(sub.Meta))
+		start := len(s.buf)
+		s.buf = appendSubRec(s.buf, sub)
+		return append(args, sub.Board, int64(sub.Seq), sub.Period, sub.Player, s.buf[start:len(s.buf):len(s.buf)], metaArg(sub.Meta))
 	})
 	if code := sqliteCode(err); code == codeConstraintPrimaryKey || code == codeConstraintUnique {
 		return fmt.Errorf("a submission's (board, seq) is already logged: %w", err)
@@ -290,6 +284,43 @@ func appendRec(b []byte, e *podium.Entry) []byte {
 }
 
 var errBadRec = errors.New("malformed entries.rec")
+
+// appendSubRec packs a log row's kind, at and keys.
+func appendSubRec(b []byte, sub *podium.Submission) []byte {
+	b = binary.AppendUvarint(b, uint64(sub.Kind))
+	b = binary.AppendVarint(b, podium.Millis(sub.At))
+	for _, k := range sub.Keys {
+		b = binary.AppendVarint(b, k)
+	}
+	return b
+}
+
+var errBadSubRec = errors.New("malformed submissions.rec")
+
+// decodeSubRec fills sub's Kind, At and Keys from rec, reusing sub.Keys.
+func decodeSubRec(rec []byte, sub *podium.Submission) error {
+	kind, n := binary.Uvarint(rec)
+	if n <= 0 || kind > 1 {
+		return errBadSubRec
+	}
+	rec = rec[n:]
+	at, n := binary.Varint(rec)
+	if n <= 0 {
+		return errBadSubRec
+	}
+	rec = rec[n:]
+	sub.Kind, sub.At = podium.Kind(kind), podium.FromMillis(at)
+	sub.Keys = sub.Keys[:0]
+	for len(rec) > 0 {
+		k, n := binary.Varint(rec)
+		if n <= 0 || len(sub.Keys) == podium.MaxKeys {
+			return errBadSubRec
+		}
+		sub.Keys = append(sub.Keys, k)
+		rec = rec[n:]
+	}
+	return nil
+}
 
 // decodeRec fills e's At, Seq and Keys from rec, reusing e.Keys.
 func decodeRec(rec []byte, e *podium.Entry) error {

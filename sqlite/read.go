@@ -130,30 +130,25 @@ func (s *Store) Log(ctx context.Context, board string, after uint64, fn func(*po
 	if after > math.MaxInt64 {
 		return nil
 	}
-	rows, err := s.r.QueryContext(ctx, "SELECT seq, period, player, kind, k1, k2, k3, k4, at, meta FROM submissions WHERE board = ? AND seq > ? ORDER BY seq", board, int64(after))
+	rows, err := s.r.QueryContext(ctx, "SELECT seq, period, player, rec, meta FROM submissions WHERE board = ? AND seq > ? ORDER BY seq", board, int64(after))
 	if err != nil {
 		return fmt.Errorf("log: %w", err)
 	}
 	defer rows.Close()
 	var (
-		sub     = podium.Submission{Board: board, Keys: make([]int64, 0, podium.MaxKeys)}
-		seq, at int64
-		kind    int64
-		k       [podium.MaxKeys]nullInt
-		meta    sql.RawBytes
-		dest    = []any{&seq, &sub.Period, &sub.Player, &kind, &k[0], &k[1], &k[2], &k[3], &at, &meta}
+		sub  = podium.Submission{Board: board, Keys: make([]int64, 0, podium.MaxKeys)}
+		seq  int64
+		rec  sql.RawBytes
+		meta sql.RawBytes
+		dest = []any{&seq, &sub.Period, &sub.Player, &rec, &meta}
 	)
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
 			return fmt.Errorf("log: %w", err)
 		}
-		sub.Seq, sub.Kind, sub.At = uint64(seq), podium.Kind(kind), podium.FromMillis(at)
-		sub.Keys = sub.Keys[:0]
-		for i := range k {
-			if !k[i].valid {
-				break
-			}
-			sub.Keys = append(sub.Keys, k[i].v)
+		sub.Seq = uint64(seq)
+		if err := decodeSubRec(rec, &sub); err != nil {
+			return fmt.Errorf("log: %s seq %d: %w", board, seq, err)
 		}
 		if len(meta) == 0 {
 			sub.Meta = append(sub.Meta[:0], "{}"...)

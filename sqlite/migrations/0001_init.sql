@@ -29,20 +29,17 @@ CREATE TABLE api_keys (
 	created_ms INTEGER NOT NULL
 ) STRICT;
 
--- submissions: the append-only log, one row per accepted write. kind 0 is a
--- score (k1.. hold the submitted keys, unused ones NULL), kind 1 a delete
--- (all keys NULL).
+-- submissions: the append-only log, one row per accepted write. rec packs
+-- the kind (0 a score, 1 a delete), at (unix ms) and the submitted keys (none
+-- for a delete) as Go encoding/binary varints: binding one blob instead of
+-- six integer columns made a 1000-score group commit faster with
+-- the pure-Go driver.
 CREATE TABLE submissions (
 	board  TEXT    NOT NULL,
 	seq    INTEGER NOT NULL,
 	period TEXT    NOT NULL,
 	player TEXT    NOT NULL,
-	kind   INTEGER NOT NULL,
-	k1     INTEGER,
-	k2     INTEGER,
-	k3     INTEGER,
-	k4     INTEGER,
-	at     INTEGER NOT NULL,
+	rec    BLOB    NOT NULL,
 	meta   TEXT,
 	PRIMARY KEY (board, seq)
 ) STRICT, WITHOUT ROWID;
