@@ -479,3 +479,38 @@ func TestWebSocketSeveralBoards(t *testing.T) {
 		t.Fatalf("after unsubscribing w2 got %v", m)
 	}
 }
+
+// TestBoardRecreatedStream: a board deleted and made again while nobody
+// watches must not stream the old board's state; a watcher of the deleted
+// board gets an error event.
+func TestBoardRecreatedStream(t *testing.T) {
+	s := newServerWith(t, stream.Config{Coalesce: 20 * time.Millisecond}, false)
+	s.mkBoard("again", oneKey)
+	s.score("again", "old1", 1)
+	s.score("again", "old2", 2)
+	c := s.openSSE("/v1/boards/again/stream?limit=10", "")
+	first := c.next(2 * time.Second)
+	c.close()
+	time.Sleep(200 * time.Millisecond) // the server notices: the window of 10 is idle
+	watcher := s.openSSE("/v1/boards/again/stream?limit=5", "")
+	watcher.next(2 * time.Second)
+
+	s.must(204, s.do("DELETE", "/v1/boards/again", adminKey, nil))
+	if ev := watcher.next(2 * time.Second); ev.Type != "error" || ev.Data["code"] != "board_not_found" {
+		t.Fatalf("watcher of a deleted board got %+v", ev)
+	}
+	s.mkBoard("again", oneKey)
+	s.score("again", "new", 5)
+	for _, last := range []string{"", first.ID} {
+		c2 := s.openSSE("/v1/boards/again/stream?limit=10", last)
+		ev := c2.next(2 * time.Second)
+		if ev.Type != "snapshot" || ev.ID == first.ID {
+			t.Fatalf("after recreating (last id %q): %+v", last, ev)
+		}
+		es := ev.Data["entries"].([]any)
+		if len(es) != 1 || es[0].(map[string]any)["player"] != "new" {
+			t.Fatalf("the recreated board streams the old state (last id %q): %v", last, es)
+		}
+		c2.close()
+	}
+}

@@ -184,6 +184,12 @@ func (h *Hub) window(ctx context.Context, board string, limit int) (*window, err
 	h.mu.Lock()
 	w := h.windows[key]
 	h.mu.Unlock()
+	if w != nil && w.stale() {
+		// Nobody watched it while its board changed (or was deleted and
+		// made again): start afresh rather than hand out an old state.
+		h.drop(w)
+		w = nil
+	}
 	if w != nil {
 		return w, nil
 	}

@@ -39,6 +39,13 @@ func newWindow(h *Hub, key windowKey, v View) *window {
 		lastSnap: now, idleAt: now, bucketStart: now}
 }
 
+// stale reports whether the window has no subscribers and missed changes.
+func (w *window) stale() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.subs) == 0 && w.dirty.Load()
+}
+
 // position is the id of the window's last event.
 func (w *window) position() string { return EventID(w.snapID, w.view.Seq) }
 
@@ -160,6 +167,13 @@ func (w *window) flush(now time.Time) {
 		return
 	}
 	if v.Seq <= w.view.Seq && v.Total == w.view.Total && sameEntries(v.Entries, w.view.Entries) {
+		return
+	}
+	if v.Seq < w.view.Seq {
+		// The board was deleted and made again: its seq starts over, so
+		// the chain does too.
+		w.view = v
+		w.newSnapshotLocked(now)
 		return
 	}
 	if v.Seq == w.view.Seq {
