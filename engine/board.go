@@ -253,6 +253,37 @@ func (e *Engine) Top(ctx context.Context, q Query, offset, limit int) (Page, err
 	return page, err
 }
 
+// TopEach is Top without the copies, for the hot read path: head gets the
+// page's board, period, seq and total, then each gets every entry in rank
+// order. The *EntryView and its Keys are reused between calls; fn runs
+// with the board locked for reading, so it must be quick and must not call
+// back into the engine.
+func (e *Engine) TopEach(ctx context.Context, q Query, offset, limit int, head func(*Page), each func(*EntryView)) error {
+	return e.view(ctx, q, func(bs *boardState, def *podium.Board, period string, ps *periodState) error {
+		page := Page{Board: def.ID, Period: period, Seq: bs.seq, Total: e.total(ps, q.IncludeHidden)}
+		head(&page)
+		if ps == nil {
+			return nil
+		}
+		n := len(def.Keys)
+		ev := EntryView{Keys: make([]int64, n)}
+		e.players.mu.RLock()
+		defer e.players.mu.RUnlock()
+		ps.idx.Range(offset+1, limit, q.IncludeHidden, func(r int, en rank.Entry) bool {
+			nv := e.players.nameLocked(en.Player)
+			copy(ev.Keys, en.Keys[:n])
+			m := ps.meta[en.Player]
+			if m == nil {
+				m = emptyMeta
+			}
+			ev.Rank, ev.Player, ev.Name, ev.At, ev.Seq, ev.Meta, ev.Hidden = r, nv.Player, nv.Name, podium.FromMillis(en.At), en.Seq, m, en.Hidden
+			each(&ev)
+			return true
+		})
+		return nil
+	})
+}
+
 // Players returns the entries of the given players in board order, each
 // with its rank on the whole board. Players without an entry are left out.
 func (e *Engine) Players(ctx context.Context, q Query, players []string) (Page, error) {

@@ -106,14 +106,19 @@ func (p *players) view(ids []uint32, out []nameView) []nameView {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	for _, id := range ids {
-		s := p.ids.String(id)
-		n := s
-		if r := p.reg[id]; r != nil && r.Name != "" {
-			n = r.Name
-		}
-		out = append(out, nameView{Player: s, Name: n})
+		out = append(out, p.nameLocked(id))
 	}
 	return out
+}
+
+// nameLocked resolves one id; the caller holds p.mu.
+func (p *players) nameLocked(id uint32) nameView {
+	s := p.ids.String(id)
+	n := s
+	if r := p.reg[id]; r != nil && r.Name != "" {
+		n = r.Name
+	}
+	return nameView{Player: s, Name: n}
 }
 
 func (p *players) name(id uint32) nameView {

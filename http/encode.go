@@ -64,11 +64,28 @@ func appendString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// appendTime appends t as an RFC 3339 UTC string with milliseconds.
+// appendTime appends t as an RFC 3339 UTC string with milliseconds. It
+// writes the digits itself: time.AppendFormat was a sixth of the CPU of a
+// top-100 read.
 func appendTime(b []byte, t time.Time) []byte {
-	b = append(b, '"')
-	b = t.UTC().AppendFormat(b, "2006-01-02T15:04:05.000Z07:00")
-	return append(b, '"')
+	t = t.UTC()
+	y, mo, d := t.Date()
+	if y < 0 || y > 9999 {
+		b = append(b, '"')
+		b = t.AppendFormat(b, "2006-01-02T15:04:05.000Z07:00")
+		return append(b, '"')
+	}
+	h, mi, s := t.Clock()
+	ms := t.Nanosecond() / 1e6
+	b = append(b, '"',
+		byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), '-',
+		byte('0'+int(mo)/10), byte('0'+int(mo)%10), '-',
+		byte('0'+d/10), byte('0'+d%10), 'T',
+		byte('0'+h/10), byte('0'+h%10), ':',
+		byte('0'+mi/10), byte('0'+mi%10), ':',
+		byte('0'+s/10), byte('0'+s%10), '.',
+		byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10), 'Z', '"')
+	return b
 }
 
 func appendKeys(b []byte, keys []int64) []byte {
