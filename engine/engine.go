@@ -63,10 +63,11 @@ type Engine struct {
 	keys     keyring
 	cp       checkpointer // committer goroutine only (or the writer behind a barrier)
 
-	pipe      chan *group   // writer -> committer
-	committed chan struct{} // closed when the committer exits
-	pmu       sync.Mutex
-	pend      pending
+	pipe          chan *group   // writer -> committer
+	committed     chan struct{} // closed when the committer exits
+	storageFailed atomic.Bool   // an fsync failed: no more writes until restart
+	pmu           sync.Mutex
+	pend          pending
 
 	players *players
 
@@ -103,7 +104,7 @@ func New(cfg Config) *Engine {
 		listener:  cfg.Listener,
 		players:   newPlayers(),
 		cp:        newCheckpointer(),
-		pipe:      make(chan *group, 1),
+		pipe:      make(chan *group, 8),
 		committed: make(chan struct{}),
 		pend:      newPending(),
 		boards:    map[string]*boardState{},
@@ -132,7 +133,9 @@ func (e *Engine) notifyAll() {
 }
 
 // Ready reports whether the indexes are loaded and writes are accepted.
-func (e *Engine) Ready() bool { return e.ready.Load() && !e.closed.Load() }
+func (e *Engine) Ready() bool {
+	return e.ready.Load() && !e.closed.Load() && !e.storageFailed.Load()
+}
 
 // Now returns the engine's clock reading.
 func (e *Engine) Now() time.Time { return e.now() }

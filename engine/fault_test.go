@@ -20,7 +20,8 @@ import (
 // fail, as a full disk would.
 type faultyStore struct {
 	*sqlite.Store
-	fail atomic.Bool
+	fail     atomic.Bool // group commits fail, as on a full disk
+	failSync atomic.Bool // fsyncs fail, as on a dying disk
 }
 
 func (f *faultyStore) Commit(ctx context.Context, b *podium.Batch) error {
@@ -28,6 +29,20 @@ func (f *faultyStore) Commit(ctx context.Context, b *podium.Batch) error {
 		return errors.New("disk full (injected)")
 	}
 	return f.Store.Commit(ctx, b)
+}
+
+func (f *faultyStore) CommitDeferred(ctx context.Context, b *podium.Batch) (uint64, error) {
+	if f.fail.Load() && len(b.Submissions) > 0 {
+		return 0, errors.New("disk full (injected)")
+	}
+	return f.Store.CommitDeferred(ctx, b)
+}
+
+func (f *faultyStore) Sync(ctx context.Context, ticket uint64) error {
+	if f.failSync.Load() {
+		return errors.New("fsync: input/output error (injected)")
+	}
+	return f.Store.Sync(ctx, ticket)
 }
 
 // TestFailedCommitAppliesNothing: while commits fail, every submission is
@@ -109,5 +124,40 @@ func TestFailedCommitAppliesNothing(t *testing.T) {
 	check(eng)
 	if d, err := engine.CheckStore(ctx, st); err != nil || len(d) != 0 {
 		t.Fatalf("CheckStore: %v %v", d, err)
+	}
+}
+
+// TestFailedSyncStopsWrites: when an fsync fails, nothing acknowledged can
+// be trusted to be on disk; podium answers 503, stops being ready, and
+// takes no more writes until it is restarted.
+func TestFailedSyncStopsWrites(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "podium.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	fs := &faultyStore{Store: st}
+	eng := engine.New(engine.Config{Store: fs, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err := eng.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	b := &podium.Board{ID: "s", Keys: []podium.KeyDef{{Name: "n", Order: podium.Desc}}}
+	b.Normalize()
+	if _, _, err := eng.PutBoard(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	fs.failSync.Store(true)
+	_, err = eng.Submit(ctx, []engine.Score{{Board: "s", Player: "a", Keys: []int64{1}}}, true, nil)
+	if podium.ErrorCode(err) != podium.ECodeUnavailable {
+		t.Fatalf("submit with a failing fsync: %v", err)
+	}
+	if eng.Ready() {
+		t.Fatal("still ready after an fsync failure")
+	}
+	fs.failSync.Store(false)
+	if _, err := eng.Submit(ctx, []engine.Score{{Board: "s", Player: "a", Keys: []int64{1}}}, true, nil); podium.ErrorCode(err) != podium.ECodeUnavailable {
+		t.Fatalf("a write after an fsync failure was taken: %v", err)
 	}
 }

@@ -13,6 +13,7 @@ type metrics struct {
 	submissions *prometheus.CounterVec
 	batchSize   prometheus.Histogram
 	commitTime  prometheus.Histogram
+	syncTime    prometheus.Histogram
 	cpSize      prometheus.Histogram
 	cpTime      prometheus.Histogram
 }
@@ -34,6 +35,11 @@ func newMetrics(e *Engine, reg prometheus.Registerer) *metrics {
 			Buckets: prometheus.ExponentialBuckets(0.0001, 2.5, 12),
 		}),
 	}
+	m.syncTime = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "podium_sync_seconds",
+		Help:    "Time a group waited for its fsync after being written (shared fsyncs make it short).",
+		Buckets: prometheus.ExponentialBuckets(0.00005, 2.5, 12),
+	})
 	m.cpSize = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name:    "podium_checkpoint_entries",
 		Help:    "Entries written by one checkpoint of the entries table.",
@@ -47,7 +53,7 @@ func newMetrics(e *Engine, reg prometheus.Registerer) *metrics {
 	if reg == nil {
 		return m
 	}
-	reg.MustRegister(m.submissions, m.batchSize, m.commitTime, m.cpSize, m.cpTime,
+	reg.MustRegister(m.submissions, m.batchSize, m.commitTime, m.syncTime, m.cpSize, m.cpTime,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "podium_index_entries",
 			Help: "Entries held in the in-memory rank indexes.",
@@ -72,6 +78,8 @@ func (m *metrics) commit(n int, d time.Duration) {
 	m.batchSize.Observe(float64(n))
 	m.commitTime.Observe(d.Seconds())
 }
+
+func (m *metrics) sync(d time.Duration) { m.syncTime.Observe(d.Seconds()) }
 
 func (m *metrics) checkpoint(n int, d time.Duration) {
 	m.cpSize.Observe(float64(n))

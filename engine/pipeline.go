@@ -8,11 +8,11 @@ import (
 )
 
 // The write pipeline has two stages. The writer goroutine (run) drains
-// requests and computes each group against memory; the committer goroutine
-// (commitLoop) commits a group, applies it to the indexes and answers. While
-// one group is being committed (SQLite's work and the fsync), the next is
-// computed on the other core. A group computed before the previous one is
-// applied sees it through the pending overlay below.
+// requests and computes each group against memory; the committer
+// (commitLoop) stores a group, waits until it is on disk, applies it to the
+// indexes and answers. While one group is written and fsynced, the next is
+// computed on the other core. A group computed before the previous ones are
+// applied sees them through the pending overlay below.
 //
 // If a commit fails, every group computed on top of it is failed too: the
 // committer marks the pipeline broken and fails what it receives until the
@@ -94,44 +94,130 @@ func (e *Engine) recover() {
 	e.pmu.Unlock()
 }
 
-// commitLoop is the committer goroutine.
+// deferredCommitter is an optional Store ability: commit without waiting
+// for the disk, then wait for a commit (and all before it) to be durable.
+// sqlite.Store has it; the engine uses it to time the two parts apart.
+type deferredCommitter interface {
+	CommitDeferred(ctx context.Context, b *podium.Batch) (uint64, error)
+	Sync(ctx context.Context, ticket uint64) error
+}
+
+// commitLoop is the committer goroutine: it stores each group, waits for
+// the disk, applies it and answers. Groups that queued up meanwhile share
+// the next transaction and fsync.
+//
+// A third stage that fsyncs while the next group is written was tried: on
+// two cores shared with the clients it made groups smaller (5.7 scores a
+// commit instead of 13) and, since commits cost CPU per transaction, single
+// submits slower (30k/s against 32k/s with wrk). Group size matters more
+// than overlap here.
 func (e *Engine) commitLoop() {
 	defer close(e.committed)
+	dc, deferred := e.store.(deferredCommitter)
+	var merged podium.Batch
 	for g := range e.pipe {
-		switch {
-		case g.barrier != nil:
+		if g.barrier != nil {
 			close(g.barrier)
-		case g.housekeeping:
+			continue
+		}
+		if g.housekeeping {
 			e.housekeeping()
-		default:
-			e.commitGroup(g)
-			if len(e.cp.dirty) >= checkpointMax {
-				e.checkpoint(checkpointMax)
+			continue
+		}
+		groups := []*group{g}
+		var after *group // a barrier or housekeeping item met while merging
+	more:
+		for len(groups) < 16 {
+			select {
+			case n, ok := <-e.pipe:
+				if !ok {
+					break more
+				}
+				if n.barrier != nil || n.housekeeping {
+					after = n
+					break more
+				}
+				groups = append(groups, n)
+			default:
+				break more
+			}
+		}
+		b := &g.batch
+		if len(groups) > 1 {
+			merged.Reset()
+			for _, x := range groups {
+				merged.Submissions = append(merged.Submissions, x.batch.Submissions...)
+				merged.Idempotency = append(merged.Idempotency, x.batch.Idempotency...)
+			}
+			b = &merged
+		}
+		err := e.storeGroup(dc, deferred, b)
+		for _, x := range groups {
+			x.err = err
+			e.finishGroup(x)
+		}
+		if len(e.cp.dirty) >= checkpointMax {
+			e.checkpoint(checkpointMax)
+		}
+		if after != nil {
+			if after.barrier != nil {
+				close(after.barrier)
+			} else {
+				e.housekeeping()
 			}
 		}
 	}
 }
 
-// commitGroup stores a group, applies it and answers its requests.
-func (e *Engine) commitGroup(g *group) {
+// store_ commits one transaction and waits until it is durable.
+func (e *Engine) storeGroup(dc deferredCommitter, deferred bool, b *podium.Batch) error {
 	e.pmu.Lock()
 	broken := e.pend.broken
 	e.pmu.Unlock()
-	var err error
 	if broken {
-		err = errBroken
-	} else if g.batch.Len() > 0 {
-		t0 := time.Now()
-		err = e.store.Commit(context.Background(), &g.batch)
-		e.metrics.commit(len(g.batch.Submissions), time.Since(t0))
-		if err != nil {
-			e.log.Error("group commit failed", "err", err, "rows", g.batch.Len())
+		return errBroken
+	}
+	if b.Len() == 0 {
+		return nil
+	}
+	t0 := time.Now()
+	var ticket uint64
+	var err error
+	if deferred {
+		ticket, err = dc.CommitDeferred(context.Background(), b)
+	} else {
+		err = e.store.Commit(context.Background(), b)
+	}
+	e.metrics.commit(len(b.Submissions), time.Since(t0))
+	if err != nil {
+		e.log.Error("group commit failed", "err", err, "rows", b.Len())
+		e.pmu.Lock()
+		e.pend.broken = true
+		e.pmu.Unlock()
+		return err
+	}
+	if deferred {
+		t1 := time.Now()
+		if err := dc.Sync(context.Background(), ticket); err != nil {
+			// The data is in the database file but may not be on the disk:
+			// nothing can be promised any more. Stop writing and let an
+			// operator restart, which loads what survived.
+			e.log.Error("fsync failed: storage is unreliable; podium stops accepting writes, restart it", "err", err)
+			e.storageFailed.Store(true)
 			e.pmu.Lock()
 			e.pend.broken = true
 			e.pmu.Unlock()
+			return err
 		}
+		e.metrics.sync(time.Since(t1))
 	}
-	if err != nil {
+	return nil
+}
+
+// finishGroup applies a stored group and answers its requests, or answers
+// them with the failure.
+func (e *Engine) finishGroup(g *group) {
+	if g.err != nil {
 		e.idem.requeue(g.bodies)
 		for _, o := range g.ops {
 			if o.err == nil {

@@ -203,6 +203,8 @@ type group struct {
 
 	housekeeping bool          // not a group: run housekeeping on the committer
 	barrier      chan struct{} // not a group: closed when the committer reaches it
+
+	err error // why the group failed
 }
 
 // current returns the entry of a player as of everything computed so far:

@@ -70,7 +70,7 @@ func (s *Store) PutBoard(ctx context.Context, b *podium.Board) error {
 	if err != nil {
 		return fmt.Errorf("put board: %w", err)
 	}
-	return nil
+	return s.durable(ctx)
 }
 
 // DeleteBoard removes a board with its entries, its log and its watermark, in one
@@ -100,7 +100,7 @@ func (s *Store) DeleteBoard(ctx context.Context, id string) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("delete board: %w", err)
 	}
-	return nil
+	return s.durable(ctx)
 }
 
 // Players lists every registered player, ordered by id.
@@ -140,7 +140,7 @@ func (s *Store) PutPlayer(ctx context.Context, p *podium.Player) error {
 	if err != nil {
 		return fmt.Errorf("put player: %w", err)
 	}
-	return nil
+	return s.durable(ctx)
 }
 
 // Keys lists the API keys, hashes included, ordered by id.
@@ -199,7 +199,7 @@ func (s *Store) PutKey(ctx context.Context, k *podium.APIKey) error {
 	if err != nil {
 		return fmt.Errorf("put key: %w", err)
 	}
-	return nil
+	return s.durable(ctx)
 }
 
 // DeleteKey revokes a key. A missing key is podium.ECodeNotFound.
@@ -217,7 +217,7 @@ func (s *Store) DeleteKey(ctx context.Context, id string) error {
 	if n == 0 {
 		return podium.Errorf(podium.ECodeNotFound, "API key %q does not exist", id)
 	}
-	return nil
+	return s.durable(ctx)
 }
 
 func nonNil(s []string) []string {

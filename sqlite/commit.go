@@ -92,6 +92,15 @@ func (s *Store) Commit(ctx context.Context, b *podium.Batch) error {
 	if b.Len() == 0 {
 		return nil
 	}
+	ticket, err := s.CommitDeferred(ctx, b)
+	if err != nil {
+		return err
+	}
+	return s.Sync(ctx, ticket)
+}
+
+// commit is one transaction of Commit, without the wait for the disk.
+func (s *Store) commit(ctx context.Context, b *podium.Batch) error {
 	if err := checkBatch(b); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
@@ -251,6 +260,9 @@ func (s *Store) ReplaceEntries(ctx context.Context, board string, entries []podi
 		return fmt.Errorf("replace entries: watermark: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("replace entries: %w", err)
+	}
+	if err := s.durable(ctx); err != nil {
 		return fmt.Errorf("replace entries: %w", err)
 	}
 	return nil

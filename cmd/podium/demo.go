@@ -81,8 +81,8 @@ func feedDemo(ctx context.Context, eng *engine.Engine, log *slog.Logger, players
 		var sc engine.Score
 		switch r.IntN(3) {
 		case 0:
-			t := int64((60_000 + r.NormFloat64()*15_000) * skill[p])
-			sc = engine.Score{Board: "demo.minesweeper.expert", Player: player, Keys: []int64{max(t, 25_000), int64(120 + r.IntN(120))}}
+			t := int64((60_000 + r.NormFloat64()*12_000) * skill[p])
+			sc = engine.Score{Board: "demo.minesweeper.expert", Player: player, Keys: []int64{max(t, 20_000+r.Int64N(8_000)), int64(120 + r.IntN(120))}}
 		case 1:
 			sc = engine.Score{Board: "demo.daily", Player: player, Keys: []int64{int64(1+r.IntN(10)) * int64(2/skill[p]+1)}}
 		default:
