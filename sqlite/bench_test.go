@@ -121,6 +121,27 @@ func BenchmarkCommit1000(b *testing.B) {
 	}
 }
 
+// BenchmarkCommitLog measures the group commits of the write path: log rows
+// only (entries are checkpointed behind the log), 1 and 1000 a transaction.
+func BenchmarkCommitLog(b *testing.B) {
+	for _, n := range []int{1, 1000} {
+		for _, sync := range []string{"full", "normal"} {
+			b.Run(fmt.Sprintf("scores=%d/sync=%s", n, sync), func(b *testing.B) {
+				s := benchStore(b, Options{Sync: sync})
+				g := newScoreBatch(100_000)
+				for range b.N {
+					batch := g.next(n)
+					batch.Upserts = batch.Upserts[:0]
+					if err := s.Commit(ctx, batch); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "scores/s")
+			})
+		}
+	}
+}
+
 // BenchmarkLoadEntries1M measures the start-up scan of a board with
 // -entries entries (1M by default). Filling the board takes a few seconds.
 func BenchmarkLoadEntries1M(b *testing.B) {
