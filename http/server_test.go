@@ -41,7 +41,11 @@ type server struct {
 	clock *fakeClock
 	eng   *engine.Engine
 	hub   *stream.Hub
+	srv   *podiumhttp.Server
 }
+
+// streamStall shortens how long a stalled stream write may take.
+func (s *server) streamStall(d time.Duration) { s.srv.SetStallTimeout(d) }
 
 func newServer(t *testing.T) *server {
 	t.Helper()
@@ -77,7 +81,7 @@ func newServerWith(t *testing.T, cfg stream.Config, fakeHubClock bool) *server {
 		eng.Close()
 		st.Close()
 	})
-	return &server{t: t, url: ts.URL, clock: clk, eng: eng, hub: hub}
+	return &server{t: t, url: ts.URL, clock: clk, eng: eng, hub: hub, srv: srv}
 }
 
 type resp struct {

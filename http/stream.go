@@ -35,6 +35,10 @@ func (c *StreamConfig) defaults() {
 	}
 }
 
+// SetStallTimeout changes how long a stream write may make no progress
+// before the client is dropped. Call it before serving.
+func (s *Server) SetStallTimeout(d time.Duration) { s.streamCfg.StallTimeout = d }
+
 // StreamSource adapts an engine to the stream hub's Source.
 func StreamSource(e *engine.Engine) stream.Source { return source{e} }
 

@@ -5,10 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -512,5 +515,127 @@ func TestBoardRecreatedStream(t *testing.T) {
 			t.Fatalf("the recreated board streams the old state (last id %q): %v", last, es)
 		}
 		c2.close()
+	}
+}
+
+// TestOverloadFallsBackToSnapshots: when a window changes faster than its
+// overload threshold, it stops sending deltas and sends at most one
+// snapshot a second, each equal to the board at its seq.
+func TestOverloadFallsBackToSnapshots(t *testing.T) {
+	s := newServerWith(t, stream.Config{Coalesce: 20 * time.Millisecond, OverloadChanges: 5}, false)
+	s.mkBoard("hot", oneKey)
+	c := s.openSSE("/v1/boards/hot/stream?limit=20", "")
+	var b board
+	b.apply(t, c.next(2*time.Second))
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			s.score("hot", fmt.Sprintf("p%d", i%40), i)
+			time.Sleep(2 * time.Millisecond)
+		}
+	}()
+	var snaps []time.Time
+	deadline := time.Now().Add(4 * time.Second)
+	for time.Now().Before(deadline) {
+		ev := c.next(2 * time.Second)
+		b.apply(t, ev)
+		if ev.Type == "snapshot" {
+			snaps = append(snaps, time.Now())
+		}
+	}
+	close(stop)
+	<-done
+	if len(snaps) < 2 {
+		t.Fatalf("an overloaded window sent %d snapshots in 4 s", len(snaps))
+	}
+	for i := 1; i < len(snaps); i++ {
+		if gap := snaps[i].Sub(snaps[i-1]); gap < 900*time.Millisecond {
+			t.Fatalf("snapshots %v apart: more than one a second", gap)
+		}
+	}
+	// Once calm, the window ends equal to the board.
+	waitFor(t, s, c, &b, "hot", 20, 3*time.Second)
+}
+
+// TestShutdownTellsClientsToComeBack: closing the hub ends every SSE stream
+// with a short retry hint, so browsers reconnect to the restarted server.
+func TestShutdownTellsClientsToComeBack(t *testing.T) {
+	s := newServer(t)
+	s.mkBoard("bye", oneKey)
+	resp, err := http.Get(s.url + "/v1/boards/bye/stream")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	br := bufio.NewReader(resp.Body)
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(line, "event: snapshot") {
+			break
+		}
+	}
+	s.hub.Close()
+	rest, _ := io.ReadAll(br)
+	if !strings.Contains(string(rest), "retry: 1000\n") {
+		t.Fatalf("stream ended without a retry hint: %q", rest)
+	}
+}
+
+// TestStalledConnectionIsDropped: a client that stops reading while the
+// server has data for it is disconnected once a write makes no progress
+// for StallTimeout, freeing its slot.
+func TestStalledConnectionIsDropped(t *testing.T) {
+	s := newServerWith(t, stream.Config{Coalesce: 10 * time.Millisecond, SnapshotEvery: 20 * time.Millisecond}, false)
+	s.streamStall(200 * time.Millisecond)
+	s.mkBoard("big", oneKey)
+	var items []string
+	for i := 0; i < 1000; i++ {
+		items = append(items, fmt.Sprintf(`{"board":"big","player":"player-with-a-long-name-%04d","keys":[%d],"meta":{"note":"%s"}}`, i, i, strings.Repeat("x", 200)))
+	}
+	s.must(200, s.do("POST", "/v1/scores", adminKey, `{"scores":[`+strings.Join(items, ",")+`]}`))
+	d := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
+		return c.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
+	}}
+	conn, err := d.Dial("tcp", strings.TrimPrefix(s.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "GET /v1/boards/big/stream?limit=1000 HTTP/1.1\r\nHost: x\r\n\r\n")
+	// Never read. Snapshots of ~300 KB every 20 ms fill the socket.
+	for start := time.Now(); ; time.Sleep(10 * time.Millisecond) {
+		if _, _, n := s.hub.Stats(); n == 1 {
+			break
+		}
+		if time.Since(start) > 5*time.Second {
+			t.Fatal("the stream never started")
+		}
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		if _, _, n := s.hub.Stats(); n == 0 {
+			// What the server sent before giving up starts as a stream.
+			head := make([]byte, 64)
+			conn.SetReadDeadline(time.Now().Add(2 * time.Second))
+			n, _ := io.ReadFull(conn, head)
+			if !strings.HasPrefix(string(head[:n]), "HTTP/1.1 200") {
+				t.Fatalf("the connection was not a stream: %q", head[:n])
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a client that stopped reading was never dropped")
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
