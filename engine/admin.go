@@ -124,13 +124,7 @@ func (e *Engine) applyPutPlayer(o *op) error {
 		return err
 	}
 	id := e.players.put(p)
-	e.mu.RLock()
-	list := make([]*boardState, 0, len(e.boards))
-	for _, bs := range e.boards {
-		list = append(list, bs)
-	}
-	e.mu.RUnlock()
-	for _, bs := range list {
+	for _, bs := range e.boardStates() {
 		bs.mu.Lock()
 		for _, ps := range bs.periods {
 			if en, ok := ps.idx.Get(id); ok && en.Hidden != p.Hidden {

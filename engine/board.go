@@ -59,6 +59,17 @@ func newPeriodState(desc []bool) *periodState {
 	return &periodState{idx: rank.New(desc), meta: map[uint32]json.RawMessage{}}
 }
 
+// boardStates returns every board's state, taken under the engine lock.
+func (e *Engine) boardStates() []*boardState {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	list := make([]*boardState, 0, len(e.boards))
+	for _, bs := range e.boards {
+		list = append(list, bs)
+	}
+	return list
+}
+
 // BoardInfo is a board with its current period.
 type BoardInfo struct {
 	podium.Board
@@ -92,12 +103,7 @@ func (e *Engine) Board(id string) (BoardInfo, error) {
 
 // Boards lists every board sorted by id; publicOnly leaves out private ones.
 func (e *Engine) Boards(publicOnly bool) []BoardInfo {
-	e.mu.RLock()
-	list := make([]*boardState, 0, len(e.boards))
-	for _, bs := range e.boards {
-		list = append(list, bs)
-	}
-	e.mu.RUnlock()
+	list := e.boardStates()
 	out := make([]BoardInfo, 0, len(list))
 	for _, bs := range list {
 		if publicOnly && !bs.def.Load().Public {

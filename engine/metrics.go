@@ -96,13 +96,7 @@ func (m *metrics) submitted(err error) {
 
 // indexStats sums entries and estimated bytes over every loaded index.
 func (e *Engine) indexStats() (entries, bytes int) {
-	e.mu.RLock()
-	list := make([]*boardState, 0, len(e.boards))
-	for _, bs := range e.boards {
-		list = append(list, bs)
-	}
-	e.mu.RUnlock()
-	for _, bs := range list {
+	for _, bs := range e.boardStates() {
 		bs.mu.RLock()
 		for _, ps := range bs.periods {
 			entries += ps.idx.Len()

@@ -93,13 +93,19 @@ func (s *Server) entries(w http.ResponseWriter, r *http.Request) error {
 // entry) so that a top-1000 read does not allocate a fresh 100 KB.
 var pageBufs = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
 
-func (s *Server) entry(w http.ResponseWriter, r *http.Request) error {
+// playerQuery is readQuery for the endpoints under /entries/{player}.
+func (s *Server) playerQuery(r *http.Request) (engine.Query, string, error) {
 	q, err := s.readQuery(r)
 	if err != nil {
-		return err
+		return q, "", err
 	}
 	player := r.PathValue("player")
-	if err := podium.ValidPlayerID(player); err != nil {
+	return q, player, podium.ValidPlayerID(player)
+}
+
+func (s *Server) entry(w http.ResponseWriter, r *http.Request) error {
+	q, player, err := s.playerQuery(r)
+	if err != nil {
 		return err
 	}
 	page, err := s.eng.Entry(r.Context(), q, player)
@@ -120,12 +126,8 @@ func (s *Server) entry(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) around(w http.ResponseWriter, r *http.Request) error {
-	q, err := s.readQuery(r)
+	q, player, err := s.playerQuery(r)
 	if err != nil {
-		return err
-	}
-	player := r.PathValue("player")
-	if err := podium.ValidPlayerID(player); err != nil {
 		return err
 	}
 	radius, err := queryInt(r, "radius", 5, 0, 500)
