@@ -217,7 +217,7 @@ func TestSSESnapshotThenDeltas(t *testing.T) {
 	s.mkBoard("live", oneKey)
 	s.score("live", "a", 10)
 	s.score("live", "b", 20)
-	c := s.openSSE("/v1/boards/live/stream?limit=3", "")
+	c := s.openSSE("/v1/boards/live/stream?limit=4", "")
 	first := c.next(2 * time.Second)
 	if first.Type != "snapshot" || first.ID == "" || len(first.Data["entries"].([]any)) != 2 || first.Data["seq"].(float64) != 2 {
 		t.Fatalf("first event: %+v", first)
@@ -226,8 +226,8 @@ func TestSSESnapshotThenDeltas(t *testing.T) {
 	b.apply(t, first)
 	s.score("live", "c", 30) // enters at the top
 	s.score("live", "d", 5)  // enters last
-	s.score("live", "e", 1)  // below the window of 3: only total changes
-	waitFor(t, s, c, &b, "live", 3, 3*time.Second)
+	s.score("live", "e", 1)  // below the window of 4: only total changes
+	waitFor(t, s, c, &b, "live", 4, 3*time.Second)
 	s.score("live", "a", 40)
 	moved := map[string]float64{}
 	for moved["a"] == 0 {
@@ -246,8 +246,12 @@ func TestSSESnapshotThenDeltas(t *testing.T) {
 	if moved["a"] != 3 {
 		t.Fatalf("a moved from rank 3 to 1; delta says %v", moved)
 	}
-	if fmt.Sprint(b.order()) != fmt.Sprint(s.restOrder("live", 3)) {
-		t.Fatalf("after delta %v != %v", b.order(), s.restOrder("live", 3))
+	// The entries a pushed down are in the delta too, with their old ranks.
+	if moved["c"] != 1 || moved["b"] != 2 {
+		t.Fatalf("entries pushed down by a are missing from the delta: %v", moved)
+	}
+	if fmt.Sprint(b.order()) != fmt.Sprint(s.restOrder("live", 4)) {
+		t.Fatalf("after delta %v != %v", b.order(), s.restOrder("live", 4))
 	}
 }
 

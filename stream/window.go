@@ -189,17 +189,30 @@ func (w *window) flush(now time.Time) {
 		return // changes below the window only
 	}
 	// Overload: too many changed entries per second makes deltas as large
-	// as snapshots; send one snapshot a second instead.
+	// as snapshots; send one snapshot a second instead. The state trips as
+	// soon as this second's count passes the limit and clears after a
+	// calm second.
 	if now.Sub(w.bucketStart) >= time.Second {
 		w.overloaded = w.bucketN > w.overloadLimit()
 		w.bucketStart, w.bucketN = now, 0
 	}
 	w.bucketN += len(changes) + len(removed)
-	if w.overloaded || len(changes)+len(removed) >= max(w.key.limit, 8) {
-		if now.Sub(w.lastSnap) < time.Second {
+	if w.bucketN > w.overloadLimit() {
+		w.overloaded = true
+	}
+	canSnapshot := now.Sub(w.lastSnap) >= time.Second
+	if w.overloaded {
+		if !canSnapshot {
 			w.dirty.Store(true) // keep the change for the next allowed snapshot
 			return
 		}
+		w.view = v
+		w.newSnapshotLocked(now)
+		return
+	}
+	if canSnapshot && len(changes)+len(removed) >= w.key.limit {
+		// As large as the window: a snapshot says the same and starts a
+		// clean chain (at most one a second, like the rest).
 		w.view = v
 		w.newSnapshotLocked(now)
 		return
@@ -240,12 +253,10 @@ func sameEntries(a, b []Entry) bool {
 }
 
 // diff returns the entries of next that are new to the window or whose
-// content changed (with their previous rank), and the players that left.
-// Entries that only moved because others moved are left out: their keys
-// did not change, so their order among themselves did not either, and a
-// client places them in the ranks the changes leave free, in their old
-// order. That keeps a new leader a two-entry delta instead of a full
-// window of rank shifts.
+// rank or content changed (with their previous rank), and the players that
+// left. Every entry whose rank moved is listed, even one pushed down by
+// another: a client can then apply a delta by replacing entries, without
+// knowing the board's ordering rule.
 func diff(prev, next []Entry) ([]Entry, []Removed) {
 	old := make(map[string]*Entry, len(prev))
 	for i := range prev {
@@ -257,7 +268,7 @@ func diff(prev, next []Entry) ([]Entry, []Removed) {
 		o, ok := old[n.Player]
 		if ok {
 			delete(old, n.Player)
-			if sameContent(o, &n) {
+			if sameEntry(o, &n) {
 				continue
 			}
 			r := o.Rank

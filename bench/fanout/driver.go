@@ -143,7 +143,10 @@ type model struct {
 	limit    int
 	topShare float64
 	latest   bool // the board replaces entries (mode latest) instead of keeping the best
-	rng      *rand.Rand
+	// smallMoves makes top changes small (enter near the bottom, climb a
+	// few places) instead of landing anywhere in the window.
+	smallMoves bool
+	rng        *rand.Rand
 }
 
 func newModel(players, limit int, topShare float64, latest bool, seed uint64) *model {
@@ -191,6 +194,9 @@ func (m *model) next() (player int, score int64, top bool) {
 		return p, s, false
 	}
 	last := min(m.limit, n) - 1
+	if m.smallMoves {
+		return m.smallMove(last)
+	}
 	best, floor := m.scores[m.order[0]], m.scores[m.order[last]]
 	hi := best + max(1, (best-floor)/10) // now and then a new leader
 	var p int
@@ -204,6 +210,39 @@ func (m *model) next() (player int, score int64, top bool) {
 		}
 	}
 	s := lo + 1 + m.rng.Int64N(hi-lo)
+	if m.latest || s > m.scores[p] {
+		m.scores[p] = s
+	}
+	m.dirty = true
+	return p, s, true
+}
+
+// smallMove is a top change as long-tailed score distributions make them:
+// half the time a player enters near the bottom of the window (a few ranks
+// above its last place), half the time one already in it climbs 1 to 3
+// places. Either shifts only the few entries it passes.
+func (m *model) smallMove(last int) (player int, score int64, top bool) {
+	n := len(m.order)
+	var p, target int
+	if n > m.limit && m.rng.IntN(2) == 0 {
+		p = m.order[m.limit+m.rng.IntN(n-m.limit)]
+		target = max(0, last-m.rng.IntN(4))
+	} else {
+		k := m.rng.IntN(last + 1)
+		p = m.order[k]
+		target = max(0, k-1-m.rng.IntN(3))
+	}
+	// A score between the entries at target and target-1 (above the
+	// leader for target 0) puts p at rank target.
+	lo := m.scores[m.order[target]]
+	hi := lo + 1_000_000
+	if target > 0 {
+		hi = m.scores[m.order[target-1]]
+	}
+	s := lo + 1
+	if hi-lo > 2 {
+		s = lo + 1 + m.rng.Int64N(hi-lo-1)
+	}
 	if m.latest || s > m.scores[p] {
 		m.scores[p] = s
 	}

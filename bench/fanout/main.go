@@ -56,6 +56,7 @@ type config struct {
 	Rate       float64
 	Duration   time.Duration
 	TopShare   float64
+	TopMoves   string
 	RampBatch  int
 	Submitters int
 	Settle     time.Duration
@@ -105,6 +106,7 @@ func parseFlags(args []string) (*config, error) {
 	fs.Float64Var(&cfg.Rate, "rate", 50, "submissions per second")
 	fs.DurationVar(&cfg.Duration, "duration", 60*time.Second, "how long to submit")
 	fs.Float64Var(&cfg.TopShare, "top-share", 0.1, "fraction of submissions that enter or move within the top --limit")
+	fs.StringVar(&cfg.TopMoves, "top-moves", "small", "how top changes land: small (enter near the bottom, climb 1-3 places: long-tailed scores) or uniform (anywhere in the window: the worst case for deltas)")
 	fs.IntVar(&cfg.RampBatch, "ramp-batch", 500, "clients connected at once while ramping up")
 	fs.IntVar(&cfg.Submitters, "submitters", 4, "concurrent submitting connections")
 	fs.DurationVar(&cfg.Settle, "settle", 2*time.Second, "wait after the last submission before checking the windows")
@@ -142,6 +144,8 @@ func parseFlags(args []string) (*config, error) {
 		return nil, errors.New("--rate and --duration must be positive, --settle not negative")
 	case cfg.TopShare < 0 || cfg.TopShare > 1:
 		return nil, errors.New("--top-share must be from 0 to 1")
+	case cfg.TopMoves != "small" && cfg.TopMoves != "uniform":
+		return nil, errors.New("--top-moves must be small or uniform")
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawQuery, u.Fragment = "", ""
@@ -181,6 +185,7 @@ func run(ctx context.Context, cfg *config) (failed bool, err error) {
 
 	t := newTarget(cfg.u, cfg.Key, cfg.Board, cfg.Submitters)
 	m := newModel(cfg.Players, cfg.Limit, cfg.TopShare, cfg.Mode == "latest", 1)
+	m.smallMoves = cfg.TopMoves == "small"
 	if err := t.setup(ctx, cfg.Mode); err != nil {
 		return false, err
 	}

@@ -379,11 +379,11 @@
         this._resync(); // a gap: this delta does not follow the state held
         return;
       }
-      // A delta lists the entries that are new to the window or whose
-      // keys, name or meta changed, at their new ranks, and the players
-      // that left. Every other entry keeps its place relative to the
-      // others (its keys did not change), so it fills the free ranks in
-      // its old order.
+      // A delta lists every entry that is new to the window or whose rank,
+      // keys, name or meta changed, at its new rank, and the players that
+      // left. Any rank it leaves free is filled by the entries it did not
+      // mention, in their old order (their keys did not change, so neither
+      // did their order among themselves).
       const info = { type: "delta", initial: false, moved: [], entered: [], left: [], changed: [], previous_period: null };
       const gone = new Set();
       for (const r of m.removed || []) {
