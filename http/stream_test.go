@@ -410,12 +410,19 @@ func TestPeriodRolloverEvent(t *testing.T) {
 	}
 	s.clock.Add(24 * time.Hour)
 	ev := c.next(2 * time.Second)
-	if ev.Type != "period" || ev.Data["period"] != "2026-12-01" || ev.Data["previous"] != "2026-11-30" {
+	if ev.Type != "period" || ev.Data["period"] != "2026-12-01" || ev.Data["previous"] != "2026-11-30" || ev.ID == "" {
 		t.Fatalf("rollover: %+v", ev)
 	}
+	periodID := ev.ID
 	ev = c.next(2 * time.Second)
-	if ev.Type != "snapshot" || len(ev.Data["entries"].([]any)) != 0 || ev.Data["period"] != "2026-12-01" {
+	if ev.Type != "snapshot" || len(ev.Data["entries"].([]any)) != 0 || ev.Data["period"] != "2026-12-01" || ev.ID == periodID {
 		t.Fatalf("snapshot of the new period: %+v", ev)
+	}
+	// A client that dropped right after the period event resumes with the
+	// new period's snapshot.
+	c2 := s.openSSE("/v1/boards/day/stream", periodID)
+	if ev2 := c2.next(2 * time.Second); ev2.Type != "snapshot" || ev2.ID != ev.ID {
+		t.Fatalf("resume after the period event: %+v", ev2)
 	}
 }
 

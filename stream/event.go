@@ -76,7 +76,7 @@ type errorMsg struct {
 // is encoded once, whatever the number of subscribers.
 type Event struct {
 	Type       string // snapshot, delta, period, error
-	ID         string // "<snapshot_id>.<seq>"; empty for period and error events
+	ID         string // "<snapshot_id>.<seq>" (".period" added for a period event); "error" for errors
 	Seq        uint64
 	SnapshotID uint64
 	JSON       []byte // the data, one line, for WebSocket messages
@@ -95,8 +95,17 @@ func newEvent(typ string, snap, seq uint64, data any) *Event {
 		panic(err) // the messages are plain structs: cannot fail
 	}
 	ev := &Event{Type: typ, Seq: seq, SnapshotID: snap, JSON: j}
-	if typ == "snapshot" || typ == "delta" {
+	switch typ {
+	case "snapshot", "delta":
 		ev.ID = EventID(snap, seq)
+	case "period":
+		// Its own id, so that a client that reconnects right after it
+		// resumes with the snapshot of the new period that follows it.
+		ev.ID = EventID(snap, seq) + ".period"
+	default:
+		// An error ends the stream; a reconnect with this id finds
+		// nothing to resume and starts afresh.
+		ev.ID = typ
 	}
 	ev.SSE = sseFrame(ev.ID, typ, j)
 	return ev

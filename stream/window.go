@@ -161,7 +161,7 @@ func (w *window) flush(now time.Time) {
 	if v.Period != w.view.Period {
 		prev := w.view.Period
 		w.view = v
-		w.broadcastLocked(newEvent("period", 0, 0, periodMsg{Type: "period", Board: v.Board, Period: v.Period,
+		w.broadcastLocked(newEvent("period", w.snapID, w.view.Seq, periodMsg{Type: "period", Board: v.Board, Period: v.Period,
 			Previous: prev, NextReset: optTime(v.NextReset)}))
 		w.newSnapshotLocked(now)
 		return
