@@ -19,13 +19,13 @@ var bodyPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // readBody reads a request body of at most limit bytes after checking that
 // it is declared as JSON. The buffer goes back to the pool with putBody.
 func readBody(r *http.Request, limit int64) (*bytes.Buffer, error) {
+	// A body declared as something else (a form, text) is refused; one sent
+	// without any Content-Type is read as JSON, as most clients mean it.
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
-			return nil, podium.Errorf(podium.ECodeUnsupportedType, "the body must be application/json")
+			return nil, podium.Errorf(podium.ECodeUnsupportedType, "the body must be application/json, not %s", ct)
 		}
-	} else if r.ContentLength != 0 {
-		return nil, podium.Errorf(podium.ECodeUnsupportedType, "send Content-Type: application/json")
 	}
 	if r.ContentLength > limit {
 		return nil, podium.Errorf(podium.ECodeTooLarge, "the body is larger than %d bytes", limit)

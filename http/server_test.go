@@ -223,6 +223,13 @@ func TestWalkthrough(t *testing.T) {
 	s.must(404, s.do("GET", "/v1/boards/ms:expert/entries", "", nil))
 }
 
+// TestNoContentTypeIsJSON: a JSON body sent without a Content-Type is read.
+func TestNoContentTypeIsJSON(t *testing.T) {
+	s := newServer(t)
+	s.mkBoard("nc", `{"keys":[{"name":"n","order":"desc"}]}`)
+	s.must(200, s.do("POST", "/v1/boards/nc/scores", adminKey, `{"player":"p","score":3}`, "Content-Type", ""))
+}
+
 func TestScoreShorthandAndBatch(t *testing.T) {
 	s := newServer(t)
 	s.mkBoard("one", `{"keys":[{"name":"points","order":"desc"}],"mode":"sum"}`)
@@ -292,6 +299,7 @@ func TestBadInput(t *testing.T) {
 		{"body too large", "POST", "/v1/boards/b/scores", adminKey, big, nil, 413, "too_large"},
 		{"batch too many", "POST", "/v1/scores", adminKey, many, nil, 413, "too_large"},
 		{"wrong content type", "POST", "/v1/boards/b/scores", adminKey, `{"player":"p","score":1}`, []string{"Content-Type", "text/plain"}, 415, "unsupported_media_type"},
+		{"form content type", "POST", "/v1/boards/b/scores", adminKey, `player=p&score=1`, []string{"Content-Type", "application/x-www-form-urlencoded"}, 415, "unsupported_media_type"},
 		{"unknown board", "POST", "/v1/boards/zz/scores", adminKey, `{"player":"p","score":1}`, nil, 404, "board_not_found"},
 		{"no key", "POST", "/v1/boards/b/scores", "", `{"player":"p","score":1}`, nil, 401, "unauthenticated"},
 		{"bad key", "POST", "/v1/boards/b/scores", "nope", `{"player":"p","score":1}`, nil, 401, "unauthenticated"},
