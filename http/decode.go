@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -104,16 +103,3 @@ func typeName(kind string) string {
 	}
 	return kind
 }
-
-// rawObject is a JSON value kept raw but checked to be an object (or null).
-type rawObject = json.RawMessage
-
-// checkLen returns an invalid_argument error when a string field is too long.
-func checkLen(field, v string, max int) error {
-	if len(v) > max {
-		return podium.Errorf(podium.ECodeInvalid, "%s is longer than %d bytes", field, max)
-	}
-	return nil
-}
-
-var _ = fmt.Sprintf

@@ -1,10 +1,10 @@
 package http
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
-	"errors"
 	"net/http"
 
 	"github.com/podiumhq/podium"
@@ -83,7 +83,7 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, k *podium.AP
 		// current state without applying again.
 		return nil, true, replay(w)
 	}
-	writeJSON(w, prior.Status, append([]byte(nil), prior.Body[:len(prior.Body)-1]...))
+	writeJSON(w, prior.Status, bytes.TrimSuffix(append([]byte(nil), prior.Body...), []byte("\n")))
 	return nil, true, nil
 }
 
@@ -288,5 +288,3 @@ func (s *Server) currentResults(ctx context.Context, scores []engine.Score) []en
 	}
 	return res
 }
-
-var _ = errors.New

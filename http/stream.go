@@ -3,7 +3,6 @@ package http
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net"
 	"net/http"
 	"strconv"
@@ -284,5 +283,3 @@ func (s *Server) wsOp(ctx context.Context, conn *stream.Conn, key *podium.APIKey
 	}
 	return podium.Errorf(podium.ECodeInvalid, "op must be subscribe, unsubscribe or ping")
 }
-
-var _ = errors.New
