@@ -14,7 +14,6 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -422,10 +421,4 @@ func (e *Engine) board(id string) *boardState {
 
 func errBoardNotFound(id string) error {
 	return podium.Errorf(podium.ECodeBoardNotFound, "board %q does not exist", id)
-}
-
-// isCode reports whether err carries code.
-func isCode(err error, code string) bool {
-	var pe *podium.Error
-	return errors.As(err, &pe) && pe.Code == code
 }

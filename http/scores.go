@@ -145,7 +145,6 @@ func (s *Server) submitBatch(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	scores := make([]engine.Score, 0, len(items))
-	pos := make([]int, 0, len(items)) // index in items of each score sent
 	errs := make([]error, len(items))
 	for i := range items {
 		if itemErrs != nil && itemErrs[i] != nil {
@@ -167,7 +166,6 @@ func (s *Server) submitBatch(w http.ResponseWriter, r *http.Request) error {
 			continue
 		}
 		scores = append(scores, sc)
-		pos = append(pos, i)
 	}
 	render := func(res []engine.Result) []byte {
 		out := make([]byte, 0, 64+len(items)*256)
