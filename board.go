@@ -142,6 +142,67 @@ func (b *Board) Orders() []Order {
 	return o
 }
 
+// BoardUpdate is a PUT of a board: the fields the request gave. A nil field
+// keeps the board's current value, or takes the default for a new board, so
+// that a PUT which leaves out reset never turns a daily board into one that
+// never resets.
+type BoardUpdate struct {
+	ID     string
+	Title  *string
+	Keys   []KeyDef // nil: keep
+	Mode   *Mode
+	Reset  *Reset // replaced as a whole: {"every": "day"} means the zone UTC
+	Public *bool
+	Meta   json.RawMessage // nil: keep
+}
+
+// FullUpdate is the update that replaces every field of a board with b's.
+func FullUpdate(b *Board) *BoardUpdate {
+	c := *b
+	return &BoardUpdate{ID: c.ID, Title: &c.Title, Keys: c.Keys, Mode: &c.Mode, Reset: &c.Reset, Public: &c.Public, Meta: c.Meta}
+}
+
+// Apply returns the board that results from applying u to cur (nil for a
+// new board). The result is not normalized.
+func (u *BoardUpdate) Apply(cur *Board) Board {
+	var b Board
+	if cur != nil {
+		b = *cur
+		b.Keys = append([]KeyDef(nil), cur.Keys...)
+	}
+	b.ID = u.ID
+	if u.Title != nil {
+		b.Title = *u.Title
+	}
+	if u.Keys != nil {
+		b.Keys = append([]KeyDef(nil), u.Keys...)
+	}
+	if u.Mode != nil {
+		b.Mode = *u.Mode
+	}
+	if u.Reset != nil {
+		b.Reset = *u.Reset
+	}
+	if u.Public != nil {
+		b.Public = *u.Public
+	}
+	if u.Meta != nil {
+		b.Meta = u.Meta
+	}
+	return b
+}
+
+// SameCadence reports whether a and b cut time into the same periods: the
+// same reset.every and, for a board that resets, the same zone. Changing
+// the cadence of a board that has entries is a conflict: its stored periods
+// would no longer be the ones its reads and writes name.
+func (b *Board) SameCadence(o *Board) bool {
+	if b.Reset.Every != o.Reset.Every {
+		return false
+	}
+	return b.Reset.Every == Never || b.Reset.TZ == o.Reset.TZ
+}
+
 // SameRanking reports whether a and b rank entries the same way (keys and
 // mode). Changing either on a board that has entries is a conflict.
 func (b *Board) SameRanking(o *Board) bool {

@@ -6,15 +6,23 @@ import (
 	"github.com/podiumhq/podium"
 )
 
-// PutBoard creates or updates a board (already normalized). Changing the
-// keys or mode of a board that has entries is ECodeConflict. created
-// reports whether the board is new.
+// PutBoard creates a board or replaces every field of an existing one (b
+// need not be normalized). See UpdateBoard for the errors.
 func (e *Engine) PutBoard(ctx context.Context, b *podium.Board) (info BoardInfo, created bool, err error) {
-	o := &op{kind: opPutBoard, board: b}
+	return e.UpdateBoard(ctx, podium.FullUpdate(b))
+}
+
+// UpdateBoard creates a board or updates the fields u gives, keeping the
+// others. The result is normalized on the writer (ECodeInvalid when it is
+// not a valid board). Changing the keys, the mode or the reset cadence of a
+// board that has entries is ECodeConflict: none of them may change without
+// losing or hiding stored entries. created reports whether the board is new.
+func (e *Engine) UpdateBoard(ctx context.Context, u *podium.BoardUpdate) (info BoardInfo, created bool, err error) {
+	o := &op{kind: opPutBoard, update: u}
 	if err := e.send(ctx, o); err != nil {
 		return BoardInfo{}, false, err
 	}
-	bi, err := e.Board(b.ID)
+	bi, err := e.Board(u.ID)
 	return bi, o.created, err
 }
 
@@ -68,14 +76,26 @@ func (bs *boardState) hasEntries() bool {
 }
 
 func (e *Engine) applyPutBoard(o *op) error {
-	b := o.board
+	bs := e.board(o.update.ID)
+	var old *podium.Board
+	if bs != nil {
+		old = bs.def.Load()
+	}
+	next := o.update.Apply(old)
+	if err := next.Normalize(); err != nil {
+		return err
+	}
+	b := &next
 	now := e.now().UTC().Truncate(1e6)
-	bs := e.board(b.ID)
 	b.CreatedAt, b.UpdatedAt = now, now
 	if bs != nil {
-		old := bs.def.Load()
-		if !old.SameRanking(b) && bs.hasEntries() {
-			return podium.Errorf(podium.ECodeConflict, "board %q has entries: its keys and mode cannot change (delete the board or its entries first)", b.ID)
+		if bs.hasEntries() {
+			if !old.SameRanking(b) {
+				return podium.Errorf(podium.ECodeConflict, "board %q has entries: its keys and mode cannot change (delete the board or its entries first)", b.ID)
+			}
+			if !old.SameCadence(b) {
+				return podium.Errorf(podium.ECodeConflict, "board %q has entries: its reset cadence and time zone cannot change, as its stored periods would be lost from view (create another board, or delete this board's entries first)", b.ID)
+			}
 		}
 		b.CreatedAt = old.CreatedAt
 	}
@@ -90,8 +110,8 @@ func (e *Engine) applyPutBoard(o *op) error {
 		return nil
 	}
 	bs.mu.Lock()
-	if !bs.def.Load().SameRanking(b) {
-		// No entries (checked above): start from empty indexes in the new order.
+	if !old.SameRanking(b) || !old.SameCadence(b) {
+		// No entries (checked above): start from empty indexes.
 		bs.periods = map[string]*periodState{}
 		bs.known = map[string]int{}
 	}

@@ -25,7 +25,10 @@ type boardState struct {
 	// known holds entry counts of periods that exist in the store but are
 	// not loaded yet (older than the previous period).
 	known map[string]int
-	seq   uint64 // last applied seq
+	// loading holds the periods being read from the store; the channel
+	// is closed when the load ends.
+	loading map[string]chan struct{}
+	seq     uint64 // last applied seq
 }
 
 // periodState is one period's ranking plus the entries' meta objects
@@ -36,7 +39,7 @@ type periodState struct {
 }
 
 func newBoardState(b *podium.Board) *boardState {
-	bs := &boardState{periods: map[string]*periodState{}, known: map[string]int{}}
+	bs := &boardState{periods: map[string]*periodState{}, known: map[string]int{}, loading: map[string]chan struct{}{}}
 	bs.setDef(b)
 	return bs
 }
@@ -189,19 +192,48 @@ func (e *Engine) view(ctx context.Context, q Query, fn func(bs *boardState, def 
 	return fn(bs, def, period, bs.periods[period])
 }
 
-// loadLazy loads an old period into memory once.
+// loadLazy loads an old period into memory once. Concurrent callers wait
+// for the one load in flight instead of reading the store again; a caller
+// whose load failed (or whose context ended) leaves the period unloaded for
+// the next one to try.
 func (e *Engine) loadLazy(ctx context.Context, bs *boardState, period string) error {
-	ps, err := e.readPeriod(ctx, bs, period)
-	if err != nil {
+	for {
+		bs.mu.Lock()
+		n, known := bs.known[period]
+		if !known || bs.periods[period] != nil {
+			bs.mu.Unlock()
+			return nil
+		}
+		if wait := bs.loading[period]; wait != nil {
+			bs.mu.Unlock()
+			select {
+			case <-wait:
+				continue
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		done := make(chan struct{})
+		bs.loading[period] = done
+		bs.mu.Unlock()
+
+		ps, err := e.readPeriod(ctx, bs, period, n)
+		bs.mu.Lock()
+		delete(bs.loading, period)
+		close(done)
+		if _, still := bs.known[period]; err == nil && still && bs.periods[period] == nil {
+			bs.periods[period] = ps
+			delete(bs.known, period)
+		}
+		bs.mu.Unlock()
 		return err
 	}
-	bs.mu.Lock()
-	if bs.periods[period] == nil {
-		bs.periods[period] = ps
-		delete(bs.known, period)
-	}
-	bs.mu.Unlock()
-	return nil
+}
+
+// ensureLoaded makes sure that a period which exists in the store is in
+// memory before the writer computes against it.
+func (e *Engine) ensureLoaded(bs *boardState, period string) error {
+	return e.loadLazy(context.Background(), bs, period)
 }
 
 // fill turns index entries into views, joining names and meta.
@@ -386,7 +418,9 @@ func (e *Engine) Periods(id string) ([]podium.PeriodCount, error) {
 		}
 	}
 	for pid, n := range bs.known {
-		out = append(out, podium.PeriodCount{ID: pid, Entries: n})
+		if bs.periods[pid] == nil {
+			out = append(out, podium.PeriodCount{ID: pid, Entries: n})
+		}
 	}
 	bs.mu.RUnlock()
 	sort.Slice(out, func(i, j int) bool { return out[i].ID > out[j].ID })

@@ -68,7 +68,7 @@ func (e *Engine) applyCheck(ctx context.Context) ([]Diff, error) {
 		bs.mu.RUnlock()
 		sort.Strings(periods)
 		for _, period := range periods {
-			stored, err := e.readPeriod(ctx, bs, period)
+			stored, err := e.readPeriod(ctx, bs, period, 0)
 			if err != nil {
 				return nil, err
 			}

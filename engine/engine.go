@@ -231,7 +231,7 @@ func (e *Engine) loadBoard(ctx context.Context, b *podium.Board, watermark uint6
 		if _, ok := bs.known[id]; !ok || bs.periods[id] != nil {
 			continue
 		}
-		ps, err := e.readPeriod(ctx, bs, id)
+		ps, err := e.readPeriod(ctx, bs, id, bs.known[id])
 		if err != nil {
 			return nil, err
 		}
@@ -313,13 +313,15 @@ func (e *Engine) replayInto(b *podium.Board, ps *periodState, pid uint32, s *pod
 	return true, nil
 }
 
-// readPeriod reads one period of a board from the store into a new index.
-func (e *Engine) readPeriod(ctx context.Context, bs *boardState, period string) (*periodState, error) {
+// readPeriod reads one period of a board from the store into a new index;
+// sizeHint is the number of entries expected (0 if unknown). It touches no
+// state of bs but its definition, so it needs no lock.
+func (e *Engine) readPeriod(ctx context.Context, bs *boardState, period string, sizeHint int) (*periodState, error) {
 	def := bs.def.Load()
 	var buf []rank.Entry
-	if n, ok := bs.known[period]; ok {
-		buf = make([]rank.Entry, 0, n)
-		e.players.reserve(n)
+	if sizeHint > 0 {
+		buf = make([]rank.Entry, 0, sizeHint)
+		e.players.reserve(sizeHint)
 	}
 	meta := map[uint32]json.RawMessage{}
 	// Rows are interned in batches: one lock per batch, not per row.

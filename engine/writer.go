@@ -50,7 +50,8 @@ type op struct {
 	results []Result
 	claim   *Claim
 
-	board   *podium.Board
+	board   *podium.Board       // delete board: the id
+	update  *podium.BoardUpdate // put board
 	created bool
 	player  *podium.Player
 	ref     podium.EntryRef // delete entry: Period is a selector
@@ -284,6 +285,13 @@ func (e *Engine) computeScore(g *group, s *Score, res *Result) error {
 	period, ok := g.periods[bs]
 	if !ok {
 		period = podium.PeriodAt(def.Reset, g.now).ID
+		// The current period may exist in the store without being loaded
+		// (the clock went back past the previous period): load it, or the
+		// score would be computed against nothing and its index would
+		// hide the stored one.
+		if err := e.ensureLoaded(bs, period); err != nil {
+			return err
+		}
 		g.periods[bs] = period
 	}
 	pid := e.players.intern(s.Player)
@@ -330,14 +338,9 @@ func (e *Engine) computeDelete(g *group, o *op) {
 		o.err = err
 		return
 	}
-	bs.mu.RLock()
-	_, lazy := bs.known[period]
-	bs.mu.RUnlock()
-	if lazy {
-		if err := e.loadLazy(context.Background(), bs, period); err != nil {
-			o.err = err
-			return
-		}
+	if err := e.ensureLoaded(bs, period); err != nil {
+		o.err = err
+		return
 	}
 	pid, ok := e.players.lookup(o.ref.Player)
 	k := ovKey{bs, period, pid}

@@ -9,13 +9,15 @@ import (
 	"github.com/podiumhq/podium/engine"
 )
 
+// boardBody is a PUT of a board. Pointer fields tell a field left out (keep
+// the board's value) from one given.
 type boardBody struct {
 	ID     string          `json:"id"`
-	Title  string          `json:"title"`
+	Title  *string         `json:"title"`
 	Keys   []podium.KeyDef `json:"keys"`
-	Mode   podium.Mode     `json:"mode"`
+	Mode   *podium.Mode    `json:"mode"`
 	Reset  *resetBody      `json:"reset"`
-	Public bool            `json:"public"`
+	Public *bool           `json:"public"`
 	Meta   json.RawMessage `json:"meta"`
 }
 
@@ -121,14 +123,20 @@ func (s *Server) putBoard(w http.ResponseWriter, r *http.Request) error {
 	if body.ID != "" && body.ID != id {
 		return podium.Errorf(podium.ECodeInvalid, "id %q in the body differs from the board %q in the path", body.ID, id)
 	}
-	b := &podium.Board{ID: id, Title: body.Title, Keys: body.Keys, Mode: body.Mode, Public: body.Public, Meta: body.Meta}
+	u := &podium.BoardUpdate{ID: id, Title: body.Title, Keys: body.Keys, Mode: body.Mode, Public: body.Public, Meta: body.Meta}
 	if body.Reset != nil {
-		b.Reset = podium.Reset{Every: body.Reset.Every, TZ: body.Reset.TZ}
+		u.Reset = &podium.Reset{Every: body.Reset.Every, TZ: body.Reset.TZ}
 	}
-	if err := b.Normalize(); err != nil {
+	// Check the body's own fields here, so that a bad request never
+	// reaches the writer; the merged board is checked again there.
+	probe := u.Apply(nil)
+	if probe.Keys == nil {
+		probe.Keys = []podium.KeyDef{{Name: "k", Order: podium.Desc}} // keys may be left out of an update
+	}
+	if err := probe.Normalize(); err != nil {
 		return err
 	}
-	bi, created, err := s.eng.PutBoard(r.Context(), b)
+	bi, created, err := s.eng.UpdateBoard(r.Context(), u)
 	if err != nil {
 		return err
 	}
