@@ -21,8 +21,22 @@ const (
 	ECodeUnprocessable   = "unprocessable"
 	ECodeRateLimited     = "rate_limited"
 	ECodeUnavailable     = "unavailable"
-	ECodeInternal        = "internal"
+	// ECodeOutcomeUnknown: the write was handed to the database but podium
+	// cannot tell whether it was stored (a COMMIT or an fsync failed). A
+	// retry with the same Idempotency-Key is safe.
+	ECodeOutcomeUnknown = "outcome_unknown"
+	ECodeInternal       = "internal"
 )
+
+// ErrOutcomeUnknown marks a storage error after which the store cannot
+// tell whether a write was stored: the COMMIT itself failed, or the data
+// was written but the disk did not confirm it. Stores wrap such errors
+// with OutcomeUnknown; any other error from a write means nothing of it
+// was stored.
+var ErrOutcomeUnknown = errors.New("the outcome of the write is unknown")
+
+// OutcomeUnknown wraps err as an ErrOutcomeUnknown error.
+func OutcomeUnknown(err error) error { return fmt.Errorf("%w: %w", ErrOutcomeUnknown, err) }
 
 // Error is the one error type users see. Message is a human sentence safe
 // to show to a client; internal details stay in wrapped errors and logs.

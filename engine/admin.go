@@ -100,7 +100,7 @@ func (e *Engine) applyPutBoard(o *op) error {
 		b.CreatedAt = old.CreatedAt
 	}
 	if err := e.store.PutBoard(context.Background(), b); err != nil {
-		return err
+		return e.storeFailed("put board", err)
 	}
 	if bs == nil {
 		e.mu.Lock()
@@ -126,7 +126,7 @@ func (e *Engine) applyDeleteBoard(o *op) error {
 		return errBoardNotFound(id)
 	}
 	if err := e.store.DeleteBoard(context.Background(), id); err != nil {
-		return err
+		return e.storeFailed("delete board", err)
 	}
 	e.mu.Lock()
 	delete(e.boards, id)
@@ -141,7 +141,7 @@ func (e *Engine) applyPutPlayer(o *op) error {
 	p := o.player
 	p.UpdatedAt = e.now().UTC().Truncate(1e6)
 	if err := e.store.PutPlayer(context.Background(), p); err != nil {
-		return err
+		return e.storeFailed("put player", err)
 	}
 	id := e.players.put(p)
 	for _, bs := range e.boardStates() {

@@ -91,7 +91,7 @@ func (e *Engine) applyCheck(ctx context.Context) ([]Diff, error) {
 			ps.idx.Range(1, ps.idx.Len(), true, func(r int, en rank.Entry) bool {
 				name := e.players.name(en.Player).Player
 				got[name] = en
-				if prev != nil && compareRank(bs.desc, prev, &en) >= 0 {
+				if prev != nil && compareRank(def, prev, &en) >= 0 {
 					diffs = append(diffs, Diff{Board: def.ID, Period: period, Player: name, Want: fmt.Sprintf("rank %d after its predecessor", r), Got: "out of order"})
 				}
 				p := en
@@ -118,28 +118,12 @@ func (e *Engine) applyCheck(ctx context.Context) ([]Diff, error) {
 	return diffs, nil
 }
 
-func compareRank(desc []bool, a, b *rank.Entry) int {
-	for i, d := range desc {
-		if a.Keys[i] == b.Keys[i] {
-			continue
-		}
-		if (a.Keys[i] < b.Keys[i]) != d {
-			return -1
-		}
-		return 1
-	}
-	switch {
-	case a.At != b.At:
-		if a.At < b.At {
-			return -1
-		}
-		return 1
-	case a.Seq < b.Seq:
-		return -1
-	case a.Seq > b.Seq:
-		return 1
-	}
-	return 0
+// compareRank orders two index entries of a board by podium.CompareRank,
+// the ordering rule's one definition, so that a check of an index's order
+// does not trust the index's own row encoding.
+func compareRank(def *podium.Board, a, b *rank.Entry) int {
+	n := len(def.Keys)
+	return podium.CompareRank(def.Orders(), a.Keys[:n], a.At, a.Seq, b.Keys[:n], b.At, b.Seq)
 }
 
 // Reload rebuilds every in-memory index from the store, through the writer

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"encoding/json"
 	"time"
 
@@ -115,6 +116,7 @@ func (e *Engine) checkpoint(max int) {
 	}
 	if err := e.store.Commit(context.Background(), &b); err != nil {
 		e.log.Error("checkpoint of entries failed; will retry", "err", err, "entries", len(written))
+		e.commitFailed(err, errors.Is(err, podium.ErrOutcomeUnknown))
 		return
 	}
 	for _, k := range written {

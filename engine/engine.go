@@ -64,7 +64,8 @@ type Engine struct {
 
 	pipe          chan *group   // writer -> committer
 	committed     chan struct{} // closed when the committer exits
-	storageFailed atomic.Bool   // an fsync failed: no more writes until restart
+	storageFailed atomic.Bool   // a commit's outcome is unknown: no more writes until restart
+	health        health
 	pmu           sync.Mutex
 	pend          pending
 
@@ -73,11 +74,16 @@ type Engine struct {
 	mu     sync.RWMutex
 	boards map[string]*boardState
 
-	ops    chan *op
-	ready  atomic.Bool
+	ops     chan *op
+	loaded  atomic.Bool // Start finished: reads can be served
+	closing atomic.Bool
+	// sendMu orders senders against Close: a sender holds it for reading
+	// from its check of closing until its op is queued, and Close takes
+	// it for writing before it stops the writer, so every op queued is
+	// one the writer's final drain sees.
+	sendMu sync.RWMutex
 	stop   chan struct{}
 	done   chan struct{}
-	closed atomic.Bool
 }
 
 // New returns an engine over cfg.Store. Call Start to load the indexes and
@@ -131,9 +137,10 @@ func (e *Engine) notifyAll() {
 	}
 }
 
-// Ready reports whether the indexes are loaded and writes are accepted.
+// Ready reports whether the engine serves: its indexes are loaded and it
+// is not shutting down. Writes may still be refused (see Status).
 func (e *Engine) Ready() bool {
-	return e.ready.Load() && !e.closed.Load() && !e.storageFailed.Load()
+	return e.loaded.Load() && !e.closing.Load()
 }
 
 // Now returns the engine's clock reading.
@@ -180,17 +187,20 @@ func (e *Engine) Start(ctx context.Context) error {
 	e.idem.load(recs)
 	e.log.Info("indexes loaded", "boards", len(boards), "entries", entries, "players", e.players.count(), "took", time.Since(t0).Round(time.Millisecond))
 	go e.run()
-	e.ready.Store(true)
+	e.loaded.Store(true)
 	return nil
 }
 
 // Close stops accepting writes, lets the writer finish what it holds and
 // waits for it.
 func (e *Engine) Close() error {
-	if e.closed.Swap(true) {
+	e.sendMu.Lock()
+	already := e.closing.Swap(true)
+	e.sendMu.Unlock()
+	if already {
 		return nil
 	}
-	if e.ready.Load() {
+	if e.loaded.Load() {
 		close(e.stop)
 		<-e.done
 	}
@@ -368,9 +378,6 @@ func (e *Engine) readPeriod(ctx context.Context, bs *boardState, period string, 
 
 func hasMeta(m json.RawMessage) bool { return len(m) > 0 && string(m) != "{}" && string(m) != "null" }
 
-// errUnavailable answers requests while the engine is not serving.
-var errUnavailable = podium.Errorf(podium.ECodeUnavailable, "podium is starting or shutting down; retry shortly")
-
 // send hands an op to the writer and waits for its answer. An op's
 // idempotency claim is settled here on failure: aborted when nothing was
 // applied, or released without an answer when the caller stopped waiting
@@ -382,15 +389,23 @@ func (e *Engine) send(ctx context.Context, o *op) error {
 		}
 		return err
 	}
-	if !e.Ready() {
-		return fail(errUnavailable)
+	if err := e.writeRefusal(); err != nil {
+		return fail(err)
+	}
+	if testHookSend != nil {
+		testHookSend()
 	}
 	o.done = make(chan struct{})
+	e.sendMu.RLock()
+	if e.closing.Load() {
+		e.sendMu.RUnlock()
+		return fail(errClosing)
+	}
 	select {
 	case e.ops <- o:
-	case <-e.stop:
-		return fail(errUnavailable)
+		e.sendMu.RUnlock()
 	case <-ctx.Done():
+		e.sendMu.RUnlock()
 		return fail(ctx.Err())
 	}
 	select {
@@ -413,6 +428,10 @@ func (e *Engine) send(ctx context.Context, o *op) error {
 		return ctx.Err()
 	}
 }
+
+// testHookSend, when set by a test, runs in send between the check that
+// writes are taken and the queueing of the op: where Close can interleave.
+var testHookSend func()
 
 // board returns the state of a board, or nil.
 func (e *Engine) board(id string) *boardState {

@@ -73,6 +73,9 @@ func (e *Engine) Authenticate(secret string) (*podium.APIKey, bool) {
 // CreateKey stores a new scoped key (already normalized) and returns it
 // with its secret, which is shown only this once.
 func (e *Engine) CreateKey(ctx context.Context, k *podium.APIKey) (podium.APIKey, string, error) {
+	if err := e.writeRefusal(); err != nil {
+		return podium.APIKey{}, "", err
+	}
 	secret := NewSecret()
 	var id [8]byte
 	if _, err := rand.Read(id[:]); err != nil {
@@ -82,7 +85,7 @@ func (e *Engine) CreateKey(ctx context.Context, k *podium.APIKey) (podium.APIKey
 	k.Hash = HashSecret(secret)
 	k.CreatedAt = e.now().UTC().Truncate(1e6)
 	if err := e.store.PutKey(ctx, k); err != nil {
-		return podium.APIKey{}, "", err
+		return podium.APIKey{}, "", e.storeFailed("put key", err)
 	}
 	cp := *k
 	e.keys.mu.Lock()
@@ -98,8 +101,11 @@ func (e *Engine) ListKeys(ctx context.Context) ([]podium.APIKey, error) {
 
 // DeleteKey revokes a key at once. A missing key is ECodeNotFound.
 func (e *Engine) DeleteKey(ctx context.Context, id string) error {
-	if err := e.store.DeleteKey(ctx, id); err != nil {
+	if err := e.writeRefusal(); err != nil {
 		return err
+	}
+	if err := e.store.DeleteKey(ctx, id); err != nil {
+		return e.storeFailed("delete key", err)
 	}
 	e.keys.mu.Lock()
 	defer e.keys.mu.Unlock()

@@ -16,6 +16,7 @@ type metrics struct {
 	syncTime    prometheus.Histogram
 	cpSize      prometheus.Histogram
 	cpTime      prometheus.Histogram
+	failures    *prometheus.CounterVec
 }
 
 func newMetrics(e *Engine, reg prometheus.Registerer) *metrics {
@@ -50,10 +51,22 @@ func newMetrics(e *Engine, reg prometheus.Registerer) *metrics {
 		Help:    "Time to write one checkpoint of the entries table.",
 		Buckets: prometheus.ExponentialBuckets(0.0005, 2.5, 12),
 	})
+	m.failures = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "podium_commit_failures_total",
+		Help: "Failed commits by outcome: not_stored (nothing was stored; writes go on) or unknown (a COMMIT or fsync failed; writes stop until restart).",
+	}, []string{"outcome"})
 	if reg == nil {
 		return m
 	}
-	reg.MustRegister(m.submissions, m.batchSize, m.commitTime, m.syncTime, m.cpSize, m.cpTime,
+	reg.MustRegister(m.submissions, m.batchSize, m.commitTime, m.syncTime, m.cpSize, m.cpTime, m.failures,
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "podium_writes_failing",
+			Help: "1 while commits fail (the last one failed), else 0.",
+		}, func() float64 { return boolGauge(e.Status().WritesFailing != "") }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "podium_storage_failed",
+			Help: "1 once writes stopped after a storage failure (an fsync or COMMIT failed); a restart is needed.",
+		}, func() float64 { return boolGauge(e.storageFailed.Load()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "podium_index_entries",
 			Help: "Entries held in the in-memory rank indexes.",
@@ -77,6 +90,21 @@ func newMetrics(e *Engine, reg prometheus.Registerer) *metrics {
 func (m *metrics) commit(n int, d time.Duration) {
 	m.batchSize.Observe(float64(n))
 	m.commitTime.Observe(d.Seconds())
+}
+
+func boolGauge(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (m *metrics) commitFailed(unknown bool) {
+	if unknown {
+		m.failures.WithLabelValues("unknown").Inc()
+	} else {
+		m.failures.WithLabelValues("not_stored").Inc()
+	}
 }
 
 func (m *metrics) sync(d time.Duration) { m.syncTime.Observe(d.Seconds()) }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/podiumhq/podium"
@@ -169,7 +170,7 @@ func (e *Engine) commitLoop() {
 	}
 }
 
-// store_ commits one transaction and waits until it is durable.
+// storeGroup commits one transaction and waits until it is durable.
 func (e *Engine) storeGroup(dc deferredCommitter, deferred bool, b *podium.Batch) error {
 	e.pmu.Lock()
 	broken := e.pend.broken
@@ -189,28 +190,31 @@ func (e *Engine) storeGroup(dc deferredCommitter, deferred bool, b *podium.Batch
 		err = e.store.Commit(context.Background(), b)
 	}
 	e.metrics.commit(len(b.Submissions), time.Since(t0))
+	if err == nil && deferred {
+		t1 := time.Now()
+		if err = dc.Sync(context.Background(), ticket); err == nil {
+			e.metrics.sync(time.Since(t1))
+		} else if !errors.Is(err, podium.ErrOutcomeUnknown) {
+			// The data is in the database but may not be on the disk.
+			err = podium.OutcomeUnknown(err)
+		}
+	}
 	if err != nil {
-		e.log.Error("group commit failed", "err", err, "rows", b.Len())
 		e.pmu.Lock()
 		e.pend.broken = true
 		e.pmu.Unlock()
+		if errors.Is(err, podium.ErrOutcomeUnknown) {
+			// What is on disk may differ from memory from now on: stop
+			// writing and let an operator restart, which loads what
+			// survived (PostgreSQL's "fsyncgate" lesson).
+			e.log.Error("commit outcome unknown: storage is unreliable; podium stops accepting writes, restart it", "err", err, "rows", b.Len())
+		} else {
+			e.log.Error("group commit failed; nothing of it was stored", "err", err, "rows", b.Len())
+		}
+		e.commitFailed(err, errors.Is(err, podium.ErrOutcomeUnknown))
 		return err
 	}
-	if deferred {
-		t1 := time.Now()
-		if err := dc.Sync(context.Background(), ticket); err != nil {
-			// The data is in the database file but may not be on the disk:
-			// nothing can be promised any more. Stop writing and let an
-			// operator restart, which loads what survived.
-			e.log.Error("fsync failed: storage is unreliable; podium stops accepting writes, restart it", "err", err)
-			e.storageFailed.Store(true)
-			e.pmu.Lock()
-			e.pend.broken = true
-			e.pmu.Unlock()
-			return err
-		}
-		e.metrics.sync(time.Since(t1))
-	}
+	e.commitWorked()
 	return nil
 }
 
@@ -221,7 +225,14 @@ func (e *Engine) finishGroup(g *group) {
 		e.idem.requeue(g.bodies)
 		for _, o := range g.ops {
 			if o.err == nil {
-				o.err = podium.Errorf(podium.ECodeUnavailable, "the write could not be stored; nothing was applied, retry later")
+				switch {
+				case errors.Is(g.err, podium.ErrOutcomeUnknown):
+					o.err = errOutcomeUnknown(g.err)
+				case g.err == errBroken:
+					o.err = errBroken
+				default:
+					o.err = podium.Errorf(podium.ECodeUnavailable, "the database could not store the write (%s); nothing was applied, retry later", storageCause(g.err))
+				}
 			}
 			o.results = nil
 			close(o.done)
@@ -252,4 +263,4 @@ func (e *Engine) finishGroup(g *group) {
 	}
 }
 
-var errBroken = podium.Errorf(podium.ECodeUnavailable, "an earlier write failed to be stored; retry")
+var errBroken = podium.Errorf(podium.ECodeUnavailable, "an earlier write failed to be stored, so nothing of this one was applied; retry")

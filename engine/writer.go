@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"encoding/json"
 	"time"
 
@@ -462,6 +463,7 @@ func (e *Engine) flushIdempotency() {
 	}
 	if err := e.store.Commit(context.Background(), &podium.Batch{Idempotency: recs}); err != nil {
 		e.log.Warn("store idempotency answers", "err", err)
+		e.commitFailed(err, errors.Is(err, podium.ErrOutcomeUnknown))
 		e.idem.requeue(recs)
 	}
 }

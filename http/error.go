@@ -25,6 +25,7 @@ var codeStatus = map[string]int{
 	podium.ECodeUnprocessable:   http.StatusUnprocessableEntity,
 	podium.ECodeRateLimited:     http.StatusTooManyRequests,
 	podium.ECodeUnavailable:     http.StatusServiceUnavailable,
+	podium.ECodeOutcomeUnknown:  http.StatusServiceUnavailable,
 	podium.ECodeInternal:        http.StatusInternalServerError,
 }
 

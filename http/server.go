@@ -5,6 +5,7 @@ package http
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -186,8 +187,12 @@ type apiFunc func(w http.ResponseWriter, r *http.Request) error
 func (s *Server) api(f apiFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if !s.eng.Ready() {
+			msg := "podium is loading its indexes; retry shortly"
+			if s.eng.Status().Closing {
+				msg = "podium is shutting down; retry shortly"
+			}
 			w.Header().Set("Retry-After", "1")
-			s.writeError(w, r, podium.Errorf(podium.ECodeUnavailable, "podium is loading its indexes or shutting down; retry shortly"))
+			s.writeError(w, r, podium.Errorf(podium.ECodeUnavailable, "%s", msg))
 			return
 		}
 		if err := f(w, r); err != nil {
@@ -200,21 +205,48 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, []byte(`{"status":"ok"}`))
 }
 
+// readyz answers whether this node should get traffic, with the reasons:
+//   - 503 "unavailable" while the indexes load, while shutting down, when
+//     the database does not answer, and after a storage failure that
+//     stopped writes until a restart;
+//   - 200 "degraded" while it serves reads but commits fail (a full disk);
+//   - 200 "ready" otherwise.
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
-	if !s.eng.Ready() {
-		w.Header().Set("Retry-After", "1")
-		writeJSON(w, http.StatusServiceUnavailable, appendErrorBody(nil, podium.ECodeUnavailable, "indexes are not loaded yet"))
-		return
+	st := s.eng.Status()
+	status, code := "ready", http.StatusOK
+	checks := map[string]string{"indexes": "loaded", "storage": "ok", "writes": "ok"}
+	fail := func(check, msg string) {
+		checks[check] = msg
+		status, code = "unavailable", http.StatusServiceUnavailable
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-	defer cancel()
-	if err := s.store.Ping(ctx); err != nil {
-		s.log.Warn("readiness: storage ping failed", "err", err)
-		w.Header().Set("Retry-After", "1")
-		writeJSON(w, http.StatusServiceUnavailable, appendErrorBody(nil, podium.ECodeUnavailable, "storage is not reachable"))
-		return
+	switch {
+	case st.Closing:
+		fail("indexes", "shutting down")
+	case !st.Loaded:
+		fail("indexes", "loading")
 	}
-	writeJSON(w, http.StatusOK, []byte(`{"status":"ready"}`))
+	if st.StorageFailed != "" {
+		fail("writes", "stopped after a storage failure ("+st.StorageFailed+"); restart podium")
+	} else if st.WritesFailing != "" {
+		checks["writes"] = "failing since " + st.FailingSince.UTC().Format(time.RFC3339) + ": " + st.WritesFailing
+		if code == http.StatusOK {
+			status = "degraded"
+		}
+	}
+	if st.Loaded && !st.Closing {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		err := s.store.Ping(ctx)
+		cancel()
+		if err != nil {
+			s.log.Warn("readiness: storage ping failed", "err", err)
+			fail("storage", "not reachable")
+		}
+	}
+	if code != http.StatusOK {
+		w.Header().Set("Retry-After", "1")
+	}
+	b, _ := json.Marshal(map[string]any{"status": status, "checks": checks})
+	writeJSON(w, code, b)
 }
 
 // queryInt parses an integer query parameter within [min, max].

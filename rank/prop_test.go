@@ -9,41 +9,30 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/podiumhq/podium"
 )
 
-// model is the obviously-correct reference: a map, sorted on demand with a
-// comparison written directly from the spec (no row encoding).
+// model is the obviously-correct reference: a map, sorted on demand with
+// podium.CompareRank, the ordering rule's one definition (no row encoding).
 type model struct {
-	desc []bool
-	m    map[uint32]Entry
+	desc   []bool
+	m      map[uint32]Entry
+	orders []podium.Order // from desc, built on first use
 }
 
 func (m *model) cmp(a, b Entry) int {
-	for i, d := range m.desc {
-		if a.Keys[i] != b.Keys[i] {
-			better := a.Keys[i] < b.Keys[i]
+	if m.orders == nil {
+		for _, d := range m.desc {
+			o := podium.Asc
 			if d {
-				better = !better
+				o = podium.Desc
 			}
-			if better {
-				return -1
-			}
-			return 1
+			m.orders = append(m.orders, o)
 		}
 	}
-	switch {
-	case a.At != b.At:
-		if a.At < b.At {
-			return -1
-		}
-		return 1
-	case a.Seq != b.Seq:
-		if a.Seq < b.Seq {
-			return -1
-		}
-		return 1
-	}
-	return 0
+	n := len(m.desc)
+	return podium.CompareRank(m.orders, a.Keys[:n], a.At, a.Seq, b.Keys[:n], b.At, b.Seq)
 }
 
 // norm is e as the index returns it: unused keys zero.

@@ -134,7 +134,12 @@ func (s *Store) commit(ctx context.Context, b *podium.Batch) error {
 		return fmt.Errorf("commit: idempotency: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
+		if sqliteCode(err)&0xff == codeFull {
+			// SQLite rolls a transaction back when the disk is full:
+			// its commit frame never reached the WAL.
+			return fmt.Errorf("commit: %w", err)
+		}
+		return podium.OutcomeUnknown(fmt.Errorf("commit: %w", err))
 	}
 	return nil
 }

@@ -41,7 +41,8 @@ func (s *Store) Sync(ctx context.Context, ticket uint64) error {
 	}
 	upTo := s.written.Load() // every commit counted here is in the WAL file already
 	if err := s.syncWAL(); err != nil {
-		return fmt.Errorf("sync: %w", err)
+		// The commits are in the WAL file, maybe on the disk, maybe not.
+		return podium.OutcomeUnknown(fmt.Errorf("sync: %w", err))
 	}
 	s.synced = upTo
 	return nil

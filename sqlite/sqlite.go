@@ -264,6 +264,7 @@ func sqliteCode(err error) int {
 const (
 	codeConstraintPrimaryKey = 1555 // SQLITE_CONSTRAINT_PRIMARYKEY
 	codeConstraintUnique     = 2067 // SQLITE_CONSTRAINT_UNIQUE
+	codeFull                 = 13   // SQLITE_FULL (primary code)
 )
 
 // rollback ends tx after a failure; its own error adds nothing.
