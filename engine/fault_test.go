@@ -10,9 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 
 	"github.com/podiumhq/podium"
@@ -268,4 +268,3 @@ func TestOutcomeUnknownRetryIsSafe(t *testing.T) {
 		})
 	}
 }
-

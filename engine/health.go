@@ -3,8 +3,8 @@ package engine
 import (
 	"errors"
 	"io/fs"
-	"syscall"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/podiumhq/podium"
