@@ -127,3 +127,74 @@ type IdempotencyRecord struct {
 	Body        []byte
 	CreatedAt   time.Time
 }
+
+// SharedStore is a Store that several podium nodes use at once (PostgreSQL).
+// The database serialises the writers of a board: a write transaction holds
+// the board's head row (its last logged seq) locked from before the writer
+// computes until it commits, so two nodes never compute on the same state
+// and seqs are never reused. Every node follows what the others commit:
+// the log by seq, and metadata (boards, players, API keys) through a
+// change feed.
+type SharedStore interface {
+	Store
+	// Begin starts a write transaction that holds the write locks of the
+	// given boards, taken in id order so that writers never deadlock. A
+	// board that does not exist is not locked and has no head.
+	Begin(ctx context.Context, boards []string) (WriteTx, error)
+	// Heads returns the last logged seq of every board.
+	Heads(ctx context.Context) (map[string]uint64, error)
+	// Changes returns the metadata changes committed after the change with
+	// id after (0: from the start of the retained feed), oldest first, at
+	// most limit. Changes are visible in id order: a change is never
+	// committed after one with a higher id is visible.
+	Changes(ctx context.Context, after int64, limit int) ([]Change, error)
+	// LastChange returns the id of the newest change (0 if none).
+	LastChange(ctx context.Context) (int64, error)
+}
+
+// WriteTx is one write transaction of a SharedStore. Exactly one of Commit
+// or Rollback ends it; Rollback after Commit does nothing.
+type WriteTx interface {
+	// Head returns the last logged seq of a locked board; ok is false for
+	// a board that does not exist.
+	Head(board string) (seq uint64, ok bool)
+	// Log calls fn for every logged submission of a board with a seq above
+	// after, in seq order (within the transaction).
+	Log(ctx context.Context, board string, after uint64, fn func(*Submission) error) error
+	// Idempotency returns the stored records among keys.
+	Idempotency(ctx context.Context, keys []IdempotencyRef) ([]IdempotencyRecord, error)
+	// PutBoard creates or replaces a board, and its head when it is new.
+	PutBoard(ctx context.Context, b *Board) error
+	// DeleteBoard removes a board with its head, entries and log.
+	DeleteBoard(ctx context.Context, id string) error
+	// Commit stores b as Store.Commit does, moves the head of each board b
+	// logs submissions for to its highest seq (which must follow the head:
+	// head+1, head+2, ...), and commits. A failed COMMIT is wrapped with
+	// OutcomeUnknown; any other error means nothing was stored.
+	Commit(ctx context.Context, b *Batch) error
+	// Rollback ends the transaction without storing anything.
+	Rollback()
+}
+
+// IdempotencyRef names an idempotency record.
+type IdempotencyRef struct {
+	Scope, Key string
+}
+
+// ChangeKind says what a metadata change touched.
+type ChangeKind string
+
+// Kinds of metadata changes.
+const (
+	ChangeBoard  ChangeKind = "board"  // created, updated or deleted
+	ChangePlayer ChangeKind = "player" // registered, renamed, hidden or shown
+	ChangeKey    ChangeKind = "key"    // created or revoked
+)
+
+// Change is one entry of a SharedStore's change feed: which object changed.
+// A node reloads that object from the store.
+type Change struct {
+	ID   int64
+	Kind ChangeKind
+	Key  string // board id, player id or API key id
+}
