@@ -63,6 +63,10 @@ type Board struct {
 	Meta      json.RawMessage `json:"meta"`
 	CreatedAt time.Time       `json:"created_at"`
 	UpdatedAt time.Time       `json:"updated_at"`
+	// Gen tells a board from an earlier board with the same id (deleted
+	// and made again). A SharedStore assigns it when the board is created;
+	// other stores leave it 0.
+	Gen uint64 `json:"-"`
 }
 
 var (

@@ -150,6 +150,14 @@ type SharedStore interface {
 	Changes(ctx context.Context, after int64, limit int) ([]Change, error)
 	// LastChange returns the id of the newest change (0 if none).
 	LastChange(ctx context.Context) (int64, error)
+	// LoadBoard returns one board, nil if it does not exist.
+	LoadBoard(ctx context.Context, id string) (*Board, error)
+	// LoadPlayer returns one registered player, nil if it is not
+	// registered.
+	LoadPlayer(ctx context.Context, id string) (*Player, error)
+	// LoadKey returns one API key (hash included), nil if it does not
+	// exist (revoked).
+	LoadKey(ctx context.Context, id string) (*APIKey, error)
 }
 
 // WriteTx is one write transaction of a SharedStore. Exactly one of Commit
