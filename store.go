@@ -163,9 +163,9 @@ type SharedStore interface {
 // WriteTx is one write transaction of a SharedStore. Exactly one of Commit
 // or Rollback ends it; Rollback after Commit does nothing.
 type WriteTx interface {
-	// Head returns the last logged seq of a locked board; ok is false for
-	// a board that does not exist.
-	Head(board string) (seq uint64, ok bool)
+	// Head returns the last logged seq and the generation of a locked
+	// board; ok is false for a board that does not exist.
+	Head(board string) (seq, gen uint64, ok bool)
 	// Log calls fn for every logged submission of a board with a seq above
 	// after, in seq order (within the transaction).
 	Log(ctx context.Context, board string, after uint64, fn func(*Submission) error) error

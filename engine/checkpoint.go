@@ -28,6 +28,9 @@ const checkpointMax = 50_000
 type checkpointer struct {
 	dirty    map[ovKey]uint64 // entries changed since their last checkpoint -> seq of the first change
 	seqMoved map[*boardState]bool
+	// off: the store is written through (a SharedStore: each commit
+	// stores its entries), so nothing is tracked.
+	off bool
 }
 
 func newCheckpointer() checkpointer {
@@ -35,6 +38,9 @@ func newCheckpointer() checkpointer {
 }
 
 func (c *checkpointer) mark(k ovKey, seq uint64) {
+	if c.off {
+		return
+	}
 	if _, ok := c.dirty[k]; !ok {
 		c.dirty[k] = seq
 	}
@@ -45,7 +51,7 @@ func (c *checkpointer) mark(k ovKey, seq uint64) {
 // on the writer goroutine.
 func (e *Engine) checkpoint(max int) {
 	cp := &e.cp
-	if len(cp.dirty) == 0 && len(cp.seqMoved) == 0 {
+	if cp.off || len(cp.dirty) == 0 && len(cp.seqMoved) == 0 {
 		return
 	}
 	t0 := time.Now()

@@ -264,7 +264,7 @@ func (e *Engine) loadBoard(ctx context.Context, b *podium.Board, watermark uint6
 			e.cp.mark(ovKey{bs, sub.Period, pid}, sub.Seq)
 		}
 	}
-	if len(tail) > 0 {
+	if len(tail) > 0 && !e.cp.off {
 		e.cp.seqMoved[bs] = true // the next checkpoint writes what the replay rebuilt
 	}
 	return bs, nil

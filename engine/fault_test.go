@@ -139,7 +139,7 @@ func TestFailedCommitAppliesNothing(t *testing.T) {
 // writes until it is restarted and says why, and reads go on being served.
 func TestFailedSyncStopsWrites(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlite.Open(filepath.Join(t.TempDir(), "podium.db"), sqlite.Options{})
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "podium.db"), sqlite.Options{Sync: "normal"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func TestOutcomeUnknownRetryIsSafe(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "podium.db")
 			log := slog.New(slog.NewTextHandler(io.Discard, nil))
 			open := func() (*sqlite.Store, *faultyStore, *engine.Engine) {
-				st, err := sqlite.Open(path, sqlite.Options{})
+				st, err := sqlite.Open(path, sqlite.Options{Sync: "normal"})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -254,7 +254,7 @@ func (e *Engine) finishGroup(g *group) {
 	}
 	e.pmu.Unlock()
 	for _, o := range g.ops {
-		if o.kind == opScores {
+		if o.kind == opScores && o.err == nil {
 			for i := range o.results {
 				e.metrics.submitted(o.results[i].Err)
 			}

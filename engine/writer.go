@@ -248,8 +248,17 @@ func (g *group) nextSeq(bs *boardState) uint64 {
 // and hands it to the committer.
 func (e *Engine) computeGroup(ops []*op) {
 	e.recover()
+	e.handOff(e.buildGroup(ops))
+}
+
+// buildGroup computes a group of score and delete ops against the state so
+// far. Ops that already carry an error are answered with it and skipped.
+func (e *Engine) buildGroup(ops []*op) *group {
 	g := &group{e: e, ops: append([]*op(nil), ops...), now: e.now(), overlay: map[ovKey]ovVal{}, seqs: map[*boardState]uint64{}, periods: map[*boardState]string{}}
 	for _, o := range ops {
+		if o.err != nil {
+			continue
+		}
 		if o.kind == opDeleteEntry {
 			e.computeDelete(g, o)
 			continue
@@ -269,7 +278,7 @@ func (e *Engine) computeGroup(ops []*op) {
 	}
 	g.bodies = e.idem.takePending()
 	g.batch.Idempotency = append(g.batch.Idempotency, g.bodies...)
-	e.handOff(g)
+	return g
 }
 
 // computeScore validates one score against its board and computes its
@@ -419,7 +428,9 @@ func (e *Engine) applyChanges(g *group) {
 		if seq := g.seqs[c.bs]; seq > c.bs.seq {
 			c.bs.seq = seq
 		}
-		e.cp.seqMoved[c.bs] = true
+		if !e.cp.off {
+			e.cp.seqMoved[c.bs] = true
+		}
 		if c.changed || c.del {
 			t := touched{def.ID, c.period}
 			notify[t] = append(notify[t], c.player)

@@ -49,7 +49,7 @@ func (f *failingStore) Sync(ctx context.Context, ticket uint64) error {
 // the write gets outcome_unknown, later writes are refused until a restart,
 // reads still work, and /readyz is 503 with the reason, as is a metric.
 func TestReadinessAfterStorageFailures(t *testing.T) {
-	st, err := sqlite.Open(filepath.Join(t.TempDir(), "podium.db"), sqlite.Options{})
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "podium.db"), sqlite.Options{Sync: "normal"})
 	if err != nil {
 		t.Fatal(err)
 	}
