@@ -75,7 +75,10 @@ func (bs *boardState) hasEntries() bool {
 	return false
 }
 
-func (e *Engine) applyPutBoard(o *op) error {
+// applyPutBoard runs a board update on the writer: merge, validate, check
+// the conflicts against the board's entries, store (with put, which is the
+// store's PutBoard, or a SharedStore transaction's) and apply.
+func (e *Engine) applyPutBoard(o *op, put func(*podium.Board) error) error {
 	bs := e.board(o.update.ID)
 	var old *podium.Board
 	if bs != nil {
@@ -98,43 +101,58 @@ func (e *Engine) applyPutBoard(o *op) error {
 			}
 		}
 		b.CreatedAt = old.CreatedAt
+		b.Gen = old.Gen
 	}
-	if err := e.store.PutBoard(context.Background(), b); err != nil {
+	if err := put(b); err != nil {
 		return e.storeFailed("put board", err)
 	}
+	o.created = bs == nil
+	e.installBoard(b)
+	return nil
+}
+
+// installBoard makes the in-memory board match b: a new board starts
+// empty; a board whose ranking or cadence changed (allowed only without
+// entries) starts from empty indexes; otherwise only the definition
+// changes.
+func (e *Engine) installBoard(b *podium.Board) {
+	bs := e.board(b.ID)
 	if bs == nil {
 		e.mu.Lock()
 		e.boards[b.ID] = newBoardState(b)
 		e.mu.Unlock()
-		o.created = true
-		return nil
+		return
 	}
+	old := bs.def.Load()
 	bs.mu.Lock()
 	if !old.SameRanking(b) || !old.SameCadence(b) {
-		// No entries (checked above): start from empty indexes.
 		bs.periods = map[string]*periodState{}
 		bs.known = map[string]int{}
 	}
 	bs.setDef(b)
 	bs.mu.Unlock()
-	return nil
 }
 
-func (e *Engine) applyDeleteBoard(o *op) error {
+func (e *Engine) applyDeleteBoard(o *op, del func(id string) error) error {
 	id := o.board.ID
 	if e.board(id) == nil {
 		return errBoardNotFound(id)
 	}
-	if err := e.store.DeleteBoard(context.Background(), id); err != nil {
+	if err := del(id); err != nil {
 		return e.storeFailed("delete board", err)
 	}
+	e.removeBoard(id)
+	return nil
+}
+
+// removeBoard forgets a deleted board.
+func (e *Engine) removeBoard(id string) {
 	e.mu.Lock()
 	delete(e.boards, id)
 	e.mu.Unlock()
 	if e.listener != nil {
 		e.listener.Applied(id, "", 0, nil)
 	}
-	return nil
 }
 
 func (e *Engine) applyPutPlayer(o *op) error {
@@ -143,6 +161,14 @@ func (e *Engine) applyPutPlayer(o *op) error {
 	if err := e.store.PutPlayer(context.Background(), p); err != nil {
 		return e.storeFailed("put player", err)
 	}
+	e.installPlayer(p)
+	e.changed()
+	return nil
+}
+
+// installPlayer applies a player's name and hidden flag to every loaded
+// ranking.
+func (e *Engine) installPlayer(p *podium.Player) {
 	id := e.players.put(p)
 	for _, bs := range e.boardStates() {
 		bs.mu.Lock()
@@ -154,5 +180,4 @@ func (e *Engine) applyPutPlayer(o *op) error {
 		bs.mu.Unlock()
 	}
 	e.notifyAll()
-	return nil
 }

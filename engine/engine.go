@@ -41,6 +41,15 @@ type Config struct {
 	Registerer prometheus.Registerer
 	// Listener, if set, hears about every applied change (live streams).
 	Listener Listener
+
+	// With a podium.SharedStore (several nodes on one database):
+	// Broker wakes this node when another one commits (nil: poll only),
+	// Node names this node in its notices (default: random), and
+	// PollEvery is how often the node polls the database for what others
+	// changed, notices or not (default 1s).
+	Broker    podium.Broker
+	Node      string
+	PollEvery time.Duration
 }
 
 // Listener hears about changes after they are committed and applied.
@@ -70,6 +79,7 @@ type Engine struct {
 	pend          pending
 
 	players *players
+	sh      *sharedState // shared mode; nil on a store of its own
 
 	mu     sync.RWMutex
 	boards map[string]*boardState
@@ -118,6 +128,16 @@ func New(cfg Config) *Engine {
 		done:      make(chan struct{}),
 	}
 	e.idem = newIdempotency(cfg.IdempotencyTTL, cfg.Now)
+	if st, ok := cfg.Store.(podium.SharedStore); ok {
+		if cfg.Node == "" {
+			cfg.Node = NewSecret()[4:16]
+		}
+		if cfg.PollEvery <= 0 {
+			cfg.PollEvery = time.Second
+		}
+		e.sh = newSharedState(st, cfg.Broker, cfg.Node, cfg.PollEvery)
+		e.cp.off = true
+	}
 	e.metrics = newMetrics(e, cfg.Registerer)
 	return e
 }
@@ -151,6 +171,15 @@ func (e *Engine) Now() time.Time { return e.now() }
 // Ready is false until it returns.
 func (e *Engine) Start(ctx context.Context) error {
 	t0 := time.Now()
+	if e.sh != nil {
+		// The feed position comes first: a change made while this node
+		// loads is applied again after, which is harmless.
+		cursor, err := e.sh.store.LastChange(ctx)
+		if err != nil {
+			return fmt.Errorf("read the change feed: %w", err)
+		}
+		e.sh.cursor = cursor
+	}
 	players, err := e.store.Players(ctx)
 	if err != nil {
 		return fmt.Errorf("load players: %w", err)
@@ -185,8 +214,26 @@ func (e *Engine) Start(ctx context.Context) error {
 		return fmt.Errorf("load idempotency keys: %w", err)
 	}
 	e.idem.load(recs)
-	e.log.Info("indexes loaded", "boards", len(boards), "entries", entries, "players", e.players.count(), "took", time.Since(t0).Round(time.Millisecond))
-	go e.run()
+	if e.sh != nil {
+		if err := e.catchUpAll(ctx); err != nil {
+			return fmt.Errorf("catch up with the other nodes: %w", err)
+		}
+		if b := e.sh.broker; b != nil {
+			go func() {
+				bctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				go func() { <-e.stop; cancel() }()
+				if err := b.Subscribe(bctx, e.sh.notice); err != nil && bctx.Err() == nil {
+					e.log.Warn("broker: subscribe ended", "err", err)
+				}
+			}()
+		}
+		go e.follow()
+		go e.runShared()
+	} else {
+		go e.run()
+	}
+	e.log.Info("indexes loaded", "boards", len(boards), "entries", entries, "players", e.players.count(), "shared", e.sh != nil, "took", time.Since(t0).Round(time.Millisecond))
 	e.loaded.Store(true)
 	return nil
 }

@@ -66,7 +66,7 @@ func (e *Engine) commitFailed(err error, unknown bool) {
 		e.health.since = e.now()
 	}
 	e.health.failing = err
-	if unknown && e.health.failed == nil {
+	if unknown && e.health.failed == nil && e.sh == nil {
 		e.health.failed = err
 		e.storageFailed.Store(true)
 	}

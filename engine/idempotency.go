@@ -138,6 +138,12 @@ func (m *idempotency) takePending() []podium.IdempotencyRecord {
 	return p
 }
 
+func (m *idempotency) hasPending() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.pending) > 0
+}
+
 func (m *idempotency) requeue(recs []podium.IdempotencyRecord) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -87,11 +87,33 @@ func (e *Engine) CreateKey(ctx context.Context, k *podium.APIKey) (podium.APIKey
 	if err := e.store.PutKey(ctx, k); err != nil {
 		return podium.APIKey{}, "", e.storeFailed("put key", err)
 	}
+	e.keys.put(k)
+	e.changed()
+	return *k, secret, nil
+}
+
+// put adds or replaces a key.
+func (kr *keyring) put(k *podium.APIKey) {
 	cp := *k
-	e.keys.mu.Lock()
-	e.keys.byHash[k.Hash] = &cp
-	e.keys.mu.Unlock()
-	return cp, secret, nil
+	kr.mu.Lock()
+	defer kr.mu.Unlock()
+	for h, old := range kr.byHash {
+		if old.ID == k.ID && h != k.Hash {
+			delete(kr.byHash, h)
+		}
+	}
+	kr.byHash[k.Hash] = &cp
+}
+
+// remove forgets the key with an id (revoked).
+func (kr *keyring) remove(id string) {
+	kr.mu.Lock()
+	defer kr.mu.Unlock()
+	for h, k := range kr.byHash {
+		if k.ID == id {
+			delete(kr.byHash, h)
+		}
+	}
 }
 
 // ListKeys returns every scoped key (without secrets), oldest first.
@@ -107,12 +129,7 @@ func (e *Engine) DeleteKey(ctx context.Context, id string) error {
 	if err := e.store.DeleteKey(ctx, id); err != nil {
 		return e.storeFailed("delete key", err)
 	}
-	e.keys.mu.Lock()
-	defer e.keys.mu.Unlock()
-	for h, k := range e.keys.byHash {
-		if k.ID == id {
-			delete(e.keys.byHash, h)
-		}
-	}
+	e.keys.remove(id)
+	e.changed()
 	return nil
 }

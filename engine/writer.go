@@ -41,6 +41,7 @@ const (
 	opReload
 	opCheck
 	opFunc // run fn on the writer (tests drive checkpoints this way)
+	opSync // shared mode: apply what other nodes changed
 )
 
 // op is one request to the writer.
@@ -59,6 +60,10 @@ type op struct {
 	period  string          // resolved period of a delete
 	diffs   []Diff          // check
 	fn      func()          // opFunc
+
+	changes []podium.Change   // sync: metadata changes to reload
+	heads   map[string]uint64 // sync: boards that moved
+	more    bool              // sync: the change feed has more
 
 	err  error
 	done chan struct{}
@@ -148,9 +153,9 @@ func (e *Engine) process(ops []*op) {
 		o := ops[0]
 		switch o.kind {
 		case opPutBoard:
-			o.err = e.applyPutBoard(o)
+			o.err = e.applyPutBoard(o, func(b *podium.Board) error { return e.store.PutBoard(context.Background(), b) })
 		case opDeleteBoard:
-			o.err = e.applyDeleteBoard(o)
+			o.err = e.applyDeleteBoard(o, func(id string) error { return e.store.DeleteBoard(context.Background(), id) })
 		case opPutPlayer:
 			o.err = e.applyPutPlayer(o)
 		case opReload:

@@ -1,0 +1,711 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/podiumhq/podium"
+)
+
+// Shared mode: several podium nodes on one podium.SharedStore (PostgreSQL).
+//
+// The database is the distributed engine; there is no lease and no
+// forwarding. A node's writer takes a group of requests, opens a write
+// transaction that locks the head rows of the group's boards (in id order,
+// so writers never deadlock), brings its indexes up to those heads by
+// reading the log the other nodes wrote, computes the group against that
+// state, and commits the log rows, the entries they produce (written
+// through: the entries table always matches the log) and the new heads in
+// the same transaction. Two nodes therefore never compute on the same
+// state: no update of a sum or best is lost, seqs are never reused, and the
+// rank in an answer reflects every submission acknowledged before it,
+// whichever node took it. A node that pauses or is cut off while it holds a
+// lock simply cannot commit: the database ends its transaction (lock and
+// idle timeouts) and the others go on.
+//
+// Every node follows what the others commit: a follower goroutine reads the
+// change feed (boards, players, keys) and the boards' heads, woken early by
+// the broker's notices and polling anyway, and hands what it found to the
+// writer, which reloads changed objects and replays the log of boards that
+// moved. Replay skips a submission an entry already reflects, so reading a
+// board's entries while others write and then replaying from the head read
+// before them converges on the same state.
+
+// sharedState is the engine's part of shared mode.
+type sharedState struct {
+	store  podium.SharedStore
+	broker podium.Broker // nil: poll only
+	node   string
+	poll   time.Duration
+
+	cursor int64 // the change feed position; follower only (Start before it)
+
+	// dbErr is the last failure to reach the database (nil once it works
+	// again): while it is set, writes fail fast instead of waiting on
+	// connection timeouts.
+	dbErr atomic.Pointer[error]
+
+	mu      sync.Mutex
+	advance map[string]uint64 // boards that notices said advanced
+	changes bool              // a notice said the change feed moved
+	wake    chan struct{}
+}
+
+func newSharedState(st podium.SharedStore, b podium.Broker, node string, poll time.Duration) *sharedState {
+	return &sharedState{store: st, broker: b, node: node, poll: poll, advance: map[string]uint64{}, wake: make(chan struct{}, 1)}
+}
+
+// notice records a notice from the broker and wakes the follower.
+func (sh *sharedState) notice(n podium.Notice) {
+	if n.Node == sh.node {
+		return
+	}
+	sh.mu.Lock()
+	if n.Board != "" && n.Seq > sh.advance[n.Board] {
+		sh.advance[n.Board] = n.Seq
+	}
+	if n.Change != 0 {
+		sh.changes = true
+	}
+	sh.mu.Unlock()
+	sh.poke()
+}
+
+func (sh *sharedState) poke() {
+	select {
+	case sh.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (sh *sharedState) take() (map[string]uint64, bool) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	adv, ch := sh.advance, sh.changes
+	sh.advance, sh.changes = map[string]uint64{}, false
+	return adv, ch
+}
+
+// dbFailed and dbWorked track whether the database answers.
+func (sh *sharedState) dbFailed(err error) { sh.dbErr.Store(&err) }
+func (sh *sharedState) dbWorked()          { sh.dbErr.Store(nil) }
+
+// DBError is the last failure to reach the database while it lasts.
+func (sh *sharedState) DBError() error {
+	if p := sh.dbErr.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// errDatabaseDown answers writes while the database cannot be reached.
+func errDatabaseDown() error {
+	return podium.Errorf(podium.ECodeUnavailable, "the database is unreachable; nothing was applied. Reads are served from memory and may be stale; retry shortly")
+}
+
+// PriorAnswer is the error of a write whose Idempotency-Key another node
+// already used with the same body: the caller answers with Record (Status
+// 0: that request's writes are committed but its answer is not stored yet;
+// wait for it with AwaitIdempotency, or answer from the current state).
+type PriorAnswer struct{ Record podium.IdempotencyRecord }
+
+func (p *PriorAnswer) Error() string {
+	return "an earlier request with this Idempotency-Key was already processed"
+}
+
+// runShared is the writer goroutine in shared mode: each group is locked,
+// caught up, computed, committed and applied in turn. There is no pipeline:
+// the computation must follow the lock, and groups grow while a commit
+// waits, which is what keeps throughput up.
+func (e *Engine) runShared() {
+	defer close(e.done)
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	var ops []*op
+	for {
+		ops = ops[:0]
+		select {
+		case o := <-e.ops:
+			ops = append(ops, o)
+		case <-tick.C:
+			e.sharedHousekeeping()
+			continue
+		case <-e.stop:
+			for {
+				select {
+				case o := <-e.ops:
+					e.processShared([]*op{o})
+				default:
+					e.flushIdempotency()
+					return
+				}
+			}
+		}
+		n := ops[0].size()
+	drain:
+		for n < e.maxBatch {
+			select {
+			case o := <-e.ops:
+				ops = append(ops, o)
+				n += o.size()
+			default:
+				break drain
+			}
+		}
+		e.processShared(ops)
+		if e.idem.hasPending() {
+			// Answers of Idempotency-Key requests go to the database at
+			// once, so that a retry on another node gets them byte for
+			// byte.
+			e.flushIdempotency()
+		}
+	}
+}
+
+func (e *Engine) processShared(ops []*op) {
+	ctx := context.Background()
+	for len(ops) > 0 {
+		i := 0
+		for i < len(ops) && (ops[i].kind == opScores || ops[i].kind == opDeleteEntry) {
+			i++
+		}
+		if i > 0 {
+			e.sharedGroup(ctx, ops[:i])
+			ops = ops[i:]
+			continue
+		}
+		o := ops[0]
+		switch o.kind {
+		case opPutBoard:
+			o.err = e.lockedMeta(ctx, o.update.ID, func(tx podium.WriteTx) error {
+				return e.applyPutBoard(o, func(b *podium.Board) error {
+					if err := tx.PutBoard(ctx, b); err != nil {
+						return err
+					}
+					return tx.Commit(ctx, &podium.Batch{})
+				})
+			})
+		case opDeleteBoard:
+			o.err = e.lockedMeta(ctx, o.board.ID, func(tx podium.WriteTx) error {
+				return e.applyDeleteBoard(o, func(id string) error {
+					if err := tx.DeleteBoard(ctx, id); err != nil {
+						return err
+					}
+					return tx.Commit(ctx, &podium.Batch{})
+				})
+			})
+		case opPutPlayer:
+			o.err = e.applyPutPlayer(o)
+		case opSync:
+			o.err = e.applySync(ctx, o)
+		case opReload:
+			o.err = e.applyReload(ctx)
+		case opFunc:
+			o.fn()
+		case opCheck:
+			o.diffs, o.err = e.applyCheck(ctx)
+		}
+		close(o.done)
+		ops = ops[1:]
+	}
+}
+
+// lockedMeta runs a board change inside a write transaction that holds the
+// board's lock, after catching up with it, so that the check against the
+// board's entries sees every entry any node wrote.
+func (e *Engine) lockedMeta(ctx context.Context, board string, fn func(tx podium.WriteTx) error) error {
+	if err := e.sh.DBError(); err != nil {
+		return errDatabaseDown()
+	}
+	tx, err := e.sh.store.Begin(ctx, []string{board})
+	if err != nil {
+		e.sh.dbFailed(err)
+		e.log.Warn("database: begin failed", "err", err)
+		return errDatabaseDown()
+	}
+	defer tx.Rollback()
+	if err := e.syncLocked(ctx, tx, board); err != nil {
+		return e.storeFailed("catch up", err)
+	}
+	if err := fn(tx); err != nil {
+		return err
+	}
+	e.publishChange()
+	return nil
+}
+
+// sharedGroup runs one group of score and delete ops: lock, catch up,
+// compute, commit, apply, answer.
+func (e *Engine) sharedGroup(ctx context.Context, ops []*op) {
+	fail := func(err error) {
+		for _, o := range ops {
+			if o.err == nil {
+				o.err = err
+			}
+			o.results = nil
+			close(o.done)
+		}
+	}
+	if e.sh.DBError() != nil {
+		fail(errDatabaseDown())
+		return
+	}
+	ids := groupBoards(ops)
+	tx, err := e.sh.store.Begin(ctx, ids)
+	if err != nil {
+		e.sh.dbFailed(err)
+		e.log.Warn("database: begin failed", "err", err)
+		fail(errDatabaseDown())
+		return
+	}
+	defer tx.Rollback()
+	for _, id := range ids {
+		if err := e.syncLocked(ctx, tx, id); err != nil {
+			e.log.Error("catch up with the log failed", "board", id, "err", err)
+			fail(podium.Errorf(podium.ECodeUnavailable, "could not read what other nodes wrote; nothing was applied, retry shortly"))
+			return
+		}
+	}
+	if err := e.checkClaims(ctx, tx, ops); err != nil {
+		fail(podium.Errorf(podium.ECodeUnavailable, "could not check the Idempotency-Key; nothing was applied, retry shortly"))
+		return
+	}
+	g := e.buildGroup(ops)
+	e.writeThrough(g)
+	if g.batch.Len() > 0 {
+		g.err = tx.Commit(ctx, &g.batch)
+	}
+	if g.err != nil {
+		unknown := errors.Is(g.err, podium.ErrOutcomeUnknown)
+		if unknown {
+			// The next group or the follower reads the board's head and
+			// replays whatever of this group was stored: memory follows
+			// the database, so writes go on.
+			e.log.Error("group commit outcome unknown; the log decides", "err", g.err)
+		} else {
+			e.log.Error("group commit failed; nothing of it was stored", "err", g.err)
+		}
+		e.commitFailed(g.err, unknown)
+	} else {
+		e.sh.dbWorked()
+		e.commitWorked()
+	}
+	e.finishGroup(g)
+	if g.err == nil {
+		for bs, seq := range g.seqs {
+			e.publish(podium.Notice{Board: bs.def.Load().ID, Seq: seq})
+		}
+	}
+}
+
+// groupBoards lists the valid board ids the ops of a group write, sorted.
+func groupBoards(ops []*op) []string {
+	var ids []string
+	for _, o := range ops {
+		if o.kind == opDeleteEntry {
+			ids = append(ids, o.ref.Board)
+			continue
+		}
+		for i := range o.scores {
+			ids = append(ids, o.scores[i].Board)
+		}
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	return slices.DeleteFunc(ids, func(id string) bool { return !podium.ValidBoardID(id) })
+}
+
+// syncLocked brings one board, locked by tx, up to the database: it drops
+// a board that was deleted, loads one made (or made again) elsewhere, and
+// replays the log up to the head.
+func (e *Engine) syncLocked(ctx context.Context, tx podium.WriteTx, id string) error {
+	head, gen, ok := tx.Head(id)
+	bs := e.board(id)
+	if !ok {
+		if bs != nil {
+			e.removeBoard(id)
+		}
+		return nil
+	}
+	if bs == nil || bs.def.Load().Gen != gen {
+		def, err := e.sh.store.LoadBoard(ctx, id)
+		if err != nil || def == nil {
+			return fmt.Errorf("load board %s: %w", id, err)
+		}
+		if bs, err = e.reloadBoard(ctx, def); err != nil {
+			return err
+		}
+	}
+	if head > bs.seq {
+		return e.catchUp(ctx, bs, tx.Log)
+	}
+	return nil
+}
+
+// reloadBoard replaces the in-memory state of a board with one loaded from
+// the store (a board made, or deleted and made again, on another node).
+func (e *Engine) reloadBoard(ctx context.Context, def *podium.Board) (*boardState, error) {
+	// The entries table is written through: no log tail to replay from a
+	// watermark. The head read first may trail the entries read after it;
+	// catching up from it skips what the entries already reflect.
+	fresh, err := e.loadBoard(ctx, def, math.MaxInt64)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	e.boards[def.ID] = fresh
+	e.mu.Unlock()
+	if e.listener != nil {
+		e.listener.Applied(def.ID, "", fresh.seq, nil)
+	}
+	return fresh, nil
+}
+
+// logReader reads a board's log after a seq: the store's, or a write
+// transaction's.
+type logReader func(ctx context.Context, board string, after uint64, fn func(*podium.Submission) error) error
+
+// catchUp replays the log of a board after its seq: what other nodes
+// committed. It runs on the writer (or in Start, before it).
+func (e *Engine) catchUp(ctx context.Context, bs *boardState, read logReader) error {
+	def := bs.def.Load()
+	touched := map[string][]uint32{}
+	err := read(ctx, def.ID, bs.seq, func(s *podium.Submission) error {
+		if s.Seq <= bs.seq {
+			return nil
+		}
+		sub := *s
+		sub.Keys = append([]int64(nil), s.Keys...)
+		sub.Meta = nil
+		if hasMeta(s.Meta) {
+			sub.Meta = append(json.RawMessage(nil), s.Meta...)
+		}
+		if err := e.ensureLoaded(bs, sub.Period); err != nil {
+			return err
+		}
+		pid := e.players.intern(sub.Player)
+		bs.mu.Lock()
+		ps := bs.periods[sub.Period]
+		if ps == nil {
+			ps = newPeriodState(bs.desc)
+			bs.periods[sub.Period] = ps
+		}
+		changed, err := e.replayInto(def, ps, pid, &sub)
+		bs.seq = sub.Seq
+		bs.mu.Unlock()
+		if err != nil {
+			return fmt.Errorf("replay seq %d: %w", sub.Seq, err)
+		}
+		if changed {
+			touched[sub.Period] = append(touched[sub.Period], pid)
+		}
+		return nil
+	})
+	if e.listener != nil {
+		for period, players := range touched {
+			e.listener.Applied(def.ID, period, bs.seq, players)
+		}
+	}
+	return err
+}
+
+// checkClaims finds the Idempotency-Key requests of a group whose key is
+// already stored (another node processed it): they are answered with the
+// stored record, or with a conflict when the body differs.
+func (e *Engine) checkClaims(ctx context.Context, tx podium.WriteTx, ops []*op) error {
+	var refs []podium.IdempotencyRef
+	for _, o := range ops {
+		if o.claim != nil {
+			r := &o.claim.entry.rec
+			refs = append(refs, podium.IdempotencyRef{Scope: r.Scope, Key: r.Key})
+		}
+	}
+	if len(refs) == 0 {
+		return nil
+	}
+	recs, err := tx.Idempotency(ctx, refs)
+	if err != nil {
+		return err
+	}
+	for _, rec := range recs {
+		for _, o := range ops {
+			if o.claim == nil || o.claim.entry.rec.Scope != rec.Scope || o.claim.entry.rec.Key != rec.Key {
+				continue
+			}
+			if bytes.Equal(o.claim.entry.rec.RequestHash, rec.RequestHash) {
+				o.err = &PriorAnswer{Record: rec}
+			} else {
+				o.err = podium.Errorf(podium.ECodeConflict, "Idempotency-Key %q was already used with a different request body", rec.Key)
+			}
+		}
+	}
+	return nil
+}
+
+// writeThrough adds to a group's batch the entries it produces and the
+// boards' new heads as their watermarks.
+func (e *Engine) writeThrough(g *group) {
+	for k, v := range g.overlay {
+		def := k.bs.def.Load()
+		player := e.players.name(k.player).Player
+		if !v.exists {
+			g.batch.Deletes = append(g.batch.Deletes, podium.EntryRef{Board: def.ID, Period: k.period, Player: player})
+			continue
+		}
+		g.batch.Upserts = append(g.batch.Upserts, podium.Entry{Board: def.ID, Period: k.period, Player: player,
+			Keys: append([]int64(nil), v.entry.Keys[:len(def.Keys)]...), At: podium.FromMillis(v.entry.At),
+			Seq: v.entry.Seq, Meta: v.meta})
+	}
+	for bs, seq := range g.seqs {
+		g.batch.Watermarks = append(g.batch.Watermarks, podium.Watermark{Board: bs.def.Load().ID, Seq: seq})
+	}
+}
+
+// follow is the follower goroutine: it learns what other nodes changed,
+// from notices and by polling, and hands it to the writer.
+func (e *Engine) follow() {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-e.stop
+		cancel()
+	}()
+	t := time.NewTicker(e.sh.poll)
+	defer t.Stop()
+	var lastLog time.Time
+	for {
+		poll := false
+		select {
+		case <-ctx.Done():
+			return
+		case <-e.sh.wake:
+		case <-t.C:
+			poll = true
+		}
+		o, err := e.findNews(ctx, poll)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			e.sh.dbFailed(err)
+			if time.Since(lastLog) > 10*time.Second {
+				e.log.Warn("database: cannot follow the other nodes; serving reads from memory", "err", err)
+				lastLog = time.Now()
+			}
+			continue
+		}
+		e.sh.dbWorked()
+		if o == nil {
+			continue
+		}
+		if err := e.send(ctx, o); err != nil {
+			if podium.ErrorCode(err) == podium.ECodeUnavailable && e.closing.Load() {
+				return
+			}
+			e.log.Warn("follow: apply", "err", err)
+			continue
+		}
+		if n := len(o.changes); n > 0 {
+			e.sh.cursor = o.changes[n-1].ID
+		}
+		if o.more {
+			e.sh.poke()
+		}
+	}
+}
+
+// findNews reads the change feed and the heads that moved (all of them
+// when poll is set) and returns the op that applies them, nil if nothing
+// is new.
+func (e *Engine) findNews(ctx context.Context, poll bool) (*op, error) {
+	adv, changed := e.sh.take()
+	o := &op{kind: opSync, heads: map[string]uint64{}}
+	if changed || poll {
+		const page = 1000
+		cs, err := e.sh.store.Changes(ctx, e.sh.cursor, page)
+		if err != nil {
+			return nil, err
+		}
+		o.changes, o.more = cs, len(cs) == page
+	}
+	if poll {
+		heads, err := e.sh.store.Heads(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for b, s := range heads {
+			if s > adv[b] {
+				adv[b] = s
+			}
+		}
+	}
+	for b, s := range adv {
+		if bs := e.board(b); bs == nil || s > e.appliedSeq(bs) {
+			o.heads[b] = s
+		}
+	}
+	if len(o.changes) == 0 && len(o.heads) == 0 {
+		return nil, nil
+	}
+	return o, nil
+}
+
+func (e *Engine) appliedSeq(bs *boardState) uint64 {
+	bs.mu.RLock()
+	defer bs.mu.RUnlock()
+	return bs.seq
+}
+
+// applySync applies what the follower found, on the writer: changed
+// objects first (a board made elsewhere must exist before its log is
+// replayed), then the log of every board that moved.
+func (e *Engine) applySync(ctx context.Context, o *op) error {
+	for _, c := range o.changes {
+		if err := e.refresh(ctx, c); err != nil {
+			return fmt.Errorf("refresh %s %s: %w", c.Kind, c.Key, err)
+		}
+	}
+	for id := range o.heads {
+		bs := e.board(id)
+		if bs == nil {
+			continue // not made yet as far as the change feed says; a later sync loads it
+		}
+		if err := e.catchUp(ctx, bs, e.store.Log); err != nil {
+			return fmt.Errorf("board %s: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// refresh reloads the object a change names and applies it.
+func (e *Engine) refresh(ctx context.Context, c podium.Change) error {
+	st := e.sh.store
+	switch c.Kind {
+	case podium.ChangeBoard:
+		def, err := st.LoadBoard(ctx, c.Key)
+		if err != nil {
+			return err
+		}
+		bs := e.board(c.Key)
+		switch {
+		case def == nil:
+			if bs != nil {
+				e.removeBoard(c.Key)
+			}
+		case bs == nil || bs.def.Load().Gen != def.Gen:
+			_, err := e.reloadBoard(ctx, def)
+			return err
+		default:
+			e.installBoard(def)
+			if e.listener != nil {
+				e.listener.Applied(def.ID, "", e.appliedSeq(bs), nil)
+			}
+		}
+	case podium.ChangePlayer:
+		p, err := st.LoadPlayer(ctx, c.Key)
+		if err != nil || p == nil {
+			return err
+		}
+		e.installPlayer(p)
+	case podium.ChangeKey:
+		k, err := st.LoadKey(ctx, c.Key)
+		if err != nil {
+			return err
+		}
+		if k == nil {
+			e.keys.remove(c.Key)
+		} else {
+			e.keys.put(k)
+		}
+	}
+	return nil
+}
+
+// catchUpAll brings every board and object up to the database before the
+// engine starts serving: a restarted node is ready only once it caught up.
+func (e *Engine) catchUpAll(ctx context.Context) error {
+	for {
+		o, err := e.findNews(ctx, true)
+		if err != nil {
+			return err
+		}
+		if o == nil {
+			return nil
+		}
+		if err := e.applySync(ctx, o); err != nil {
+			return err
+		}
+		if n := len(o.changes); n > 0 {
+			e.sh.cursor = o.changes[n-1].ID
+		}
+		if !o.more && len(o.heads) == 0 {
+			return nil
+		}
+	}
+}
+
+// sharedHousekeeping runs once a second on the writer in shared mode.
+func (e *Engine) sharedHousekeeping() {
+	e.flushIdempotency()
+	if e.idem.prune() {
+		if _, err := e.store.PruneIdempotency(context.Background(), e.now().Add(-e.idem.ttl)); err != nil {
+			e.log.Warn("prune idempotency keys", "err", err)
+		}
+	}
+}
+
+// publish sends a notice to the other nodes, if there is a broker.
+func (e *Engine) publish(n podium.Notice) {
+	if e.sh == nil || e.sh.broker == nil {
+		return
+	}
+	n.Node = e.sh.node
+	if err := e.sh.broker.Publish(context.Background(), n); err != nil {
+		e.log.Debug("broker: publish", "err", err)
+	}
+}
+
+// publishChange tells the other nodes that the change feed moved.
+func (e *Engine) publishChange() { e.publish(podium.Notice{Change: 1}) }
+
+// changed is called after a local metadata change (a player, a key).
+func (e *Engine) changed() {
+	if e.sh != nil {
+		e.publishChange()
+	}
+}
+
+// AwaitIdempotency waits up to wait for the stored answer of a request
+// that another node committed (a PriorAnswer with Status 0) and returns
+// it; Status stays 0 if it did not come in time.
+func (e *Engine) AwaitIdempotency(ctx context.Context, rec podium.IdempotencyRecord, wait time.Duration) podium.IdempotencyRecord {
+	if e.sh == nil || rec.Status != 0 {
+		return rec
+	}
+	deadline := time.Now().Add(wait)
+	for time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return rec
+		case <-time.After(25 * time.Millisecond):
+		}
+		tx, err := e.sh.store.Begin(ctx, nil)
+		if err != nil {
+			return rec
+		}
+		recs, err := tx.Idempotency(ctx, []podium.IdempotencyRef{{Scope: rec.Scope, Key: rec.Key}})
+		tx.Rollback()
+		if err == nil && len(recs) == 1 && recs[0].Status != 0 {
+			return recs[0]
+		}
+	}
+	return rec
+}
