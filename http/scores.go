@@ -5,7 +5,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"net/http"
+	"time"
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
@@ -77,14 +79,22 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, k *podium.AP
 	if prior == nil {
 		return claim, false, nil
 	}
+	return nil, true, s.answerPrior(w, r, prior, replay)
+}
+
+// answerPrior answers a request from the stored answer of an earlier one
+// with the same Idempotency-Key and body, byte for byte. When that request
+// was committed but its answer is not stored (lost in a crash, or not yet
+// written by the node that took it), it waits a moment for it, then
+// answers from the current state without applying again.
+func (s *Server) answerPrior(w http.ResponseWriter, r *http.Request, prior *podium.IdempotencyRecord, replay func(w http.ResponseWriter) error) error {
+	rec := s.eng.AwaitIdempotency(r.Context(), *prior, 2*time.Second)
 	w.Header().Set("Idempotent-Replayed", "true")
-	if prior.Status == 0 {
-		// Committed, but the answer was lost in a crash: answer from the
-		// current state without applying again.
-		return nil, true, replay(w)
+	if rec.Status == 0 {
+		return replay(w)
 	}
-	writeJSON(w, prior.Status, bytes.TrimSuffix(append([]byte(nil), prior.Body...), []byte("\n")))
-	return nil, true, nil
+	writeJSON(w, rec.Status, bytes.TrimSuffix(append([]byte(nil), rec.Body...), []byte("\n")))
+	return nil
 }
 
 func (s *Server) submit(w http.ResponseWriter, r *http.Request) error {
@@ -119,6 +129,13 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	res, err := s.eng.Submit(r.Context(), []engine.Score{sc}, true, claim)
+	var prior *engine.PriorAnswer
+	if errors.As(err, &prior) {
+		// Another node took this request first.
+		return s.answerPrior(w, r, &prior.Record, func(w http.ResponseWriter) error {
+			return s.replayResults(w, r.Context(), []engine.Score{sc}, true)
+		})
+	}
 	if err != nil {
 		return err
 	}
@@ -198,7 +215,15 @@ func (s *Server) submitBatch(w http.ResponseWriter, r *http.Request) error {
 	}
 	var res []engine.Result
 	if len(scores) > 0 {
-		if res, err = s.eng.Submit(r.Context(), scores, false, claim); err != nil {
+		res, err = s.eng.Submit(r.Context(), scores, false, claim)
+		var prior *engine.PriorAnswer
+		if errors.As(err, &prior) {
+			return s.answerPrior(w, r, &prior.Record, func(w http.ResponseWriter) error {
+				writeJSON(w, http.StatusOK, render(s.currentResults(r.Context(), scores)))
+				return nil
+			})
+		}
+		if err != nil {
 			return err
 		}
 	} else if claim != nil {
