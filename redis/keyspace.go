@@ -1,0 +1,66 @@
+// Package redis is podium's shared tier on Redis: the broker that wakes
+// the other nodes after a commit (podium.Broker over publish/subscribe),
+// and the one definition of every Redis key podium uses (Keyspace).
+//
+// Redis is optional and holds nothing that is not also in the database:
+// it may fail, restart empty or be flushed at any time and nothing is lost.
+// While it is down, nodes learn of each other's writes by polling the
+// database instead, which only adds delay.
+package redis
+
+import (
+	"fmt"
+	"regexp"
+)
+
+// Version is the version of the keyspace. A change in the meaning or type
+// of a key gets a new version, so that nodes of two versions never read
+// each other's keys.
+const Version = "v1"
+
+// Keyspace is every Redis key podium uses, all under podium:{env}:v1:, so
+// that several deployments (prod, staging) can share one Redis and a later
+// keyspace version can run beside this one. Each method documents its key:
+// the Redis type, who writes it, and its TTL.
+type Keyspace struct {
+	prefix string
+}
+
+var envRe = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
+
+// NewKeyspace returns the keyspace of a deployment. env names the
+// deployment: 1 to 32 characters of [a-z0-9_-], starting with a letter or
+// digit.
+func NewKeyspace(env string) (Keyspace, error) {
+	if !envRe.MatchString(env) {
+		return Keyspace{}, fmt.Errorf("redis: env %q must be 1 to 32 characters of [a-z0-9_-]", env)
+	}
+	return Keyspace{prefix: "podium:" + env + ":" + Version + ":"}, nil
+}
+
+// Prefix is the common prefix of every key of the keyspace, for tools that
+// list or delete them (with SCAN and a bounded COUNT, never KEYS).
+func (k Keyspace) Prefix() string { return k.prefix }
+
+// Notices is the publish/subscribe channel that carries podium.Notice
+// messages between nodes ("board B advanced to seq N", "the change feed
+// moved").
+//   - type: pub/sub channel (holds no data; a message reaches the nodes
+//     subscribed at that moment)
+//   - written by: every node, after each commit and metadata change
+//   - read by: every node (one subscription each)
+//   - TTL: none needed
+func (k Keyspace) Notices() string { return k.prefix + "notices" }
+
+// Keys lists every key and channel of the keyspace with its
+// documentation, for docs and for podium check.
+func (k Keyspace) Keys() []KeyDoc {
+	return []KeyDoc{
+		{Name: k.Notices(), Type: "pub/sub channel", Owner: "every node publishes after a commit or a metadata change; every node subscribes", TTL: "none (a channel holds no data)"},
+	}
+}
+
+// KeyDoc documents one key of the keyspace.
+type KeyDoc struct {
+	Name, Type, Owner, TTL string
+}
