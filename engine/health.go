@@ -41,6 +41,13 @@ type Status struct {
 	// ("" when the last one worked), since FailingSince.
 	WritesFailing string
 	FailingSince  time.Time
+	// Shared mode only: Database says why the database cannot be reached
+	// ("" while it can: then reads may be stale and writes fail fast), and
+	// Broker why notices cannot be exchanged ("" while they can: then
+	// changes from other nodes arrive by polling).
+	Shared   bool
+	Database string
+	Broker   string
 }
 
 // Status reports the engine's health.
@@ -54,7 +61,25 @@ func (e *Engine) Status() Status {
 	if e.health.failing != nil {
 		st.WritesFailing = storageCause(e.health.failing)
 	}
+	if e.sh != nil {
+		st.Shared = true
+		if err := e.sh.DBError(); err != nil {
+			st.Database = "unreachable"
+		}
+		if e.sh.broker != nil {
+			if err := e.sh.broker.Err(); err != nil {
+				st.Broker = "unreachable: " + truncate(err.Error(), 200)
+			}
+		}
+	}
 	return st
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
 }
 
 // commitFailed records a failed commit; unknown says its outcome is

@@ -64,6 +64,14 @@ func newMetrics(e *Engine, reg prometheus.Registerer) *metrics {
 			Help: "1 while commits fail (the last one failed), else 0.",
 		}, func() float64 { return boolGauge(e.Status().WritesFailing != "") }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "podium_database_up",
+			Help: "1 while the database answers (shared mode: the last operation reached it), else 0.",
+		}, func() float64 { return boolGauge(e.Status().Database == "") }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "podium_broker_up",
+			Help: "1 while the broker (Redis, or LISTEN/NOTIFY) exchanges notices or none is configured, else 0 (nodes then poll).",
+		}, func() float64 { return boolGauge(e.Status().Broker == "") }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "podium_storage_failed",
 			Help: "1 once writes stopped after a storage failure (an fsync or COMMIT failed); a restart is needed.",
 		}, func() float64 { return boolGauge(e.storageFailed.Load()) }),

@@ -206,18 +206,27 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 }
 
 // readyz answers whether this node should get traffic, with the reasons:
-//   - 503 "unavailable" while the indexes load, while shutting down, when
-//     the database does not answer, and after a storage failure that
-//     stopped writes until a restart;
-//   - 200 "degraded" while it serves reads but commits fail (a full disk);
+//   - 503 "unavailable" while the indexes load, while shutting down, and
+//     after a storage failure that stopped writes until a restart;
+//   - 200 "degraded" while it serves reads but something is wrong: the
+//     database does not answer (reads come from memory and may be stale;
+//     writes fail fast), commits fail (a full disk), or the broker is down
+//     (changes from other nodes arrive by polling);
 //   - 200 "ready" otherwise.
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	st := s.eng.Status()
 	status, code := "ready", http.StatusOK
 	checks := map[string]string{"indexes": "loaded", "storage": "ok", "writes": "ok"}
+	stale := false
 	fail := func(check, msg string) {
 		checks[check] = msg
 		status, code = "unavailable", http.StatusServiceUnavailable
+	}
+	degrade := func(check, msg string) {
+		checks[check] = msg
+		if code == http.StatusOK {
+			status = "degraded"
+		}
 	}
 	switch {
 	case st.Closing:
@@ -228,24 +237,28 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	if st.StorageFailed != "" {
 		fail("writes", "stopped after a storage failure ("+st.StorageFailed+"); restart podium")
 	} else if st.WritesFailing != "" {
-		checks["writes"] = "failing since " + st.FailingSince.UTC().Format(time.RFC3339) + ": " + st.WritesFailing
-		if code == http.StatusOK {
-			status = "degraded"
-		}
+		degrade("writes", "failing since "+st.FailingSince.UTC().Format(time.RFC3339)+": "+st.WritesFailing)
 	}
 	if st.Loaded && !st.Closing {
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 		err := s.store.Ping(ctx)
 		cancel()
-		if err != nil {
-			s.log.Warn("readiness: storage ping failed", "err", err)
-			fail("storage", "not reachable")
+		if err != nil || st.Database != "" {
+			s.log.Warn("readiness: the database does not answer", "err", err)
+			degrade("storage", "unreachable: reads are served from memory and may be stale; writes fail")
+			stale = true
+		}
+	}
+	if st.Shared {
+		checks["broker"] = "ok"
+		if st.Broker != "" {
+			degrade("broker", st.Broker+"; changes from other nodes arrive by polling")
 		}
 	}
 	if code != http.StatusOK {
 		w.Header().Set("Retry-After", "1")
 	}
-	b, _ := json.Marshal(map[string]any{"status": status, "checks": checks})
+	b, _ := json.Marshal(map[string]any{"status": status, "stale": stale, "checks": checks})
 	writeJSON(w, code, b)
 }
 
