@@ -328,3 +328,19 @@ func RebuildStore(ctx context.Context, store podium.Store) (int, error) {
 	}
 	return total, nil
 }
+
+// CheckLog runs CheckStore on the writer, so that no commit or checkpoint
+// moves the log, the entries or the watermarks while it reads them: a
+// running server's store can be checked without stopping it. Writes wait
+// meanwhile (it replays every board's whole log).
+func (e *Engine) CheckLog(ctx context.Context) ([]Diff, error) {
+	var (
+		diffs []Diff
+		err   error
+	)
+	o := &op{kind: opFunc, fn: func() { diffs, err = CheckStore(context.Background(), e.store) }}
+	if serr := e.send(ctx, o); serr != nil {
+		return nil, serr
+	}
+	return diffs, err
+}
