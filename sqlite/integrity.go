@@ -160,3 +160,20 @@ func (f *File) InstanceID(ctx context.Context) (string, error) { return instance
 func (f *File) Check(ctx context.Context, full bool) ([]string, error) {
 	return integrityCheck(ctx, f.db, full)
 }
+
+// SchemaVersion returns the version of the last migration applied to the
+// database, 0 when it is not a podium database at all.
+func (f *File) SchemaVersion(ctx context.Context) (int, error) {
+	var n int
+	if err := f.db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migrations'").Scan(&n); err != nil {
+		return 0, fmt.Errorf("schema version: %w", err)
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	var v int
+	if err := f.db.QueryRowContext(ctx, "SELECT coalesce(max(version), 0) FROM schema_migrations").Scan(&v); err != nil {
+		return 0, fmt.Errorf("schema version: %w", err)
+	}
+	return v, nil
+}
