@@ -194,3 +194,35 @@ func TestBackupFile(t *testing.T) {
 		t.Errorf("the backup has %d entries (%v), want 300", n, err)
 	}
 }
+
+// A snapshot holds the state at the moment it was taken while the store
+// goes on taking writes, and release removes its files.
+func TestSnapshot(t *testing.T) {
+	s := openTest(t, Options{})
+	if err := s.PutBoard(ctx, board("b", 1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Commit(ctx, scores("b", 1, 100)); err != nil {
+		t.Fatal(err)
+	}
+	snap, release, err := s.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Commit(ctx, scores("b", 101, 50)); err != nil {
+		t.Fatalf("commit while a snapshot is open: %v", err)
+	}
+	if seq, err := snap.LastSeq(ctx, "b"); err != nil || seq != 100 {
+		t.Errorf("snapshot LastSeq = %d, %v; want 100", seq, err)
+	}
+	if seq, err := s.LastSeq(ctx, "b"); err != nil || seq != 150 {
+		t.Errorf("store LastSeq = %d, %v; want 150", seq, err)
+	}
+	if err := release(); err != nil {
+		t.Fatal(err)
+	}
+	left, _ := filepath.Glob(s.Path() + ".snapshot-*")
+	if len(left) > 0 {
+		t.Errorf("release left %v", left)
+	}
+}

@@ -137,6 +137,12 @@ func (d *dataDir) openStore(ctx context.Context, opts sqlite.Options) (*sqlite.S
 			return nil, err
 		}
 	}
+	// Snapshots that a crash left behind (sqlite.Store.Snapshot).
+	if leftovers, _ := filepath.Glob(d.file(dbName + ".snapshot-*")); len(leftovers) > 0 {
+		for _, name := range leftovers {
+			os.Remove(name)
+		}
+	}
 	if err := writeSynced(d.file(runningName), fmt.Sprintf("%d %s\n", os.Getpid(), time.Now().UTC().Format(time.RFC3339))); err != nil {
 		return nil, fmt.Errorf("data directory: %w", err)
 	}

@@ -572,4 +572,7 @@ func TestCheckURLChecksTheStore(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "entries vs log: 1 difference") || !strings.Contains(out, "ok    server "+m.URL()+": SQLite quick_check") {
 		t.Errorf("check --url of a damaged entries table: %d\n%s%s", code, out, errs)
 	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*snapshot*")); len(left) > 0 {
+		t.Errorf("the check left %v behind", left)
+	}
 }
