@@ -2,7 +2,9 @@ package engine_test
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"log/slog"
 	"path/filepath"
 	"sync/atomic"
@@ -103,4 +105,48 @@ func TestCheckLogDoesNotStopWrites(t *testing.T) {
 	if a := <-checked; a.err != nil || len(a.diffs) != 0 {
 		t.Errorf("CheckLog = %v, %v; want no differences", a.diffs, a.err)
 	}
+}
+
+// BenchmarkCheckStore1M measures the store check of podium check (entries
+// table against a replay of the log) on one board of 1M entries and their
+// 1M logged submissions: why a running server checks a snapshot instead of
+// holding its writer for as long.
+func BenchmarkCheckStore1M(b *testing.B) {
+	ctx := context.Background()
+	st, err := sqlite.Open(filepath.Join(b.TempDir(), "podium.db"), sqlite.Options{Sync: "normal"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	bd := &podium.Board{ID: "big", Keys: []podium.KeyDef{{Name: "t", Order: podium.Asc}, {Name: "v", Order: podium.Desc}}}
+	bd.Normalize()
+	if err := st.PutBoard(ctx, bd); err != nil {
+		b.Fatal(err)
+	}
+	const n = 1_000_000
+	r := rand.New(rand.NewPCG(1, 2))
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var batch podium.Batch
+	for i := 0; i < n; {
+		batch.Reset()
+		for ; i < n && len(batch.Upserts) < 10_000; i++ {
+			p := fmt.Sprintf("player-%07d", i)
+			keys := []int64{r.Int64N(1e9), r.Int64N(1000)}
+			at := t0.Add(time.Duration(i) * time.Millisecond)
+			batch.Submissions = append(batch.Submissions, podium.Submission{Seq: uint64(i + 1), Board: "big", Period: podium.PeriodAll, Player: p, Keys: keys, At: at})
+			batch.Upserts = append(batch.Upserts, podium.Entry{Board: "big", Period: podium.PeriodAll, Player: p, Keys: keys, At: at, Seq: uint64(i + 1)})
+		}
+		batch.Watermarks = append(batch.Watermarks, podium.Watermark{Board: "big", Seq: uint64(i)})
+		if err := st.Commit(ctx, &batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for range b.N {
+		diffs, err := engine.CheckStore(ctx, st)
+		if err != nil || len(diffs) != 0 {
+			b.Fatal(len(diffs), err)
+		}
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/check")
 }
