@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 
 	"github.com/podiumhq/podium"
 )
@@ -91,6 +92,9 @@ func syncFile(name string) error {
 // it stay so after a power loss. Systems that cannot sync a directory
 // (Windows) are not an error.
 func SyncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil // a directory handle cannot be flushed there; NTFS journals the names
+	}
 	d, err := os.Open(dir)
 	if err != nil {
 		return err

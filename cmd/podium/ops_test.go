@@ -487,6 +487,9 @@ func TestBackupRestore(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "instance "+strings.TrimSpace(string(id))) {
 		t.Fatalf("backup: %d %s %s", code, out, errs)
 	}
+	if left, _ := os.ReadDir(filepath.Dir(bk)); len(left) != 1 {
+		t.Errorf("the backup directory holds %d files, want only the backup", len(left))
+	}
 	if code, _, errs := runCLI(t, "backup", "--data", dir, "--to", bk); code != 1 || !strings.Contains(errs, "already exists") {
 		t.Errorf("backup over an existing file: %d %s", code, errs)
 	}
