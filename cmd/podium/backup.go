@@ -147,6 +147,9 @@ podium.db.replaced-<time>, with its WAL; delete it once the server runs well.`, 
 	aside := ""
 	if size(dbPath) > 0 || size(dbPath+"-wal") > 0 {
 		aside = dbPath + ".replaced-" + time.Now().UTC().Format("20060102T150405Z")
+		for i := 2; exists(aside) || exists(aside+"-wal"); i++ { // never overwrite an earlier one
+			aside = fmt.Sprintf("%s.replaced-%s-%d", dbPath, time.Now().UTC().Format("20060102T150405Z"), i)
+		}
 		for _, suffix := range []string{"", "-wal"} {
 			if err := os.Rename(dbPath+suffix, aside+suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return fmt.Errorf("keep the replaced database: %w", err)

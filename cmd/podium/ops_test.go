@@ -537,10 +537,33 @@ func TestBackupRestore(t *testing.T) {
 		t.Errorf("restore into another instance's directory: %d %s", code, errs)
 	}
 
+	// A backup from before instance ids takes the directory's id.
+	old := filepath.Join(t.TempDir(), "old.db")
+	b, _ := os.ReadFile(bk)
+	os.WriteFile(old, b, 0o600)
+	db, err := sql.Open("sqlite", old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("DROP TABLE instance; DELETE FROM schema_migrations WHERE version = 3"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if code, _, errs := runCLI(t, "restore", "--data", dir, "--from", old); code != 0 {
+		t.Errorf("restore of a backup without an instance id: %d %s", code, errs)
+	}
+	if m, err := openMain(t, dir, nil); err != nil {
+		t.Errorf("start after restoring a backup without an instance id: %v", err)
+	} else {
+		m.Close()
+	}
+	if kept, _ := filepath.Glob(filepath.Join(dir, dbName+".replaced-*")); len(kept) != 2 {
+		t.Errorf("two restores kept %v, want both replaced databases", kept)
+	}
+
 	// The manual restore that the README describes works too.
 	os.Remove(filepath.Join(dir, dbName+"-wal"))
 	os.Remove(filepath.Join(dir, dbName+"-shm"))
-	b, _ := os.ReadFile(bk)
 	os.WriteFile(filepath.Join(dir, dbName), b, 0o600)
 	if m, err := openMain(t, dir, nil); err != nil {
 		t.Errorf("start after a manual restore: %v", err)
