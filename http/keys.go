@@ -1,7 +1,9 @@
 package http
 
 import (
+	"context"
 	"net/http"
+	"strconv"
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
@@ -97,8 +99,28 @@ func (s *Server) deleteKey(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// quickChecker is a store that can run SQLite's quick_check (sqlite.Store).
+type quickChecker interface {
+	QuickCheck(ctx context.Context) ([]string, error)
+}
+
+// check runs, on the live server, what podium check runs offline: the
+// store's own integrity check where it has one, the entries table against
+// the log, and the in-memory indexes against the store.
 func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.requireGlobalAdmin(r); err != nil {
+		return err
+	}
+	var problems []string
+	qc, hasQC := s.store.(quickChecker)
+	if hasQC {
+		var err error
+		if problems, err = qc.QuickCheck(r.Context()); err != nil {
+			return err
+		}
+	}
+	logDiffs, err := s.eng.CheckLog(r.Context())
+	if err != nil {
 		return err
 	}
 	diffs, err := s.eng.CheckIndexes(r.Context())
@@ -106,12 +128,29 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	b := []byte(`{"ok":`)
-	if len(diffs) == 0 {
-		b = append(b, "true"...)
-	} else {
-		b = append(b, "false"...)
+	b = strconv.AppendBool(b, len(problems)+len(logDiffs)+len(diffs) == 0)
+	b = append(b, `,"differences":`...)
+	b = appendDiffs(b, diffs)
+	b = append(b, `,"log_differences":`...)
+	b = appendDiffs(b, logDiffs)
+	if hasQC {
+		b = append(b, `,"quick_check":[`...)
+		for i, p := range problems {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, p)
+		}
+		b = append(b, ']')
 	}
-	b = append(b, `,"differences":[`...)
+	b = append(b, '}')
+	writeJSON(w, http.StatusOK, b)
+	return nil
+}
+
+// appendDiffs appends the first 1000 diffs as a JSON array.
+func appendDiffs(b []byte, diffs []engine.Diff) []byte {
+	b = append(b, '[')
 	for i, d := range diffs {
 		if i >= 1000 {
 			break
@@ -121,9 +160,7 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 		}
 		b = appendDiff(b, d)
 	}
-	b = append(b, "]}"...)
-	writeJSON(w, http.StatusOK, b)
-	return nil
+	return append(b, ']')
 }
 
 func appendDiff(b []byte, d engine.Diff) []byte {

@@ -40,11 +40,19 @@ func cacheFor(h http.Handler, v string) http.Handler {
 }
 
 // page serves an HTML page; the page itself reads the API from the browser.
+// A board page for a board that does not exist is the same page with status
+// 404: its script finds board_not_found and says so with a link to the list.
+// While the indexes load nothing is known yet, so the page is served 200 and
+// its script retries.
 func (s *Server) page(name string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if b := r.PathValue("board"); b != "" && !podium.ValidBoardID(b) {
-			s.writeError(w, r, podium.Errorf(podium.ECodeNotFound, "no such board page"))
-			return
+		status := http.StatusOK
+		if b := r.PathValue("board"); b != "" {
+			if !podium.ValidBoardID(b) {
+				status = http.StatusNotFound
+			} else if _, err := s.eng.Board(b); err != nil && s.eng.Ready() {
+				status = http.StatusNotFound
+			}
 		}
 		body, err := assets.ReadFile("assets/" + name)
 		if err != nil {
@@ -58,6 +66,7 @@ func (s *Server) page(name string) http.HandlerFunc {
 		if strings.HasSuffix(name, ".html") {
 			h.Set("X-Content-Type-Options", "nosniff")
 		}
+		w.WriteHeader(status)
 		w.Write(body)
 	}
 }

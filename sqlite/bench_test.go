@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -179,4 +180,68 @@ func BenchmarkLoadEntries1M(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "entries/s")
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/load")
+}
+
+// bigStore fills a store with one board of n entries and the n logged
+// submissions behind them, as a year of a busy game would leave it (the
+// log is usually longer still: each replaced score stays in it).
+func bigStore(b *testing.B, n int) *Store {
+	b.Helper()
+	s := benchStore(b, Options{Sync: "normal"})
+	if err := s.PutBoard(ctx, &podium.Board{ID: "big", Keys: []podium.KeyDef{{Name: "t", Order: podium.Asc}, {Name: "v", Order: podium.Desc}}}); err != nil {
+		b.Fatal(err)
+	}
+	batch := podium.Batch{}
+	now := time.Now()
+	for i := 0; i < n; {
+		batch.Reset()
+		for ; i < n && len(batch.Upserts) < 10_000; i++ {
+			p := fmt.Sprintf("player-%07d", i)
+			keys := []int64{rand.Int64N(1e9), rand.Int64N(1000)}
+			at := now.Add(time.Duration(i) * time.Millisecond)
+			batch.Submissions = append(batch.Submissions, podium.Submission{Seq: uint64(i + 1), Board: "big", Period: "all", Player: p, Keys: keys, At: at})
+			batch.Upserts = append(batch.Upserts, podium.Entry{Board: "big", Period: "all", Player: p, Keys: keys, At: at, Seq: uint64(i + 1)})
+		}
+		if err := s.Commit(ctx, &batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := s.Checkpoint(ctx); err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+// BenchmarkQuickCheck1M measures SQLite's quick_check and integrity_check
+// on a database of -entries entries (1M by default) and as many logged
+// submissions: podium runs quick_check before it starts after an unclean
+// shutdown, so this is what a crash adds to the next start.
+func BenchmarkQuickCheck1M(b *testing.B) {
+	s := bigStore(b, *benchEntries)
+	if fi, err := os.Stat(s.Path()); err == nil {
+		b.Logf("database: %d MB", fi.Size()>>20)
+	}
+	for _, full := range []bool{false, true} {
+		name := "quick_check"
+		if full {
+			name = "integrity_check"
+		}
+		b.Run(name, func(b *testing.B) {
+			for range b.N {
+				problems, err := integrityCheck(ctx, s.r, full)
+				if err != nil || len(problems) > 0 {
+					b.Fatal(problems, err)
+				}
+			}
+			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/check")
+		})
+	}
+	b.Run("backup", func(b *testing.B) {
+		for i := range b.N {
+			if err := s.Backup(ctx, filepath.Join(b.TempDir(), fmt.Sprintf("backup-%d.db", i))); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/backup")
+	})
 }

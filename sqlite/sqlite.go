@@ -111,8 +111,11 @@ func Open(path string, opts Options) (*Store, error) {
 	if opts.BusyTimeout <= 0 {
 		opts.BusyTimeout = 5 * time.Second
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("sqlite: create directory: %w", err)
+	}
+	if err := createPrivate(path); err != nil {
+		return nil, fmt.Errorf("sqlite: create database: %w", err)
 	}
 	common := url.Values{}
 	common.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", opts.BusyTimeout.Milliseconds()))
@@ -172,6 +175,21 @@ func Open(path string, opts Options) (*Store, error) {
 	return s, nil
 }
 
+// createPrivate creates the database file empty with mode 0600 if it does
+// not exist. SQLite would create it 0644, and it creates the -wal and -shm
+// files with the mode of the database file, so all three stay private to
+// the owner whatever the umask. An existing file keeps its mode.
+func createPrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
 func cloneValues(v url.Values) url.Values {
 	c := make(url.Values, len(v))
 	for k, vs := range v {
@@ -227,26 +245,6 @@ func (s *Store) Checkpoint(ctx context.Context) error {
 	}
 	if busy != 0 {
 		return fmt.Errorf("checkpoint: a reader kept the checkpoint from finishing")
-	}
-	return nil
-}
-
-// Backup writes a consistent, compacted copy of the database to path, which
-// must not exist yet. Writers are not blocked for long: the copy is read
-// from one snapshot.
-func (s *Store) Backup(ctx context.Context, path string) error {
-	if _, err := os.Stat(path); err == nil {
-		return podium.Errorf(podium.ECodeConflict, "backup file %s already exists", path)
-	}
-	// The read pool is query_only, which forbids VACUUM INTO: use a
-	// connection of its own.
-	db, err := sql.Open("sqlite", s.path+"?"+s.base.Encode())
-	if err != nil {
-		return fmt.Errorf("backup: %w", err)
-	}
-	defer db.Close()
-	if _, err := db.ExecContext(ctx, "VACUUM INTO ?", path); err != nil {
-		return fmt.Errorf("backup: %w", err)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -22,42 +23,70 @@ type opsFlags struct {
 	URL  string
 }
 
-func (o *opsFlags) flags(fsName string, stderr io.Writer, summary string) *flag.FlagSet {
-	fs := newFlagSet(fsName, summary, stderr)
+func (o *opsFlags) flags(fsName string, out io.Writer, summary string) *flag.FlagSet {
+	fs := newFlagSet(fsName, summary, out)
 	fs.StringVar(&o.Data, "data", "./podium-data", "data directory of the server")
 	fs.StringVar(&o.URL, "url", "", "base URL of a running server (e.g. http://localhost:8080) to check or reload its in-memory indexes")
 	return fs
 }
 
-func openStore(data string) (*sqlite.Store, error) {
-	path := filepath.Join(data, "podium.db")
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("no database at %s (is --data right?)", path)
-	}
-	return sqlite.Open(path, sqlite.Options{})
+// cliLogger shows the operations commands' warnings (for example a data
+// directory readable by others) on stderr.
+func cliLogger(stderr io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }
 
 func checkCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var o opsFlags
-	fs := o.flags("check", stderr, `Checks that what podium serves matches its database of record:
+	fs := o.flags("check", stdout, `Checks that what podium serves matches its database of record:
+  0. the data directory and the database name the same instance, and SQLite's
+     quick_check finds the database sound;
   1. the entries table against a replay of the append-only submissions log;
-  2. rank indexes built from the database (in this process) for order and content;
-  3. with --url, the running server's in-memory indexes against the database.
+  2. rank indexes built from the database (in this process) for order and content.
+Without --url it opens --data itself, so the server must be stopped (a running
+server holds its data directory). With --url, the running server runs the
+checks 0 (quick_check), 1 and 2 against its own in-memory indexes; --data then
+only locates admin.key (or set PODIUM_ADMIN_KEY).
 Prints every difference and exits 1 if there is any.`)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	store, err := openStore(o.Data)
+	if o.URL != "" {
+		return checkServer(ctx, stdout, o.URL, o.Data)
+	}
+	d, err := openDataDir(o.Data, false, "to check a running server use: podium check --url http://HOST:PORT (it runs the checks on the server)", cliLogger(stderr))
 	if err != nil {
 		return err
 	}
-	defer store.Close()
+	defer d.release()
+	store, err := d.openStore(ctx, sqlite.Options{})
+	var ie *integrityError
+	if errors.As(err, &ie) {
+		report(stdout, "data directory and database", []string{ie.msg})
+		fmt.Fprintln(stdout, "check: 1 difference(s)")
+		return errMismatch
+	}
+	if err != nil {
+		return err
+	}
+	defer d.closeStore(true)
+	id, err := store.InstanceID(ctx)
+	if err != nil {
+		return err
+	}
+	report(stdout, "data directory and database are instance "+id, nil)
 	bad := 0
+	problems, err := store.QuickCheck(ctx)
+	if err != nil {
+		return err
+	}
+	report(stdout, "SQLite quick_check", problems)
+	bad += len(problems)
 	diffs, err := engine.CheckStore(ctx, store)
 	if err != nil {
 		return err
 	}
-	report(stdout, "entries vs log", diffs)
+	report(stdout, "entries vs log", diffLines(diffs))
 	bad += len(diffs)
 
 	eng := engine.New(engine.Config{Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
@@ -69,41 +98,64 @@ Prints every difference and exits 1 if there is any.`)
 	if err != nil {
 		return err
 	}
-	report(stdout, "indexes built from the database", diffs)
+	report(stdout, "indexes built from the database", diffLines(diffs))
 	bad += len(diffs)
+	return verdict(stdout, bad)
+}
 
-	if o.URL != "" {
-		diffs, err := remoteCheck(ctx, o.URL, o.Data)
-		if err != nil {
-			return err
-		}
-		report(stdout, "server "+o.URL+" indexes vs database", diffs)
-		bad += len(diffs)
+// checkServer runs the checks on a running server.
+func checkServer(ctx context.Context, stdout io.Writer, url, data string) error {
+	res, err := remoteCheck(ctx, url, data)
+	if err != nil {
+		return err
 	}
+	bad := 0
+	if res.QuickCheck != nil {
+		report(stdout, "server "+url+": SQLite quick_check", *res.QuickCheck)
+		bad += len(*res.QuickCheck)
+	}
+	if res.LogDifferences != nil {
+		report(stdout, "server "+url+": entries vs log", diffLines(*res.LogDifferences))
+		bad += len(*res.LogDifferences)
+	}
+	report(stdout, "server "+url+": indexes vs database", diffLines(res.Differences))
+	bad += len(res.Differences)
+	return verdict(stdout, bad)
+}
+
+func verdict(w io.Writer, bad int) error {
 	if bad > 0 {
-		fmt.Fprintf(stdout, "check: %d difference(s)\n", bad)
+		fmt.Fprintf(w, "check: %d difference(s)\n", bad)
 		return errMismatch
 	}
-	fmt.Fprintln(stdout, "check: ok")
+	fmt.Fprintln(w, "check: ok")
 	return nil
 }
 
-func report(w io.Writer, what string, diffs []engine.Diff) {
-	if len(diffs) == 0 {
+func diffLines(diffs []engine.Diff) []string {
+	lines := make([]string, len(diffs))
+	for i, d := range diffs {
+		lines[i] = d.String()
+	}
+	return lines
+}
+
+func report(w io.Writer, what string, problems []string) {
+	if len(problems) == 0 {
 		fmt.Fprintf(w, "ok    %s\n", what)
 		return
 	}
-	fmt.Fprintf(w, "FAIL  %s: %d difference(s)\n", what, len(diffs))
-	for _, d := range diffs {
-		fmt.Fprintf(w, "      %s\n", d)
+	fmt.Fprintf(w, "FAIL  %s: %d difference(s)\n", what, len(problems))
+	for _, p := range problems {
+		fmt.Fprintf(w, "      %s\n", p)
 	}
 }
 
 func rebuildCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var o opsFlags
-	fs := o.flags("rebuild", stderr, `Rebuilds derived state from the database of record.
+	fs := o.flags("rebuild", stdout, `Rebuilds derived state from the database of record.
 Without --url: recomputes the entries table of every board from the append-only
-submissions log. Run it with the server stopped.
+submissions log. The server must be stopped: a running server holds --data.
 With --url: makes the running server reload its in-memory indexes from the database.`)
 	if err := parse(fs, args); err != nil {
 		return err
@@ -115,13 +167,20 @@ With --url: makes the running server reload its in-memory indexes from the datab
 		fmt.Fprintln(stdout, "rebuild: server reloaded its indexes from the database")
 		return nil
 	}
-	store, err := openStore(o.Data)
+	d, err := openDataDir(o.Data, false, "stop that server first, or make it reload its indexes with: podium rebuild --url http://HOST:PORT", cliLogger(stderr))
 	if err != nil {
 		return err
 	}
-	defer store.Close()
+	defer d.release()
+	store, err := d.openStore(ctx, sqlite.Options{})
+	if err != nil {
+		return err
+	}
 	t0 := time.Now()
 	n, err := engine.RebuildStore(ctx, store)
+	if cerr := d.closeStore(err == nil); err == nil {
+		err = cerr
+	}
 	if err != nil {
 		return err
 	}
@@ -166,16 +225,23 @@ func adminCall(ctx context.Context, base, data, path string) ([]byte, error) {
 	return body, nil
 }
 
-func remoteCheck(ctx context.Context, base, data string) ([]engine.Diff, error) {
+// checkAnswer is what POST /v1/admin/check answers. A server from before
+// the store checks leaves out quick_check and log_differences.
+type checkAnswer struct {
+	OK             bool           `json:"ok"`
+	Differences    []engine.Diff  `json:"differences"`
+	LogDifferences *[]engine.Diff `json:"log_differences"`
+	QuickCheck     *[]string      `json:"quick_check"`
+}
+
+func remoteCheck(ctx context.Context, base, data string) (*checkAnswer, error) {
 	body, err := adminCall(ctx, base, data, "/v1/admin/check")
 	if err != nil {
 		return nil, err
 	}
-	var out struct {
-		Differences []engine.Diff `json:"differences"`
-	}
+	var out checkAnswer
 	if err := json.Unmarshal(body, &out); err != nil {
 		return nil, fmt.Errorf("check answer: %w", err)
 	}
-	return out.Differences, nil
+	return &out, nil
 }

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strings"
 	"time"
@@ -31,17 +33,18 @@ type Config struct {
 }
 
 // newFlagSet returns a flag set whose defaults come from PODIUM_* variables.
-func newFlagSet(name, summary string, stderr io.Writer) *flag.FlagSet {
+// --help prints its usage to out.
+func newFlagSet(name, summary string, out io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard) // parse reports mistakes itself, in one line
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: podium %s [flags]\n\n%s\n\nFlags (each also an environment variable):\n", name, summary)
+		fmt.Fprintf(out, "Usage: podium %s [flags]\n\n%s\n\nFlags (each also an environment variable):\n", name, summary)
 		fs.VisitAll(func(f *flag.Flag) {
-			fmt.Fprintf(stderr, "  --%s (%s)\n    \t%s", f.Name, envName(f.Name), f.Usage)
+			fmt.Fprintf(out, "  --%s (%s)\n    \t%s", f.Name, envName(f.Name), f.Usage)
 			if f.DefValue != "" && f.DefValue != "false" {
-				fmt.Fprintf(stderr, " (default %q)", f.DefValue)
+				fmt.Fprintf(out, " (default %q)", f.DefValue)
 			}
-			fmt.Fprintln(stderr)
+			fmt.Fprintln(out)
 		})
 	}
 	return fs
@@ -51,26 +54,37 @@ func envName(flagName string) string {
 	return "PODIUM_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }
 
-// parse applies PODIUM_* variables for flags not given on the command line.
+// parse parses args, then applies PODIUM_* variables for flags not given on
+// the command line. A mistake is a *usageError; --help prints the usage and
+// returns flag.ErrHelp.
 func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
+	bad := checkValues(fs)
+	usage := fs.Usage
+	fs.Usage = func() {} // the flag package would print it after every mistake
+	err := fs.Parse(args)
+	fs.Usage = usage
+	if errors.Is(err, flag.ErrHelp) {
+		usage()
 		return err
 	}
+	if err != nil {
+		return explain(fs.Name(), err, *bad)
+	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(fs.Output(), "podium %s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
-		fs.Usage()
-		return errUsage
+		return usagef(fs.Name(), "unexpected argument %q", fs.Arg(0))
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	var err error
 	fs.VisitAll(func(f *flag.Flag) {
 		if set[f.Name] || err != nil {
 			return
 		}
 		if v, ok := os.LookupEnv(envName(f.Name)); ok {
 			if e := f.Value.Set(v); e != nil {
-				err = fmt.Errorf("%s=%q: %v", envName(f.Name), v, e)
+				err = usagef(fs.Name(), "%s=%q: %v", envName(f.Name), v, e)
+				if b := *bad; b != nil {
+					err = usagef(fs.Name(), "%s: %q is not %s", envName(f.Name), v, b.want)
+				}
 			}
 		}
 	})
@@ -91,4 +105,43 @@ func (c *Config) flags(fs *flag.FlagSet) {
 	fs.IntVar(&c.StreamsMax, "stream-max", 20000, "live streams: concurrent streams in all (more get 429)")
 	fs.StringVar(&c.DebugAddr, "debug-addr", "", "serve Go's pprof profiles on this address, e.g. 127.0.0.1:6060 (off when empty; keep it private)")
 	fs.DurationVar(&c.Shutdown, "shutdown-timeout", 10*time.Second, "how long to wait for requests to finish on shutdown")
+}
+
+// validate checks what the flag types cannot; a mistake is a *usageError
+// that names the flag. Zero values mean the defaults (see Main).
+func (c *Config) validate() error {
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		return usagef("serve", "--addr: %q is not host:port (e.g. :8080, 127.0.0.1:8080)", c.Addr)
+	}
+	if c.DebugAddr != "" {
+		if _, _, err := net.SplitHostPort(c.DebugAddr); err != nil {
+			return usagef("serve", "--debug-addr: %q is not host:port (e.g. 127.0.0.1:6060)", c.DebugAddr)
+		}
+	}
+	if c.Data == "" {
+		return usagef("serve", "--data must name a directory")
+	}
+	switch c.Sync {
+	case "", "full", "normal":
+	default:
+		return usagef("serve", "--sync: %q is not full or normal", c.Sync)
+	}
+	switch strings.ToLower(c.LogLevel) {
+	case "", "debug", "info", "warn", "error":
+	default:
+		return usagef("serve", "--log-level: %q is not debug, info, warn or error", c.LogLevel)
+	}
+	for _, n := range []struct {
+		name string
+		v    int64
+	}{
+		{"max-body", c.MaxBody}, {"max-batch", int64(c.MaxBatch)}, {"stream-per-ip", int64(c.StreamsPerIP)},
+		{"stream-max", int64(c.StreamsMax)}, {"stream-coalesce", int64(c.Coalesce)},
+		{"stream-snapshot-every", int64(c.SnapshotEvery)}, {"shutdown-timeout", int64(c.Shutdown)},
+	} {
+		if n.v < 0 {
+			return usagef("serve", "--%s must not be negative", n.name)
+		}
+	}
+	return nil
 }

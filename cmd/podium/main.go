@@ -3,7 +3,12 @@
 //	podium serve     run the server (embedded SQLite, in-memory indexes)
 //	podium check     compare the indexes and the entries with the database log
 //	podium rebuild   recompute entries from the log, or reload a server's indexes
-//	podium version   print the version
+//	podium backup    copy the database consistently, while the server runs
+//	podium restore   put a backup in place of a data directory's database
+//	podium version   print the version, VCS revision and commit time
+//
+// Exit codes: 0 success (and --help), 1 a failure or a check that found
+// differences, 2 a mistake on the command line.
 package main
 
 import (
@@ -17,9 +22,6 @@ import (
 	"syscall"
 )
 
-// Version is set at build time with -ldflags "-X main.Version=...".
-var Version = "dev"
-
 const usage = `podium - exact, durable, live leaderboards
 
 Usage:
@@ -27,13 +29,17 @@ Usage:
 
 Commands:
   serve     run the server (add --demo for live demo boards)
-  check     compare the in-memory indexes and the entries with the database; exit 1 on a mismatch
+  check     check the database and the indexes; exit 1 on a difference
+            (--url checks a running server, which holds its data directory)
   rebuild   recompute the entries table from the submissions log (server stopped),
             or make a running server reload its indexes (--url)
-  version   print the version
+  backup    write a consistent copy of the database to a file (server running or not)
+  restore   put a backup in place of the database of a data directory (server stopped)
+  version   print the version, VCS revision and commit time
 
 Run "podium <command> --help" for the flags of a command. Every flag can also be
 set as an environment variable: --data is PODIUM_DATA, --addr is PODIUM_ADDR, ...
+Exit codes: 0 success, 1 failure (or differences found), 2 command-line mistake.
 `
 
 func main() {
@@ -56,16 +62,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = checkCmd(ctx, args[1:], stdout, stderr)
 	case "rebuild":
 		err = rebuildCmd(ctx, args[1:], stdout, stderr)
+	case "backup":
+		err = backupCmd(ctx, args[1:], stdout, stderr)
+	case "restore":
+		err = restoreCmd(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-version":
-		fmt.Fprintln(stdout, "podium", Version)
+		readBuild().print(stdout)
 		return 0
 	case "help", "--help", "-help", "-h":
 		fmt.Fprint(stdout, usage)
 		return 0
 	default:
-		fmt.Fprintf(stderr, "podium: unknown command %q\n\n%s", args[0], usage)
-		return 2
+		err = &usageError{msg: fmt.Sprintf("unknown command %q", args[0])}
 	}
+	var ue *usageError
 	switch {
 	case err == nil:
 		return 0
@@ -73,10 +83,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 0
 	case errors.Is(err, errMismatch):
 		return 1
+	case errors.As(err, &ue):
+		if ue.cmd == "" {
+			fmt.Fprintf(stderr, "podium: %s\nRun 'podium --help' for usage.\n", ue.msg)
+		} else {
+			fmt.Fprintf(stderr, "podium %s: %s\nRun 'podium %s --help' for usage.\n", ue.cmd, ue.msg, ue.cmd)
+		}
+		return 2
 	case errors.Is(err, errUsage):
+		fmt.Fprintf(stderr, "podium %s: %v\nRun 'podium --help' for usage.\n", args[0], err)
 		return 2
 	}
-	fmt.Fprintln(stderr, "podium:", err)
+	fmt.Fprintf(stderr, "podium %s: %v\n", args[0], err)
 	return 1
 }
 

@@ -35,13 +35,13 @@ func TestCLIUsage(t *testing.T) {
 	if code, _, _ := runCLI(t); code != 2 {
 		t.Fatalf("no command: %d", code)
 	}
-	for _, cmd := range []string{"serve", "check", "rebuild"} {
-		code, _, errs := runCLI(t, cmd, "--help")
-		if code != 0 || !strings.Contains(errs, "--data (PODIUM_DATA)") {
-			t.Fatalf("%s --help: %d %q", cmd, code, errs)
+	for _, cmd := range []string{"serve", "check", "rebuild", "backup", "restore"} {
+		code, out, _ := runCLI(t, cmd, "--help")
+		if code != 0 || !strings.Contains(out, "--data (PODIUM_DATA)") {
+			t.Fatalf("%s --help: %d %q", cmd, code, out)
 		}
 	}
-	if code, _, errs := runCLI(t, "serve", "--sync", "sometimes", "--data", t.TempDir()); code != 1 || !strings.Contains(errs, "--sync") {
+	if code, _, errs := runCLI(t, "serve", "--sync", "sometimes", "--data", t.TempDir()); code != 2 || !strings.Contains(errs, "--sync") {
 		t.Fatalf("bad --sync: %d %q", code, errs)
 	}
 	if code, _, _ := runCLI(t, "serve", "--no-such-flag"); code == 0 {

@@ -36,6 +36,7 @@ type Main struct {
 	Server *podiumhttp.Server
 	Hub    *stream.Hub
 	ln     net.Listener
+	data   *dataDir
 	srv    *http.Server
 	log    *slog.Logger
 	demo   context.CancelFunc
@@ -53,25 +54,42 @@ func (m *Main) URL() string {
 	return "http://" + net.JoinHostPort(host, port)
 }
 
-// Open opens the store, loads the indexes and starts serving. /healthz
-// answers at once; /readyz and the API only once the indexes are loaded.
-func (m *Main) Open(ctx context.Context) error {
+// Open checks the configuration, binds the address, takes the data
+// directory (lock, integrity checks), opens the store, loads the indexes and
+// starts serving. Nothing touches the data directory before the address is
+// bound, so a start that fails on the configuration or a port in use leaves
+// nothing behind. /healthz answers at once; /readyz and the API only once
+// the indexes are loaded. On failure Open closes what it opened.
+func (m *Main) Open(ctx context.Context) (err error) {
 	if m.Stderr == nil {
 		m.Stderr = os.Stderr
 	}
 	m.log = slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: logLevel(m.Config.LogLevel)}))
-	if err := os.MkdirAll(m.Config.Data, 0o755); err != nil {
-		return fmt.Errorf("data directory: %w", err)
+	if err := m.Config.validate(); err != nil {
+		return err
 	}
-	adminKey, err := m.adminKey()
+	defer func() {
+		if err != nil {
+			m.Close()
+		}
+	}()
+	m.ln, err = net.Listen("tcp", m.Config.Addr)
 	if err != nil {
 		return err
 	}
-	store, err := sqlite.Open(filepath.Join(m.Config.Data, "podium.db"), sqlite.Options{Sync: m.Config.Sync})
+	m.data, err = openDataDir(m.Config.Data, true, "stop it first, or give this server a --data of its own", m.log)
+	if err != nil {
+		return err
+	}
+	store, err := m.data.openStore(ctx, sqlite.Options{Sync: m.Config.Sync})
 	if err != nil {
 		return err
 	}
 	m.Store = store
+	adminKey, err := m.adminKey()
+	if err != nil {
+		return err
+	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.Engine = engine.New(engine.Config{Store: store, Now: m.Now, Logger: m.log, MaxBatch: m.Config.MaxBatch, Registerer: reg})
@@ -82,11 +100,6 @@ func (m *Main) Open(ctx context.Context) error {
 	m.Server = podiumhttp.New(podiumhttp.Config{Engine: m.Engine, Store: store, Logger: m.log, MaxBody: m.Config.MaxBody,
 		Registry: reg, Hub: m.Hub})
 
-	m.ln, err = net.Listen("tcp", m.Config.Addr)
-	if err != nil {
-		store.Close()
-		return err
-	}
 	m.srv = &http.Server{Handler: m.Server.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second,
 		ErrorLog: slog.NewLogLogger(m.log.Handler(), slog.LevelWarn)}
 	go func() {
@@ -95,18 +108,17 @@ func (m *Main) Open(ctx context.Context) error {
 		}
 	}()
 	if err := m.Engine.Start(ctx); err != nil {
-		m.Close()
 		return err
 	}
 	if m.Config.DebugAddr != "" {
 		startDebug(m.Config.DebugAddr, m.log)
 	}
-	m.log.Info("podium is serving", "url", m.URL(), "data", m.Config.Data, "sync", m.Config.Sync, "version", Version)
+	b := readBuild()
+	m.log.Info("podium is serving", "url", m.URL(), "data", m.Config.Data, "sync", m.Config.Sync, "version", b.Version, "revision", b.short())
 	if m.Config.Demo {
 		dctx, cancel := context.WithCancel(context.Background())
 		m.demo = cancel
 		if err := startDemo(dctx, m.Engine, m.log); err != nil {
-			m.Close()
 			return fmt.Errorf("demo: %w", err)
 		}
 		fmt.Fprintf(m.Stderr, "\n  podium demo is live: open %s/ in a browser\n\n", m.URL())
@@ -115,7 +127,9 @@ func (m *Main) Open(ctx context.Context) error {
 }
 
 // Close shuts the server down gracefully: stop taking requests, finish the
-// ones in flight, let the writer commit what it holds, close the database.
+// ones in flight, let the writer commit what it holds, close the database
+// and release the data directory. Only a close without errors counts as a
+// clean shutdown (the next start skips quick_check).
 func (m *Main) Close() error {
 	if m.demo != nil {
 		m.demo()
@@ -128,35 +142,50 @@ func (m *Main) Close() error {
 		ctx, cancel := context.WithTimeout(context.Background(), max(m.Config.Shutdown, time.Second))
 		errs = append(errs, m.srv.Shutdown(ctx))
 		cancel()
+	} else if m.ln != nil {
+		m.ln.Close()
 	}
 	if m.Engine != nil {
 		errs = append(errs, m.Engine.Close())
 	}
-	if m.Store != nil {
-		errs = append(errs, m.Store.Close())
+	if m.data != nil {
+		errs = append(errs, m.data.closeStore(errors.Join(errs...) == nil))
+		m.data.release()
 	}
 	return errors.Join(errs...)
 }
 
 // adminKey returns the admin secret: PODIUM_ADMIN_KEY, or the one stored in
-// the data directory, or a new one that is stored and printed once.
+// the data directory, or a new one that is stored and printed once. It logs
+// which (never the secret itself), and warns when the environment
+// overrides a different stored key or the stored key is readable by others.
 func (m *Main) adminKey() (string, error) {
-	if k := m.Config.AdminKey; k != "" {
-		return k, nil
-	}
-	path := filepath.Join(m.Config.Data, "admin.key")
+	path := filepath.Join(m.Config.Data, keyName)
+	stored := ""
 	if b, err := os.ReadFile(path); err == nil {
-		if k := strings.TrimSpace(string(b)); k != "" {
-			m.log.Info("admin key read from the data directory", "file", path)
-			return k, nil
-		}
+		stored = strings.TrimSpace(string(b))
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return "", fmt.Errorf("read admin key: %w", err)
 	}
+	if k := m.Config.AdminKey; k != "" {
+		if stored != "" && stored != k {
+			m.log.Warn("admin key from PODIUM_ADMIN_KEY; it overrides the different key stored in the data directory",
+				"source", "environment", "ignored", path)
+		} else {
+			m.log.Info("admin key from PODIUM_ADMIN_KEY", "source", "environment")
+		}
+		return k, nil
+	}
+	if stored != "" {
+		m.log.Info("admin key read from the data directory", "source", "file", "file", path)
+		warnIfShared(m.log, path, "the admin key file", "chmod 600 "+path)
+		return stored, nil
+	}
 	k := engine.NewSecret()
-	if err := os.WriteFile(path, []byte(k+"\n"), 0o600); err != nil {
+	if err := writeSynced(path, k+"\n"); err != nil {
 		return "", fmt.Errorf("store admin key: %w", err)
 	}
+	m.log.Info("generated a new admin key", "source", "generated", "file", path)
 	fmt.Fprintf(m.Stderr, "\n  Generated the admin key (shown once; stored in %s):\n\n    %s\n\n", path, k)
 	return k, nil
 }
@@ -175,15 +204,10 @@ func logLevel(s string) slog.Level {
 
 func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var cfg Config
-	fs := newFlagSet("serve", "Runs the podium server on an embedded SQLite database in --data.\nThe admin key comes from PODIUM_ADMIN_KEY, or is generated on first start and stored in --data.", stderr)
+	fs := newFlagSet("serve", "Runs the podium server on an embedded SQLite database in --data.\nThe admin key comes from PODIUM_ADMIN_KEY, or is generated on first start and stored in --data.", stdout)
 	cfg.flags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
-	}
-	switch cfg.Sync {
-	case "full", "normal":
-	default:
-		return fmt.Errorf("--sync must be full or normal, not %q", cfg.Sync)
 	}
 	cfg.AdminKey = os.Getenv("PODIUM_ADMIN_KEY")
 	m := &Main{Config: cfg, Stderr: stderr}
