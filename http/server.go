@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -86,16 +85,17 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /readyz", s.readyz)
 	s.mux.Handle("GET /metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{}))
 
+	// Each API route lists the query parameters it reads; any other is 400.
 	s.mux.HandleFunc("GET /v1/boards", s.api(s.listBoards))
 	s.mux.HandleFunc("GET /v1/boards/{board}", s.api(s.getBoard))
 	s.mux.HandleFunc("PUT /v1/boards/{board}", s.api(s.putBoard))
 	s.mux.HandleFunc("DELETE /v1/boards/{board}", s.api(s.deleteBoard))
 	s.mux.HandleFunc("POST /v1/boards/{board}/scores", s.api(s.submit))
 	s.mux.HandleFunc("POST /v1/scores", s.api(s.submitBatch))
-	s.mux.HandleFunc("GET /v1/boards/{board}/entries", s.api(s.entries))
-	s.mux.HandleFunc("GET /v1/boards/{board}/entries/{player}", s.api(s.entry))
-	s.mux.HandleFunc("DELETE /v1/boards/{board}/entries/{player}", s.api(s.deleteEntry))
-	s.mux.HandleFunc("GET /v1/boards/{board}/entries/{player}/around", s.api(s.around))
+	s.mux.HandleFunc("GET /v1/boards/{board}/entries", s.api(s.entries, "period", "offset", "limit", "players", "include_hidden"))
+	s.mux.HandleFunc("GET /v1/boards/{board}/entries/{player}", s.api(s.entry, "period", "include_hidden"))
+	s.mux.HandleFunc("DELETE /v1/boards/{board}/entries/{player}", s.api(s.deleteEntry, "period"))
+	s.mux.HandleFunc("GET /v1/boards/{board}/entries/{player}/around", s.api(s.around, "period", "include_hidden", "radius"))
 	s.mux.HandleFunc("GET /v1/boards/{board}/periods", s.api(s.periods))
 	s.mux.HandleFunc("GET /v1/players/{player}", s.api(s.getPlayer))
 	s.mux.HandleFunc("PUT /v1/players/{player}", s.api(s.putPlayer))
@@ -104,8 +104,8 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("DELETE /v1/keys/{id}", s.api(s.deleteKey))
 	s.mux.HandleFunc("POST /v1/admin/check", s.api(s.check))
 	s.mux.HandleFunc("POST /v1/admin/reload", s.api(s.reload))
-	s.mux.HandleFunc("GET /v1/boards/{board}/stream", s.api(s.sse))
-	s.mux.HandleFunc("GET /v1/stream", s.api(s.ws))
+	s.mux.HandleFunc("GET /v1/boards/{board}/stream", s.api(s.sse, "limit", "last_event_id"))
+	s.mux.HandleFunc("GET /v1/stream", s.api(s.ws, "key"))
 	s.webRoutes()
 }
 
@@ -181,10 +181,20 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // apiFunc is an API handler: it returns an error instead of writing one.
 type apiFunc func(w http.ResponseWriter, r *http.Request) error
 
-// api adapts an apiFunc: refuses requests until the engine is ready and
-// writes returned errors in the envelope.
-func (s *Server) api(f apiFunc) http.HandlerFunc {
+// api adapts an apiFunc: refuses query parameters other than params (see
+// checkQuery) and requests until the engine is ready, and writes returned
+// errors in the envelope.
+func (s *Server) api(f apiFunc, params ...string) http.HandlerFunc {
+	if len(params) > maxParams {
+		panic("http: too many query parameters for one route")
+	}
 	return func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.RawQuery != "" {
+			if err := checkQuery(r.URL.RawQuery, params); err != nil {
+				s.writeError(w, r, err)
+				return
+			}
+		}
 		if !s.eng.Ready() {
 			w.Header().Set("Retry-After", "1")
 			s.writeError(w, r, podium.Errorf(podium.ECodeUnavailable, "podium is loading its indexes or shutting down; retry shortly"))
@@ -215,30 +225,6 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, []byte(`{"status":"ready"}`))
-}
-
-// queryInt parses an integer query parameter within [min, max].
-func queryInt(r *http.Request, name string, def, min, max int) (int, error) {
-	v := r.URL.Query().Get(name)
-	if v == "" {
-		return def, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < min || n > max {
-		return 0, podium.Errorf(podium.ECodeInvalid, "%s must be an integer from %d to %d", name, min, max)
-	}
-	return n, nil
-}
-
-// queryBool parses a boolean query parameter.
-func queryBool(r *http.Request, name string) (bool, error) {
-	switch strings.ToLower(r.URL.Query().Get(name)) {
-	case "", "0", "false", "no":
-		return false, nil
-	case "1", "true", "yes":
-		return true, nil
-	}
-	return false, podium.Errorf(podium.ECodeInvalid, "%s must be true or false", name)
 }
 
 // cors lets pages on other sites read boards (public ones need no key) and
