@@ -2,6 +2,7 @@ package http
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"mime"
 	"net/http"
@@ -33,6 +34,10 @@ func readBody(r *http.Request, limit int64) (*bytes.Buffer, error) {
 	_, err := buf.ReadFrom(io.LimitReader(r.Body, limit+1))
 	if err != nil {
 		putBody(buf)
+		var slow *errBodyTimeout
+		if errors.As(err, &slow) {
+			return nil, podium.Errorf(codeRequestTimeout, "%s; the connection is closed", slow.msg)
+		}
 		return nil, podium.Errorf(podium.ECodeInvalid, "could not read the body: %v", err)
 	}
 	if int64(buf.Len()) > limit {

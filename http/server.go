@@ -33,6 +33,12 @@ type Config struct {
 	// listener, see Server.Hub).
 	Hub    *stream.Hub
 	Stream StreamConfig
+	// BodyTimeout cuts a request body that sends nothing for this long
+	// (default 10s); RequestTimeout bounds how long a request may take to
+	// arrive and its answer to be written (default 60s). Live streams are
+	// exempt; see timeout.go.
+	BodyTimeout    time.Duration
+	RequestTimeout time.Duration
 }
 
 // Server is the HTTP face of an engine.
@@ -46,6 +52,10 @@ type Server struct {
 	hub     *stream.Hub
 
 	streamCfg StreamConfig
+
+	bodyTimeout    time.Duration
+	requestTimeout time.Duration
+	timing         map[string]routeTiming // by route pattern; absent: timedFully
 
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
@@ -65,9 +75,16 @@ func New(cfg Config) *Server {
 	if cfg.Hub == nil {
 		cfg.Hub = stream.New(StreamSource(cfg.Engine), stream.Config{Logger: cfg.Logger})
 	}
+	if cfg.BodyTimeout <= 0 {
+		cfg.BodyTimeout = 10 * time.Second
+	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = 60 * time.Second
+	}
 	cfg.Stream.defaults()
 	s := &Server{eng: cfg.Engine, store: cfg.Store, log: cfg.Logger, maxBody: cfg.MaxBody, mux: http.NewServeMux(),
-		reg: cfg.Registry, hub: cfg.Hub, streamCfg: cfg.Stream}
+		reg: cfg.Registry, hub: cfg.Hub, streamCfg: cfg.Stream,
+		bodyTimeout: cfg.BodyTimeout, requestTimeout: cfg.RequestTimeout}
 	s.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "podium_http_requests_total", Help: "HTTP requests by route and status.",
 	}, []string{"route", "code"})
@@ -106,6 +123,12 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /v1/admin/reload", s.api(s.reload))
 	s.mux.HandleFunc("GET /v1/boards/{board}/stream", s.api(s.sse, "limit", "last_event_id"))
 	s.mux.HandleFunc("GET /v1/stream", s.api(s.ws, "key"))
+	s.timing = map[string]routeTiming{
+		"GET /v1/boards/{board}/stream": untimed,
+		"GET /v1/stream":                untimed,
+		"POST /v1/admin/check":          timedBodyOnly,
+		"POST /v1/admin/reload":         timedBodyOnly,
+	}
 	s.webRoutes()
 }
 
@@ -126,6 +149,7 @@ func (s *Server) Handler() http.Handler {
 			s.notRouted(sw, r, h)
 			pattern = "unmatched"
 		} else {
+			s.setDeadlines(w, sw, r, t0, s.timing[pattern])
 			// mux.Handler only finds the route; ServeHTTP also fills in
 			// the path values ({board}, {player}) that handlers read.
 			s.mux.ServeHTTP(sw, r)
@@ -161,6 +185,7 @@ func (p *probeWriter) WriteHeader(code int)        { p.status = code }
 type statusWriter struct {
 	http.ResponseWriter
 	status int
+	body   bodyTimer // the request body's, kept here to save an allocation
 }
 
 func (w *statusWriter) WriteHeader(code int) {

@@ -80,7 +80,7 @@ func (m *Main) Open(ctx context.Context) error {
 		SnapshotEvery: m.Config.SnapshotEvery, MaxPerIP: m.Config.StreamsPerIP, MaxTotal: m.Config.StreamsMax, Logger: m.log})
 	m.Engine.SetListener(m.Hub)
 	m.Server = podiumhttp.New(podiumhttp.Config{Engine: m.Engine, Store: store, Logger: m.log, MaxBody: m.Config.MaxBody,
-		Registry: reg, Hub: m.Hub})
+		Registry: reg, Hub: m.Hub, BodyTimeout: m.Config.BodyTimeout, RequestTimeout: m.Config.RequestTimeout})
 
 	m.ln, err = net.Listen("tcp", m.Config.Addr)
 	if err != nil {
@@ -184,6 +184,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case "full", "normal":
 	default:
 		return fmt.Errorf("--sync must be full or normal, not %q", cfg.Sync)
+	}
+	if cfg.BodyTimeout <= 0 || cfg.RequestTimeout <= 0 {
+		return fmt.Errorf("--body-timeout and --request-timeout must be positive durations, such as 10s")
 	}
 	cfg.AdminKey = os.Getenv("PODIUM_ADMIN_KEY")
 	m := &Main{Config: cfg, Stderr: stderr}
