@@ -45,7 +45,8 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	code := podium.ErrorCode(err)
 	if code == podium.ECodeInternal {
-		s.log.Error("internal error", "method", r.Method, "path", r.URL.Path, "err", err)
+		// The query helps to reproduce; secrets in it (?key=) are cut.
+		s.log.Error("internal error", "method", r.Method, "path", r.URL.Path, "query", redactQuery(r.URL.RawQuery), "err", err)
 	}
 	status := StatusOf(code)
 	if status == http.StatusRequestTimeout {

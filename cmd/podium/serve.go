@@ -88,7 +88,7 @@ func (m *Main) Open(ctx context.Context) error {
 		return err
 	}
 	m.srv = &http.Server{Handler: m.Server.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second,
-		ErrorLog: slog.NewLogLogger(m.log.Handler(), slog.LevelWarn)}
+		ErrorLog: podiumhttp.ErrorLog(m.log)}
 	go func() {
 		if err := m.srv.Serve(m.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			m.log.Error("serve", "err", err)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -42,4 +43,37 @@ func TestBodyTimeoutFlag(t *testing.T) {
 	if err != nil || !strings.HasPrefix(string(b), "HTTP/1.1 408 ") {
 		t.Fatalf("stalled body: %v %q", err, b)
 	}
+}
+
+// TestServerErrorLogRedacts: the HTTP server's own error log (panics, bad
+// responses) goes to podium's log without API keys.
+func TestServerErrorLogRedacts(t *testing.T) {
+	var buf syncBuffer
+	m := &Main{Config: Config{Addr: "127.0.0.1:0", Data: t.TempDir(), Sync: "normal", AdminKey: "admin-secret"}, Stderr: &buf}
+	if err := m.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	m.srv.ErrorLog.Printf("http: panic serving 10.0.0.1:1: GET /v1/stream?key=pdm_Leak1 Authorization: Bearer admin-secret")
+	out := buf.String()
+	if !strings.Contains(out, "key=REDACTED") || strings.Contains(out, "pdm_Leak1") || strings.Contains(out, "Bearer admin-secret") {
+		t.Fatalf("server error log: %s", out)
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
