@@ -2,11 +2,11 @@ package http
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"mime"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync"
 
@@ -34,6 +34,10 @@ func readBody(r *http.Request, limit int64) (*bytes.Buffer, error) {
 	_, err := buf.ReadFrom(io.LimitReader(r.Body, limit+1))
 	if err != nil {
 		putBody(buf)
+		var slow *errBodyTimeout
+		if errors.As(err, &slow) {
+			return nil, podium.Errorf(codeRequestTimeout, "%s; the connection is closed", slow.msg)
+		}
 		return nil, podium.Errorf(podium.ECodeInvalid, "could not read the body: %v", err)
 	}
 	if int64(buf.Len()) > limit {
@@ -49,57 +53,111 @@ func putBody(b *bytes.Buffer) {
 	}
 }
 
-// decodeStrict decodes one JSON value into v, rejecting unknown fields and
-// trailing data, and turns decoder errors into clear 400s.
+// decodeStrict decodes the one JSON value of data into v, a pointer to a
+// struct. It refuses what is not I-JSON (invalid UTF-8, lone surrogate
+// escapes, a name given twice: invalid_json), field names that are not
+// exactly the struct's json names, wrong types and trailing data. See
+// strictjson.go.
 func decodeStrict(data []byte, v any) error {
-	if len(bytes.TrimSpace(data)) == 0 {
-		return podium.Errorf(podium.ECodeInvalidJSON, "the body is empty; send a JSON object")
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return jsonError(err)
-	}
-	if dec.More() {
-		return podium.Errorf(podium.ECodeInvalidJSON, "the body holds more than one JSON value")
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return podium.Errorf(podium.ECodeInvalidJSON, "the body has data after the JSON value")
+	rv := reflect.ValueOf(v)
+	d := decoder{data: data}
+	if err := d.decode(rv.Elem(), planFor(rv.Type().Elem())); err != nil {
+		return bodyError(data, err)
 	}
 	return nil
 }
 
-func jsonError(err error) error {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syn):
-		return podium.Errorf(podium.ECodeInvalidJSON, "malformed JSON at byte %d: %v", syn.Offset, syn)
-	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
-		return podium.Errorf(podium.ECodeInvalidJSON, "the JSON body ends too early")
-	case errors.As(err, &typ):
-		field := typ.Field
-		if field == "" {
-			return podium.Errorf(podium.ECodeInvalid, "the body must be a JSON object")
+// bodyError is the API error for a body that failed to decode. When the
+// first problem found is one of shape, the rest of the body is checked
+// too: a body that is not I-JSON is invalid_json whatever else is wrong.
+func bodyError(data []byte, err *jsonError) error {
+	if err.kind == errShape {
+		if e := firstNonShape(data); e != nil {
+			err = e
 		}
-		if typ.Type.Kind().String() == "int64" {
-			return podium.Errorf(podium.ECodeInvalid, "field %s must be an integer in the int64 range (got %s)", field, typ.Value)
-		}
-		return podium.Errorf(podium.ECodeInvalid, "field %s has the wrong type (got %s, want %s)", field, typ.Value, typeName(typ.Type.Kind().String()))
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return podium.Errorf(podium.ECodeInvalid, "unknown field %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
 	}
-	return podium.Errorf(podium.ECodeInvalidJSON, "invalid JSON: %v", err)
+	return err.toPodium("the body")
 }
 
-func typeName(kind string) string {
-	switch kind {
-	case "slice", "array":
-		return "array"
-	case "map", "struct":
-		return "object"
-	case "int", "int64", "uint64", "int32", "float64":
-		return "number"
+// batchItems are the submissions of a batch. The decoder fills them one by
+// one: an item whose names or types do not fit (an unknown or case-folded
+// name, a name given twice, a wrong type) fails alone, while a body that is
+// not JSON or not UTF-8 text fails as a whole.
+type batchItems []scoreBody
+
+type batchBody struct {
+	Scores batchItems `json:"scores"`
+}
+
+// decodeBatch decodes {"scores": [...]}. It returns the items and, when
+// some failed to decode, an error per item (nil for the good ones).
+func decodeBatch(data []byte) ([]scoreBody, []error, error) {
+	var bb batchBody
+	d := decoder{data: data}
+	if err := d.decode(reflect.ValueOf(&bb).Elem(), planFor(reflect.TypeFor[batchBody]())); err != nil {
+		return nil, nil, bodyError(data, err)
 	}
-	return kind
+	if d.extra > 0 {
+		return nil, nil, podium.Errorf(podium.ECodeTooLarge, "a batch holds at most %d scores; got %d", podium.MaxBatchItems, podium.MaxBatchItems+d.extra)
+	}
+	if bb.Scores == nil {
+		return nil, nil, podium.Errorf(podium.ECodeInvalid, "scores (an array of submissions) is required")
+	}
+	return bb.Scores, d.itemErr, nil
+}
+
+// batch decodes the array of a batch into dst (see batchItems).
+func (d *decoder) batch(dst *batchItems, p *plan) *jsonError {
+	if err := d.open(); err != nil {
+		return err
+	}
+	// About 50 bytes a submission at least: one allocation for most.
+	items := make(batchItems, 0, min(len(d.data)/50+1, podium.MaxBatchItems))
+	if d.empty(']') {
+		*dst = items
+		return nil
+	}
+	for {
+		d.skipSpace()
+		if len(items) == podium.MaxBatchItems {
+			// Too many: count the rest, still checking the body.
+			if err := d.skip(false); err != nil {
+				return err
+			}
+			d.extra++
+		} else {
+			start, depth := d.i, d.depth
+			items = append(items, scoreBody{})
+			n := len(items) - 1
+			if err := d.value(reflect.ValueOf(&items[n]).Elem(), p); err != nil {
+				if err.kind != errShape && err.kind != errDuplicate {
+					return err
+				}
+				// Only this item fails; the body must still be JSON text.
+				items[n] = scoreBody{}
+				d.i, d.depth = start, depth
+				if err := d.skip(false); err != nil {
+					return err
+				}
+				for len(d.itemErr) < n {
+					d.itemErr = append(d.itemErr, nil)
+				}
+				d.itemErr = append(d.itemErr, err.toPodium("the submission"))
+			}
+		}
+		more, err := d.next(']')
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+	}
+	if d.itemErr != nil {
+		for len(d.itemErr) < len(items) {
+			d.itemErr = append(d.itemErr, nil)
+		}
+	}
+	*dst = items
+	return nil
 }

@@ -23,7 +23,8 @@ func (s *Server) readQuery(r *http.Request) (engine.Query, error) {
 	if err != nil {
 		return engine.Query{}, err
 	}
-	q := engine.Query{Board: bi.ID, Period: r.URL.Query().Get("period")}
+	period, _ := queryValue(r, "period")
+	q := engine.Query{Board: bi.ID, Period: period}
 	if q.IncludeHidden, err = queryBool(r, "include_hidden"); err != nil {
 		return q, err
 	}
@@ -41,8 +42,8 @@ func (s *Server) entries(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if r.URL.Query().Has("players") {
-		list := strings.Split(r.URL.Query().Get("players"), ",")
+	if players, ok := queryValue(r, "players"); ok {
+		list := strings.Split(players, ",")
 		if len(list) > MaxPlayersPerRead {
 			return podium.Errorf(podium.ECodeInvalid, "players lists more than %d players", MaxPlayersPerRead)
 		}
@@ -151,7 +152,8 @@ func (s *Server) deleteEntry(w http.ResponseWriter, r *http.Request) error {
 	if err := podium.ValidPlayerID(player); err != nil {
 		return err
 	}
-	if err := s.eng.DeleteEntry(r.Context(), board, r.URL.Query().Get("period"), player); err != nil {
+	period, _ := queryValue(r, "period")
+	if err := s.eng.DeleteEntry(r.Context(), board, period, player); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

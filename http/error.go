@@ -19,6 +19,7 @@ var codeStatus = map[string]int{
 	podium.ECodeEntryNotFound:   http.StatusNotFound,
 	podium.ECodeNotFound:        http.StatusNotFound,
 	"method_not_allowed":        http.StatusMethodNotAllowed,
+	codeRequestTimeout:          http.StatusRequestTimeout,
 	podium.ECodeConflict:        http.StatusConflict,
 	podium.ECodeTooLarge:        http.StatusRequestEntityTooLarge,
 	podium.ECodeUnsupportedType: http.StatusUnsupportedMediaType,
@@ -45,9 +46,15 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	code := podium.ErrorCode(err)
 	if code == podium.ECodeInternal {
-		s.log.Error("internal error", "method", r.Method, "path", r.URL.Path, "err", err)
+		// The query helps to reproduce; secrets in it (?key=) are cut.
+		s.log.Error("internal error", "method", r.Method, "path", r.URL.Path, "query", redactQuery(r.URL.RawQuery), "err", err)
 	}
 	status := StatusOf(code)
+	if status == http.StatusRequestTimeout {
+		// The rest of the body may still come: this connection cannot
+		// carry another request.
+		w.Header().Set("Connection", "close")
+	}
 	if status == http.StatusServiceUnavailable || status == http.StatusTooManyRequests {
 		if w.Header().Get("Retry-After") == "" {
 			w.Header().Set("Retry-After", "1")

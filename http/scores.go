@@ -22,14 +22,6 @@ type scoreBody struct {
 	Meta   json.RawMessage `json:"meta"`
 }
 
-type batchBody struct {
-	Scores []scoreBody `json:"scores"`
-}
-
-type rawBatchBody struct {
-	Scores []json.RawMessage `json:"scores"`
-}
-
 // toScore validates a submission's shape; the board's key count is checked
 // by the engine, which knows the board.
 func (sb *scoreBody) toScore(board string) (engine.Score, error) {
@@ -236,41 +228,6 @@ func (s *Server) submitBatch(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
-}
-
-// decodeBatch decodes {"scores": [...]}. When one item has the wrong shape
-// it decodes item by item so that only that item fails.
-func decodeBatch(data []byte) ([]scoreBody, []error, error) {
-	var bb batchBody
-	err := decodeStrict(data, &bb)
-	if err == nil {
-		if bb.Scores == nil {
-			return nil, nil, podium.Errorf(podium.ECodeInvalid, "scores (an array of submissions) is required")
-		}
-		if len(bb.Scores) > podium.MaxBatchItems {
-			return nil, nil, podium.Errorf(podium.ECodeTooLarge, "a batch holds at most %d scores; got %d", podium.MaxBatchItems, len(bb.Scores))
-		}
-		return bb.Scores, nil, nil
-	}
-	if podium.ErrorCode(err) == podium.ECodeInvalidJSON {
-		return nil, nil, err
-	}
-	var raw rawBatchBody
-	if err := decodeStrict(data, &raw); err != nil {
-		return nil, nil, err
-	}
-	if raw.Scores == nil {
-		return nil, nil, podium.Errorf(podium.ECodeInvalid, "scores (an array of submissions) is required")
-	}
-	if len(raw.Scores) > podium.MaxBatchItems {
-		return nil, nil, podium.Errorf(podium.ECodeTooLarge, "a batch holds at most %d scores; got %d", podium.MaxBatchItems, len(raw.Scores))
-	}
-	items := make([]scoreBody, len(raw.Scores))
-	errs := make([]error, len(raw.Scores))
-	for i, m := range raw.Scores {
-		errs[i] = decodeStrict(m, &items[i])
-	}
-	return items, errs, nil
 }
 
 func appendItemError(b []byte, err error) []byte {

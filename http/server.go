@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -35,6 +34,12 @@ type Config struct {
 	// listener, see Server.Hub).
 	Hub    *stream.Hub
 	Stream StreamConfig
+	// BodyTimeout cuts a request body that sends nothing for this long
+	// (default 10s); RequestTimeout bounds how long a request may take to
+	// arrive and its answer to be written (default 60s). Live streams are
+	// exempt; see timeout.go.
+	BodyTimeout    time.Duration
+	RequestTimeout time.Duration
 }
 
 // Server is the HTTP face of an engine.
@@ -48,6 +53,10 @@ type Server struct {
 	hub     *stream.Hub
 
 	streamCfg StreamConfig
+
+	bodyTimeout    time.Duration
+	requestTimeout time.Duration
+	timing         map[string]routeTiming // by route pattern; absent: timedFully
 
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
@@ -67,9 +76,16 @@ func New(cfg Config) *Server {
 	if cfg.Hub == nil {
 		cfg.Hub = stream.New(StreamSource(cfg.Engine), stream.Config{Logger: cfg.Logger})
 	}
+	if cfg.BodyTimeout <= 0 {
+		cfg.BodyTimeout = 10 * time.Second
+	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = 60 * time.Second
+	}
 	cfg.Stream.defaults()
 	s := &Server{eng: cfg.Engine, store: cfg.Store, log: cfg.Logger, maxBody: cfg.MaxBody, mux: http.NewServeMux(),
-		reg: cfg.Registry, hub: cfg.Hub, streamCfg: cfg.Stream}
+		reg: cfg.Registry, hub: cfg.Hub, streamCfg: cfg.Stream,
+		bodyTimeout: cfg.BodyTimeout, requestTimeout: cfg.RequestTimeout}
 	s.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "podium_http_requests_total", Help: "HTTP requests by route and status.",
 	}, []string{"route", "code"})
@@ -87,16 +103,17 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /readyz", s.readyz)
 	s.mux.Handle("GET /metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{}))
 
+	// Each API route lists the query parameters it reads; any other is 400.
 	s.mux.HandleFunc("GET /v1/boards", s.api(s.listBoards))
 	s.mux.HandleFunc("GET /v1/boards/{board}", s.api(s.getBoard))
 	s.mux.HandleFunc("PUT /v1/boards/{board}", s.api(s.putBoard))
 	s.mux.HandleFunc("DELETE /v1/boards/{board}", s.api(s.deleteBoard))
 	s.mux.HandleFunc("POST /v1/boards/{board}/scores", s.api(s.submit))
 	s.mux.HandleFunc("POST /v1/scores", s.api(s.submitBatch))
-	s.mux.HandleFunc("GET /v1/boards/{board}/entries", s.api(s.entries))
-	s.mux.HandleFunc("GET /v1/boards/{board}/entries/{player}", s.api(s.entry))
-	s.mux.HandleFunc("DELETE /v1/boards/{board}/entries/{player}", s.api(s.deleteEntry))
-	s.mux.HandleFunc("GET /v1/boards/{board}/entries/{player}/around", s.api(s.around))
+	s.mux.HandleFunc("GET /v1/boards/{board}/entries", s.api(s.entries, "period", "offset", "limit", "players", "include_hidden"))
+	s.mux.HandleFunc("GET /v1/boards/{board}/entries/{player}", s.api(s.entry, "period", "include_hidden"))
+	s.mux.HandleFunc("DELETE /v1/boards/{board}/entries/{player}", s.api(s.deleteEntry, "period"))
+	s.mux.HandleFunc("GET /v1/boards/{board}/entries/{player}/around", s.api(s.around, "period", "include_hidden", "radius"))
 	s.mux.HandleFunc("GET /v1/boards/{board}/periods", s.api(s.periods))
 	s.mux.HandleFunc("GET /v1/players/{player}", s.api(s.getPlayer))
 	s.mux.HandleFunc("PUT /v1/players/{player}", s.api(s.putPlayer))
@@ -105,8 +122,14 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("DELETE /v1/keys/{id}", s.api(s.deleteKey))
 	s.mux.HandleFunc("POST /v1/admin/check", s.api(s.check))
 	s.mux.HandleFunc("POST /v1/admin/reload", s.api(s.reload))
-	s.mux.HandleFunc("GET /v1/boards/{board}/stream", s.api(s.sse))
-	s.mux.HandleFunc("GET /v1/stream", s.api(s.ws))
+	s.mux.HandleFunc("GET /v1/boards/{board}/stream", s.api(s.sse, "limit", "last_event_id"))
+	s.mux.HandleFunc("GET /v1/stream", s.api(s.ws, "key"))
+	s.timing = map[string]routeTiming{
+		"GET /v1/boards/{board}/stream": untimed,
+		"GET /v1/stream":                untimed,
+		"POST /v1/admin/check":          timedBodyOnly,
+		"POST /v1/admin/reload":         timedBodyOnly,
+	}
 	s.webRoutes()
 }
 
@@ -127,6 +150,7 @@ func (s *Server) Handler() http.Handler {
 			s.notRouted(sw, r, h)
 			pattern = "unmatched"
 		} else {
+			s.setDeadlines(w, sw, r, t0, s.timing[pattern])
 			// mux.Handler only finds the route; ServeHTTP also fills in
 			// the path values ({board}, {player}) that handlers read.
 			s.mux.ServeHTTP(sw, r)
@@ -162,6 +186,7 @@ func (p *probeWriter) WriteHeader(code int)        { p.status = code }
 type statusWriter struct {
 	http.ResponseWriter
 	status int
+	body   bodyTimer // the request body's, kept here to save an allocation
 }
 
 func (w *statusWriter) WriteHeader(code int) {
@@ -182,10 +207,20 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // apiFunc is an API handler: it returns an error instead of writing one.
 type apiFunc func(w http.ResponseWriter, r *http.Request) error
 
-// api adapts an apiFunc: refuses requests until the engine is ready and
-// writes returned errors in the envelope.
-func (s *Server) api(f apiFunc) http.HandlerFunc {
+// api adapts an apiFunc: refuses query parameters other than params (see
+// checkQuery) and requests until the engine is ready, and writes returned
+// errors in the envelope.
+func (s *Server) api(f apiFunc, params ...string) http.HandlerFunc {
+	if len(params) > maxParams {
+		panic("http: too many query parameters for one route")
+	}
 	return func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.RawQuery != "" {
+			if err := checkQuery(r.URL.RawQuery, params); err != nil {
+				s.writeError(w, r, err)
+				return
+			}
+		}
 		if !s.eng.Ready() {
 			msg := "podium is loading its indexes; retry shortly"
 			if s.eng.Status().Closing {
@@ -260,30 +295,6 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	}
 	b, _ := json.Marshal(map[string]any{"status": status, "stale": stale, "checks": checks})
 	writeJSON(w, code, b)
-}
-
-// queryInt parses an integer query parameter within [min, max].
-func queryInt(r *http.Request, name string, def, min, max int) (int, error) {
-	v := r.URL.Query().Get(name)
-	if v == "" {
-		return def, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < min || n > max {
-		return 0, podium.Errorf(podium.ECodeInvalid, "%s must be an integer from %d to %d", name, min, max)
-	}
-	return n, nil
-}
-
-// queryBool parses a boolean query parameter.
-func queryBool(r *http.Request, name string) (bool, error) {
-	switch strings.ToLower(r.URL.Query().Get(name)) {
-	case "", "0", "false", "no":
-		return false, nil
-	case "1", "true", "yes":
-		return true, nil
-	}
-	return false, podium.Errorf(podium.ECodeInvalid, "%s must be true or false", name)
 }
 
 // cors lets pages on other sites read boards (public ones need no key) and

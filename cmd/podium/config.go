@@ -30,6 +30,9 @@ type Config struct {
 	StreamsMax    int           // live: concurrent streams in all
 
 	DebugAddr string // if set, serve net/http/pprof here (never on a public address)
+
+	BodyTimeout    time.Duration // a request body that sends nothing this long is cut (408)
+	RequestTimeout time.Duration // a request must arrive and its answer be taken within this (streams exempt)
 }
 
 // newFlagSet returns a flag set whose defaults come from PODIUM_* variables.
@@ -105,6 +108,8 @@ func (c *Config) flags(fs *flag.FlagSet) {
 	fs.IntVar(&c.StreamsMax, "stream-max", 20000, "live streams: concurrent streams in all (more get 429)")
 	fs.StringVar(&c.DebugAddr, "debug-addr", "", "serve Go's pprof profiles on this address, e.g. 127.0.0.1:6060 (off when empty; keep it private)")
 	fs.DurationVar(&c.Shutdown, "shutdown-timeout", 10*time.Second, "how long to wait for requests to finish on shutdown")
+	fs.DurationVar(&c.BodyTimeout, "body-timeout", 10*time.Second, "cut a request body that sends nothing for this long (408)")
+	fs.DurationVar(&c.RequestTimeout, "request-timeout", 60*time.Second, "a request must arrive and its answer be read within this (live streams exempt)")
 }
 
 // validate checks what the flag types cannot; a mistake is a *usageError
@@ -138,6 +143,7 @@ func (c *Config) validate() error {
 		{"max-body", c.MaxBody}, {"max-batch", int64(c.MaxBatch)}, {"stream-per-ip", int64(c.StreamsPerIP)},
 		{"stream-max", int64(c.StreamsMax)}, {"stream-coalesce", int64(c.Coalesce)},
 		{"stream-snapshot-every", int64(c.SnapshotEvery)}, {"shutdown-timeout", int64(c.Shutdown)},
+		{"body-timeout", int64(c.BodyTimeout)}, {"request-timeout", int64(c.RequestTimeout)},
 	} {
 		if n.v < 0 {
 			return usagef("serve", "--%s must not be negative", n.name)
