@@ -23,6 +23,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -31,6 +32,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/podiumhq/podium"
@@ -51,6 +53,11 @@ type Options struct {
 	// to a callback for as long as it takes (default 30 s, or the
 	// connection string's statement_timeout; negative: none).
 	StatementTimeout time.Duration
+
+	// cancelGrace is how long a statement whose context ended has to
+	// answer the cancel request before its connection is closed (default
+	// defaultCancelGrace); tests on a loaded machine make it longer.
+	cancelGrace time.Duration
 }
 
 // Defaults of Options.
@@ -58,6 +65,11 @@ const (
 	DefaultConnectTimeout   = 2 * time.Second
 	DefaultStatementTimeout = 30 * time.Second
 )
+
+// defaultCancelGrace is how long a statement whose context ended has to
+// answer the cancel request before its connection is closed. The server
+// answers within milliseconds unless it is overloaded or unreachable.
+const defaultCancelGrace = 500 * time.Millisecond
 
 // Store is a podium.Store on PostgreSQL. It is safe for concurrent use.
 type Store struct {
@@ -100,6 +112,17 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if rp["application_name"] == "" {
 		rp["application_name"] = "podium"
 	}
+	// When a context ends mid-statement, ask the server to cancel the
+	// statement and wait for its answer, giving up the connection only if
+	// it does not come soon. pgx's default closes the connection at once
+	// and cancels in the background: Commit would return while the
+	// server's session still runs, and a commit waiting for a lock could
+	// still commit, after Commit reported failure, if it got the lock
+	// before the cancel arrived (TestCommitCancelledInFlight).
+	grace := cmp.Or(opts.cancelGrace, defaultCancelGrace)
+	cfg.ConnConfig.BuildContextWatcherHandler = func(pc *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: pc, DeadlineDelay: grace}
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
@@ -113,8 +136,9 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 }
 
 // Ping checks that the database answers a query, within the connect
-// timeout (Options.ConnectTimeout) even if ctx allows longer: a server
-// that does not answer is reported quickly, as a readiness check needs.
+// timeout (Options.ConnectTimeout, plus half a second to give up the
+// connection) even if ctx allows longer: a server that does not answer is
+// reported quickly, as a readiness check needs.
 func (s *Store) Ping(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, s.pingTimeout)
 	defer cancel()

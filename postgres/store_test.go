@@ -14,10 +14,13 @@ import (
 var ctx = context.Background()
 
 // openTest opens a store on a schema of its own (dropped when t ends) and
-// returns it with the schema's connection string.
+// returns it with the schema's connection string. Its sessions are named
+// after the schema (application_name), so a test can find them in
+// pg_stat_activity.
 func openTest(t testing.TB, opts Options) (*Store, string) {
 	t.Helper()
-	dsn, _ := pgtest.Schema(t)
+	dsn, schema := pgtest.Schema(t)
+	dsn = pgtest.WithParam(t, dsn, "application_name", schema)
 	return openDSN(t, dsn, opts), dsn
 }
 

@@ -46,12 +46,13 @@ func Schema(t testing.TB) (dsn, schema string) {
 	schema = "podium_test_" + hex.EncodeToString(rnd[:])
 	exec(t, base, "CREATE SCHEMA "+schema)
 	t.Cleanup(func() { exec(t, base, "DROP SCHEMA "+schema+" CASCADE") })
-	return WithSearchPath(t, base, schema), schema
+	return WithParam(t, base, "search_path", schema), schema
 }
 
-// WithSearchPath returns dsn with search_path set to schema, in either form
-// of connection string (URL or key=value).
-func WithSearchPath(t testing.TB, dsn, schema string) string {
+// WithParam returns dsn with the connection parameter name set to value
+// (a word: no quoting is done), in either form of connection string (URL
+// or key=value).
+func WithParam(t testing.TB, dsn, name, value string) string {
 	t.Helper()
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
 		u, err := url.Parse(dsn)
@@ -59,11 +60,11 @@ func WithSearchPath(t testing.TB, dsn, schema string) string {
 			t.Fatalf("%s: %v", Env, err)
 		}
 		q := u.Query()
-		q.Set("search_path", schema)
+		q.Set(name, value)
 		u.RawQuery = q.Encode()
 		return u.String()
 	}
-	return dsn + " search_path=" + schema
+	return dsn + " " + name + "=" + value
 }
 
 // exec runs one statement on its own connection.
