@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -73,34 +74,43 @@ func BenchmarkCommitLog(b *testing.B) {
 }
 
 // BenchmarkCommitLogParallel measures commits of 16 log rows from 8
-// committers at once (several podium nodes on one database): PostgreSQL
-// flushes the WAL once for the commits that wait together.
+// committers at once (several podium nodes on one database), each
+// writing its own boards (board=own) or all one board (board=shared).
+// PostgreSQL flushes the WAL once for the commits that wait together; the
+// commits of one board queue for its head row.
 func BenchmarkCommitLogParallel(b *testing.B) {
 	const n = 16
-	s, _ := openTest(b, Options{MaxConns: 8})
-	b.SetParallelism(4) // 8 goroutines on 2 cores
-	seqs := make(chan uint64, 64)
-	go func() {
-		for seq := uint64(1); ; seq += n {
-			select {
-			case seqs <- seq:
-			case <-b.Context().Done():
-				return
-			}
+	for _, shared := range []bool{false, true} {
+		name := "board=own"
+		if shared {
+			name = "board=shared"
 		}
-	}()
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			batch := scores("bench", <-seqs, n)
-			batch.Upserts = nil
-			if err := s.Commit(ctx, batch); err != nil {
-				b.Error(err)
-				return
-			}
-		}
-	})
-	b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "scores/s")
+		b.Run(name, func(b *testing.B) {
+			s, _ := openTest(b, Options{MaxConns: 8})
+			var next, sharedSeq atomic.Uint64
+			b.SetParallelism(4) // 8 goroutines on 2 cores
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				board := fmt.Sprintf("bench-%d", next.Add(1))
+				var seq uint64
+				for pb.Next() {
+					var batch *podium.Batch
+					if shared {
+						batch = scores("bench", sharedSeq.Add(n)-n+1, n)
+					} else {
+						batch = scores(board, seq+1, n)
+						seq += n
+					}
+					batch.Upserts = nil
+					if err := s.Commit(ctx, batch); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "scores/s")
+		})
+	}
 }
 
 // BenchmarkCommit1000 measures checkpoint-shaped commits: 1000 log rows
