@@ -93,9 +93,10 @@ func prepare(ctx context.Context, conn *pgx.Conn) (*statements, error) {
 // The whole batch is one round trip: its statements are pipelined and run
 // as one implicit transaction, committed when the server has them all. It
 // returns once the commit is as durable as the server's synchronous_commit
-// says. If ctx ends while the batch is in flight, the error cannot tell
-// whether the server committed it (as with any database): the log then
-// says which seqs were stored.
+// says. If ctx ends while the batch is in flight, the server is asked to
+// cancel it and Commit waits briefly for its answer; only if none comes is
+// the outcome unknown (as with any database), and the log then says which
+// seqs were stored.
 func (s *Store) Commit(ctx context.Context, b *podium.Batch) error {
 	if b.Len() == 0 {
 		return nil

@@ -149,7 +149,8 @@ func (s *Store) Ping(ctx context.Context) error {
 }
 
 // Close closes every connection of the pool, waiting for those in use to
-// be released.
+// be released. With a server that stopped answering, pgx gives each
+// connection up to 15 s to say goodbye.
 func (s *Store) Close() error {
 	s.pool.Close()
 	return nil
