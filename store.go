@@ -8,8 +8,8 @@ import (
 // Store is the database of record. Everything in memory (rank indexes,
 // player names, idempotency answers) is rebuilt from it at start.
 //
-// Implementations: sqlite.Store. Every implementation passes the contract
-// suite in package storetest.
+// Implementations: sqlite.Store, postgres.Store. Every implementation
+// passes the contract suite in package storetest.
 type Store interface {
 	// Boards lists every board.
 	Boards(ctx context.Context) ([]Board, error)

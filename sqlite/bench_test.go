@@ -123,9 +123,9 @@ func BenchmarkCommit1000(b *testing.B) {
 }
 
 // BenchmarkCommitLog measures the group commits of the write path: log rows
-// only (entries are checkpointed behind the log), 1 and 1000 a transaction.
+// only (entries are checkpointed behind the log), 1 to 1000 a transaction.
 func BenchmarkCommitLog(b *testing.B) {
-	for _, n := range []int{1, 1000} {
+	for _, n := range []int{1, 16, 64, 1000} {
 		for _, sync := range []string{"full", "normal"} {
 			b.Run(fmt.Sprintf("scores=%d/sync=%s", n, sync), func(b *testing.B) {
 				s := benchStore(b, Options{Sync: sync})

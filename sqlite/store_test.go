@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/podiumhq/podium"
@@ -130,8 +129,8 @@ func TestReopenAppliesMigrationsOnce(t *testing.T) {
 	if rows != len(ms) {
 		t.Errorf("schema_migrations has %d rows after three opens, want %d", rows, len(ms))
 	}
-	if v, err := s.SchemaVersion(ctx); err != nil || v != ms[len(ms)-1].version {
-		t.Errorf("SchemaVersion = %d, %v; want %d", v, err, ms[len(ms)-1].version)
+	if v, err := s.SchemaVersion(ctx); err != nil || v != ms[len(ms)-1].Version {
+		t.Errorf("SchemaVersion = %d, %v; want %d", v, err, ms[len(ms)-1].Version)
 	}
 }
 
@@ -146,62 +145,6 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 		t.Fatal("Open of a database from a newer podium succeeded")
 	} else if !strings.Contains(err.Error(), "newer") {
 		t.Errorf("Open error %q does not say the schema is newer", err)
-	}
-}
-
-// Migrations run in version order (not name order), each once, and a
-// failing one leaves the database as it was.
-func TestApplyMigrations(t *testing.T) {
-	s := openTest(t, Options{})
-	// By name, 0010 would run before 2 and fail: t does not exist yet.
-	fsys := fstest.MapFS{
-		"m/0001_nothing.sql": {Data: []byte("SELECT 1;")},
-		"m/2_create.sql":     {Data: []byte("CREATE TABLE t (x INTEGER); INSERT INTO t (x) VALUES (2);")},
-		"m/0010_more.sql":    {Data: []byte("INSERT INTO t (x) VALUES (10);")},
-	}
-	// Clear the real history so that these test migrations start at 1.
-	if _, err := s.w.Exec("DELETE FROM schema_migrations"); err != nil {
-		t.Fatal(err)
-	}
-	apply := func() error {
-		ms, err := loadMigrations(fsys, "m")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return applyMigrations(ctx, s.w, ms)
-	}
-	for range 2 {
-		if err := apply(); err != nil {
-			t.Fatalf("applyMigrations: %v", err)
-		}
-	}
-	var sum, n int
-	if err := s.w.QueryRow("SELECT coalesce(sum(x), 0), count(*) FROM t").Scan(&sum, &n); err != nil {
-		t.Fatal(err)
-	}
-	if n != 2 || sum != 12 {
-		t.Errorf("after applying twice, t has %d rows summing to %d; want 2 rows, 12", n, sum)
-	}
-
-	fsys["m/0011_ok.sql"] = &fstest.MapFile{Data: []byte("INSERT INTO t (x) VALUES (11);")}
-	fsys["m/0012_bad.sql"] = &fstest.MapFile{Data: []byte("INSERT INTO no_such_table VALUES (1);")}
-	if err := apply(); err == nil || !strings.Contains(err.Error(), "0012_bad") {
-		t.Fatalf("a failing migration returned %v, want an error naming it", err)
-	}
-	if err := s.w.QueryRow("SELECT count(*) FROM t").Scan(&n); err != nil || n != 2 {
-		t.Errorf("after a failed migration run, t has %d rows (%v), want the 2 from before", n, err)
-	}
-}
-
-func TestLoadMigrationsRejectsBadNames(t *testing.T) {
-	for name, fsys := range map[string]fstest.MapFS{
-		"no number":    {"m/init.sql": {}},
-		"zero":         {"m/0000_init.sql": {}},
-		"same version": {"m/0001_a.sql": {}, "m/1_b.sql": {}},
-	} {
-		if _, err := loadMigrations(fsys, "m"); err == nil {
-			t.Errorf("%s: loadMigrations accepted %v", name, fsys)
-		}
 	}
 }
 

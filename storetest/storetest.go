@@ -10,6 +10,8 @@
 //     the same entry wins;
 //   - an idempotency record whose scope and key are already stored keeps the
 //     first answer;
+//   - rows that meet within one batch end as storing them one by one would
+//     leave them (testWithinBatch);
 //   - Periods are newest first, which for the ids of one cadence ("2026-11-30",
 //     "2026-W48", "2026-11") is descending text order;
 //   - LoadEntries and Log stop at, and return, the first error of their
@@ -51,6 +53,7 @@ func Run(t *testing.T, open func(t *testing.T) podium.Store) {
 	t.Run("Log", func(t *testing.T) { testLog(t, open) })
 	t.Run("Watermarks", func(t *testing.T) { testWatermarks(t, open) })
 	t.Run("Periods", func(t *testing.T) { testPeriods(t, open) })
+	t.Run("WithinBatch", func(t *testing.T) { testWithinBatch(t, open) })
 }
 
 var ctx = context.Background()
