@@ -42,16 +42,17 @@ const (
 // first metadata write after this long.
 const pruneEvery = time.Hour
 
-// queueChange queues the append of one change to b, and, at most once per
-// pruneEvery, the pruning of changes older than the retention. Both take
-// the change feed's lock; queue them after any board head the
-// transaction locks and before the object's row.
+// queueChange queues the append of one change to b, preceded, at most
+// once per pruneEvery, by the pruning of changes older than the retention
+// (before: the new change is never among those pruned). Both take the
+// change feed's lock; queue them after any board head the transaction
+// locks and before the object's row.
 func (s *Store) queueChange(b *pgx.Batch, kind podium.ChangeKind, key string) {
-	b.Queue(sqlAppendChange, string(kind), key)
 	now := time.Now().UnixNano()
 	if next := s.nextPrune.Load(); now >= next && s.nextPrune.CompareAndSwap(next, now+int64(pruneEvery)) {
 		b.Queue(sqlPruneChanges, s.retention.Milliseconds())
 	}
+	b.Queue(sqlAppendChange, string(kind), key)
 }
 
 // Changes returns the changes after the one with id after, oldest first,

@@ -332,13 +332,22 @@ func (tx *writeTx) Commit(ctx context.Context, b *podium.Batch) error {
 		tx.Rollback()
 		return fmt.Errorf("commit: %w", err)
 	}
+	pc := tx.conn.Conn().PgConn()
+	if err := ctx.Err(); err != nil {
+		tx.Rollback()
+		return fmt.Errorf("commit: %w", err)
+	}
+	if pc.IsClosed() {
+		tx.Rollback()
+		return errors.New("commit: the connection was lost before the commit was sent")
+	}
 	w := tx.s.writer()
 	defer tx.s.scratch.Put(w)
 	var pb pgconn.Batch
 	w.batch(&pb, tx.st, b)
 	at := w.queued // the COMMIT's position in the pipeline
 	pb.ExecParams("COMMIT", nil, nil, nil, nil)
-	failedAt, err := execCounted(ctx, tx.conn.Conn().PgConn(), &pb)
+	failedAt, err := execCounted(ctx, pc, &pb)
 	if err == nil {
 		tx.done = true
 		tx.conn.Release()
@@ -397,16 +406,14 @@ func execCounted(ctx context.Context, pc *pgconn.PgConn, b *pgconn.Batch) (int, 
 
 // storedNothing reports whether a pipeline whose COMMIT is statement
 // commitAt certainly stored nothing, given its first error and where it
-// came: the request never left (pgconn says it is safe to retry), or the
-// server reported an error before the COMMIT (the rest of the pipeline is
-// then skipped), or the COMMIT itself failed with an ERROR (the server
-// rolled back). A lost connection, or a FATAL at the COMMIT, leaves the
-// outcome unknown: the server may have committed before the answer was
-// lost.
+// came: the server reported an error before the COMMIT (the rest of the
+// pipeline is then skipped), or the COMMIT itself failed with an ERROR
+// (the server rolled back). A lost connection, or a FATAL at the COMMIT,
+// leaves the outcome unknown: the server may have committed before the
+// answer was lost. (pgconn.SafeToRetry cannot tell: a connection lost
+// while reading the answers is reported as "conn closed", an error it
+// deems safe to retry; TestCommitOutcomeUnknown.)
 func storedNothing(err error, failedAt, commitAt int) bool {
-	if pgconn.SafeToRetry(err) {
-		return true
-	}
 	var pe *pgconn.PgError
 	if !errors.As(err, &pe) {
 		return false
