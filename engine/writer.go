@@ -64,6 +64,8 @@ type op struct {
 	changes []podium.Change   // sync: metadata changes to reload
 	heads   map[string]uint64 // sync: boards that moved
 	more    bool              // sync: the change feed has more
+	resync  bool              // sync: changes were missed; reload everything
+	cursor  int64             // sync: the feed position after a resync
 
 	err  error
 	done chan struct{}
