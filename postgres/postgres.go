@@ -17,6 +17,12 @@
 // Tables are unqualified: a search_path in the connection string (for
 // example ?search_path=podium) puts podium in a schema of its own.
 //
+// Store is also a podium.SharedStore, for several podium nodes on one
+// database (shared.go): write transactions that lock the heads of the
+// boards they write, a generation per board, and the change feed of
+// board, player and key changes (changes.go). Broker carries the nodes'
+// notices over LISTEN/NOTIFY (broker.go).
+//
 // Times are stored as unix milliseconds and read back in UTC. An empty meta
 // object is stored as NULL and read back as {}: every Meta this package
 // returns is a JSON object, never nil.
