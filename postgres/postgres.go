@@ -62,9 +62,10 @@ type Options struct {
 	StatementTimeout time.Duration
 	// LockTimeout is PostgreSQL's lock_timeout: the longest a statement
 	// waits for a lock, above all a writer for a board another node holds
-	// (default 5 s; negative: none). A write that waits longer fails with
-	// ECodeUnavailable and stores nothing, instead of queueing behind a
-	// node that paused while it held the board.
+	// (default 5 s; negative: none). A write transaction that waits longer
+	// fails with ECodeUnavailable (any other statement with the server's
+	// error) and stores nothing, instead of queueing behind a node that
+	// paused while it held the board.
 	LockTimeout time.Duration
 	// IdleInTransactionTimeout is PostgreSQL's
 	// idle_in_transaction_session_timeout: the server ends a session that
