@@ -43,6 +43,10 @@ type Sub struct {
 	ended  atomic.Bool
 }
 
+// testHookBeforeAttach, when set by a test, runs in Subscribe between
+// finding the window and attaching to it.
+var testHookBeforeAttach func()
+
 func newConn(h *Hub, ip string) *Conn {
 	return &Conn{hub: h, ip: ip, q: make(chan delivery, h.cfg.Queue), subs: map[windowKey]*Sub{}, closed: make(chan struct{})}
 }
@@ -102,14 +106,27 @@ func (c *Conn) Subscribe(ctx context.Context, board string, limit int, lastID st
 		if err != nil {
 			return nil, err
 		}
+		if testHookBeforeAttach != nil {
+			testHookBeforeAttach()
+		}
 		s := &Sub{conn: c, w: w}
+		// Attach under the hub's lock, to a window the hub still holds: a
+		// round drops idle windows, and a subscription left on a dropped
+		// window would never hear of a change again.
+		h := c.hub
+		h.mu.Lock()
 		w.mu.Lock()
-		if w.dead {
-			w.mu.Unlock()
-			if attempt > 2 {
+		if w.dropped || w.dead {
+			dead := w.dead
+			if dead {
+				h.dropLocked(w)
+			} else {
+				w.mu.Unlock()
+			}
+			h.mu.Unlock()
+			if dead && attempt > 2 {
 				return nil, podium.Errorf(podium.ECodeBoardNotFound, "board %q does not exist", board)
 			}
-			c.hub.drop(w)
 			continue
 		}
 		evs, ok := w.sinceLocked(lastID)
@@ -124,6 +141,7 @@ func (c *Conn) Subscribe(ctx context.Context, board string, limit int, lastID st
 			s.offer(ev) // a full queue marks the conn for resync, which sends a snapshot
 		}
 		w.mu.Unlock()
+		h.mu.Unlock()
 		return s, nil
 	}
 }
@@ -182,6 +200,20 @@ func (c *Conn) Next(wait time.Duration, done <-chan struct{}) (s *Sub, ev *Event
 		c.pending = c.pending[1:]
 		c.count(d.ev)
 		return d.sub, d.ev, true
+	}
+	// What is queued goes first: select would pick at random between it
+	// and a timer that already fired.
+	for {
+		select {
+		case d := <-c.q:
+			if d.sub.ended.Load() && d.ev.Type != "error" || d.sub.resync.Load() {
+				continue // unsubscribed, or stale: a snapshot replaces it
+			}
+			c.count(d.ev)
+			return d.sub, d.ev, true
+		default:
+		}
+		break
 	}
 	t := time.NewTimer(wait)
 	defer t.Stop()

@@ -19,16 +19,22 @@ import (
 )
 
 // View is the state a window shows: the top entries of a board's current
-// period, as the Source reads it.
+// period, as the Source reads it, with the board's definition read under
+// the same lock as the entries, so that visibility, title and keys always
+// go with the entries they describe.
 type View struct {
-	Board     string
-	Title     string
-	Keys      []podium.KeyDef
-	Period    string
-	NextReset *time.Time
-	Seq       uint64
-	Total     int
-	Entries   []Entry
+	Board  string
+	Title  string
+	Keys   []podium.KeyDef
+	Public bool
+	// Generation is an opaque number that changes when the board is
+	// deleted and made again (or reloaded): a new chain of events.
+	Generation uint64
+	Period     string
+	NextReset  *time.Time
+	Seq        uint64
+	Total      int
+	Entries    []Entry
 }
 
 // Source reads the current top entries of a board. A missing board is
@@ -50,8 +56,14 @@ type Config struct {
 	// window sends snapshots (at most one a second) instead of deltas
 	// (default: 4 x limit, at least 200).
 	OverloadChanges int
-	Now             func() time.Time
-	Logger          *slog.Logger
+	// IdleWindow is how long a window nobody watches is kept (1m).
+	IdleWindow time.Duration
+	// Now is the hub's clock (default time.Now).
+	Now func() time.Time
+	// ManualTick starts no ticker: the caller runs each coalescing round
+	// with Tick (tests drive the hub with a fake clock this way).
+	ManualTick bool
+	Logger     *slog.Logger
 }
 
 // Hub owns the windows and the connections.
@@ -67,6 +79,7 @@ type Hub struct {
 	perIP   map[string]int
 	closed  bool
 
+	tickMu  sync.Mutex    // one coalescing round at a time
 	snapSeq atomic.Uint64 // snapshot ids, unique across restarts
 	stop    chan struct{}
 	done    chan struct{}
@@ -103,6 +116,9 @@ func New(src Source, cfg Config) *Hub {
 	if cfg.MaxLimit <= 0 {
 		cfg.MaxLimit = 1000
 	}
+	if cfg.IdleWindow <= 0 {
+		cfg.IdleWindow = time.Minute
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -126,12 +142,12 @@ func (h *Hub) Config() Config { return h.cfg }
 // Applied marks the windows of a board for a flush at the next tick. It is
 // called by the engine's writer and never blocks on subscribers.
 func (h *Hub) Applied(board, period string, seq uint64, players []uint32) {
+	// The list is walked under the lock: drop and window change it.
 	h.mu.Lock()
-	ws := h.byBoard[board]
-	h.mu.Unlock()
-	for _, w := range ws {
+	for _, w := range h.byBoard[board] {
 		w.dirty.Store(true)
 	}
+	h.mu.Unlock()
 }
 
 // Stats returns the events and bytes queued to connections so far and the
@@ -179,17 +195,26 @@ func (h *Hub) disconnect(c *Conn) {
 }
 
 // window returns the window of (board, limit), creating and loading it.
+// The caller must attach to it under h.mu after checking that the hub
+// still holds it (attach does): a round may drop an idle window at any
+// time before that.
 func (h *Hub) window(ctx context.Context, board string, limit int) (*window, error) {
 	key := windowKey{board, limit}
 	h.mu.Lock()
 	w := h.windows[key]
-	h.mu.Unlock()
-	if w != nil && w.stale() {
-		// Nobody watched it while its board changed (or was deleted and
-		// made again): start afresh rather than hand out an old state.
-		h.drop(w)
-		w = nil
+	if w != nil {
+		w.mu.Lock()
+		if len(w.subs) == 0 && w.dirty.Load() || w.dead {
+			// Nobody watched it while its board changed (or was deleted
+			// and made again): start afresh rather than hand out an old
+			// state.
+			h.dropLocked(w)
+			w = nil
+		} else {
+			w.mu.Unlock()
+		}
 	}
+	h.mu.Unlock()
 	if w != nil {
 		return w, nil
 	}
@@ -210,9 +235,13 @@ func (h *Hub) window(ctx context.Context, board string, limit int) (*window, err
 
 func (h *Hub) newSnapshotID() uint64 { return h.snapSeq.Add(1) }
 
-// run flushes dirty windows every Coalesce interval.
+// run calls Tick every Coalesce interval, unless ticks are manual.
 func (h *Hub) run() {
 	defer close(h.done)
+	if h.cfg.ManualTick {
+		<-h.stop
+		return
+	}
 	t := time.NewTicker(h.cfg.Coalesce)
 	defer t.Stop()
 	for {
@@ -221,25 +250,50 @@ func (h *Hub) run() {
 			return
 		case <-t.C:
 		}
-		now := h.cfg.Now()
-		h.mu.Lock()
-		list := make([]*window, 0, len(h.windows))
-		for _, w := range h.windows {
-			list = append(list, w)
-		}
-		h.mu.Unlock()
-		for _, w := range list {
-			if w.tick(now) {
-				h.drop(w)
-			}
+		h.Tick()
+	}
+}
+
+// Tick runs one coalescing round at the hub clock's time: every dirty
+// window sends what changed, periodic snapshots go out, and windows idle
+// for longer than IdleWindow are dropped. The hub's own ticker calls it
+// every Coalesce interval; with ManualTick, tests call it. Rounds run one
+// at a time.
+func (h *Hub) Tick() {
+	h.tickMu.Lock()
+	defer h.tickMu.Unlock()
+	now := h.cfg.Now()
+	h.mu.Lock()
+	list := make([]*window, 0, len(h.windows))
+	for _, w := range h.windows {
+		list = append(list, w)
+	}
+	h.mu.Unlock()
+	for _, w := range list {
+		if w.tick(now) {
+			h.drop(w)
 		}
 	}
 }
 
-// drop forgets a window that has no subscribers left.
+// drop forgets a window that has no subscribers left (or whose board is
+// gone). It checks again under the locks: a subscriber may have attached
+// since the caller looked.
 func (h *Hub) drop(w *window) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	w.mu.Lock()
+	if len(w.subs) > 0 && !w.dead {
+		w.mu.Unlock()
+		return
+	}
+	h.dropLocked(w)
+}
+
+// dropLocked forgets w. The caller holds h.mu and w.mu; w.mu is released.
+func (h *Hub) dropLocked(w *window) {
+	w.dropped = true
+	w.mu.Unlock()
 	if h.windows[w.key] != w {
 		return
 	}

@@ -31,19 +31,13 @@ type window struct {
 	bucketN     int
 	overloaded  bool
 	dead        bool // the board is gone
+	dropped     bool // the hub forgot the window: nobody may attach
 }
 
 func newWindow(h *Hub, key windowKey, v View) *window {
 	now := h.cfg.Now()
 	return &window{hub: h, key: key, subs: map[*Sub]struct{}{}, view: v, snapID: h.newSnapshotID(),
 		lastSnap: now, idleAt: now, bucketStart: now}
-}
-
-// stale reports whether the window has no subscribers and missed changes.
-func (w *window) stale() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return len(w.subs) == 0 && w.dirty.Load()
 }
 
 // position is the id of the window's last event.
@@ -106,7 +100,7 @@ func (w *window) tick(now time.Time) (drop bool) {
 	dead := w.dead
 	rollover := w.view.NextReset != nil && !now.Before(*w.view.NextReset)
 	w.mu.Unlock()
-	if dead || idle && now.Sub(w.idleAtSafe()) > time.Minute {
+	if dead || idle && now.Sub(w.idleAtSafe()) > w.hub.cfg.IdleWindow {
 		return true
 	}
 	if idle {
