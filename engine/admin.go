@@ -67,7 +67,13 @@ func (bs *boardState) hasEntries() bool {
 	return false
 }
 
-func (e *Engine) applyPutBoard(o *op) error {
+func (e *Engine) applyPutBoard(o *op) (err error) {
+	defer func() {
+		// Live streams re-read the definition and re-check who may see it.
+		if err == nil && e.listener != nil {
+			e.listener.Applied(o.board.ID, "", 0, nil)
+		}
+	}()
 	b := o.board
 	now := e.now().UTC().Truncate(1e6)
 	bs := e.board(b.ID)

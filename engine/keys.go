@@ -102,11 +102,16 @@ func (e *Engine) DeleteKey(ctx context.Context, id string) error {
 		return err
 	}
 	e.keys.mu.Lock()
-	defer e.keys.mu.Unlock()
 	for h, k := range e.keys.byHash {
 		if k.ID == id {
 			delete(e.keys.byHash, h)
 		}
+	}
+	e.keys.mu.Unlock()
+	// After the keyring forgot it: nothing can authenticate with the key
+	// again, and what already did is ended.
+	if e.listener != nil {
+		e.listener.KeyRevoked(id)
 	}
 	return nil
 }

@@ -33,13 +33,17 @@ type sseClient struct {
 	cancel context.CancelFunc
 }
 
-// openSSE opens a stream and parses its events in the background.
-func (s *server) openSSE(path, lastID string) *sseClient {
+// openSSE opens a stream (with an API key if one is given) and parses its
+// events in the background.
+func (s *server) openSSE(path, lastID string, key ...string) *sseClient {
 	s.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, "GET", s.url+path, nil)
 	if lastID != "" {
 		req.Header.Set("Last-Event-ID", lastID)
+	}
+	if len(key) > 0 {
+		req.Header.Set("Authorization", "Bearer "+key[0])
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -349,7 +353,7 @@ func TestSSEResume(t *testing.T) {
 func TestStalledReaderIsResynced(t *testing.T) {
 	s := newServerWith(t, stream.Config{Queue: 4, Coalesce: 10 * time.Millisecond}, false)
 	s.mkBoard("slow", oneKey)
-	stalled, err := s.hub.Connect("203.0.113.9")
+	stalled, err := s.hub.Connect("203.0.113.9", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ package stream
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -77,6 +76,8 @@ type Hub struct {
 	byBoard map[string][]*window
 	conns   map[*Conn]struct{}
 	perIP   map[string]int
+	byKey   map[string]map[*Conn]struct{} // open connections by API key id
+	revoked map[string]struct{}           // ids of keys revoked while running
 	closed  bool
 
 	tickMu  sync.Mutex    // one coalescing round at a time
@@ -127,7 +128,7 @@ func New(src Source, cfg Config) *Hub {
 	}
 	h := &Hub{src: src, cfg: cfg, log: cfg.Logger,
 		windows: map[windowKey]*window{}, byBoard: map[string][]*window{},
-		conns: map[*Conn]struct{}{}, perIP: map[string]int{},
+		conns: map[*Conn]struct{}{}, perIP: map[string]int{}, byKey: map[string]map[*Conn]struct{}{}, revoked: map[string]struct{}{},
 		stop: make(chan struct{}), done: make(chan struct{})}
 	// Snapshot ids start from the clock so that an id a client kept from
 	// before a restart never matches a new window's.
@@ -159,16 +160,21 @@ func (h *Hub) Stats() (events, bytes uint64, conns int) {
 	return h.eventsSent.Load(), h.bytesSent.Load(), conns
 }
 
-// ErrLimit is returned by Connect when a connection cap is reached.
-var ErrLimit = errors.New("stream limit reached")
-
-// Connect registers a connection from ip. It is ErrLimit when the per-IP
-// or overall cap is reached, and ECodeUnavailable when shutting down.
-func (h *Hub) Connect(ip string) (*Conn, error) {
+// Connect registers a connection from ip opened by key (nil: anonymous),
+// the principal its subscriptions are authorised for. It is
+// ECodeRateLimited when the per-IP or overall cap is reached,
+// ECodeUnauthenticated when the key was revoked, and ECodeUnavailable
+// when shutting down.
+func (h *Hub) Connect(ip string, key *podium.APIKey) (*Conn, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
 		return nil, podium.Errorf(podium.ECodeUnavailable, "the server is shutting down")
+	}
+	if key != nil {
+		if _, gone := h.revoked[key.ID]; gone {
+			return nil, errRevoked
+		}
 	}
 	if h.perIP[ip] >= h.cfg.MaxPerIP {
 		return nil, podium.Errorf(podium.ECodeRateLimited, "too many streams from this address (at most %d)", h.cfg.MaxPerIP)
@@ -176,9 +182,15 @@ func (h *Hub) Connect(ip string) (*Conn, error) {
 	if len(h.conns) >= h.cfg.MaxTotal {
 		return nil, podium.Errorf(podium.ECodeRateLimited, "the server is at its stream limit (%d)", h.cfg.MaxTotal)
 	}
-	c := newConn(h, ip)
+	c := newConn(h, ip, key)
 	h.conns[c] = struct{}{}
 	h.perIP[ip]++
+	if key != nil {
+		if h.byKey[key.ID] == nil {
+			h.byKey[key.ID] = map[*Conn]struct{}{}
+		}
+		h.byKey[key.ID][c] = struct{}{}
+	}
 	return c, nil
 }
 
@@ -191,6 +203,11 @@ func (h *Hub) disconnect(c *Conn) {
 	delete(h.conns, c)
 	if h.perIP[c.ip]--; h.perIP[c.ip] <= 0 {
 		delete(h.perIP, c.ip)
+	}
+	if c.key != nil {
+		if delete(h.byKey[c.key.ID], c); len(h.byKey[c.key.ID]) == 0 {
+			delete(h.byKey, c.key.ID)
+		}
 	}
 }
 
@@ -327,7 +344,7 @@ func (h *Hub) Close() {
 	}
 	h.mu.Unlock()
 	for _, c := range conns {
-		c.shutdown()
+		c.end(nil)
 	}
 	close(h.stop)
 	<-h.done

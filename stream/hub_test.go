@@ -73,7 +73,7 @@ func TestHubConcurrent(t *testing.T) {
 						c.Close()
 					}
 					var err error
-					if c, err = h.Connect(fmt.Sprint("10.0.0.", g)); err != nil {
+					if c, err = h.Connect(fmt.Sprint("10.0.0.", g), nil); err != nil {
 						t.Error(err)
 						return
 					}
@@ -153,7 +153,7 @@ func TestSubscribeWhileWindowDropped(t *testing.T) {
 	src.put("b", true)
 	src.score("b", "p1", 1)
 	h, clk := newTestHub(t, src, Config{IdleWindow: time.Second})
-	first, err := h.Connect("10.0.0.1")
+	first, err := h.Connect("10.0.0.1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestSubscribeWhileWindowDropped(t *testing.T) {
 		t.Fatal(err)
 	}
 	first.Close() // the window is now idle
-	c, err := h.Connect("10.0.0.2")
+	c, err := h.Connect("10.0.0.2", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

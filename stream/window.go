@@ -18,6 +18,10 @@ type window struct {
 	key   windowKey
 	dirty atomic.Bool
 
+	// flushMu makes flushes (a round's, a subscriber's refresh) run one
+	// at a time, so that views are applied in the order they were read.
+	flushMu sync.Mutex
+
 	mu       sync.Mutex
 	subs     map[*Sub]struct{}
 	view     View
@@ -117,6 +121,41 @@ func (w *window) tick(now time.Time) (drop bool) {
 	return false
 }
 
+// idleSinceLocked notes when the last subscriber left.
+func (w *window) idleSinceLocked() {
+	if len(w.subs) == 0 {
+		w.idleAt = w.hub.cfg.Now()
+	}
+}
+
+// dieLocked ends every subscription: the board is gone.
+func (w *window) dieLocked() {
+	w.dead = true
+	ev := errorEvent(w.key.board, podium.ECodeBoardNotFound, "the board was deleted")
+	for s := range w.subs {
+		s.endLocked(ev)
+	}
+}
+
+// reauthorizeLocked ends, with an error event, every subscription whose
+// principal may not read the board as v shows it. It runs before the
+// window sends anything of v, whenever v's visibility or generation
+// differs from what the window sent last.
+func (w *window) reauthorizeLocked(v *View) {
+	evs := map[string]*Event{}
+	for s := range w.subs {
+		err := CanRead(s.conn.key, v.Board, v.Public)
+		if err == nil {
+			continue
+		}
+		code := podium.ErrorCode(err)
+		if evs[code] == nil {
+			evs[code] = errorEvent(w.key.board, code, podium.ErrorMessage(err))
+		}
+		s.endLocked(evs[code])
+	}
+}
+
 func (w *window) idleAtSafe() time.Time {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -133,23 +172,37 @@ func (w *window) newSnapshotLocked(now time.Time) {
 
 // flush reads the board and sends what changed in the window.
 func (w *window) flush(now time.Time) {
+	w.flushMu.Lock()
+	defer w.flushMu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	v, err := w.hub.src.View(ctx, w.key.board, w.key.limit)
 	cancel()
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.dead {
+		return
+	}
 	if err != nil {
 		if podium.ErrorCode(err) == podium.ECodeBoardNotFound {
-			w.dead = true
-			ev := errorEvent(w.key.board, podium.ECodeBoardNotFound, "the board was deleted")
-			for s := range w.subs {
-				s.offer(ev)
-				s.end()
-			}
+			w.dieLocked()
 			return
 		}
 		w.hub.log.Warn("stream: read board", "board", w.key.board, "err", err)
 		w.dirty.Store(true) // try again next tick
+		return
+	}
+	if v.Generation != w.view.Generation || v.Public != w.view.Public {
+		// Who may read the board may have changed: nobody gets anything
+		// of v before being allowed to read it.
+		w.reauthorizeLocked(&v)
+		w.view.Public = v.Public // what the window's readers are now checked against
+	}
+	if v.Generation != w.view.Generation || v.Title != w.view.Title || !slices.Equal(v.Keys, w.view.Keys) {
+		// The board was deleted and made again (its seq starts over, and
+		// its keys and title may differ), or it is shown differently: a
+		// delta cannot say that, so a new chain starts with a snapshot.
+		w.view = v
+		w.newSnapshotLocked(now)
 		return
 	}
 	if v.Period != w.view.Period {
@@ -164,8 +217,8 @@ func (w *window) flush(now time.Time) {
 		return
 	}
 	if v.Seq < w.view.Seq {
-		// The board was deleted and made again: its seq starts over, so
-		// the chain does too.
+		// The seq went back without a new generation (the indexes were
+		// rebuilt): the chain starts over too.
 		w.view = v
 		w.newSnapshotLocked(now)
 		return
