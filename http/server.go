@@ -76,7 +76,7 @@ func New(cfg Config) *Server {
 		Name: "podium_http_request_seconds", Help: "HTTP request latency by route.",
 		Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, 1},
 	}, []string{"route"})
-	s.reg.MustRegister(s.requests, s.latency)
+	s.reg.MustRegister(s.requests, s.latency, streamCollector{s.hub})
 	s.routes()
 	return s
 }

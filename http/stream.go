@@ -51,7 +51,7 @@ func (s source) View(ctx context.Context, board string, limit int) (stream.View,
 	v := stream.View{Board: lv.Def.ID, Title: lv.Def.Title, Keys: lv.Def.Keys, Public: lv.Def.Public, Generation: lv.Generation,
 		Period: lv.Period, NextReset: lv.NextReset, Seq: lv.Seq, Total: lv.Total, Entries: make([]stream.Entry, len(lv.Entries))}
 	for i, en := range lv.Entries {
-		v.Entries[i] = stream.Entry{Rank: en.Rank, Player: en.Player, Name: en.Name, Keys: en.Keys, At: en.At,
+		v.Entries[i] = stream.Entry{Rank: en.Rank, Player: en.Player, Name: en.Name, Keys: en.Keys,
 			AtText: en.At.UTC().Format("2006-01-02T15:04:05.000Z07:00"), Meta: en.Meta}
 	}
 	return v, nil

@@ -247,3 +247,73 @@ func TestRecreatedBoardNewChain(t *testing.T) {
 		t.Fatalf("the recreated board's snapshot: seq %v, entries %v", ev.Data["seq"], es)
 	}
 }
+
+// TestStreamMetrics (issue 6 item 23): /metrics has the live-stream
+// gauges the README promises: connections, subscriptions, windows, history
+// bytes, and the memory the streams hold against their budget.
+func TestStreamMetrics(t *testing.T) {
+	s := newServerWith(t, stream.Config{ManualTick: true}, false)
+	s.mkBoard("m", publicBoard)
+	s.score("m", "a", 1)
+	c := s.openSSE("/v1/boards/m/stream?limit=10", "")
+	c.next(2 * time.Second)
+	ws := s.dialWS("")
+	ws.subscribe("m")
+	s.score("m", "b", 2)
+	s.hub.Tick()
+	c.next(2 * time.Second) // the delta, now in the history
+	body := string(s.must(200, s.do("GET", "/metrics", "", nil)).body)
+	metric := func(name string) float64 {
+		for _, line := range strings.Split(body, "\n") {
+			if v, ok := strings.CutPrefix(line, name+" "); ok {
+				var f float64
+				fmt.Sscan(v, &f)
+				return f
+			}
+		}
+		t.Fatalf("/metrics has no %s", name)
+		return 0
+	}
+	if got := metric("podium_stream_connections"); got != 2 {
+		t.Fatalf("connections %v, want 2", got)
+	}
+	if got := metric("podium_stream_subscriptions"); got != 2 {
+		t.Fatalf("subscriptions %v, want 2", got)
+	}
+	if got := metric("podium_stream_windows"); got != 1 {
+		t.Fatalf("windows %v, want 1 (both watch the top 10 of m)", got)
+	}
+	if metric("podium_stream_history_bytes") <= 0 || metric("podium_stream_memory_bytes") <= 0 ||
+		metric("podium_stream_memory_budget_bytes") != 256<<20 || metric("podium_stream_events_sent_total") < 3 {
+		t.Fatalf("stream metrics:\n%s", body)
+	}
+}
+
+// TestStreamMemoryBudgetRefusesWindows (issue 6 item 7): once the live
+// streams hold their memory budget, a stream that needs a new window is
+// refused with 429 rate_limited and Retry-After (SSE) or a rate_limited
+// error (WebSocket), while a stream on an open window is still served.
+func TestStreamMemoryBudgetRefusesWindows(t *testing.T) {
+	s := newServerWith(t, stream.Config{MemoryBudget: 600 << 10}, false)
+	s.mkBoard("big", publicBoard)
+	var items []string
+	for i := 0; i < 1000; i++ {
+		items = append(items, fmt.Sprintf(`{"board":"big","player":"player-%04d","keys":[%d],"meta":{"note":"%s"}}`, i, i, strings.Repeat("x", 100)))
+	}
+	s.must(200, s.do("POST", "/v1/scores", adminKey, `{"scores":[`+strings.Join(items, ",")+`]}`))
+	open := s.openSSE("/v1/boards/big/stream?limit=1000", "")
+	open.next(2 * time.Second)
+	r := s.do("GET", "/v1/boards/big/stream?limit=999", "", nil)
+	if r.status != 429 || r.header.Get("Retry-After") == "" || r.errCode(t) != "rate_limited" {
+		t.Fatalf("a new window past the budget: %d %v %s", r.status, r.header, r.body)
+	}
+	ws := s.dialWS("")
+	ws.send(`{"op":"subscribe","board":"big","limit":998}`)
+	if m, b, err := ws.recv(2 * time.Second); err != nil || m["type"] != "error" || m["code"] != "rate_limited" {
+		t.Fatalf("a new window over WebSocket past the budget: %s %v", b, err)
+	}
+	again := s.openSSE("/v1/boards/big/stream?limit=1000", "")
+	if ev := again.next(2 * time.Second); ev.Type != "snapshot" {
+		t.Fatalf("a stream on the open window: %+v", ev)
+	}
+}

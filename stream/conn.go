@@ -30,6 +30,7 @@ type Conn struct {
 	reason    error         // why, written before closed is closed; nil on shutdown
 	lagging   atomic.Bool   // the queue overflowed: resync before reading on
 	resyncs   atomic.Uint64
+	qBytes    atomic.Int64 // bytes of the events in q (shared ones counted too)
 
 	pending []delivery // snapshots to send before the queue (reader only)
 }
@@ -75,14 +76,27 @@ func (s *Sub) offer(ev *Event) {
 }
 
 // push queues ev for s, or marks the connection lagging when its queue is
-// full: everything queued is then suspect, and each subscription gets a
-// fresh snapshot (or its final error) instead.
+// full (in events or in bytes): everything queued is then suspect, and
+// each subscription gets a fresh snapshot (or its final error) instead.
 func (c *Conn) push(s *Sub, ev *Event) {
+	if c.qBytes.Load()+ev.size > c.hub.cfg.QueueBytes && len(c.q) > 0 {
+		c.markLagging()
+		return
+	}
+	c.hub.mem.hold(ev)
+	c.qBytes.Add(ev.size)
 	select {
 	case c.q <- delivery{s, ev}:
 	default:
+		c.unqueued(ev)
 		c.markLagging()
 	}
+}
+
+// unqueued gives back what a queued event held.
+func (c *Conn) unqueued(ev *Event) {
+	c.qBytes.Add(-ev.size)
+	c.hub.mem.release(ev)
 }
 
 // endLocked ends a subscription with a final error event: it is taken off
@@ -96,6 +110,7 @@ func (s *Sub) endLocked(final *Event) {
 	s.final = final
 	s.ended.Store(true)
 	delete(s.w.subs, s)
+	s.conn.hub.subs.Add(-1)
 	s.w.idleSinceLocked()
 	if !s.resync.Load() {
 		s.conn.push(s, final)
@@ -131,9 +146,9 @@ func (c *Conn) Subscribe(ctx context.Context, board string, limit int, lastID st
 		c.mu.Unlock()
 		return old, nil
 	}
-	if len(c.subs) >= 64 {
+	if len(c.subs) >= c.hub.cfg.MaxSubs {
 		c.mu.Unlock()
-		return nil, podium.Errorf(podium.ECodeInvalid, "a connection holds at most 64 subscriptions")
+		return nil, podium.Errorf(podium.ECodeInvalid, "a connection holds at most %d subscriptions", c.hub.cfg.MaxSubs)
 	}
 	c.mu.Unlock()
 	h := c.hub
@@ -199,6 +214,7 @@ func (c *Conn) Subscribe(ctx context.Context, board string, limit int, lastID st
 			evs = []*Event{w.snapshotLocked()}
 		}
 		w.subs[s] = struct{}{}
+		h.subs.Add(1)
 		for _, ev := range evs {
 			s.offer(ev) // a full queue marks the conn for resync, which sends a snapshot
 		}
@@ -257,6 +273,7 @@ func (s *Sub) detach() {
 	s.ended.Store(true)
 	if _, ok := w.subs[s]; ok {
 		delete(w.subs, s)
+		w.hub.subs.Add(-1)
 		w.idleSinceLocked()
 	}
 	w.mu.Unlock()
@@ -293,7 +310,9 @@ func (c *Conn) Next(wait time.Duration, done <-chan struct{}) (s *Sub, ev *Event
 		}
 		if len(c.pending) > 0 {
 			d := c.pending[0]
+			c.pending[0] = delivery{}
 			c.pending = c.pending[1:]
+			c.hub.mem.release(d.ev)
 			if c.deliverable(d) {
 				return d.sub, d.ev, true
 			}
@@ -303,6 +322,7 @@ func (c *Conn) Next(wait time.Duration, done <-chan struct{}) (s *Sub, ev *Event
 		// it and a timer that already fired.
 		select {
 		case d := <-c.q:
+			c.unqueued(d.ev)
 			if c.deliverable(d) {
 				return d.sub, d.ev, true
 			}
@@ -314,6 +334,7 @@ func (c *Conn) Next(wait time.Duration, done <-chan struct{}) (s *Sub, ev *Event
 		}
 		select {
 		case d := <-c.q:
+			c.unqueued(d.ev)
 			select {
 			case <-c.closed:
 				return nil, nil, false
@@ -363,30 +384,42 @@ func (c *Conn) resync() {
 		subs = append(subs, s)
 	}
 	c.mu.Unlock()
-	for drained := false; !drained; {
-		select {
-		case <-c.q:
-		default:
-			drained = true
-		}
-	}
-	c.pending = c.pending[:0]
+	c.drain()
 	for _, s := range subs {
 		w := s.w
 		w.mu.Lock()
-		if s.ended.Load() {
-			if s.final != nil {
-				c.pending = append(c.pending, delivery{s, s.final})
-			} else {
-				c.forget(s)
-			}
-		} else {
-			c.pending = append(c.pending, delivery{s, w.snapshotLocked()})
+		var ev *Event
+		if !s.ended.Load() {
+			ev = w.snapshotLocked()
+		} else if ev = s.final; ev == nil {
+			c.forget(s)
+		}
+		if ev != nil {
+			c.hub.mem.hold(ev)
+			c.pending = append(c.pending, delivery{s, ev})
 		}
 		s.resync.Store(false)
 		w.mu.Unlock()
 	}
 	c.resyncs.Add(1)
+}
+
+// drain empties the queue and the pending snapshots, giving back what
+// they held.
+func (c *Conn) drain() {
+	for drained := false; !drained; {
+		select {
+		case d := <-c.q:
+			c.unqueued(d.ev)
+		default:
+			drained = true
+		}
+	}
+	for i, d := range c.pending {
+		c.hub.mem.release(d.ev)
+		c.pending[i] = delivery{}
+	}
+	c.pending = c.pending[:0]
 }
 
 // Resyncs returns how many times the connection fell behind and was
@@ -434,5 +467,6 @@ func (c *Conn) Close() {
 		s.detach()
 	}
 	c.end(nil)
+	c.drain() // nothing can be queued any more: no window holds its subscriptions
 	c.hub.disconnect(c)
 }

@@ -46,11 +46,18 @@ type Source interface {
 type Config struct {
 	Coalesce      time.Duration // window over which changes become one delta (200ms)
 	SnapshotEvery time.Duration // safety-net full snapshot (30s)
-	History       int           // events kept per window for resume (512)
+	History       int           // deltas kept per window for resume (512)
+	HistoryBytes  int64         // bytes of deltas kept per window for resume (256 KiB)
 	Queue         int           // events queued per connection (256)
+	QueueBytes    int64         // bytes queued per connection before it is resynced (8 MiB)
 	MaxPerIP      int           // concurrent streams per client IP (32)
 	MaxTotal      int           // concurrent streams in all (20000)
+	MaxSubs       int           // subscriptions per connection (32)
 	MaxLimit      int           // largest window (1000)
+	// MemoryBudget bounds, in bytes, everything the hub keeps: histories,
+	// snapshots, queued events and the windows' states (256 MiB). Past
+	// it, histories are dropped and new windows refused (see memory).
+	MemoryBudget int64
 	// OverloadChanges is the changed entries per second above which a
 	// window sends snapshots (at most one a second) instead of deltas
 	// (default: 4 x limit, at least 200).
@@ -85,6 +92,8 @@ type Hub struct {
 	stop    chan struct{}
 	done    chan struct{}
 
+	mem        memory
+	subs       atomic.Int64 // subscriptions attached to windows
 	eventsSent atomic.Uint64
 	bytesSent  atomic.Uint64
 }
@@ -105,8 +114,20 @@ func New(src Source, cfg Config) *Hub {
 	if cfg.History <= 0 {
 		cfg.History = 512
 	}
+	if cfg.HistoryBytes <= 0 {
+		cfg.HistoryBytes = 256 << 10
+	}
 	if cfg.Queue <= 0 {
 		cfg.Queue = 256
+	}
+	if cfg.QueueBytes <= 0 {
+		cfg.QueueBytes = 8 << 20
+	}
+	if cfg.MaxSubs <= 0 {
+		cfg.MaxSubs = 32
+	}
+	if cfg.MemoryBudget <= 0 {
+		cfg.MemoryBudget = 256 << 20
 	}
 	if cfg.MaxPerIP <= 0 {
 		cfg.MaxPerIP = 32
@@ -130,6 +151,7 @@ func New(src Source, cfg Config) *Hub {
 		windows: map[windowKey]*window{}, byBoard: map[string][]*window{},
 		conns: map[*Conn]struct{}{}, perIP: map[string]int{}, byKey: map[string]map[*Conn]struct{}{}, revoked: map[string]struct{}{},
 		stop: make(chan struct{}), done: make(chan struct{})}
+	h.mem.budget = cfg.MemoryBudget
 	// Snapshot ids start from the clock so that an id a client kept from
 	// before a restart never matches a new window's.
 	h.snapSeq.Store(uint64(time.Now().UnixMilli()) * 1000)
@@ -149,15 +171,6 @@ func (h *Hub) Applied(board, period string, seq uint64, players []uint32) {
 		w.dirty.Store(true)
 	}
 	h.mu.Unlock()
-}
-
-// Stats returns the events and bytes queued to connections so far and the
-// open connections.
-func (h *Hub) Stats() (events, bytes uint64, conns int) {
-	h.mu.Lock()
-	conns = len(h.conns)
-	h.mu.Unlock()
-	return h.eventsSent.Load(), h.bytesSent.Load(), conns
 }
 
 // Connect registers a connection from ip opened by key (nil: anonymous),
@@ -235,6 +248,9 @@ func (h *Hub) window(ctx context.Context, board string, limit int) (*window, err
 	if w != nil {
 		return w, nil
 	}
+	if err := h.admitWindow(limit); err != nil {
+		return nil, err
+	}
 	v, err := h.src.View(ctx, board, limit)
 	if err != nil {
 		return nil, err
@@ -291,6 +307,9 @@ func (h *Hub) Tick() {
 			h.drop(w)
 		}
 	}
+	if h.mem.over() && h.mem.history.Load() > 0 {
+		h.shedHistories()
+	}
 }
 
 // drop forgets a window that has no subscribers left (or whose board is
@@ -307,9 +326,16 @@ func (h *Hub) drop(w *window) {
 	h.dropLocked(w)
 }
 
-// dropLocked forgets w. The caller holds h.mu and w.mu; w.mu is released.
+// dropLocked forgets w and gives back its memory. The caller holds h.mu
+// and w.mu; w.mu is released.
 func (h *Hub) dropLocked(w *window) {
-	w.dropped = true
+	if !w.dropped {
+		w.dropped = true
+		w.clearHistoryLocked()
+		w.setSnapLocked(nil)
+		h.mem.views.Add(-w.viewBytes)
+		w.viewBytes = 0
+	}
 	w.mu.Unlock()
 	if h.windows[w.key] != w {
 		return

@@ -125,6 +125,17 @@ func TestHubConcurrent(t *testing.T) {
 	}
 	clk.Add(2 * time.Second) // past any overload pause (one snapshot a second)
 	h.Tick()
+	defer func() {
+		// Everything closed and expired: every accounted byte is back.
+		for _, c := range conns {
+			c.Close()
+		}
+		clk.Add(time.Hour)
+		h.Tick()
+		if st := h.Stats(); st.MemoryBytes != 0 || st.HistoryBytes != 0 || st.Windows != 0 || st.Subscriptions != 0 || st.Connections != 0 {
+			t.Errorf("after closing everything the hub still accounts %+v", st)
+		}
+	}()
 	for g, c := range conns {
 		got := map[windowKey]bool{}
 		for {

@@ -22,14 +22,20 @@ type window struct {
 	// at a time, so that views are applied in the order they were read.
 	flushMu sync.Mutex
 
-	mu       sync.Mutex
-	subs     map[*Sub]struct{}
-	view     View
-	snapID   uint64
-	history  []*Event // oldest first, at most hub.cfg.History
-	snap     *Event   // the encoded snapshot of view, built on demand
-	lastSnap time.Time
-	idleAt   time.Time // when the last subscriber left
+	mu        sync.Mutex
+	subs      map[*Sub]struct{}
+	view      View
+	viewBytes int64 // viewSize(&view), as accounted
+	snapID    uint64
+	// history holds the deltas of the current chain (since the snapshot
+	// snapID), oldest first, for resume: at most hub.cfg.History events
+	// and hub.cfg.HistoryBytes bytes, none while the hub is over its
+	// memory budget.
+	history   []*Event
+	histBytes int64
+	snap      *Event // the encoded snapshot of view, built on demand
+	lastSnap  time.Time
+	idleAt    time.Time // when the last subscriber left
 	// overload accounting: changed entries in the current second
 	bucketStart time.Time
 	bucketN     int
@@ -40,8 +46,39 @@ type window struct {
 
 func newWindow(h *Hub, key windowKey, v View) *window {
 	now := h.cfg.Now()
-	return &window{hub: h, key: key, subs: map[*Sub]struct{}{}, view: v, snapID: h.newSnapshotID(),
+	w := &window{hub: h, key: key, subs: map[*Sub]struct{}{}, snapID: h.newSnapshotID(),
 		lastSnap: now, idleAt: now, bucketStart: now}
+	w.setViewLocked(v) // not shared yet
+	return w
+}
+
+// setViewLocked makes v the window's state and accounts its bytes.
+func (w *window) setViewLocked(v View) {
+	w.view = v
+	n := viewSize(&w.view)
+	w.hub.mem.views.Add(n - w.viewBytes)
+	w.viewBytes = n
+}
+
+// setSnapLocked replaces the cached snapshot (nil: none).
+func (w *window) setSnapLocked(ev *Event) {
+	if w.snap != nil {
+		w.hub.mem.release(w.snap)
+	}
+	w.snap = ev
+	if ev != nil {
+		w.hub.mem.hold(ev)
+	}
+}
+
+// clearHistoryLocked forgets the history: a resume gets a snapshot.
+func (w *window) clearHistoryLocked() {
+	for i, ev := range w.history {
+		w.hub.mem.release(ev)
+		w.history[i] = nil
+	}
+	w.hub.mem.history.Add(-w.histBytes)
+	w.history, w.histBytes = w.history[:0], 0
 }
 
 // position is the id of the window's last event.
@@ -51,9 +88,13 @@ func (w *window) position() string { return EventID(w.snapID, w.view.Seq) }
 func (w *window) snapshotLocked() *Event {
 	if w.snap == nil {
 		v := &w.view
-		w.snap = newEvent("snapshot", w.snapID, v.Seq, snapshotMsg{Type: "snapshot", Board: v.Board, Title: v.Title,
+		ev := newEvent("snapshot", w.snapID, v.Seq, snapshotMsg{Type: "snapshot", Board: v.Board, Title: v.Title,
 			Keys: v.Keys, Period: v.Period, NextReset: optTime(v.NextReset), Seq: v.Seq, SnapshotID: w.snapID,
 			Limit: w.key.limit, Total: v.Total, Entries: nonNil(v.Entries)})
+		if w.dropped {
+			return ev // nobody keeps it
+		}
+		w.setSnapLocked(ev)
 	}
 	return w.snap
 }
@@ -67,6 +108,8 @@ func nonNil(e []Entry) []Entry {
 
 // since returns the events after the one with id last, or false when the
 // history does not reach back that far (the caller sends a snapshot).
+// The history holds only the current chain's deltas: an id from an older
+// chain, or from before what the history kept, gets a snapshot.
 func (w *window) sinceLocked(last string) ([]*Event, bool) {
 	if last == "" {
 		return nil, false
@@ -74,26 +117,58 @@ func (w *window) sinceLocked(last string) ([]*Event, bool) {
 	if last == w.position() {
 		return nil, true
 	}
-	for i := len(w.history) - 1; i >= 0; i-- {
-		if w.history[i].ID == last {
-			return w.history[i+1:], true
+	for i, ev := range w.history {
+		if ev.prev == last {
+			return w.history[i:], true
 		}
 	}
 	return nil, false
 }
 
-// broadcastLocked records ev in the history and offers it to every
-// subscriber.
+// broadcastLocked offers ev to every subscriber, and keeps a delta in the
+// history, within its bounds and the hub's memory budget.
 func (w *window) broadcastLocked(ev *Event) {
-	if len(w.history) >= w.hub.cfg.History {
-		n := copy(w.history, w.history[len(w.history)-w.hub.cfg.History+1:])
+	if ev.Type == "delta" {
+		w.rememberLocked(ev)
+	}
+	for s := range w.subs {
+		s.offer(ev)
+	}
+}
+
+// rememberLocked appends a delta to the history, dropping the oldest to
+// stay within History events and HistoryBytes bytes. Over the hub's
+// budget it keeps nothing.
+func (w *window) rememberLocked(ev *Event) {
+	cfg, mem := &w.hub.cfg, &w.hub.mem
+	if mem.over() {
+		if len(w.history) > 0 {
+			mem.shed.Add(1)
+		}
+		w.clearHistoryLocked()
+		return
+	}
+	if ev.size > cfg.HistoryBytes {
+		w.clearHistoryLocked()
+		return
+	}
+	drop := 0
+	for drop < len(w.history) && (len(w.history)-drop >= cfg.History || w.histBytes+ev.size > cfg.HistoryBytes) {
+		old := w.history[drop]
+		w.histBytes -= old.size
+		mem.history.Add(-old.size)
+		mem.release(old)
+		drop++
+	}
+	if drop > 0 {
+		n := copy(w.history, w.history[drop:])
 		clear(w.history[n:])
 		w.history = w.history[:n]
 	}
 	w.history = append(w.history, ev)
-	for s := range w.subs {
-		s.offer(ev)
-	}
+	w.histBytes += ev.size
+	mem.history.Add(ev.size)
+	mem.hold(ev)
 }
 
 // tick runs on the hub goroutine every Coalesce interval. It reports true
@@ -163,9 +238,11 @@ func (w *window) idleAtSafe() time.Time {
 }
 
 // newSnapshotLocked starts a new snapshot chain and sends it to everyone.
+// The old chain's deltas go: a resume from them gets this snapshot.
 func (w *window) newSnapshotLocked(now time.Time) {
 	w.snapID = w.hub.newSnapshotID()
-	w.snap = nil
+	w.setSnapLocked(nil)
+	w.clearHistoryLocked()
 	w.lastSnap = now
 	w.broadcastLocked(w.snapshotLocked())
 }
@@ -179,7 +256,7 @@ func (w *window) flush(now time.Time) {
 	cancel()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.dead {
+	if w.dead || w.dropped {
 		return
 	}
 	if err != nil {
@@ -201,13 +278,13 @@ func (w *window) flush(now time.Time) {
 		// The board was deleted and made again (its seq starts over, and
 		// its keys and title may differ), or it is shown differently: a
 		// delta cannot say that, so a new chain starts with a snapshot.
-		w.view = v
+		w.setViewLocked(v)
 		w.newSnapshotLocked(now)
 		return
 	}
 	if v.Period != w.view.Period {
 		prev := w.view.Period
-		w.view = v
+		w.setViewLocked(v)
 		w.broadcastLocked(newEvent("period", w.snapID, w.view.Seq, periodMsg{Type: "period", Board: v.Board, Period: v.Period,
 			Previous: prev, NextReset: optTime(v.NextReset)}))
 		w.newSnapshotLocked(now)
@@ -219,7 +296,7 @@ func (w *window) flush(now time.Time) {
 	if v.Seq < w.view.Seq {
 		// The seq went back without a new generation (the indexes were
 		// rebuilt): the chain starts over too.
-		w.view = v
+		w.setViewLocked(v)
 		w.newSnapshotLocked(now)
 		return
 	}
@@ -227,7 +304,7 @@ func (w *window) flush(now time.Time) {
 		// The board did not move but its entries look different (a player
 		// was renamed or hidden): a delta would repeat the seq, so restate
 		// the window as a new snapshot.
-		w.view = v
+		w.setViewLocked(v)
 		w.newSnapshotLocked(now)
 		return
 	}
@@ -253,22 +330,24 @@ func (w *window) flush(now time.Time) {
 			w.dirty.Store(true) // keep the change for the next allowed snapshot
 			return
 		}
-		w.view = v
+		w.setViewLocked(v)
 		w.newSnapshotLocked(now)
 		return
 	}
 	if canSnapshot && len(changes)+len(removed) >= w.key.limit {
 		// As large as the window: a snapshot says the same and starts a
 		// clean chain (at most one a second, like the rest).
-		w.view = v
+		w.setViewLocked(v)
 		w.newSnapshotLocked(now)
 		return
 	}
-	prevSeq := w.view.Seq
-	w.view = v
-	w.snap = nil
-	w.broadcastLocked(newEvent("delta", w.snapID, v.Seq, deltaMsg{Type: "delta", Board: v.Board, Period: v.Period,
-		Seq: v.Seq, PrevSeq: prevSeq, SnapshotID: w.snapID, Total: v.Total, Changes: changes, Removed: removed}))
+	prev, prevSeq := w.position(), w.view.Seq
+	w.setViewLocked(v)
+	w.setSnapLocked(nil)
+	ev := newEvent("delta", w.snapID, v.Seq, deltaMsg{Type: "delta", Board: v.Board, Period: v.Period,
+		Seq: v.Seq, PrevSeq: prevSeq, SnapshotID: w.snapID, Total: v.Total, Changes: changes, Removed: removed})
+	ev.prev = prev
+	w.broadcastLocked(ev)
 }
 
 func (w *window) overloadLimit() int {
