@@ -34,6 +34,10 @@ type Config struct {
 	// listener, see Server.Hub).
 	Hub    *stream.Hub
 	Stream StreamConfig
+	// AllowedOrigins lists the web origins whose pages may use the API
+	// and open streams ("https://example.com", "https://*.example.com");
+	// empty or "*" allows any (see origins). Check them with CheckOrigins.
+	AllowedOrigins []string
 }
 
 // Server is the HTTP face of an engine.
@@ -47,6 +51,7 @@ type Server struct {
 	hub     *stream.Hub
 
 	streamCfg StreamConfig
+	origins   origins
 
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
@@ -68,7 +73,7 @@ func New(cfg Config) *Server {
 	}
 	cfg.Stream.defaults()
 	s := &Server{eng: cfg.Engine, store: cfg.Store, log: cfg.Logger, maxBody: cfg.MaxBody, mux: http.NewServeMux(),
-		reg: cfg.Registry, hub: cfg.Hub, streamCfg: cfg.Stream}
+		reg: cfg.Registry, hub: cfg.Hub, streamCfg: cfg.Stream, origins: newOrigins(cfg.AllowedOrigins)}
 	s.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "podium_http_requests_total", Help: "HTTP requests by route and status.",
 	}, []string{"route", "code"})
@@ -117,7 +122,7 @@ func (s *Server) Hub() *stream.Hub { return s.hub }
 func (s *Server) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		t0 := time.Now()
-		if cors(w, r) {
+		if s.cors(w, r) {
 			return
 		}
 		h, pattern := s.mux.Handler(r)
@@ -239,23 +244,4 @@ func queryBool(r *http.Request, name string) (bool, error) {
 		return true, nil
 	}
 	return false, podium.Errorf(podium.ECodeInvalid, "%s must be true or false", name)
-}
-
-// cors lets pages on other sites read boards (public ones need no key) and
-// embed the live client. It answers preflight requests itself.
-func cors(w http.ResponseWriter, r *http.Request) bool {
-	if r.Header.Get("Origin") == "" {
-		return false
-	}
-	h := w.Header()
-	h.Set("Access-Control-Allow-Origin", "*")
-	h.Set("Access-Control-Expose-Headers", "Retry-After, Idempotent-Replayed")
-	if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
-		h.Set("Access-Control-Allow-Methods", "GET, POST, PUT, DELETE")
-		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Idempotency-Key, Last-Event-ID")
-		h.Set("Access-Control-Max-Age", "600")
-		w.WriteHeader(http.StatusNoContent)
-		return true
-	}
-	return false
 }

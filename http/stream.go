@@ -85,6 +85,9 @@ func retryAfter(w http.ResponseWriter, err error) {
 // sse serves GET /v1/boards/{board}/stream: Server-Sent Events of the top
 // limit entries.
 func (s *Server) sse(w http.ResponseWriter, r *http.Request) error {
+	if err := s.checkStreamOrigin(r); err != nil {
+		return err
+	}
 	bi, err := s.eng.Board(r.PathValue("board"))
 	if err != nil {
 		return err
@@ -175,6 +178,9 @@ type wsMessage struct {
 // ws serves GET /v1/stream: the same events for several boards over one
 // WebSocket.
 func (s *Server) ws(w http.ResponseWriter, r *http.Request) error {
+	if err := s.checkStreamOrigin(r); err != nil {
+		return err
+	}
 	key, err := s.principal(r)
 	if err != nil {
 		return err
@@ -191,6 +197,9 @@ func (s *Server) ws(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	defer conn.Close()
+	// The origin was checked above against --allowed-origins, the same
+	// rule as CORS; Accept's own check (same host only) would refuse
+	// every page embedding a board elsewhere.
 	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
 	if err != nil {
 		return nil // Accept has answered the client

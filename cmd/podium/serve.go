@@ -77,10 +77,11 @@ func (m *Main) Open(ctx context.Context) error {
 	m.Engine = engine.New(engine.Config{Store: store, Now: m.Now, Logger: m.log, MaxBatch: m.Config.MaxBatch, Registerer: reg})
 	m.Engine.SetAdminSecret(adminKey)
 	m.Hub = stream.New(podiumhttp.StreamSource(m.Engine), stream.Config{Coalesce: m.Config.Coalesce,
-		SnapshotEvery: m.Config.SnapshotEvery, MaxPerIP: m.Config.StreamsPerIP, MaxTotal: m.Config.StreamsMax, Logger: m.log})
+		SnapshotEvery: m.Config.SnapshotEvery, MaxPerIP: m.Config.StreamsPerIP, MaxTotal: m.Config.StreamsMax,
+		MemoryBudget: m.Config.StreamMemory, Logger: m.log})
 	m.Engine.SetListener(m.Hub)
 	m.Server = podiumhttp.New(podiumhttp.Config{Engine: m.Engine, Store: store, Logger: m.log, MaxBody: m.Config.MaxBody,
-		Registry: reg, Hub: m.Hub})
+		Registry: reg, Hub: m.Hub, AllowedOrigins: m.Config.allowedOrigins()})
 
 	m.ln, err = net.Listen("tcp", m.Config.Addr)
 	if err != nil {
@@ -184,6 +185,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case "full", "normal":
 	default:
 		return fmt.Errorf("--sync must be full or normal, not %q", cfg.Sync)
+	}
+	if err := podiumhttp.CheckOrigins(cfg.allowedOrigins()); err != nil {
+		return fmt.Errorf("--allowed-origins: %w", err)
 	}
 	cfg.AdminKey = os.Getenv("PODIUM_ADMIN_KEY")
 	m := &Main{Config: cfg, Stderr: stderr}
