@@ -23,7 +23,7 @@ var streamDescs = struct {
 	budget:  prometheus.NewDesc("podium_stream_memory_budget_bytes", "The live streams' memory budget (--stream-memory).", nil, nil),
 	events:  prometheus.NewDesc("podium_stream_events_sent_total", "Live events handed to connections.", nil, nil),
 	bytes:   prometheus.NewDesc("podium_stream_bytes_sent_total", "Bytes of live events handed to connections (SSE framing).", nil, nil),
-	shed:    prometheus.NewDesc("podium_stream_history_shed_total", "Times the resume histories were dropped because streams reached their memory budget.", nil, nil),
+	shed:    prometheus.NewDesc("podium_stream_shed_total", "Times the live streams dropped their resume histories and cached snapshots because they reached their memory budget.", nil, nil),
 	refused: prometheus.NewDesc("podium_stream_windows_refused_total", "New live windows refused (429) because streams reached their memory budget.", nil, nil),
 }
 
@@ -50,6 +50,6 @@ func (c streamCollector) Collect(ch chan<- prometheus.Metric) {
 	gauge(d.budget, float64(st.MemoryBudget))
 	counter(d.events, float64(st.EventsSent))
 	counter(d.bytes, float64(st.BytesSent))
-	counter(d.shed, float64(st.HistoryShed))
+	counter(d.shed, float64(st.Shed))
 	counter(d.refused, float64(st.WindowsRefused))
 }

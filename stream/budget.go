@@ -15,17 +15,18 @@ import (
 //   - the windows' decoded states (the entries each window last sent),
 //     estimated.
 //
-// When the total passes the budget the hub degrades in two steps: it drops
-// every window's history (a client that resumes then gets a snapshot) and
-// keeps none until it is back under; and it refuses to create new windows
-// (ECodeRateLimited, 429 with Retry-After). Existing windows and
-// subscriptions to them carry on.
+// When the total passes the budget the hub degrades in two steps. First it
+// drops what can be rebuilt: every window's history (a client that
+// resumes then gets a snapshot) and cached snapshot (encoded again when
+// needed), and keeps none while it stays over. Then it refuses to create
+// new windows (ECodeRateLimited, 429 with Retry-After). Existing windows
+// and subscriptions to them carry on.
 type memory struct {
 	budget  int64
 	events  atomic.Int64  // bytes of encoded events alive
 	views   atomic.Int64  // estimated bytes of windows' states
 	history atomic.Int64  // bytes of events in histories (part of events)
-	shed    atomic.Uint64 // times the histories were dropped for the budget
+	shed    atomic.Uint64 // times histories and cached snapshots were dropped for the budget
 	refused atomic.Uint64 // windows refused for the budget
 }
 
@@ -65,9 +66,10 @@ func viewSize(v *View) int64 {
 // cost before it is read: its state and one snapshot.
 func windowEstimate(limit int) int64 { return int64(limit) * 2 * (entryOverhead + 64) }
 
-// shedHistories drops every window's history to get back under the
-// budget. Resumes then start from a snapshot.
-func (h *Hub) shedHistories() {
+// shed drops every window's history and cached snapshot to get back
+// under the budget. Resumes then start from a snapshot, which is encoded
+// again when someone needs it.
+func (h *Hub) shed() {
 	h.mem.shed.Add(1)
 	h.mu.Lock()
 	list := make([]*window, 0, len(h.windows))
@@ -78,6 +80,7 @@ func (h *Hub) shedHistories() {
 	for _, w := range list {
 		w.mu.Lock()
 		w.clearHistoryLocked()
+		w.setSnapLocked(nil)
 		w.mu.Unlock()
 	}
 }
@@ -90,11 +93,9 @@ func (h *Hub) admitWindow(limit int) error {
 	if h.mem.used()+need <= h.mem.budget {
 		return nil
 	}
-	if h.mem.history.Load() > 0 {
-		h.shedHistories()
-		if h.mem.used()+need <= h.mem.budget {
-			return nil
-		}
+	h.shed()
+	if h.mem.used()+need <= h.mem.budget {
+		return nil
 	}
 	h.mem.refused.Add(1)
 	return podium.Errorf(podium.ECodeRateLimited, "live streams are at their memory budget; retry later or use a window that is already open (a common limit such as 10 or 50)")
@@ -110,7 +111,7 @@ type Stats struct {
 	MemoryBudget   int64  // the budget
 	EventsSent     uint64 // events handed to connections
 	BytesSent      uint64 // their SSE bytes
-	HistoryShed    uint64 // times histories were dropped for the budget
+	Shed           uint64 // times histories and cached snapshots were dropped for the budget
 	WindowsRefused uint64 // new windows refused for the budget
 }
 
@@ -125,7 +126,7 @@ func (h *Hub) Stats() Stats {
 	st.MemoryBudget = h.mem.budget
 	st.EventsSent = h.eventsSent.Load()
 	st.BytesSent = h.bytesSent.Load()
-	st.HistoryShed = h.mem.shed.Load()
+	st.Shed = h.mem.shed.Load()
 	st.WindowsRefused = h.mem.refused.Load()
 	return st
 }

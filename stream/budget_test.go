@@ -50,7 +50,7 @@ func TestMemoryBudget(t *testing.T) {
 			t.Fatalf("round %d: the hub holds %d bytes, budget %d: %+v", i, st.MemoryBytes, budget, st)
 		}
 	}
-	if st := h.Stats(); st.HistoryShed == 0 {
+	if st := h.Stats(); st.Shed == 0 {
 		t.Fatalf("the history was never dropped for the budget: %+v", st)
 	}
 	if evs := resume(t, h, "a", firstDelta); len(evs) != 1 || evs[0].Type != "snapshot" {

@@ -10,6 +10,7 @@ package stream
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -302,14 +303,57 @@ func (h *Hub) Tick() {
 		list = append(list, w)
 	}
 	h.mu.Unlock()
+	// Windows of one board share one read: the largest limit, cut to
+	// size for the others.
+	flush := map[string][]*window{}
 	for _, w := range list {
-		if w.tick(now) {
+		switch drop, due := w.due(now); {
+		case drop:
 			h.drop(w)
+		case due:
+			flush[w.key.board] = append(flush[w.key.board], w)
 		}
 	}
-	if h.mem.over() && h.mem.history.Load() > 0 {
-		h.shedHistories()
+	for board, ws := range flush {
+		h.flushBoard(now, board, ws)
 	}
+	for _, w := range list {
+		w.periodic(now)
+	}
+	if h.mem.over() {
+		h.shed()
+	}
+}
+
+// flushBoard flushes windows of one board from one read. It holds their
+// flush locks, taken by increasing limit, across the read, so that no
+// other flush applies a newer view in between.
+func (h *Hub) flushBoard(now time.Time, board string, ws []*window) {
+	slices.SortFunc(ws, func(a, b *window) int { return a.key.limit - b.key.limit })
+	for _, w := range ws {
+		w.flushMu.Lock()
+	}
+	v, err := h.read(board, ws[len(ws)-1].key.limit)
+	for _, w := range ws {
+		w.apply(now, v.top(w.key.limit), err)
+		w.flushMu.Unlock()
+	}
+}
+
+// read reads the top limit entries of a board from the source.
+func (h *Hub) read(board string, limit int) (View, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return h.src.View(ctx, board, limit)
+}
+
+// top returns the view cut to its first limit entries; the entries are
+// copied, so that a window never keeps a larger window's read alive.
+func (v View) top(limit int) View {
+	if len(v.Entries) > limit {
+		v.Entries = slices.Clone(v.Entries[:limit])
+	}
+	return v
 }
 
 // drop forgets a window that has no subscribers left (or whose board is

@@ -1,7 +1,6 @@
 package stream
 
 import (
-	"context"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -171,29 +170,32 @@ func (w *window) rememberLocked(ev *Event) {
 	mem.hold(ev)
 }
 
-// tick runs on the hub goroutine every Coalesce interval. It reports true
-// when the window has been without subscribers for a while and can go.
-func (w *window) tick(now time.Time) (drop bool) {
+// due tells a round what to do with the window: drop it (its board is
+// gone, or nobody has watched it for IdleWindow), or flush it (its board
+// changed, or its period ended). It takes the dirty flag.
+func (w *window) due(now time.Time) (drop, flush bool) {
 	w.mu.Lock()
 	idle := len(w.subs) == 0
 	dead := w.dead
 	rollover := w.view.NextReset != nil && !now.Before(*w.view.NextReset)
+	idleFor := now.Sub(w.idleAt)
 	w.mu.Unlock()
-	if dead || idle && now.Sub(w.idleAtSafe()) > w.hub.cfg.IdleWindow {
-		return true
+	if dead || idle && idleFor > w.hub.cfg.IdleWindow {
+		return true, false
 	}
 	if idle {
-		return false // a dirty flag waits for the next subscriber's first tick
+		return false, false // a dirty flag waits for the next subscriber
 	}
-	if w.dirty.Swap(false) || rollover {
-		w.flush(now)
-	}
+	return false, w.dirty.Swap(false) || rollover
+}
+
+// periodic sends the safety-net snapshot when it is due.
+func (w *window) periodic(now time.Time) {
 	w.mu.Lock()
-	if len(w.subs) > 0 && now.Sub(w.lastSnap) >= w.hub.cfg.SnapshotEvery {
+	if len(w.subs) > 0 && !w.dead && !w.dropped && now.Sub(w.lastSnap) >= w.hub.cfg.SnapshotEvery {
 		w.newSnapshotLocked(now)
 	}
 	w.mu.Unlock()
-	return false
 }
 
 // idleSinceLocked notes when the last subscriber left.
@@ -231,12 +233,6 @@ func (w *window) reauthorizeLocked(v *View) {
 	}
 }
 
-func (w *window) idleAtSafe() time.Time {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.idleAt
-}
-
 // newSnapshotLocked starts a new snapshot chain and sends it to everyone.
 // The old chain's deltas go: a resume from them gets this snapshot.
 func (w *window) newSnapshotLocked(now time.Time) {
@@ -245,15 +241,23 @@ func (w *window) newSnapshotLocked(now time.Time) {
 	w.clearHistoryLocked()
 	w.lastSnap = now
 	w.broadcastLocked(w.snapshotLocked())
+	if w.hub.mem.over() {
+		w.setSnapLocked(nil) // the queues hold it; keep no copy while over the budget
+	}
 }
 
 // flush reads the board and sends what changed in the window.
 func (w *window) flush(now time.Time) {
 	w.flushMu.Lock()
 	defer w.flushMu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	v, err := w.hub.src.View(ctx, w.key.board, w.key.limit)
-	cancel()
+	v, err := w.hub.read(w.key.board, w.key.limit)
+	w.apply(now, v, err)
+}
+
+// apply sends what changed between the window's state and v, a fresh
+// read of the board (or the error of reading it). The caller holds
+// flushMu, so views are applied in the order they were read.
+func (w *window) apply(now time.Time, v View, err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.dead || w.dropped {

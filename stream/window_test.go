@@ -2,6 +2,7 @@ package stream
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"testing"
@@ -134,5 +135,52 @@ func TestHistoryBytesBounded(t *testing.T) {
 	}
 	if st := h.Stats(); st.HistoryBytes != 0 {
 		t.Fatalf("a new chain kept %d bytes of the old one's deltas", st.HistoryBytes)
+	}
+}
+
+// TestWindowsShareOneRead: the windows of one board are flushed from one
+// read per round, at the largest limit; each still gets exactly its own
+// top.
+func TestWindowsShareOneRead(t *testing.T) {
+	src := newFakeSource()
+	src.put("b", true)
+	for i := 0; i < 20; i++ {
+		src.score("b", fmt.Sprint("p", i), int64(i))
+	}
+	h, _ := newTestHub(t, src, Config{})
+	conns := map[int]*Conn{}
+	for _, l := range []int{1, 3, 10} {
+		c, _ := h.Connect("192.0.2.1", nil)
+		defer c.Close()
+		if _, err := c.Subscribe(context.Background(), "b", l, ""); err != nil {
+			t.Fatal(err)
+		}
+		drain(c)
+		conns[l] = c
+	}
+	src.mu.Lock()
+	before := src.reads
+	src.mu.Unlock()
+	h.Applied("b", "all", src.score("b", "p5", 100), nil) // p5 takes the lead
+	h.Tick()
+	src.mu.Lock()
+	reads := src.reads - before
+	src.mu.Unlock()
+	if reads != 1 {
+		t.Fatalf("one round read the board %d times for three windows", reads)
+	}
+	for l, c := range conns {
+		evs := drain(c)
+		if len(evs) != 1 {
+			t.Fatalf("window of %d got:\n%s", l, describe(evs))
+		}
+		var d struct {
+			Changes []Entry
+			Removed []Removed
+		}
+		json.Unmarshal(evs[0].JSON, &d)
+		if len(d.Changes) != l || d.Changes[0].Player != "p5" || len(d.Removed) != 1 {
+			t.Fatalf("window of %d: %s", l, evs[0].JSON)
+		}
 	}
 }

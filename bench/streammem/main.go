@@ -145,6 +145,27 @@ type sample struct {
 	rss, heap, stream int64
 }
 
+// serverCPU returns the CPU time the server has used (user + system),
+// from /proc/<pid>/stat; 0 without --pid.
+func (c config) serverCPU() time.Duration {
+	if c.pid <= 0 {
+		return 0
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", c.pid))
+	if err != nil {
+		return 0
+	}
+	// The fields after the command name (which may hold spaces): utime
+	// and stime are the 12th and 13th, in clock ticks (100 a second).
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u+st) * 10 * time.Millisecond
+}
+
 // memory reads the server's resident set (VmRSS) and, from /metrics, its
 // heap in use and (when it has it) podium_stream_memory_bytes.
 func (c config) memory() sample {
@@ -274,12 +295,15 @@ func run(c config) error {
 
 	var done, failed atomic.Int64
 	stop := make(chan struct{})
+	cpu0 := c.serverCPU()
 	wg := c.submitters(stop, &done, &failed, boards)
 	time.Sleep(c.baseline)
 	base := done.Swap(0)
 	baseRate := float64(base) / c.baseline.Seconds()
+	cpu1 := c.serverCPU()
 	before := c.memory()
-	fmt.Printf("baseline (%s, no streams): %.0f submissions/s, rss %s, heap %s\n", c.baseline, baseRate, mib(before.rss), mib(before.heap))
+	fmt.Printf("baseline (%s, no streams): %.0f submissions/s, server cpu %.2f cores, rss %s, heap %s\n", c.baseline, baseRate,
+		(cpu1-cpu0).Seconds()/c.baseline.Seconds(), mib(before.rss), mib(before.heap))
 
 	ctx, cancel := context.WithCancel(context.Background())
 	var opened, refused, bytesIn atomic.Int64
@@ -292,13 +316,16 @@ func run(c config) error {
 		peak.rss, peak.heap, peak.stream = max(peak.rss, m.rss), max(peak.heap, m.heap), max(peak.stream, m.stream)
 	}
 	attack := done.Swap(0)
-	attackRate := float64(attack) / time.Since(t0).Seconds()
+	elapsed := time.Since(t0)
+	attackRate := float64(attack) / elapsed.Seconds()
+	cpu2 := c.serverCPU()
 	end := c.memory()
 	cancel()
 	close(stop)
 	wg.Wait()
 	fmt.Printf("with streams (%s): subscriptions taken %d, refused %d, %s received\n", c.duration, opened.Load(), refused.Load(), mib(bytesIn.Load()))
-	fmt.Printf("  submissions: %.0f/s (%.0f%% of baseline), %d failed\n", attackRate, 100*attackRate/max(baseRate, 1), failed.Load())
+	fmt.Printf("  submissions: %.0f/s (%.0f%% of baseline), %d failed; server cpu %.2f cores\n", attackRate, 100*attackRate/max(baseRate, 1),
+		failed.Load(), (cpu2-cpu1).Seconds()/elapsed.Seconds())
 	fmt.Printf("  peak: rss %s, heap %s, stream accounting %s; at the end: rss %s, heap %s\n",
 		mib(peak.rss), mib(peak.heap), mib(peak.stream), mib(end.rss), mib(end.heap))
 	return nil
