@@ -271,3 +271,30 @@ func TestKeyRevokedEndsConnections(t *testing.T) {
 		t.Fatalf("another key's connection got:\n%s", describe(evs))
 	}
 }
+
+// TestResubscribeAfterEnd: subscribing again to a window whose
+// subscription just ended (its error not read yet) makes a new
+// subscription, instead of handing back the ended one.
+func TestResubscribeAfterEnd(t *testing.T) {
+	src := newFakeSource()
+	src.put("b", true)
+	h, _ := newTestHub(t, src, Config{})
+	c := subscribed(t, h, nil, "b")
+	src.setPublic("b", false)
+	h.Applied("b", "", 0, nil)
+	h.Tick() // ends the subscription; its error waits in the queue
+	src.setPublic("b", true)
+	h.Applied("b", "", 0, nil)
+	if _, err := c.Subscribe(context.Background(), "b", 10, ""); err != nil {
+		t.Fatal(err)
+	}
+	evs := drain(c)
+	if len(evs) != 2 || errorCode(t, evs[0]) != podium.ECodeUnauthenticated || evs[1].Type != "snapshot" {
+		t.Fatalf("after subscribing again:\n%swant the old subscription's error, then a snapshot", describe(evs))
+	}
+	h.Applied("b", "all", src.score("b", "p", 1), nil)
+	h.Tick()
+	if evs := drain(c); len(evs) != 1 || evs[0].Type != "delta" {
+		t.Fatalf("the new subscription got:\n%s", describe(evs))
+	}
+}

@@ -142,7 +142,7 @@ func (c *Conn) Subscribe(ctx context.Context, board string, limit int, lastID st
 		c.mu.Unlock()
 		return nil, c.closedErr()
 	}
-	if old := c.subs[key]; old != nil {
+	if old := c.subs[key]; old != nil && !old.ended.Load() {
 		c.mu.Unlock()
 		return old, nil
 	}
@@ -201,7 +201,7 @@ func (c *Conn) Subscribe(ctx context.Context, board string, limit int, lastID st
 			h.mu.Unlock()
 			return nil, c.closedErr()
 		}
-		if old := c.subs[key]; old != nil { // a concurrent Subscribe won
+		if old := c.subs[key]; old != nil && !old.ended.Load() { // a concurrent Subscribe won
 			c.mu.Unlock()
 			w.mu.Unlock()
 			h.mu.Unlock()

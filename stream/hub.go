@@ -4,7 +4,8 @@
 // connections. Transport (SSE, WebSocket) lives in package http; this
 // package only produces encoded events and hands them to connections.
 //
-// Lock order: Hub.mu, then window.mu, then Conn.mu.
+// Lock order: window.flushMu (several only by increasing limit), then
+// Hub.mu, then window.mu, then Conn.mu.
 package stream
 
 import (
@@ -57,7 +58,8 @@ type Config struct {
 	MaxLimit      int           // largest window (1000)
 	// MemoryBudget bounds, in bytes, everything the hub keeps: histories,
 	// snapshots, queued events and the windows' states (256 MiB). Past
-	// it, histories are dropped and new windows refused (see memory).
+	// it, histories and cached snapshots are dropped and new windows
+	// refused (see memory).
 	MemoryBudget int64
 	// OverloadChanges is the changed entries per second above which a
 	// window sends snapshots (at most one a second) instead of deltas
