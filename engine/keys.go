@@ -129,7 +129,17 @@ func (e *Engine) DeleteKey(ctx context.Context, id string) error {
 	if err := e.store.DeleteKey(ctx, id); err != nil {
 		return e.storeFailed("delete key", err)
 	}
-	e.keys.remove(id)
+	e.revokeKey(id)
 	e.changed()
 	return nil
+}
+
+// revokeKey forgets a revoked key, then ends what it opened: after the
+// keyring forgot it nothing can authenticate with the key again, and the
+// live streams that did are closed.
+func (e *Engine) revokeKey(id string) {
+	e.keys.remove(id)
+	if e.listener != nil {
+		e.listener.KeyRevoked(id)
+	}
 }

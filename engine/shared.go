@@ -605,9 +605,6 @@ func (e *Engine) refresh(ctx context.Context, c podium.Change) error {
 			return err
 		default:
 			e.installBoard(def)
-			if e.listener != nil {
-				e.listener.Applied(def.ID, "", e.appliedSeq(bs), nil)
-			}
 		}
 	case podium.ChangePlayer:
 		p, err := st.LoadPlayer(ctx, c.Key)
@@ -621,7 +618,7 @@ func (e *Engine) refresh(ctx context.Context, c podium.Change) error {
 			return err
 		}
 		if k == nil {
-			e.keys.remove(c.Key)
+			e.revokeKey(c.Key)
 		} else {
 			e.keys.put(k)
 		}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	podiumhttp "github.com/podiumhq/podium/http"
 	"github.com/podiumhq/podium/redis"
 )
 
@@ -31,6 +32,8 @@ type Config struct {
 	SnapshotEvery time.Duration // live: safety-net snapshot interval
 	StreamsPerIP  int           // live: concurrent streams per client IP
 	StreamsMax    int           // live: concurrent streams in all
+	StreamMemory  int64         // live: memory budget of all streams, bytes
+	Origins       string        // web origins allowed to use the API from a browser, comma-separated ("*": any)
 
 	DebugAddr string // if set, serve net/http/pprof here (never on a public address)
 
@@ -46,6 +49,17 @@ type Config struct {
 	Env       string
 	Node      string
 	PollEvery time.Duration
+}
+
+// allowedOrigins splits --allowed-origins.
+func (c *Config) allowedOrigins() []string {
+	var out []string
+	for _, o := range strings.Split(c.Origins, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // newFlagSet returns a flag set whose defaults come from PODIUM_* variables.
@@ -119,6 +133,8 @@ func (c *Config) flags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.SnapshotEvery, "stream-snapshot-every", 30*time.Second, "live streams: send a full snapshot this often as a safety net")
 	fs.IntVar(&c.StreamsPerIP, "stream-per-ip", 32, "live streams: concurrent streams per client IP (more get 429)")
 	fs.IntVar(&c.StreamsMax, "stream-max", 20000, "live streams: concurrent streams in all (more get 429)")
+	fs.Int64Var(&c.StreamMemory, "stream-memory", 256<<20, "live streams: bytes they may hold in all (histories, snapshots, queues); past it resume histories are dropped and new windows get 429")
+	fs.StringVar(&c.Origins, "allowed-origins", "*", "web origins whose pages may use the API and open streams, comma-separated, e.g. https://example.com,https://*.example.com (\"*\": any)")
 	fs.StringVar(&c.DebugAddr, "debug-addr", "", "serve Go's pprof profiles on this address, e.g. 127.0.0.1:6060 (off when empty; keep it private)")
 	fs.DurationVar(&c.Shutdown, "shutdown-timeout", 10*time.Second, "how long to wait for requests to finish on shutdown")
 	fs.DurationVar(&c.BodyTimeout, "body-timeout", 10*time.Second, "cut a request body that sends nothing for this long (408)")
@@ -140,6 +156,9 @@ func (c *Config) validate() error {
 		if _, _, err := net.SplitHostPort(c.DebugAddr); err != nil {
 			return usagef("serve", "--debug-addr: %q is not host:port (e.g. 127.0.0.1:6060)", c.DebugAddr)
 		}
+	}
+	if err := podiumhttp.CheckOrigins(c.allowedOrigins()); err != nil {
+		return usagef("serve", "--allowed-origins: %v", err)
 	}
 	if c.DB == "" && c.Data == "" {
 		return usagef("serve", "--data must name a directory")

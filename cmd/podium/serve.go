@@ -106,10 +106,12 @@ func (m *Main) Open(ctx context.Context) (err error) {
 		Broker: m.Broker, Node: m.Config.Node, PollEvery: m.Config.PollEvery})
 	m.Engine.SetAdminSecret(adminKey)
 	m.Hub = stream.New(podiumhttp.StreamSource(m.Engine), stream.Config{Coalesce: m.Config.Coalesce,
-		SnapshotEvery: m.Config.SnapshotEvery, MaxPerIP: m.Config.StreamsPerIP, MaxTotal: m.Config.StreamsMax, Logger: m.log})
+		SnapshotEvery: m.Config.SnapshotEvery, MaxPerIP: m.Config.StreamsPerIP, MaxTotal: m.Config.StreamsMax,
+		MemoryBudget: m.Config.StreamMemory, Logger: m.log})
 	m.Engine.SetListener(m.Hub)
 	m.Server = podiumhttp.New(podiumhttp.Config{Engine: m.Engine, Store: store, Logger: m.log, MaxBody: m.Config.MaxBody,
-		Registry: reg, Hub: m.Hub, BodyTimeout: m.Config.BodyTimeout, RequestTimeout: m.Config.RequestTimeout})
+		Registry: reg, Hub: m.Hub, BodyTimeout: m.Config.BodyTimeout, RequestTimeout: m.Config.RequestTimeout,
+		AllowedOrigins: m.Config.allowedOrigins()})
 
 	m.srv = &http.Server{Handler: m.Server.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second,
 		ErrorLog: podiumhttp.ErrorLog(m.log)}
