@@ -171,7 +171,6 @@ type wsMessage struct {
 	Board       string `json:"board"`
 	Limit       int    `json:"limit"`
 	LastEventID string `json:"last_event_id"`
-	Key         string `json:"key"`
 	ID          string `json:"id"`
 }
 
