@@ -149,18 +149,7 @@ func (e *Engine) runShared() {
 				}
 			}
 		}
-		n := ops[0].size()
-	drain:
-		for n < e.maxBatch {
-			select {
-			case o := <-e.ops:
-				ops = append(ops, o)
-				n += o.size()
-			default:
-				break drain
-			}
-		}
-		e.processShared(ops)
+		e.processShared(e.drain(ops))
 		if e.idem.hasPending() {
 			// Answers of Idempotency-Key requests go to the database at
 			// once, so that a retry on another node gets them byte for
