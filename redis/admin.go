@@ -34,6 +34,7 @@ func OpenAdmin(url, env string) (*Admin, error) {
 	}
 	o.DialTimeout, o.ReadTimeout, o.WriteTimeout = 2*time.Second, 5*time.Second, 5*time.Second
 	o.MaxRetries = 0
+	o.DialerRetries = 1 // a Redis that is down is reported at once
 	o.PoolSize = 2
 	o.ContextTimeoutEnabled = true
 	return &Admin{rdb: goredis.NewClient(o), ks: ks}, nil
