@@ -10,7 +10,8 @@ import (
 
 // TestSessions: an operations command, connected under another
 // application_name, sees the connections of a store opened with the nodes'
-// name, and none once it is closed.
+// name, not those of another application, and none once the nodes' store
+// is closed.
 func TestSessions(t *testing.T) {
 	ctx := context.Background()
 	dsn, schema := pgtest.Schema(t)
@@ -28,6 +29,15 @@ func TestSessions(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ops.Close()
+	// A connection of another application on the same database.
+	other, err := Open(ctx, pgtest.WithParam(t, dsn, "application_name", "other-"+schema), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if err := other.Ping(ctx); err != nil {
+		t.Fatal(err)
+	}
 	if ss, err := ops.Sessions(ctx, name); err != nil || len(ss) != 0 {
 		t.Fatalf("before the node: %v %v", ss, err)
 	}
