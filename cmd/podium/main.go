@@ -31,9 +31,11 @@ Usage:
 Commands:
   serve     run the server (add --demo for live demo boards)
   check     check the database and the indexes; exit 1 on a difference
-            (--url checks a running server, which holds its data directory)
-  rebuild   recompute the entries table from the submissions log (server stopped),
-            or make a running server reload its indexes (--url)
+            (--url checks a running server, which holds its data directory;
+            --db, --url once per node and --redis check several nodes)
+  rebuild   recompute the entries table from the submissions log (server stopped,
+            or --db with every node stopped), make running servers reload their
+            indexes (--url), or delete stale Redis keys (--redis)
   backup    write a consistent copy of the database to a file (server running or not)
   restore   put a backup in place of the database of a data directory (server stopped)
   migrate   move a data directory to PostgreSQL (--from DIR --db postgres://...) and

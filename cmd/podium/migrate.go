@@ -17,7 +17,7 @@ import (
 )
 
 // podium migrate: move an embedded deployment (SQLite in a data directory)
-// to PostgreSQL, then verify the copy. ARCHITECTURE.md ("Moving to
+// to PostgreSQL, then verify the copy. ARCHITECTURE.md ("Operations on
 // PostgreSQL") says what is copied and checked, and why a migration that
 // stopped half way is resumed rather than cleaned.
 
