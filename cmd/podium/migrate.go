@@ -330,7 +330,7 @@ func (m *migration) copyBoard(ctx context.Context, b *podium.Board, n, of int, s
 	if dstLast > last {
 		return fmt.Errorf("the target's log goes up to seq %d, past the data directory's %d: not a copy of this data directory", dstLast, last)
 	}
-	if err := m.dst.PutBoard(ctx, b); err != nil {
+	if err := m.putBoard(ctx, b); err != nil {
 		return err
 	}
 	if inDst && dstLast == last && dstWM == last {
@@ -404,6 +404,26 @@ func (m *migration) copyBoard(ctx context.Context, b *podium.Board, n, of int, s
 	fmt.Fprintf(m.out, "migrate: board %d/%d %s: %d submissions (%s/s), %d entries (%s/s), done in %s\n", n, of, b.ID,
 		copied, rate(copied, tLog), len(entries), rate(len(entries), tEntries), time.Since(t0).Round(time.Millisecond))
 	return nil
+}
+
+// putBoard creates or replaces a board in the target. A shared store
+// creates boards in a write transaction, which also gives a new board its
+// head (the row that the nodes lock and follow) and generation, as a node
+// would; Store.PutBoard need not.
+func (m *migration) putBoard(ctx context.Context, b *podium.Board) error {
+	sh, ok := m.dst.(podium.SharedStore)
+	if !ok {
+		return m.dst.PutBoard(ctx, b)
+	}
+	tx, err := sh.Begin(ctx, []string{b.ID})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := tx.PutBoard(ctx, b); err != nil {
+		return err
+	}
+	return tx.Commit(ctx, &podium.Batch{})
 }
 
 // copySubmission copies s, whose slices the store reuses.

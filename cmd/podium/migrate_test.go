@@ -511,3 +511,152 @@ func TestOpsCommandLineMistakes(t *testing.T) {
 		})
 	}
 }
+
+// headsStore is the target seen as a podium.SharedStore with the heads
+// given: the verification of a migration checks that every board has a
+// head at its last seq, which the nodes lock and follow.
+type headsStore struct {
+	*postgres.Store
+	heads map[string]uint64
+}
+
+func (h *headsStore) Heads(context.Context) (map[string]uint64, error) { return h.heads, nil }
+func (h *headsStore) Begin(context.Context, []string) (podium.WriteTx, error) {
+	panic("not used by the verification")
+}
+func (h *headsStore) Changes(context.Context, int64, int) ([]podium.Change, error) {
+	panic("not used by the verification")
+}
+func (h *headsStore) LastChange(context.Context) (int64, error) {
+	panic("not used by the verification")
+}
+func (h *headsStore) LoadBoard(context.Context, string) (*podium.Board, error) {
+	panic("not used by the verification")
+}
+func (h *headsStore) LoadPlayer(context.Context, string) (*podium.Player, error) {
+	panic("not used by the verification")
+}
+func (h *headsStore) LoadKey(context.Context, string) (*podium.APIKey, error) {
+	panic("not used by the verification")
+}
+
+var _ podium.SharedStore = (*headsStore)(nil)
+
+// TestMigrateVerifiesHeads: on a shared store, a board without a head (a
+// board without submissions whose head the store did not create) or with
+// a head behind its log fails the verification.
+func TestMigrateVerifiesHeads(t *testing.T) {
+	dsn, _ := targetDSN(t)
+	s := buildSource(t)
+	if code, out, errs := runCLI(t, "migrate", "--from", s.dir, "--db", dsn); code != 0 {
+		t.Fatalf("migrate: exit %d\n%s\n%s", code, out, errs)
+	}
+	ctx := context.Background()
+	src, err := sqlite.Open(filepath.Join(s.dir, dbName), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	dst, err := postgres.Open(ctx, dsn, postgres.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Close()
+	heads := map[string]uint64{}
+	for _, b := range s.boards {
+		if heads[b], err = src.LastSeq(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	since := time.Now().Add(-idempotencyKept)
+	if v, err := verifyMigration(ctx, src, &headsStore{dst, heads}, since, io.Discard); err != nil || v.problems != 0 {
+		t.Fatalf("right heads: %d problems, %v", v.problems, err)
+	}
+	delete(heads, "m:empty")
+	heads["m:sum"]--
+	var out strings.Builder
+	v, err := verifyMigration(ctx, src, &headsStore{dst, heads}, since, &out)
+	if err != nil || v.problems != 2 || !strings.Contains(out.String(), "head: want seq 0, got none") ||
+		!strings.Contains(out.String(), fmt.Sprintf("head: want seq %d, got %d", heads["m:sum"]+1, heads["m:sum"])) {
+		t.Fatalf("missing and stale heads: %d problems, %v\n%s", v.problems, err, out.String())
+	}
+}
+
+// txStore is the target seen as a podium.SharedStore whose boards have a
+// head only when they were created in a write transaction (WriteTx.PutBoard
+// creates the head of a new board; Store.PutBoard need not).
+type txStore struct {
+	headsStore
+	created map[string]bool
+}
+
+func (s *txStore) Heads(ctx context.Context) (map[string]uint64, error) {
+	heads := map[string]uint64{}
+	for id := range s.created {
+		seq, err := s.Store.LastSeq(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		heads[id] = seq
+	}
+	return heads, nil
+}
+
+func (s *txStore) Begin(_ context.Context, boards []string) (podium.WriteTx, error) {
+	return &boardTx{s: s}, nil
+}
+
+// boardTx is a write transaction that only creates boards.
+type boardTx struct{ s *txStore }
+
+func (x *boardTx) Head(string) (uint64, uint64, bool) { panic("not used by migrate") }
+func (x *boardTx) Log(context.Context, string, uint64, func(*podium.Submission) error) error {
+	panic("not used by migrate")
+}
+func (x *boardTx) Idempotency(context.Context, []podium.IdempotencyRef) ([]podium.IdempotencyRecord, error) {
+	panic("not used by migrate")
+}
+func (x *boardTx) DeleteBoard(context.Context, string) error { panic("not used by migrate") }
+func (x *boardTx) PutBoard(ctx context.Context, b *podium.Board) error {
+	x.s.created[b.ID] = true
+	return x.s.Store.PutBoard(ctx, b)
+}
+func (x *boardTx) Commit(_ context.Context, b *podium.Batch) error {
+	if b.Len() != 0 {
+		panic("migrate commits rows through the store")
+	}
+	return nil
+}
+func (x *boardTx) Rollback() {}
+
+// TestMigrateCreatesBoardsInTransactions: into a shared store, migrate
+// creates each board in a write transaction, so that every board, one
+// without submissions included, has the head the nodes need.
+func TestMigrateCreatesBoardsInTransactions(t *testing.T) {
+	dsn, _ := targetDSN(t)
+	s := buildSource(t)
+	ctx := context.Background()
+	src, err := sqlite.Open(filepath.Join(s.dir, dbName), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	dst, err := postgres.Open(ctx, dsn, postgres.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Close()
+	shared := &txStore{headsStore: headsStore{Store: dst}, created: map[string]bool{}}
+	since := time.Now().Add(-idempotencyKept)
+	m := &migration{src: src, dst: shared, out: io.Discard, since: since}
+	if err := m.copy(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if v, err := verifyMigration(ctx, src, shared, since, &out); err != nil || v.problems != 0 {
+		t.Fatalf("verify: %v problems, %v\n%s", v, err, out.String())
+	}
+	if len(shared.created) != len(s.boards) {
+		t.Fatalf("%d boards created in a transaction, want %d", len(shared.created), len(s.boards))
+	}
+}

@@ -153,6 +153,14 @@ func verifyMigration(ctx context.Context, src, dst podium.Store, since time.Time
 	if err != nil {
 		return nil, err
 	}
+	// A shared store also keeps a head per board, which the nodes lock and
+	// follow: every board needs one, at its last seq.
+	var heads map[string]uint64
+	if sh, ok := dst.(podium.SharedStore); ok {
+		if heads, err = sh.Heads(ctx); err != nil {
+			return nil, err
+		}
+	}
 	for i := range s.boards {
 		b := &s.boards[i]
 		var p problemList
@@ -166,6 +174,13 @@ func verifyMigration(ctx context.Context, src, dst podium.Store, since time.Time
 		}
 		if dstLast != last {
 			p.add("last seq: want %d, got %d", last, dstLast)
+		}
+		if h, ok := heads[b.ID]; heads != nil && (!ok || h != last) {
+			got := "none"
+			if ok {
+				got = fmt.Sprint(h)
+			}
+			p.add("head: want seq %d, got %s (the nodes lock and follow a board by its head)", last, got)
 		}
 		if dstWMs[b.ID] != last {
 			p.add("watermark: want %d (the end of the log), got %d", last, dstWMs[b.ID])
