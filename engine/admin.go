@@ -121,6 +121,9 @@ func (e *Engine) installBoard(b *podium.Board) {
 		e.mu.Lock()
 		e.boards[b.ID] = newBoardState(b)
 		e.mu.Unlock()
+		if e.listener != nil {
+			e.listener.Applied(b.ID, "", 0, nil)
+		}
 		return
 	}
 	old := bs.def.Load()
@@ -130,7 +133,12 @@ func (e *Engine) installBoard(b *podium.Board) {
 		bs.known = map[string]int{}
 	}
 	bs.setDef(b)
+	seq := bs.seq
 	bs.mu.Unlock()
+	// Live streams re-read the definition and re-check who may see it.
+	if e.listener != nil {
+		e.listener.Applied(b.ID, "", seq, nil)
+	}
 }
 
 func (e *Engine) applyDeleteBoard(o *op, del func(id string) error) error {

@@ -29,7 +29,18 @@ type boardState struct {
 	// is closed when the load ends.
 	loading map[string]chan struct{}
 	seq     uint64 // last applied seq
+
+	// gen tells this incarnation of the board from one deleted and made
+	// again under the same id (or reloaded): live streams start a new
+	// chain and re-check permissions when it changes. Opaque; fixed for
+	// the life of the boardState. It is the board's Gen when a shared
+	// store assigned one (the same on every node), else a process-wide
+	// counter.
+	gen uint64
 }
+
+// generations numbers boardStates within the process.
+var generations atomic.Uint64
 
 // periodState is one period's ranking plus the entries' meta objects
 // (kept only for entries that have a non-empty meta).
@@ -39,7 +50,10 @@ type periodState struct {
 }
 
 func newBoardState(b *podium.Board) *boardState {
-	bs := &boardState{periods: map[string]*periodState{}, known: map[string]int{}, loading: map[string]chan struct{}{}}
+	bs := &boardState{periods: map[string]*periodState{}, known: map[string]int{}, loading: map[string]chan struct{}{}, gen: b.Gen}
+	if bs.gen == 0 {
+		bs.gen = generations.Add(1)
+	}
 	bs.setDef(b)
 	return bs
 }
@@ -273,22 +287,28 @@ func (e *Engine) total(ps *periodState, all bool) int {
 func (e *Engine) Top(ctx context.Context, q Query, offset, limit int) (Page, error) {
 	var page Page
 	err := e.view(ctx, q, func(bs *boardState, def *podium.Board, period string, ps *periodState) error {
-		page = Page{Board: def.ID, Period: period, Seq: bs.seq, Total: e.total(ps, q.IncludeHidden)}
-		if ps == nil {
-			page.Entries = []EntryView{}
-			return nil
-		}
-		ranks := make([]int, 0, limit)
-		es := make([]rank.Entry, 0, limit)
-		ps.idx.Range(offset+1, limit, q.IncludeHidden, func(r int, en rank.Entry) bool {
-			ranks = append(ranks, r)
-			es = append(es, en)
-			return true
-		})
-		page.Entries = e.fill(def, ps, ranks, es)
+		page = e.topLocked(bs, def, period, ps, offset, limit, q.IncludeHidden)
 		return nil
 	})
 	return page, err
+}
+
+// topLocked reads a page of a period; the caller holds bs.mu for reading.
+func (e *Engine) topLocked(bs *boardState, def *podium.Board, period string, ps *periodState, offset, limit int, hidden bool) Page {
+	page := Page{Board: def.ID, Period: period, Seq: bs.seq, Total: e.total(ps, hidden)}
+	if ps == nil {
+		page.Entries = []EntryView{}
+		return page
+	}
+	ranks := make([]int, 0, limit)
+	es := make([]rank.Entry, 0, limit)
+	ps.idx.Range(offset+1, limit, hidden, func(r int, en rank.Entry) bool {
+		ranks = append(ranks, r)
+		es = append(es, en)
+		return true
+	})
+	page.Entries = e.fill(def, ps, ranks, es)
+	return page
 }
 
 // TopEach is Top without the copies, for the hot read path: head gets the

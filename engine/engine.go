@@ -53,10 +53,17 @@ type Config struct {
 }
 
 // Listener hears about changes after they are committed and applied.
-// Calls come from the writer goroutine and must not block.
+// Calls must not block. The events name boards and keys, never anything
+// local to this process, so that other nodes can deliver the same ones.
 type Listener interface {
-	// Applied reports that entries of one board period changed, up to seq.
+	// Applied reports that entries of one board period changed, up to
+	// seq. From the writer goroutine. An empty period means that the
+	// whole board may look different: its definition changed (visibility,
+	// title, keys), it was deleted or made again, or players were renamed.
 	Applied(board, period string, seq uint64, players []uint32)
+	// KeyRevoked reports that the API key with this id was deleted:
+	// whatever it authorised must end now (open live streams).
+	KeyRevoked(id string)
 }
 
 // Engine serves reads from memory and funnels writes through one writer.

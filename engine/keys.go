@@ -105,6 +105,17 @@ func (kr *keyring) put(k *podium.APIKey) {
 	kr.byHash[k.Hash] = &cp
 }
 
+// ids lists the ids of the keys held.
+func (kr *keyring) ids() []string {
+	kr.mu.RLock()
+	defer kr.mu.RUnlock()
+	out := make([]string, 0, len(kr.byHash))
+	for _, k := range kr.byHash {
+		out = append(out, k.ID)
+	}
+	return out
+}
+
 // remove forgets the key with an id (revoked).
 func (kr *keyring) remove(id string) {
 	kr.mu.Lock()
@@ -129,7 +140,17 @@ func (e *Engine) DeleteKey(ctx context.Context, id string) error {
 	if err := e.store.DeleteKey(ctx, id); err != nil {
 		return e.storeFailed("delete key", err)
 	}
-	e.keys.remove(id)
+	e.revokeKey(id)
 	e.changed()
 	return nil
+}
+
+// revokeKey forgets a revoked key, then ends what it opened: after the
+// keyring forgot it nothing can authenticate with the key again, and the
+// live streams that did are closed.
+func (e *Engine) revokeKey(id string) {
+	e.keys.remove(id)
+	if e.listener != nil {
+		e.listener.KeyRevoked(id)
+	}
 }

@@ -149,18 +149,7 @@ func (e *Engine) runShared() {
 				}
 			}
 		}
-		n := ops[0].size()
-	drain:
-		for n < e.maxBatch {
-			select {
-			case o := <-e.ops:
-				ops = append(ops, o)
-				n += o.size()
-			default:
-				break drain
-			}
-		}
-		e.processShared(ops)
+		e.processShared(e.drain(ops))
 		if e.idem.hasPending() {
 			// Answers of Idempotency-Key requests go to the database at
 			// once, so that a retry on another node gets them byte for
@@ -635,7 +624,7 @@ func (e *Engine) refresh(ctx context.Context, c podium.Change) error {
 			return err
 		}
 		if k == nil {
-			e.keys.remove(c.Key)
+			e.revokeKey(c.Key)
 		} else {
 			e.keys.put(k)
 		}
@@ -655,10 +644,7 @@ func (e *Engine) refreshBoard(ctx context.Context, id string, def *podium.Board)
 		_, err := e.reloadBoard(ctx, def)
 		return err
 	default:
-		e.installBoard(def)
-		if e.listener != nil {
-			e.listener.Applied(def.ID, "", e.appliedSeq(bs), nil)
-		}
+		e.installBoard(def) // which tells the listener
 	}
 	return nil
 }
@@ -727,7 +713,21 @@ func (e *Engine) resync(ctx context.Context) (int64, error) {
 			e.installPlayer(p)
 		}
 	}
-	return cursor, e.loadKeys(ctx)
+	keys, err := st.Keys(ctx)
+	if err != nil {
+		return 0, err
+	}
+	kept := map[string]bool{}
+	for i := range keys {
+		kept[keys[i].ID] = true
+		e.keys.put(&keys[i])
+	}
+	for _, id := range e.keys.ids() {
+		if !kept[id] {
+			e.revokeKey(id) // ends its live streams too
+		}
+	}
+	return cursor, nil
 }
 
 // sharedHousekeeping runs once a second on the writer in shared mode.

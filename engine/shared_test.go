@@ -110,7 +110,7 @@ func newBoard(t *testing.T, id string, mode podium.Mode, nkeys int) *podium.Boar
 	return b
 }
 
-func submit(n *node, board, player string, keys ...int64) (engine.Result, error) {
+func submitOn(n *node, board, player string, keys ...int64) (engine.Result, error) {
 	rs, err := n.eng.Submit(bg, []engine.Score{{Board: board, Player: player, Keys: keys}}, true, nil)
 	if err != nil {
 		return engine.Result{}, err
@@ -194,7 +194,7 @@ func TestSharedTwoNodesSum(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for _, s := range plan[w] {
-				r, err := submit(n, "points", s.player, s.k[0], s.k[1])
+				r, err := submitOn(n, "points", s.player, s.k[0], s.k[1])
 				if err != nil {
 					t.Errorf("submit: %v", err)
 					return
@@ -260,7 +260,7 @@ func TestSharedStartWhileOthersWrite(t *testing.T) {
 		if !writing.Load() {
 			return
 		}
-		if _, err := submit(a, "busy", fmt.Sprintf("p%d", acked.Load()%50), 1); err != nil {
+		if _, err := submitOn(a, "busy", fmt.Sprintf("p%d", acked.Load()%50), 1); err != nil {
 			t.Errorf("submit: %v", err)
 			return
 		}
@@ -314,18 +314,18 @@ func TestSharedHeldBoardFailsOnlyItsWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tx.Rollback()
-	_, err = submit(a, "held", "p", 1)
+	_, err = submitOn(a, "held", "p", 1)
 	if code := podium.ErrorCode(err); code != podium.ECodeUnavailable {
 		t.Fatalf("a write to a held board = %v, want %s", err, podium.ECodeUnavailable)
 	}
-	if _, err := submit(a, "free", "p", 1); err != nil {
+	if _, err := submitOn(a, "free", "p", 1); err != nil {
 		t.Fatalf("a write to another board after one timed out: %v", err)
 	}
 	if st := a.eng.Status(); st.Database != "" {
 		t.Errorf("Status.Database = %q after a lock timeout; the database answered", st.Database)
 	}
 	tx.Rollback()
-	if _, err := submit(a, "held", "p", 2); err != nil {
+	if _, err := submitOn(a, "held", "p", 2); err != nil {
 		t.Fatalf("a write to the board once released: %v", err)
 	}
 }
@@ -345,13 +345,13 @@ func TestSharedKeysChangedElsewhere(t *testing.T) {
 	if _, _, err := a.eng.PutBoard(bg, newBoard(t, "g", podium.Sum, 1)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := submit(b, "g", "p", 5, 6); podium.ErrorCode(err) != podium.ECodeInvalid {
+	if _, err := submitOn(b, "g", "p", 5, 6); podium.ErrorCode(err) != podium.ECodeInvalid {
 		t.Errorf("a 2-key score on b, after g changed to 1 key = %v, want %s", err, podium.ECodeInvalid)
 	}
-	if _, err := submit(b, "g", "p", 5); err != nil {
+	if _, err := submitOn(b, "g", "p", 5); err != nil {
 		t.Fatalf("a 1-key score on b, after g changed to 1 key: %v", err)
 	}
-	r, err := submit(a, "g", "p", 7)
+	r, err := submitOn(a, "g", "p", 7)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,7 +370,14 @@ func TestSharedPrunedFeedReloads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := c.start("b", nodeOpts{poll: time.Hour}) // hears notices, and polls never
+	b, cfg := c.open("b", nodeOpts{poll: time.Hour}) // hears notices, and polls never
+	var revoked revocations
+	cfg.Listener = &revoked
+	b.eng = engine.New(cfg)
+	if err := b.eng.Start(bg); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.eng.Close() })
 	if _, ok := b.eng.Authenticate(secret); !ok {
 		t.Fatal("b does not know the key")
 	}
@@ -396,9 +403,30 @@ func TestSharedPrunedFeedReloads(t *testing.T) {
 		p, _ := b.eng.Player("p")
 		return !known && err == nil && p.Hidden
 	})
-	if _, err := submit(b, "new", "q", 1); err != nil {
+	if _, err := submitOn(b, "new", "q", 1); err != nil {
 		t.Errorf("a write on b after it reloaded: %v", err)
 	}
+	if got := revoked.all(); !slices.Equal(got, []string{k.ID}) {
+		t.Errorf("b reported revoked keys %v, want %s: the live streams it authorised must end", got, k.ID)
+	}
+}
+
+// revocations is an engine.Listener that records revoked keys.
+type revocations struct {
+	mu  sync.Mutex
+	ids []string
+}
+
+func (r *revocations) Applied(string, string, uint64, []uint32) {}
+func (r *revocations) KeyRevoked(id string) {
+	r.mu.Lock()
+	r.ids = append(r.ids, id)
+	r.mu.Unlock()
+}
+func (r *revocations) all() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.ids)
 }
 
 // beforeEachMessage returns dsn with its connections made through a proxy

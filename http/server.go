@@ -40,6 +40,10 @@ type Config struct {
 	// exempt; see timeout.go.
 	BodyTimeout    time.Duration
 	RequestTimeout time.Duration
+	// AllowedOrigins lists the web origins whose pages may use the API
+	// and open streams ("https://example.com", "https://*.example.com");
+	// empty or "*" allows any (see origins). Check them with CheckOrigins.
+	AllowedOrigins []string
 }
 
 // Server is the HTTP face of an engine.
@@ -53,6 +57,7 @@ type Server struct {
 	hub     *stream.Hub
 
 	streamCfg StreamConfig
+	origins   origins
 
 	bodyTimeout    time.Duration
 	requestTimeout time.Duration
@@ -85,7 +90,7 @@ func New(cfg Config) *Server {
 	cfg.Stream.defaults()
 	s := &Server{eng: cfg.Engine, store: cfg.Store, log: cfg.Logger, maxBody: cfg.MaxBody, mux: http.NewServeMux(),
 		reg: cfg.Registry, hub: cfg.Hub, streamCfg: cfg.Stream,
-		bodyTimeout: cfg.BodyTimeout, requestTimeout: cfg.RequestTimeout}
+		bodyTimeout: cfg.BodyTimeout, requestTimeout: cfg.RequestTimeout, origins: newOrigins(cfg.AllowedOrigins)}
 	s.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "podium_http_requests_total", Help: "HTTP requests by route and status.",
 	}, []string{"route", "code"})
@@ -93,7 +98,7 @@ func New(cfg Config) *Server {
 		Name: "podium_http_request_seconds", Help: "HTTP request latency by route.",
 		Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, 1},
 	}, []string{"route"})
-	s.reg.MustRegister(s.requests, s.latency)
+	s.reg.MustRegister(s.requests, s.latency, streamCollector{s.hub})
 	s.routes()
 	return s
 }
@@ -141,7 +146,7 @@ func (s *Server) Hub() *stream.Hub { return s.hub }
 func (s *Server) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		t0 := time.Now()
-		if cors(w, r) {
+		if s.cors(w, r) {
 			return
 		}
 		h, pattern := s.mux.Handler(r)
@@ -295,23 +300,4 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	}
 	b, _ := json.Marshal(map[string]any{"status": status, "stale": stale, "checks": checks})
 	writeJSON(w, code, b)
-}
-
-// cors lets pages on other sites read boards (public ones need no key) and
-// embed the live client. It answers preflight requests itself.
-func cors(w http.ResponseWriter, r *http.Request) bool {
-	if r.Header.Get("Origin") == "" {
-		return false
-	}
-	h := w.Header()
-	h.Set("Access-Control-Allow-Origin", "*")
-	h.Set("Access-Control-Expose-Headers", "Retry-After, Idempotent-Replayed")
-	if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
-		h.Set("Access-Control-Allow-Methods", "GET, POST, PUT, DELETE")
-		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Idempotency-Key, Last-Event-ID")
-		h.Set("Access-Control-Max-Age", "600")
-		w.WriteHeader(http.StatusNoContent)
-		return true
-	}
-	return false
 }

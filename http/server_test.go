@@ -56,6 +56,13 @@ func newServer(t *testing.T) *server {
 // unless fakeHubClock puts it on the server's fake clock.
 func newServerWith(t *testing.T, cfg stream.Config, fakeHubClock bool) *server {
 	t.Helper()
+	return newServerOpts(t, cfg, fakeHubClock, nil)
+}
+
+// newServerOpts is newServerWith with a hook that changes the server's
+// configuration before it starts.
+func newServerOpts(t *testing.T, cfg stream.Config, fakeHubClock bool, opts func(*podiumhttp.Config)) *server {
+	t.Helper()
 	st, err := sqlite.Open(filepath.Join(t.TempDir(), "podium.db"), sqlite.Options{Sync: "normal"})
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +80,11 @@ func newServerWith(t *testing.T, cfg stream.Config, fakeHubClock bool) *server {
 	if err := eng.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	srv := podiumhttp.New(podiumhttp.Config{Engine: eng, Store: st, Logger: log, Hub: hub})
+	hc := podiumhttp.Config{Engine: eng, Store: st, Logger: log, Hub: hub}
+	if opts != nil {
+		opts(&hc)
+	}
+	srv := podiumhttp.New(hc)
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() {
 		hub.Close()

@@ -44,21 +44,14 @@ func StreamSource(e *engine.Engine) stream.Source { return source{e} }
 type source struct{ e *engine.Engine }
 
 func (s source) View(ctx context.Context, board string, limit int) (stream.View, error) {
-	bi, err := s.e.Board(board)
+	lv, err := s.e.LiveTop(ctx, board, limit)
 	if err != nil {
 		return stream.View{}, err
 	}
-	page, err := s.e.Top(ctx, engine.Query{Board: board}, 0, limit)
-	if err != nil {
-		return stream.View{}, err
-	}
-	v := stream.View{Board: bi.ID, Title: bi.Title, Keys: bi.Keys, Period: page.Period, NextReset: bi.NextReset,
-		Seq: page.Seq, Total: page.Total, Entries: make([]stream.Entry, len(page.Entries))}
-	if bi.Period != page.Period { // the period turned between the two reads
-		v.NextReset = nil
-	}
-	for i, en := range page.Entries {
-		v.Entries[i] = stream.Entry{Rank: en.Rank, Player: en.Player, Name: en.Name, Keys: en.Keys, At: en.At,
+	v := stream.View{Board: lv.Def.ID, Title: lv.Def.Title, Keys: lv.Def.Keys, Public: lv.Def.Public, Generation: lv.Generation,
+		Period: lv.Period, NextReset: lv.NextReset, Seq: lv.Seq, Total: lv.Total, Entries: make([]stream.Entry, len(lv.Entries))}
+	for i, en := range lv.Entries {
+		v.Entries[i] = stream.Entry{Rank: en.Rank, Player: en.Player, Name: en.Name, Keys: en.Keys,
 			AtText: en.At.UTC().Format("2006-01-02T15:04:05.000Z07:00"), Meta: en.Meta}
 	}
 	return v, nil
@@ -73,22 +66,34 @@ func clientIP(r *http.Request) string {
 	return host
 }
 
-func (s *Server) connect(r *http.Request, w http.ResponseWriter) (*stream.Conn, error) {
-	conn, err := s.hub.Connect(clientIP(r))
+// connect opens a stream connection for the principal key (nil:
+// anonymous), which its subscriptions are authorised for and which ends it
+// when the key is revoked.
+func (s *Server) connect(r *http.Request, w http.ResponseWriter, key *podium.APIKey) (*stream.Conn, error) {
+	conn, err := s.hub.Connect(clientIP(r), key)
+	retryAfter(w, err)
+	return conn, err
+}
+
+// retryAfter tells a client refused for capacity when to come back.
+func retryAfter(w http.ResponseWriter, err error) {
 	if err != nil && podium.ErrorCode(err) == podium.ECodeRateLimited {
 		w.Header().Set("Retry-After", "5")
 	}
-	return conn, err
 }
 
 // sse serves GET /v1/boards/{board}/stream: Server-Sent Events of the top
 // limit entries.
 func (s *Server) sse(w http.ResponseWriter, r *http.Request) error {
+	if err := s.checkStreamOrigin(r); err != nil {
+		return err
+	}
 	bi, err := s.eng.Board(r.PathValue("board"))
 	if err != nil {
 		return err
 	}
-	if _, err := s.canRead(r, bi.ID, bi.Public); err != nil {
+	key, err := s.canRead(r, bi.ID, bi.Public)
+	if err != nil {
 		return err
 	}
 	limit, err := queryInt(r, "limit", 50, 1, s.hub.Config().MaxLimit)
@@ -99,12 +104,13 @@ func (s *Server) sse(w http.ResponseWriter, r *http.Request) error {
 	if lastID == "" {
 		lastID = r.URL.Query().Get("last_event_id")
 	}
-	conn, err := s.connect(r, w)
+	conn, err := s.connect(r, w, key)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
 	if _, err := conn.Subscribe(r.Context(), bi.ID, limit, lastID); err != nil {
+		retryAfter(w, err)
 		return err
 	}
 	h := w.Header()
@@ -128,6 +134,11 @@ func (s *Server) sse(w http.ResponseWriter, r *http.Request) error {
 		_, ev, ok := conn.Next(s.streamCfg.Heartbeat, done)
 		switch {
 		case !ok:
+			if err := conn.Err(); err != nil {
+				// The key was revoked: say so and end the stream.
+				write(sseError(err))
+				return nil
+			}
 			// Server shutdown: ask the browser to come back soon.
 			write([]byte("retry: 1000\n: server restarting\n\n"))
 			return nil
@@ -148,19 +159,27 @@ func (s *Server) sse(w http.ResponseWriter, r *http.Request) error {
 	}
 }
 
+// sseError is an error event that ends an SSE stream.
+func sseError(err error) []byte {
+	b, _ := json.Marshal(map[string]string{"type": "error", "code": podium.ErrorCode(err), "message": podium.ErrorMessage(err)})
+	return []byte("id: error\nevent: error\ndata: " + string(b) + "\n\n")
+}
+
 // wsMessage is what WebSocket clients send.
 type wsMessage struct {
 	Op          string `json:"op"`
 	Board       string `json:"board"`
 	Limit       int    `json:"limit"`
 	LastEventID string `json:"last_event_id"`
-	Key         string `json:"key"`
 	ID          string `json:"id"`
 }
 
 // ws serves GET /v1/stream: the same events for several boards over one
 // WebSocket.
 func (s *Server) ws(w http.ResponseWriter, r *http.Request) error {
+	if err := s.checkStreamOrigin(r); err != nil {
+		return err
+	}
 	key, err := s.principal(r)
 	if err != nil {
 		return err
@@ -172,11 +191,14 @@ func (s *Server) ws(w http.ResponseWriter, r *http.Request) error {
 			return podium.Errorf(podium.ECodeUnauthenticated, "the API key is not valid (unknown or revoked)")
 		}
 	}
-	conn, err := s.connect(r, w)
+	conn, err := s.connect(r, w, key)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
+	// The origin was checked above against --allowed-origins, the same
+	// rule as CORS; Accept's own check (same host only) would refuse
+	// every page embedding a board elsewhere.
 	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
 	if err != nil {
 		return nil // Accept has answered the client
@@ -207,7 +229,7 @@ func (s *Server) ws(w http.ResponseWriter, r *http.Request) error {
 				}
 				continue
 			}
-			if err := s.wsOp(ctx, conn, key, &m, send); err != nil {
+			if err := s.wsOp(ctx, conn, &m, send); err != nil {
 				if wsErr(m.Board, m.ID, err) != nil {
 					return
 				}
@@ -217,8 +239,15 @@ func (s *Server) ws(w http.ResponseWriter, r *http.Request) error {
 	ping := time.NewTicker(s.streamCfg.Heartbeat)
 	defer ping.Stop()
 	for {
-		sub, ev, ok := conn.Next(s.streamCfg.Heartbeat, ctx.Done())
+		_, ev, ok := conn.Next(s.streamCfg.Heartbeat, ctx.Done())
 		if !ok {
+			if err := conn.Err(); err != nil {
+				// The key was revoked: every subscription is void. Say
+				// why, then close with 1008 (policy violation).
+				wsErr("", "", err)
+				c.Close(websocket.StatusPolicyViolation, "the API key was revoked")
+				return nil
+			}
 			c.Close(websocket.StatusServiceRestart, "server restarting; reconnect")
 			return nil
 		}
@@ -244,13 +273,10 @@ func (s *Server) ws(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return nil
 		}
-		if ev.Type == "error" {
-			conn.UnsubscribeBoard(sub.Board())
-		}
 	}
 }
 
-func (s *Server) wsOp(ctx context.Context, conn *stream.Conn, key *podium.APIKey, m *wsMessage, send func(any) error) error {
+func (s *Server) wsOp(ctx context.Context, conn *stream.Conn, m *wsMessage, send func(any) error) error {
 	switch m.Op {
 	case "ping":
 		return send(map[string]string{"type": "pong", "id": m.ID})
@@ -259,17 +285,11 @@ func (s *Server) wsOp(ctx context.Context, conn *stream.Conn, key *podium.APIKey
 		if err != nil {
 			return err
 		}
-		if !bi.Public {
-			if key == nil {
-				return podium.Errorf(podium.ECodeUnauthenticated, "board %q is private: connect with Authorization: Bearer <key> or ?key=", m.Board)
-			}
-			if !key.Allows(podium.ScopeRead, bi.ID) {
-				return podium.Errorf(podium.ECodeForbidden, "this key may not read board %q", m.Board)
-			}
-		}
 		if m.Limit == 0 {
 			m.Limit = 50
 		}
+		// Subscribe authorises the connection's principal against the
+		// board as its window shows it.
 		if _, err := conn.Subscribe(ctx, bi.ID, m.Limit, m.LastEventID); err != nil {
 			return err
 		}

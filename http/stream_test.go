@@ -33,13 +33,17 @@ type sseClient struct {
 	cancel context.CancelFunc
 }
 
-// openSSE opens a stream and parses its events in the background.
-func (s *server) openSSE(path, lastID string) *sseClient {
+// openSSE opens a stream (with an API key if one is given) and parses its
+// events in the background.
+func (s *server) openSSE(path, lastID string, key ...string) *sseClient {
 	s.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, "GET", s.url+path, nil)
 	if lastID != "" {
 		req.Header.Set("Last-Event-ID", lastID)
+	}
+	if len(key) > 0 {
+		req.Header.Set("Authorization", "Bearer "+key[0])
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -349,7 +353,7 @@ func TestSSEResume(t *testing.T) {
 func TestStalledReaderIsResynced(t *testing.T) {
 	s := newServerWith(t, stream.Config{Queue: 4, Coalesce: 10 * time.Millisecond}, false)
 	s.mkBoard("slow", oneKey)
-	stalled, err := s.hub.Connect("203.0.113.9")
+	stalled, err := s.hub.Connect("203.0.113.9", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -625,7 +629,7 @@ func TestStalledConnectionIsDropped(t *testing.T) {
 	fmt.Fprintf(conn, "GET /v1/boards/big/stream?limit=1000 HTTP/1.1\r\nHost: x\r\n\r\n")
 	// Never read. Snapshots of ~300 KB every 20 ms fill the socket.
 	for start := time.Now(); ; time.Sleep(10 * time.Millisecond) {
-		if _, _, n := s.hub.Stats(); n == 1 {
+		if s.hub.Stats().Connections == 1 {
 			break
 		}
 		if time.Since(start) > 5*time.Second {
@@ -634,7 +638,7 @@ func TestStalledConnectionIsDropped(t *testing.T) {
 	}
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		if _, _, n := s.hub.Stats(); n == 0 {
+		if s.hub.Stats().Connections == 0 {
 			// What the server sent before giving up starts as a stream.
 			head := make([]byte, 64)
 			conn.SetReadDeadline(time.Now().Add(2 * time.Second))

@@ -136,6 +136,9 @@ func TestWebSocketMessagesStrict(t *testing.T) {
 		{`{"op":"subscribe","board":"w","Board":"x"}`, "invalid_argument"},
 		{`{"op":"ping","op":"subscribe","board":"w"}`, "invalid_json"},
 		{"{\"op\":\"ping\",\"id\":\"\xff\"}", "invalid_json"},
+		// A key goes in the Authorization header or ?key= of the upgrade,
+		// never in a message: a "key" field used to pass and be ignored.
+		{`{"op":"subscribe","board":"w","key":"pdm_x"}`, "invalid_argument"},
 	} {
 		if err := c.Write(ctx, websocket.MessageText, []byte(tc.msg)); err != nil {
 			t.Fatal(err)

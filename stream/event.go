@@ -3,6 +3,7 @@ package stream
 import (
 	"encoding/json"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/podiumhq/podium"
@@ -15,7 +16,6 @@ type Entry struct {
 	Player   string          `json:"player"`
 	Name     string          `json:"name"`
 	Keys     []int64         `json:"keys"`
-	At       time.Time       `json:"-"`
 	AtText   string          `json:"at"`
 	Meta     json.RawMessage `json:"meta"`
 }
@@ -79,10 +79,17 @@ type Event struct {
 	ID         string // "<snapshot_id>.<seq>" (".period" added for a period event); "error" for errors
 	Seq        uint64
 	SnapshotID uint64
-	JSON       []byte // the data, one line, for WebSocket messages
+	JSON       []byte // the data, one line, for WebSocket messages (a slice of SSE)
 	SSE        []byte // the full SSE frame
 	Changes    int    // entries changed or removed (deltas)
+
+	prev string       // a delta: the id of the event it follows
+	size int64        // heap bytes the event holds
+	refs atomic.Int32 // holders: a history, a window's cached snapshot, queues
 }
+
+// eventOverhead approximates an Event's own bytes besides its frame.
+const eventOverhead = 160
 
 // EventID is the id of an event at seq in the chain of snapshot snap.
 func EventID(snap, seq uint64) string {
@@ -94,7 +101,7 @@ func newEvent(typ string, snap, seq uint64, data any) *Event {
 	if err != nil {
 		panic(err) // the messages are plain structs: cannot fail
 	}
-	ev := &Event{Type: typ, Seq: seq, SnapshotID: snap, JSON: j}
+	ev := &Event{Type: typ, Seq: seq, SnapshotID: snap}
 	switch typ {
 	case "snapshot", "delta":
 		ev.ID = EventID(snap, seq)
@@ -107,11 +114,14 @@ func newEvent(typ string, snap, seq uint64, data any) *Event {
 		// nothing to resume and starts afresh.
 		ev.ID = typ
 	}
-	ev.SSE = sseFrame(ev.ID, typ, j)
+	ev.SSE, ev.JSON = sseFrame(ev.ID, typ, j)
+	ev.size = int64(cap(ev.SSE)) + eventOverhead
 	return ev
 }
 
-func sseFrame(id, typ string, data []byte) []byte {
+// sseFrame returns the SSE frame of an event and the data within it: the
+// WebSocket message is a slice of the frame, not a second copy.
+func sseFrame(id, typ string, data []byte) (frame, inner []byte) {
 	b := make([]byte, 0, len(data)+len(id)+len(typ)+24)
 	if id != "" {
 		b = append(b, "id: "...)
@@ -121,8 +131,9 @@ func sseFrame(id, typ string, data []byte) []byte {
 	b = append(b, "event: "...)
 	b = append(b, typ...)
 	b = append(b, "\ndata: "...)
+	start := len(b)
 	b = append(b, data...) // json.Marshal output has no newlines
-	return append(b, '\n', '\n')
+	return append(b, '\n', '\n'), b[start : start+len(data) : start+len(data)]
 }
 
 func errorEvent(board, code, msg string) *Event {

@@ -4,13 +4,16 @@
 // connections. Transport (SSE, WebSocket) lives in package http; this
 // package only produces encoded events and hands them to connections.
 //
-// Lock order: Hub.mu, then window.mu, then Conn.mu.
+// Lock order: window.flushMu (several only by increasing limit), then
+// Hub.mu, then window.mu, then Conn.mu.
 package stream
 
 import (
 	"context"
-	"errors"
+	"crypto/rand"
+	"encoding/binary"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,16 +22,22 @@ import (
 )
 
 // View is the state a window shows: the top entries of a board's current
-// period, as the Source reads it.
+// period, as the Source reads it, with the board's definition read under
+// the same lock as the entries, so that visibility, title and keys always
+// go with the entries they describe.
 type View struct {
-	Board     string
-	Title     string
-	Keys      []podium.KeyDef
-	Period    string
-	NextReset *time.Time
-	Seq       uint64
-	Total     int
-	Entries   []Entry
+	Board  string
+	Title  string
+	Keys   []podium.KeyDef
+	Public bool
+	// Generation is an opaque number that changes when the board is
+	// deleted and made again (or reloaded): a new chain of events.
+	Generation uint64
+	Period     string
+	NextReset  *time.Time
+	Seq        uint64
+	Total      int
+	Entries    []Entry
 }
 
 // Source reads the current top entries of a board. A missing board is
@@ -41,17 +50,31 @@ type Source interface {
 type Config struct {
 	Coalesce      time.Duration // window over which changes become one delta (200ms)
 	SnapshotEvery time.Duration // safety-net full snapshot (30s)
-	History       int           // events kept per window for resume (512)
+	History       int           // deltas kept per window for resume (512)
+	HistoryBytes  int64         // bytes of deltas kept per window for resume (256 KiB)
 	Queue         int           // events queued per connection (256)
+	QueueBytes    int64         // bytes queued per connection before it is resynced (8 MiB)
 	MaxPerIP      int           // concurrent streams per client IP (32)
 	MaxTotal      int           // concurrent streams in all (20000)
+	MaxSubs       int           // subscriptions per connection (32)
 	MaxLimit      int           // largest window (1000)
+	// MemoryBudget bounds, in bytes, everything the hub keeps: histories,
+	// snapshots, queued events and the windows' states (256 MiB). Past
+	// it, histories and cached snapshots are dropped and new windows
+	// refused (see memory).
+	MemoryBudget int64
 	// OverloadChanges is the changed entries per second above which a
 	// window sends snapshots (at most one a second) instead of deltas
 	// (default: 4 x limit, at least 200).
 	OverloadChanges int
-	Now             func() time.Time
-	Logger          *slog.Logger
+	// IdleWindow is how long a window nobody watches is kept (1m).
+	IdleWindow time.Duration
+	// Now is the hub's clock (default time.Now).
+	Now func() time.Time
+	// ManualTick starts no ticker: the caller runs each coalescing round
+	// with Tick (tests drive the hub with a fake clock this way).
+	ManualTick bool
+	Logger     *slog.Logger
 }
 
 // Hub owns the windows and the connections.
@@ -65,12 +88,17 @@ type Hub struct {
 	byBoard map[string][]*window
 	conns   map[*Conn]struct{}
 	perIP   map[string]int
+	byKey   map[string]map[*Conn]struct{} // open connections by API key id
+	revoked map[string]struct{}           // ids of keys revoked while running
 	closed  bool
 
+	tickMu  sync.Mutex    // one coalescing round at a time
 	snapSeq atomic.Uint64 // snapshot ids, unique across restarts
 	stop    chan struct{}
 	done    chan struct{}
 
+	mem        memory
+	subs       atomic.Int64 // subscriptions attached to windows
 	eventsSent atomic.Uint64
 	bytesSent  atomic.Uint64
 }
@@ -91,8 +119,20 @@ func New(src Source, cfg Config) *Hub {
 	if cfg.History <= 0 {
 		cfg.History = 512
 	}
+	if cfg.HistoryBytes <= 0 {
+		cfg.HistoryBytes = 256 << 10
+	}
 	if cfg.Queue <= 0 {
 		cfg.Queue = 256
+	}
+	if cfg.QueueBytes <= 0 {
+		cfg.QueueBytes = 8 << 20
+	}
+	if cfg.MaxSubs <= 0 {
+		cfg.MaxSubs = 32
+	}
+	if cfg.MemoryBudget <= 0 {
+		cfg.MemoryBudget = 256 << 20
 	}
 	if cfg.MaxPerIP <= 0 {
 		cfg.MaxPerIP = 32
@@ -103,6 +143,9 @@ func New(src Source, cfg Config) *Hub {
 	if cfg.MaxLimit <= 0 {
 		cfg.MaxLimit = 1000
 	}
+	if cfg.IdleWindow <= 0 {
+		cfg.IdleWindow = time.Minute
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -111,13 +154,28 @@ func New(src Source, cfg Config) *Hub {
 	}
 	h := &Hub{src: src, cfg: cfg, log: cfg.Logger,
 		windows: map[windowKey]*window{}, byBoard: map[string][]*window{},
-		conns: map[*Conn]struct{}{}, perIP: map[string]int{},
+		conns: map[*Conn]struct{}{}, perIP: map[string]int{}, byKey: map[string]map[*Conn]struct{}{}, revoked: map[string]struct{}{},
 		stop: make(chan struct{}), done: make(chan struct{})}
-	// Snapshot ids start from the clock so that an id a client kept from
-	// before a restart never matches a new window's.
-	h.snapSeq.Store(uint64(time.Now().UnixMilli()) * 1000)
+	h.mem.budget = cfg.MemoryBudget
+	h.snapSeq.Store(snapshotBase())
 	go h.run()
 	return h
+}
+
+// snapshotBase is where a hub's snapshot ids start: a random 21-bit prefix
+// above a 32-bit counter. An id a client kept from another node, or from
+// before a restart, then names another chain (a resume that cannot be
+// served gets a snapshot) except by a 1 in 2 million chance; and every id
+// stays below 2^53, which JavaScript numbers hold exactly. (Ids from the
+// clock collided between nodes: a node a second older reached the next
+// one's range after a million snapshots.)
+func snapshotBase() uint64 {
+	var b [4]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err)
+	}
+	prefix := uint64(binary.BigEndian.Uint32(b[:]))&(1<<21-1) | 1 // never 0
+	return prefix << 32
 }
 
 // Config returns the effective configuration.
@@ -126,33 +184,29 @@ func (h *Hub) Config() Config { return h.cfg }
 // Applied marks the windows of a board for a flush at the next tick. It is
 // called by the engine's writer and never blocks on subscribers.
 func (h *Hub) Applied(board, period string, seq uint64, players []uint32) {
+	// The list is walked under the lock: drop and window change it.
 	h.mu.Lock()
-	ws := h.byBoard[board]
-	h.mu.Unlock()
-	for _, w := range ws {
+	for _, w := range h.byBoard[board] {
 		w.dirty.Store(true)
 	}
-}
-
-// Stats returns the events and bytes queued to connections so far and the
-// open connections.
-func (h *Hub) Stats() (events, bytes uint64, conns int) {
-	h.mu.Lock()
-	conns = len(h.conns)
 	h.mu.Unlock()
-	return h.eventsSent.Load(), h.bytesSent.Load(), conns
 }
 
-// ErrLimit is returned by Connect when a connection cap is reached.
-var ErrLimit = errors.New("stream limit reached")
-
-// Connect registers a connection from ip. It is ErrLimit when the per-IP
-// or overall cap is reached, and ECodeUnavailable when shutting down.
-func (h *Hub) Connect(ip string) (*Conn, error) {
+// Connect registers a connection from ip opened by key (nil: anonymous),
+// the principal its subscriptions are authorised for. It is
+// ECodeRateLimited when the per-IP or overall cap is reached,
+// ECodeUnauthenticated when the key was revoked, and ECodeUnavailable
+// when shutting down.
+func (h *Hub) Connect(ip string, key *podium.APIKey) (*Conn, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
 		return nil, podium.Errorf(podium.ECodeUnavailable, "the server is shutting down")
+	}
+	if key != nil {
+		if _, gone := h.revoked[key.ID]; gone {
+			return nil, errRevoked
+		}
 	}
 	if h.perIP[ip] >= h.cfg.MaxPerIP {
 		return nil, podium.Errorf(podium.ECodeRateLimited, "too many streams from this address (at most %d)", h.cfg.MaxPerIP)
@@ -160,9 +214,15 @@ func (h *Hub) Connect(ip string) (*Conn, error) {
 	if len(h.conns) >= h.cfg.MaxTotal {
 		return nil, podium.Errorf(podium.ECodeRateLimited, "the server is at its stream limit (%d)", h.cfg.MaxTotal)
 	}
-	c := newConn(h, ip)
+	c := newConn(h, ip, key)
 	h.conns[c] = struct{}{}
 	h.perIP[ip]++
+	if key != nil {
+		if h.byKey[key.ID] == nil {
+			h.byKey[key.ID] = map[*Conn]struct{}{}
+		}
+		h.byKey[key.ID][c] = struct{}{}
+	}
 	return c, nil
 }
 
@@ -176,22 +236,39 @@ func (h *Hub) disconnect(c *Conn) {
 	if h.perIP[c.ip]--; h.perIP[c.ip] <= 0 {
 		delete(h.perIP, c.ip)
 	}
+	if c.key != nil {
+		if delete(h.byKey[c.key.ID], c); len(h.byKey[c.key.ID]) == 0 {
+			delete(h.byKey, c.key.ID)
+		}
+	}
 }
 
 // window returns the window of (board, limit), creating and loading it.
+// The caller must attach to it under h.mu after checking that the hub
+// still holds it (attach does): a round may drop an idle window at any
+// time before that.
 func (h *Hub) window(ctx context.Context, board string, limit int) (*window, error) {
 	key := windowKey{board, limit}
 	h.mu.Lock()
 	w := h.windows[key]
-	h.mu.Unlock()
-	if w != nil && w.stale() {
-		// Nobody watched it while its board changed (or was deleted and
-		// made again): start afresh rather than hand out an old state.
-		h.drop(w)
-		w = nil
+	if w != nil {
+		w.mu.Lock()
+		if len(w.subs) == 0 && w.dirty.Load() || w.dead {
+			// Nobody watched it while its board changed (or was deleted
+			// and made again): start afresh rather than hand out an old
+			// state.
+			h.dropLocked(w)
+			w = nil
+		} else {
+			w.mu.Unlock()
+		}
 	}
+	h.mu.Unlock()
 	if w != nil {
 		return w, nil
+	}
+	if err := h.admitWindow(limit); err != nil {
+		return nil, err
 	}
 	v, err := h.src.View(ctx, board, limit)
 	if err != nil {
@@ -210,9 +287,13 @@ func (h *Hub) window(ctx context.Context, board string, limit int) (*window, err
 
 func (h *Hub) newSnapshotID() uint64 { return h.snapSeq.Add(1) }
 
-// run flushes dirty windows every Coalesce interval.
+// run calls Tick every Coalesce interval, unless ticks are manual.
 func (h *Hub) run() {
 	defer close(h.done)
+	if h.cfg.ManualTick {
+		<-h.stop
+		return
+	}
 	t := time.NewTicker(h.cfg.Coalesce)
 	defer t.Stop()
 	for {
@@ -221,25 +302,103 @@ func (h *Hub) run() {
 			return
 		case <-t.C:
 		}
-		now := h.cfg.Now()
-		h.mu.Lock()
-		list := make([]*window, 0, len(h.windows))
-		for _, w := range h.windows {
-			list = append(list, w)
-		}
-		h.mu.Unlock()
-		for _, w := range list {
-			if w.tick(now) {
-				h.drop(w)
-			}
-		}
+		h.Tick()
 	}
 }
 
-// drop forgets a window that has no subscribers left.
+// Tick runs one coalescing round at the hub clock's time: every dirty
+// window sends what changed, periodic snapshots go out, and windows idle
+// for longer than IdleWindow are dropped. The hub's own ticker calls it
+// every Coalesce interval; with ManualTick, tests call it. Rounds run one
+// at a time.
+func (h *Hub) Tick() {
+	h.tickMu.Lock()
+	defer h.tickMu.Unlock()
+	now := h.cfg.Now()
+	h.mu.Lock()
+	list := make([]*window, 0, len(h.windows))
+	for _, w := range h.windows {
+		list = append(list, w)
+	}
+	h.mu.Unlock()
+	// Windows of one board share one read: the largest limit, cut to
+	// size for the others.
+	flush := map[string][]*window{}
+	for _, w := range list {
+		switch drop, due := w.due(now); {
+		case drop:
+			h.drop(w)
+		case due:
+			flush[w.key.board] = append(flush[w.key.board], w)
+		}
+	}
+	for board, ws := range flush {
+		h.flushBoard(now, board, ws)
+	}
+	for _, w := range list {
+		w.periodic(now)
+	}
+	if h.mem.over() {
+		h.shed()
+	}
+}
+
+// flushBoard flushes windows of one board from one read. It holds their
+// flush locks, taken by increasing limit, across the read, so that no
+// other flush applies a newer view in between.
+func (h *Hub) flushBoard(now time.Time, board string, ws []*window) {
+	slices.SortFunc(ws, func(a, b *window) int { return a.key.limit - b.key.limit })
+	for _, w := range ws {
+		w.flushMu.Lock()
+	}
+	v, err := h.read(board, ws[len(ws)-1].key.limit)
+	for _, w := range ws {
+		w.apply(now, v.top(w.key.limit), err)
+		w.flushMu.Unlock()
+	}
+}
+
+// read reads the top limit entries of a board from the source.
+func (h *Hub) read(board string, limit int) (View, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return h.src.View(ctx, board, limit)
+}
+
+// top returns the view cut to its first limit entries; the entries are
+// copied, so that a window never keeps a larger window's read alive.
+func (v View) top(limit int) View {
+	if len(v.Entries) > limit {
+		v.Entries = slices.Clone(v.Entries[:limit])
+	}
+	return v
+}
+
+// drop forgets a window that has no subscribers left (or whose board is
+// gone). It checks again under the locks: a subscriber may have attached
+// since the caller looked.
 func (h *Hub) drop(w *window) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	w.mu.Lock()
+	if len(w.subs) > 0 && !w.dead {
+		w.mu.Unlock()
+		return
+	}
+	h.dropLocked(w)
+}
+
+// dropLocked forgets w and gives back its memory. The caller holds h.mu
+// and w.mu; w.mu is released.
+func (h *Hub) dropLocked(w *window) {
+	if !w.dropped {
+		w.dropped = true
+		w.clearHistoryLocked()
+		w.setSnapLocked(nil)
+		h.mem.views.Add(-w.viewBytes)
+		w.viewBytes = 0
+	}
+	w.mu.Unlock()
 	if h.windows[w.key] != w {
 		return
 	}
@@ -273,7 +432,7 @@ func (h *Hub) Close() {
 	}
 	h.mu.Unlock()
 	for _, c := range conns {
-		c.shutdown()
+		c.end(nil)
 	}
 	close(h.stop)
 	<-h.done

@@ -1,7 +1,6 @@
 package stream
 
 import (
-	"context"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -18,32 +17,67 @@ type window struct {
 	key   windowKey
 	dirty atomic.Bool
 
-	mu       sync.Mutex
-	subs     map[*Sub]struct{}
-	view     View
-	snapID   uint64
-	history  []*Event // oldest first, at most hub.cfg.History
-	snap     *Event   // the encoded snapshot of view, built on demand
-	lastSnap time.Time
-	idleAt   time.Time // when the last subscriber left
+	// flushMu makes flushes (a round's, a subscriber's refresh) run one
+	// at a time, so that views are applied in the order they were read.
+	flushMu sync.Mutex
+
+	mu        sync.Mutex
+	subs      map[*Sub]struct{}
+	view      View
+	viewBytes int64 // viewSize(&view), as accounted
+	snapID    uint64
+	// history holds the deltas of the current chain (since the snapshot
+	// snapID), oldest first, for resume: at most hub.cfg.History events
+	// and hub.cfg.HistoryBytes bytes, none while the hub is over its
+	// memory budget.
+	history   []*Event
+	histBytes int64
+	snap      *Event // the encoded snapshot of view, built on demand
+	lastSnap  time.Time
+	idleAt    time.Time // when the last subscriber left
 	// overload accounting: changed entries in the current second
 	bucketStart time.Time
 	bucketN     int
 	overloaded  bool
 	dead        bool // the board is gone
+	dropped     bool // the hub forgot the window: nobody may attach
 }
 
 func newWindow(h *Hub, key windowKey, v View) *window {
 	now := h.cfg.Now()
-	return &window{hub: h, key: key, subs: map[*Sub]struct{}{}, view: v, snapID: h.newSnapshotID(),
+	w := &window{hub: h, key: key, subs: map[*Sub]struct{}{}, snapID: h.newSnapshotID(),
 		lastSnap: now, idleAt: now, bucketStart: now}
+	w.setViewLocked(v) // not shared yet
+	return w
 }
 
-// stale reports whether the window has no subscribers and missed changes.
-func (w *window) stale() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return len(w.subs) == 0 && w.dirty.Load()
+// setViewLocked makes v the window's state and accounts its bytes.
+func (w *window) setViewLocked(v View) {
+	w.view = v
+	n := viewSize(&w.view)
+	w.hub.mem.views.Add(n - w.viewBytes)
+	w.viewBytes = n
+}
+
+// setSnapLocked replaces the cached snapshot (nil: none).
+func (w *window) setSnapLocked(ev *Event) {
+	if w.snap != nil {
+		w.hub.mem.release(w.snap)
+	}
+	w.snap = ev
+	if ev != nil {
+		w.hub.mem.hold(ev)
+	}
+}
+
+// clearHistoryLocked forgets the history: a resume gets a snapshot.
+func (w *window) clearHistoryLocked() {
+	for i, ev := range w.history {
+		w.hub.mem.release(ev)
+		w.history[i] = nil
+	}
+	w.hub.mem.history.Add(-w.histBytes)
+	w.history, w.histBytes = w.history[:0], 0
 }
 
 // position is the id of the window's last event.
@@ -53,9 +87,13 @@ func (w *window) position() string { return EventID(w.snapID, w.view.Seq) }
 func (w *window) snapshotLocked() *Event {
 	if w.snap == nil {
 		v := &w.view
-		w.snap = newEvent("snapshot", w.snapID, v.Seq, snapshotMsg{Type: "snapshot", Board: v.Board, Title: v.Title,
+		ev := newEvent("snapshot", w.snapID, v.Seq, snapshotMsg{Type: "snapshot", Board: v.Board, Title: v.Title,
 			Keys: v.Keys, Period: v.Period, NextReset: optTime(v.NextReset), Seq: v.Seq, SnapshotID: w.snapID,
 			Limit: w.key.limit, Total: v.Total, Entries: nonNil(v.Entries)})
+		if w.dropped {
+			return ev // nobody keeps it
+		}
+		w.setSnapLocked(ev)
 	}
 	return w.snap
 }
@@ -69,6 +107,8 @@ func nonNil(e []Entry) []Entry {
 
 // since returns the events after the one with id last, or false when the
 // history does not reach back that far (the caller sends a snapshot).
+// The history holds only the current chain's deltas: an id from an older
+// chain, or from before what the history kept, gets a snapshot.
 func (w *window) sinceLocked(last string) ([]*Event, bool) {
 	if last == "" {
 		return nil, false
@@ -76,91 +116,179 @@ func (w *window) sinceLocked(last string) ([]*Event, bool) {
 	if last == w.position() {
 		return nil, true
 	}
-	for i := len(w.history) - 1; i >= 0; i-- {
-		if w.history[i].ID == last {
-			return w.history[i+1:], true
+	for i, ev := range w.history {
+		if ev.prev == last {
+			return w.history[i:], true
 		}
 	}
 	return nil, false
 }
 
-// broadcastLocked records ev in the history and offers it to every
-// subscriber.
+// broadcastLocked offers ev to every subscriber, and keeps a delta in the
+// history, within its bounds and the hub's memory budget.
 func (w *window) broadcastLocked(ev *Event) {
-	if len(w.history) >= w.hub.cfg.History {
-		n := copy(w.history, w.history[len(w.history)-w.hub.cfg.History+1:])
-		clear(w.history[n:])
-		w.history = w.history[:n]
+	if ev.Type == "delta" {
+		w.rememberLocked(ev)
 	}
-	w.history = append(w.history, ev)
 	for s := range w.subs {
 		s.offer(ev)
 	}
 }
 
-// tick runs on the hub goroutine every Coalesce interval. It reports true
-// when the window has been without subscribers for a while and can go.
-func (w *window) tick(now time.Time) (drop bool) {
+// rememberLocked appends a delta to the history, dropping the oldest to
+// stay within History events and HistoryBytes bytes. Over the hub's
+// budget it keeps nothing.
+func (w *window) rememberLocked(ev *Event) {
+	cfg, mem := &w.hub.cfg, &w.hub.mem
+	if mem.over() {
+		if len(w.history) > 0 {
+			mem.shed.Add(1)
+		}
+		w.clearHistoryLocked()
+		return
+	}
+	if ev.size > cfg.HistoryBytes {
+		w.clearHistoryLocked()
+		return
+	}
+	drop := 0
+	for drop < len(w.history) && (len(w.history)-drop >= cfg.History || w.histBytes+ev.size > cfg.HistoryBytes) {
+		old := w.history[drop]
+		w.histBytes -= old.size
+		mem.history.Add(-old.size)
+		mem.release(old)
+		drop++
+	}
+	if drop > 0 {
+		n := copy(w.history, w.history[drop:])
+		clear(w.history[n:])
+		w.history = w.history[:n]
+	}
+	w.history = append(w.history, ev)
+	w.histBytes += ev.size
+	mem.history.Add(ev.size)
+	mem.hold(ev)
+}
+
+// due tells a round what to do with the window: drop it (its board is
+// gone, or nobody has watched it for IdleWindow), or flush it (its board
+// changed, or its period ended). It takes the dirty flag.
+func (w *window) due(now time.Time) (drop, flush bool) {
 	w.mu.Lock()
 	idle := len(w.subs) == 0
 	dead := w.dead
 	rollover := w.view.NextReset != nil && !now.Before(*w.view.NextReset)
+	idleFor := now.Sub(w.idleAt)
 	w.mu.Unlock()
-	if dead || idle && now.Sub(w.idleAtSafe()) > time.Minute {
-		return true
+	if dead || idle && idleFor > w.hub.cfg.IdleWindow {
+		return true, false
 	}
 	if idle {
-		return false // a dirty flag waits for the next subscriber's first tick
+		return false, false // a dirty flag waits for the next subscriber
 	}
-	if w.dirty.Swap(false) || rollover {
-		w.flush(now)
-	}
+	return false, w.dirty.Swap(false) || rollover
+}
+
+// periodic sends the safety-net snapshot when it is due.
+func (w *window) periodic(now time.Time) {
 	w.mu.Lock()
-	if len(w.subs) > 0 && now.Sub(w.lastSnap) >= w.hub.cfg.SnapshotEvery {
+	if len(w.subs) > 0 && !w.dead && !w.dropped && now.Sub(w.lastSnap) >= w.hub.cfg.SnapshotEvery {
 		w.newSnapshotLocked(now)
 	}
 	w.mu.Unlock()
-	return false
 }
 
-func (w *window) idleAtSafe() time.Time {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.idleAt
+// idleSinceLocked notes when the last subscriber left.
+func (w *window) idleSinceLocked() {
+	if len(w.subs) == 0 {
+		w.idleAt = w.hub.cfg.Now()
+	}
+}
+
+// dieLocked ends every subscription: the board is gone.
+func (w *window) dieLocked() {
+	w.dead = true
+	ev := errorEvent(w.key.board, podium.ECodeBoardNotFound, "the board was deleted")
+	for s := range w.subs {
+		s.endLocked(ev)
+	}
+}
+
+// reauthorizeLocked ends, with an error event, every subscription whose
+// principal may not read the board as v shows it. It runs before the
+// window sends anything of v, whenever v's visibility or generation
+// differs from what the window sent last.
+func (w *window) reauthorizeLocked(v *View) {
+	evs := map[string]*Event{}
+	for s := range w.subs {
+		err := CanRead(s.conn.key, v.Board, v.Public)
+		if err == nil {
+			continue
+		}
+		code := podium.ErrorCode(err)
+		if evs[code] == nil {
+			evs[code] = errorEvent(w.key.board, code, podium.ErrorMessage(err))
+		}
+		s.endLocked(evs[code])
+	}
 }
 
 // newSnapshotLocked starts a new snapshot chain and sends it to everyone.
+// The old chain's deltas go: a resume from them gets this snapshot.
 func (w *window) newSnapshotLocked(now time.Time) {
 	w.snapID = w.hub.newSnapshotID()
-	w.snap = nil
+	w.setSnapLocked(nil)
+	w.clearHistoryLocked()
 	w.lastSnap = now
 	w.broadcastLocked(w.snapshotLocked())
+	if w.hub.mem.over() {
+		w.setSnapLocked(nil) // the queues hold it; keep no copy while over the budget
+	}
 }
 
 // flush reads the board and sends what changed in the window.
 func (w *window) flush(now time.Time) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	v, err := w.hub.src.View(ctx, w.key.board, w.key.limit)
-	cancel()
+	w.flushMu.Lock()
+	defer w.flushMu.Unlock()
+	v, err := w.hub.read(w.key.board, w.key.limit)
+	w.apply(now, v, err)
+}
+
+// apply sends what changed between the window's state and v, a fresh
+// read of the board (or the error of reading it). The caller holds
+// flushMu, so views are applied in the order they were read.
+func (w *window) apply(now time.Time, v View, err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.dead || w.dropped {
+		return
+	}
 	if err != nil {
 		if podium.ErrorCode(err) == podium.ECodeBoardNotFound {
-			w.dead = true
-			ev := errorEvent(w.key.board, podium.ECodeBoardNotFound, "the board was deleted")
-			for s := range w.subs {
-				s.offer(ev)
-				s.end()
-			}
+			w.dieLocked()
 			return
 		}
 		w.hub.log.Warn("stream: read board", "board", w.key.board, "err", err)
 		w.dirty.Store(true) // try again next tick
 		return
 	}
+	if v.Generation != w.view.Generation || v.Public != w.view.Public {
+		// Who may read the board may have changed: nobody gets anything
+		// of v before being allowed to read it.
+		w.reauthorizeLocked(&v)
+		w.view.Public = v.Public // what the window's readers are now checked against
+	}
+	if v.Generation != w.view.Generation || v.Title != w.view.Title || !slices.Equal(v.Keys, w.view.Keys) {
+		// The board was deleted and made again (its seq starts over, and
+		// its keys and title may differ), or it is shown differently: a
+		// delta cannot say that, so a new chain starts with a snapshot.
+		w.setViewLocked(v)
+		w.newSnapshotLocked(now)
+		return
+	}
 	if v.Period != w.view.Period {
 		prev := w.view.Period
-		w.view = v
+		w.setViewLocked(v)
 		w.broadcastLocked(newEvent("period", w.snapID, w.view.Seq, periodMsg{Type: "period", Board: v.Board, Period: v.Period,
 			Previous: prev, NextReset: optTime(v.NextReset)}))
 		w.newSnapshotLocked(now)
@@ -170,9 +298,9 @@ func (w *window) flush(now time.Time) {
 		return
 	}
 	if v.Seq < w.view.Seq {
-		// The board was deleted and made again: its seq starts over, so
-		// the chain does too.
-		w.view = v
+		// The seq went back without a new generation (the indexes were
+		// rebuilt): the chain starts over too.
+		w.setViewLocked(v)
 		w.newSnapshotLocked(now)
 		return
 	}
@@ -180,7 +308,7 @@ func (w *window) flush(now time.Time) {
 		// The board did not move but its entries look different (a player
 		// was renamed or hidden): a delta would repeat the seq, so restate
 		// the window as a new snapshot.
-		w.view = v
+		w.setViewLocked(v)
 		w.newSnapshotLocked(now)
 		return
 	}
@@ -206,22 +334,24 @@ func (w *window) flush(now time.Time) {
 			w.dirty.Store(true) // keep the change for the next allowed snapshot
 			return
 		}
-		w.view = v
+		w.setViewLocked(v)
 		w.newSnapshotLocked(now)
 		return
 	}
 	if canSnapshot && len(changes)+len(removed) >= w.key.limit {
 		// As large as the window: a snapshot says the same and starts a
 		// clean chain (at most one a second, like the rest).
-		w.view = v
+		w.setViewLocked(v)
 		w.newSnapshotLocked(now)
 		return
 	}
-	prevSeq := w.view.Seq
-	w.view = v
-	w.snap = nil
-	w.broadcastLocked(newEvent("delta", w.snapID, v.Seq, deltaMsg{Type: "delta", Board: v.Board, Period: v.Period,
-		Seq: v.Seq, PrevSeq: prevSeq, SnapshotID: w.snapID, Total: v.Total, Changes: changes, Removed: removed}))
+	prev, prevSeq := w.position(), w.view.Seq
+	w.setViewLocked(v)
+	w.setSnapLocked(nil)
+	ev := newEvent("delta", w.snapID, v.Seq, deltaMsg{Type: "delta", Board: v.Board, Period: v.Period,
+		Seq: v.Seq, PrevSeq: prevSeq, SnapshotID: w.snapID, Total: v.Total, Changes: changes, Removed: removed})
+	ev.prev = prev
+	w.broadcastLocked(ev)
 }
 
 func (w *window) overloadLimit() int {

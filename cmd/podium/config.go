@@ -6,9 +6,13 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"os"
 	"strings"
 	"time"
+
+	podiumhttp "github.com/podiumhq/podium/http"
+	"github.com/podiumhq/podium/redis"
 )
 
 // Config is the configuration of podium serve. Every field is a flag and a
@@ -28,11 +32,34 @@ type Config struct {
 	SnapshotEvery time.Duration // live: safety-net snapshot interval
 	StreamsPerIP  int           // live: concurrent streams per client IP
 	StreamsMax    int           // live: concurrent streams in all
+	StreamMemory  int64         // live: memory budget of all streams, bytes
+	Origins       string        // web origins allowed to use the API from a browser, comma-separated ("*": any)
 
 	DebugAddr string // if set, serve net/http/pprof here (never on a public address)
 
 	BodyTimeout    time.Duration // a request body that sends nothing this long is cut (408)
 	RequestTimeout time.Duration // a request must arrive and its answer be taken within this (streams exempt)
+
+	// Several nodes: the shared PostgreSQL database (empty: SQLite in
+	// Data), the optional Redis, the deployment's name in the Redis
+	// keyspace, this node's name, and how often it polls the database for
+	// what other nodes changed.
+	DB        string
+	Redis     string
+	Env       string
+	Node      string
+	PollEvery time.Duration
+}
+
+// allowedOrigins splits --allowed-origins.
+func (c *Config) allowedOrigins() []string {
+	var out []string
+	for _, o := range strings.Split(c.Origins, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // newFlagSet returns a flag set whose defaults come from PODIUM_* variables.
@@ -106,10 +133,17 @@ func (c *Config) flags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.SnapshotEvery, "stream-snapshot-every", 30*time.Second, "live streams: send a full snapshot this often as a safety net")
 	fs.IntVar(&c.StreamsPerIP, "stream-per-ip", 32, "live streams: concurrent streams per client IP (more get 429)")
 	fs.IntVar(&c.StreamsMax, "stream-max", 20000, "live streams: concurrent streams in all (more get 429)")
+	fs.Int64Var(&c.StreamMemory, "stream-memory", 256<<20, "live streams: bytes they may hold in all (histories, snapshots, queues); past it resume histories are dropped and new windows get 429")
+	fs.StringVar(&c.Origins, "allowed-origins", "*", "web origins whose pages may use the API and open streams, comma-separated, e.g. https://example.com,https://*.example.com (\"*\": any)")
 	fs.StringVar(&c.DebugAddr, "debug-addr", "", "serve Go's pprof profiles on this address, e.g. 127.0.0.1:6060 (off when empty; keep it private)")
 	fs.DurationVar(&c.Shutdown, "shutdown-timeout", 10*time.Second, "how long to wait for requests to finish on shutdown")
 	fs.DurationVar(&c.BodyTimeout, "body-timeout", 10*time.Second, "cut a request body that sends nothing for this long (408)")
 	fs.DurationVar(&c.RequestTimeout, "request-timeout", 60*time.Second, "a request must arrive and its answer be read within this (live streams exempt)")
+	fs.StringVar(&c.DB, "db", "", "PostgreSQL URL (postgres://user@host/db) of a database shared by several nodes; empty: SQLite in --data")
+	fs.StringVar(&c.Redis, "redis", "", "Redis URL (redis://host:6379/0) that wakes the other nodes at once after a write (optional, with --db)")
+	fs.StringVar(&c.Env, "env", "default", "the deployment's name in the Redis keyspace podium:{env}:v1:..., so several deployments can share one Redis")
+	fs.StringVar(&c.Node, "node", "", "this node's name in logs and notices (default: host name and a random suffix)")
+	fs.DurationVar(&c.PollEvery, "poll-every", time.Second, "with --db: how often to poll the database for what other nodes changed, notices or not")
 }
 
 // validate checks what the flag types cannot; a mistake is a *usageError
@@ -123,8 +157,30 @@ func (c *Config) validate() error {
 			return usagef("serve", "--debug-addr: %q is not host:port (e.g. 127.0.0.1:6060)", c.DebugAddr)
 		}
 	}
-	if c.Data == "" {
+	if err := podiumhttp.CheckOrigins(c.allowedOrigins()); err != nil {
+		return usagef("serve", "--allowed-origins: %v", err)
+	}
+	if c.DB == "" && c.Data == "" {
 		return usagef("serve", "--data must name a directory")
+	}
+	if c.DB != "" {
+		if !strings.HasPrefix(c.DB, "postgres://") && !strings.HasPrefix(c.DB, "postgresql://") {
+			return usagef("serve", "--db: %q is not a postgres:// URL", redactURL(c.DB))
+		}
+		if c.AdminKey == "" {
+			return usagef("serve", "--db needs PODIUM_ADMIN_KEY: the nodes of a cluster share one admin key, which no node generates")
+		}
+	}
+	if c.Redis != "" {
+		if c.DB == "" {
+			return usagef("serve", "--redis needs --db: Redis only connects the nodes that share a PostgreSQL database")
+		}
+		if !strings.HasPrefix(c.Redis, "redis://") && !strings.HasPrefix(c.Redis, "rediss://") {
+			return usagef("serve", "--redis: %q is not a redis:// URL", redactURL(c.Redis))
+		}
+		if _, err := redis.NewKeyspace(c.Env); err != nil {
+			return usagef("serve", "--env: %q must be 1 to 32 characters of [a-z0-9_-]", c.Env)
+		}
 	}
 	switch c.Sync {
 	case "", "full", "normal":
@@ -143,11 +199,20 @@ func (c *Config) validate() error {
 		{"max-body", c.MaxBody}, {"max-batch", int64(c.MaxBatch)}, {"stream-per-ip", int64(c.StreamsPerIP)},
 		{"stream-max", int64(c.StreamsMax)}, {"stream-coalesce", int64(c.Coalesce)},
 		{"stream-snapshot-every", int64(c.SnapshotEvery)}, {"shutdown-timeout", int64(c.Shutdown)},
-		{"body-timeout", int64(c.BodyTimeout)}, {"request-timeout", int64(c.RequestTimeout)},
+		{"body-timeout", int64(c.BodyTimeout)}, {"request-timeout", int64(c.RequestTimeout)}, {"poll-every", int64(c.PollEvery)},
 	} {
 		if n.v < 0 {
 			return usagef("serve", "--%s must not be negative", n.name)
 		}
 	}
 	return nil
+}
+
+// redactURL drops the password of a URL for a message.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(unparsable)"
+	}
+	return u.Redacted()
 }

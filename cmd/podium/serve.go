@@ -20,6 +20,8 @@ import (
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
 	podiumhttp "github.com/podiumhq/podium/http"
+	"github.com/podiumhq/podium/postgres"
+	"github.com/podiumhq/podium/redis"
 	"github.com/podiumhq/podium/sqlite"
 	"github.com/podiumhq/podium/stream"
 )
@@ -31,7 +33,8 @@ type Main struct {
 	Now    podium.Clock // default time.Now
 	Stderr io.Writer
 
-	Store  *sqlite.Store
+	Store  podium.Store  // SQLite in the data directory, or PostgreSQL (--db)
+	Broker podium.Broker // with --db: notices between nodes
 	Engine *engine.Engine
 	Server *podiumhttp.Server
 	Hub    *stream.Hub
@@ -77,28 +80,38 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	m.data, err = openDataDir(m.Config.Data, true, "stop it first, or give this server a --data of its own", m.log)
-	if err != nil {
-		return err
+	var adminKey string
+	if m.Config.DB == "" {
+		m.data, err = openDataDir(m.Config.Data, true, "stop it first, or give this server a --data of its own", m.log)
+		if err != nil {
+			return err
+		}
+		if m.Store, err = m.data.openStore(ctx, sqlite.Options{Sync: m.Config.Sync}); err != nil {
+			return err
+		}
+		if adminKey, err = m.adminKey(); err != nil {
+			return err
+		}
+	} else {
+		if err := m.openShared(ctx); err != nil {
+			return err
+		}
+		adminKey = m.Config.AdminKey
+		m.log.Info("admin key from PODIUM_ADMIN_KEY", "source", "environment")
 	}
-	store, err := m.data.openStore(ctx, sqlite.Options{Sync: m.Config.Sync})
-	if err != nil {
-		return err
-	}
-	m.Store = store
-	adminKey, err := m.adminKey()
-	if err != nil {
-		return err
-	}
+	store := m.Store
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	m.Engine = engine.New(engine.Config{Store: store, Now: m.Now, Logger: m.log, MaxBatch: m.Config.MaxBatch, Registerer: reg})
+	m.Engine = engine.New(engine.Config{Store: store, Now: m.Now, Logger: m.log, MaxBatch: m.Config.MaxBatch, Registerer: reg,
+		Broker: m.Broker, Node: m.Config.Node, PollEvery: m.Config.PollEvery})
 	m.Engine.SetAdminSecret(adminKey)
 	m.Hub = stream.New(podiumhttp.StreamSource(m.Engine), stream.Config{Coalesce: m.Config.Coalesce,
-		SnapshotEvery: m.Config.SnapshotEvery, MaxPerIP: m.Config.StreamsPerIP, MaxTotal: m.Config.StreamsMax, Logger: m.log})
+		SnapshotEvery: m.Config.SnapshotEvery, MaxPerIP: m.Config.StreamsPerIP, MaxTotal: m.Config.StreamsMax,
+		MemoryBudget: m.Config.StreamMemory, Logger: m.log})
 	m.Engine.SetListener(m.Hub)
 	m.Server = podiumhttp.New(podiumhttp.Config{Engine: m.Engine, Store: store, Logger: m.log, MaxBody: m.Config.MaxBody,
-		Registry: reg, Hub: m.Hub, BodyTimeout: m.Config.BodyTimeout, RequestTimeout: m.Config.RequestTimeout})
+		Registry: reg, Hub: m.Hub, BodyTimeout: m.Config.BodyTimeout, RequestTimeout: m.Config.RequestTimeout,
+		AllowedOrigins: m.Config.allowedOrigins()})
 
 	m.srv = &http.Server{Handler: m.Server.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second,
 		ErrorLog: podiumhttp.ErrorLog(m.log)}
@@ -114,7 +127,11 @@ func (m *Main) Open(ctx context.Context) (err error) {
 		startDebug(m.Config.DebugAddr, m.log)
 	}
 	b := readBuild()
-	m.log.Info("podium is serving", "url", m.URL(), "data", m.Config.Data, "sync", m.Config.Sync, "version", b.Version, "revision", b.short())
+	if m.Config.DB == "" {
+		m.log.Info("podium is serving", "url", m.URL(), "data", m.Config.Data, "sync", m.Config.Sync, "version", b.Version, "revision", b.short())
+	} else {
+		m.log.Info("podium is serving", "url", m.URL(), "node", m.Config.Node, "version", b.Version, "revision", b.short())
+	}
 	if m.Config.Demo {
 		dctx, cancel := context.WithCancel(context.Background())
 		m.demo = cancel
@@ -148,11 +165,44 @@ func (m *Main) Close() error {
 	if m.Engine != nil {
 		errs = append(errs, m.Engine.Close())
 	}
+	if m.Broker != nil {
+		errs = append(errs, m.Broker.Close())
+	}
 	if m.data != nil {
 		errs = append(errs, m.data.closeStore(errors.Join(errs...) == nil))
 		m.data.release()
+	} else if m.Store != nil {
+		errs = append(errs, m.Store.Close())
 	}
 	return errors.Join(errs...)
+}
+
+// openShared opens the PostgreSQL database that several nodes share, and
+// the brokers that wake them: Redis when given (preferred), else polling.
+func (m *Main) openShared(ctx context.Context) error {
+	st, err := postgres.Open(ctx, m.Config.DB, postgres.Options{})
+	if err != nil {
+		return err
+	}
+	m.Store = st
+	if m.Config.Node == "" {
+		host, _ := os.Hostname()
+		m.Config.Node = host + "-" + engine.NewSecret()[4:10]
+	}
+	var brokers []podium.Broker
+	if m.Config.Redis != "" {
+		rb, err := redis.Open(m.Config.Redis, redis.Options{Env: m.Config.Env, Logger: m.log})
+		if err != nil {
+			return err
+		}
+		brokers = append(brokers, rb)
+	}
+	if len(brokers) > 0 {
+		m.Broker = engine.Fallback(brokers...)
+	}
+	m.log.Info("shared mode: several nodes on one PostgreSQL database", "node", m.Config.Node,
+		"database", redactURL(m.Config.DB), "redis", m.Config.Redis != "", "poll_every", m.Config.PollEvery)
+	return nil
 }
 
 // adminKey returns the admin secret: PODIUM_ADMIN_KEY, or the one stored in
