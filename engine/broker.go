@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
+	"strconv"
+	"strings"
 
 	"github.com/podiumhq/podium"
 )
@@ -61,6 +63,35 @@ func (f fallback) Err() error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// Detail says which of the brokers are down and what takes over, "" when
+// all are up: a fallback that works still deserves a word in /readyz.
+func (f fallback) Detail() string {
+	var down, up []string
+	for i, b := range f {
+		if err := b.Err(); err != nil {
+			down = append(down, brokerName(b, i)+" unreachable ("+truncate(err.Error(), 120)+")")
+		} else {
+			up = append(up, brokerName(b, i))
+		}
+	}
+	if len(down) == 0 {
+		return ""
+	}
+	msg := strings.Join(down, "; ")
+	if len(up) > 0 {
+		return msg + "; notices go through " + strings.Join(up, ", ")
+	}
+	return msg + "; changes from other nodes arrive by polling"
+}
+
+// brokerName is a broker's name for messages (redis, postgres).
+func brokerName(b podium.Broker, i int) string {
+	if n, ok := b.(interface{ Name() string }); ok {
+		return n.Name()
+	}
+	return "broker " + strconv.Itoa(i+1)
 }
 
 func (f fallback) Close() error {

@@ -66,9 +66,11 @@ func (e *Engine) Status() Status {
 		if err := e.sh.DBError(); err != nil {
 			st.Database = "unreachable"
 		}
-		if e.sh.broker != nil {
-			if err := e.sh.broker.Err(); err != nil {
-				st.Broker = "unreachable: " + truncate(err.Error(), 200)
+		if b := e.sh.broker; b != nil {
+			if d, ok := b.(interface{ Detail() string }); ok {
+				st.Broker = d.Detail()
+			} else if err := b.Err(); err != nil {
+				st.Broker = brokerName(b, 0) + " unreachable (" + truncate(err.Error(), 200) + "); changes from other nodes arrive by polling"
 			}
 		}
 	}

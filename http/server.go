@@ -292,7 +292,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	if st.Shared {
 		checks["broker"] = "ok"
 		if st.Broker != "" {
-			degrade("broker", st.Broker+"; changes from other nodes arrive by polling")
+			degrade("broker", st.Broker)
 		}
 	}
 	if code != http.StatusOK {

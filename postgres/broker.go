@@ -329,6 +329,9 @@ func (b *Broker) listenOnce(ctx context.Context, fn func(podium.Notice)) (listen
 	}
 }
 
+// Name is "postgres", for messages.
+func (b *Broker) Name() string { return "postgres" }
+
 // Close stops the broker's goroutines, ends its subscriptions and closes
 // its connections.
 func (b *Broker) Close() error {

@@ -245,6 +245,9 @@ func (b *Broker) receive(ctx context.Context, ps *goredis.PubSub, fn func(podium
 	}
 }
 
+// Name is "redis", for messages.
+func (b *Broker) Name() string { return "redis" }
+
 // Close stops the broker's goroutines and closes its connections.
 func (b *Broker) Close() error {
 	var err error

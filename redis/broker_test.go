@@ -109,7 +109,10 @@ func TestBrokerDeliversNotices(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	got.waitFor(t, "b1", time.Second)
-	if n := got.ns[0]; n.Node != "a" || n.Seq != 7 {
+	got.mu.Lock()
+	n := got.ns[0]
+	got.mu.Unlock()
+	if n.Node != "a" || n.Seq != 7 {
 		t.Fatalf("notice: %+v", n)
 	}
 	stray.mu.Lock()

@@ -193,7 +193,7 @@ func testClusterLoad(t *testing.T, redisURL string) {
 		urls    = func() []string { mu.Lock(); defer mu.Unlock(); return c.liveURLs() }
 		retries atomic.Int64
 	)
-	const workers, perWorker = 12, 60
+	const workers, perWorker = 12, 150
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)

@@ -171,6 +171,11 @@ func (c *Config) validate() error {
 			return usagef("serve", "--db needs PODIUM_ADMIN_KEY: the nodes of a cluster share one admin key, which no node generates")
 		}
 	}
+	if c.DB != "" && c.Env != "" {
+		if _, err := redis.NewKeyspace(c.Env); err != nil {
+			return usagef("serve", "--env: %q must be 1 to 32 characters of [a-z0-9_-]", c.Env)
+		}
+	}
 	if c.Redis != "" {
 		if c.DB == "" {
 			return usagef("serve", "--redis needs --db: Redis only connects the nodes that share a PostgreSQL database")
@@ -178,9 +183,7 @@ func (c *Config) validate() error {
 		if !strings.HasPrefix(c.Redis, "redis://") && !strings.HasPrefix(c.Redis, "rediss://") {
 			return usagef("serve", "--redis: %q is not a redis:// URL", redactURL(c.Redis))
 		}
-		if _, err := redis.NewKeyspace(c.Env); err != nil {
-			return usagef("serve", "--env: %q must be 1 to 32 characters of [a-z0-9_-]", c.Env)
-		}
+
 	}
 	switch c.Sync {
 	case "", "full", "normal":

@@ -185,6 +185,9 @@ func (m *Main) openShared(ctx context.Context) error {
 		return err
 	}
 	m.Store = st
+	if m.Config.Env == "" {
+		m.Config.Env = "default"
+	}
 	if m.Config.Node == "" {
 		host, _ := os.Hostname()
 		m.Config.Node = host + "-" + engine.NewSecret()[4:10]
@@ -197,9 +200,14 @@ func (m *Main) openShared(ctx context.Context) error {
 		}
 		brokers = append(brokers, rb)
 	}
-	if len(brokers) > 0 {
-		m.Broker = engine.Fallback(brokers...)
+	// PostgreSQL's LISTEN/NOTIFY always: the only broker without Redis,
+	// and the fallback while Redis is down.
+	pb, err := postgres.NewBroker(m.Config.DB, postgres.BrokerOptions{Env: m.Config.Env, Logger: m.log})
+	if err != nil {
+		return err
 	}
+	brokers = append(brokers, pb)
+	m.Broker = engine.Fallback(brokers...)
 	m.log.Info("shared mode: several nodes on one PostgreSQL database", "node", m.Config.Node,
 		"database", redactURL(m.Config.DB), "redis", m.Config.Redis != "", "poll_every", m.Config.PollEvery)
 	return nil
