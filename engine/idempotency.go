@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"sync"
 	"time"
 
@@ -89,11 +90,77 @@ func (e *Engine) ClaimIdempotency(ctx context.Context, scope, key string, hash [
 	}
 }
 
-// marker is the record stored with the claimed request's writes.
-func (c *Claim) marker(now time.Time) podium.IdempotencyRecord {
+// marker is the record stored with the claimed request's writes: status
+// 0 (no answer yet) and, as its body, what the writer knows of the answer
+// before the commit (each item's seq, period and whether it improved, or
+// its error), so that a retry after a crash that lost the answer can say
+// exactly what happened (see Reconstruct).
+func (c *Claim) marker(now time.Time, results []Result) podium.IdempotencyRecord {
 	r := c.entry.rec
 	r.CreatedAt = now
+	m := markerBody{V: 1, Results: make([]markerResult, len(results))}
+	for i, res := range results {
+		if res.Err != nil {
+			m.Results[i].Code, m.Results[i].Message = podium.ErrorCode(res.Err), podium.ErrorMessage(res.Err)
+			continue
+		}
+		m.Results[i].Seq, m.Results[i].Period, m.Results[i].Improved = res.Seq, res.Period, res.Improved
+	}
+	r.Body, _ = json.Marshal(m)
 	return r
+}
+
+// markerBody is the body of a status-0 idempotency record.
+type markerBody struct {
+	V       int            `json:"v"`
+	Results []markerResult `json:"results"`
+}
+
+type markerResult struct {
+	Seq      uint64 `json:"seq,omitempty"`
+	Period   string `json:"period,omitempty"`
+	Improved bool   `json:"improved,omitempty"`
+	Code     string `json:"code,omitempty"`
+	Message  string `json:"message,omitempty"`
+}
+
+// Reconstruct answers a request whose writes were committed but whose
+// answer was lost (a status-0 record: podium stopped between the commit
+// and storing the answer), from what the marker recorded and the current
+// state: each item's own seq, period and improved flag, or its error, and
+// the player's entry as it is now (rank included), with no previous entry.
+// Results are marked Reconstructed. scores are the request's, in order.
+func (e *Engine) Reconstruct(ctx context.Context, rec podium.IdempotencyRecord, scores []Score) []Result {
+	var m markerBody
+	if json.Unmarshal(rec.Body, &m) != nil || m.V != 1 || len(m.Results) != len(scores) {
+		m.Results = make([]markerResult, len(scores)) // an old marker: only the state is known
+	}
+	out := make([]Result, len(scores))
+	for i, sc := range scores {
+		mr := m.Results[i]
+		if mr.Code != "" {
+			out[i].Err = podium.Errorf(mr.Code, "%s", mr.Message)
+			continue
+		}
+		page, err := e.Entry(ctx, Query{Board: sc.Board, Period: mr.Period, IncludeHidden: true}, sc.Player)
+		if err != nil {
+			out[i].Err = err
+			continue
+		}
+		ev := page.Entries[0]
+		for _, en := range page.Entries {
+			if en.Player == sc.Player {
+				ev = en
+			}
+		}
+		seq, improved := mr.Seq, mr.Improved
+		if seq == 0 { // an old marker: the entry's own seq is all there is
+			seq, improved = ev.Seq, true
+		}
+		out[i] = Result{Board: sc.Board, Period: page.Period, Player: sc.Player, Improved: improved, Seq: seq,
+			Entry: ev, Reconstructed: true}
+	}
+	return out
 }
 
 // Finish records the answer and releases waiting duplicates.

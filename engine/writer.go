@@ -28,6 +28,10 @@ type Result struct {
 	Entry    EntryView
 	Previous *EntryView
 	Err      error // a per-item failure; the other fields are then empty
+	// Reconstructed: the answer was lost after its writes were committed,
+	// and this one was rebuilt (see Engine.Reconstruct): Entry is the
+	// entry now, Previous unknown.
+	Reconstructed bool
 }
 
 type opKind uint8
@@ -285,7 +289,7 @@ func (e *Engine) buildGroup(ops []*op) *group {
 			continue
 		}
 		if o.claim != nil {
-			g.batch.Idempotency = append(g.batch.Idempotency, o.claim.marker(g.now))
+			g.batch.Idempotency = append(g.batch.Idempotency, o.claim.marker(g.now, o.results))
 		}
 	}
 	g.bodies = e.idem.takePending()

@@ -192,5 +192,8 @@ func appendResult(b []byte, r *engine.Result) []byte {
 		b = appendTime(b, p.At)
 		b = append(b, '}')
 	}
+	if r.Reconstructed {
+		b = append(b, `,"reconstructed":true`...)
+	}
 	return append(b, '}')
 }

@@ -2,7 +2,6 @@ package http
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -55,7 +54,7 @@ func (sb *scoreBody) toScore(board string) (engine.Score, error) {
 // idempotent handles the Idempotency-Key header: it returns a claim to pass
 // to the engine, or answers the request itself from an earlier answer
 // (done=true).
-func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, k *podium.APIKey, body []byte, replay func(w http.ResponseWriter) error) (claim *engine.Claim, done bool, err error) {
+func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, k *podium.APIKey, body []byte, replay rebuild) (claim *engine.Claim, done bool, err error) {
 	key := r.Header.Get("Idempotency-Key")
 	if key == "" {
 		return nil, false, nil
@@ -74,16 +73,22 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, k *podium.AP
 	return nil, true, s.answerPrior(w, r, prior, replay)
 }
 
+// rebuild answers a request whose earlier twin was committed but whose
+// answer was lost, from the twin's marker (see engine.Reconstruct).
+type rebuild func(w http.ResponseWriter, rec podium.IdempotencyRecord) error
+
 // answerPrior answers a request from the stored answer of an earlier one
 // with the same Idempotency-Key and body, byte for byte. When that request
-// was committed but its answer is not stored (lost in a crash, or not yet
-// written by the node that took it), it waits a moment for it, then
-// answers from the current state without applying again.
-func (s *Server) answerPrior(w http.ResponseWriter, r *http.Request, prior *podium.IdempotencyRecord, replay func(w http.ResponseWriter) error) error {
+// was committed but its answer is not stored (not yet written by the node
+// that took it, or lost in a crash), it waits a moment for it, then
+// rebuilds the answer without applying anything again and says so
+// (Idempotent-Reconstructed: true, "reconstructed": true).
+func (s *Server) answerPrior(w http.ResponseWriter, r *http.Request, prior *podium.IdempotencyRecord, replay rebuild) error {
 	rec := s.eng.AwaitIdempotency(r.Context(), *prior, 2*time.Second)
 	w.Header().Set("Idempotent-Replayed", "true")
 	if rec.Status == 0 {
-		return replay(w)
+		w.Header().Set("Idempotent-Reconstructed", "true")
+		return replay(w, rec)
 	}
 	writeJSON(w, rec.Status, bytes.TrimSuffix(append([]byte(nil), rec.Body...), []byte("\n")))
 	return nil
@@ -114,9 +119,15 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	claim, done, err := s.idempotent(w, r, k, buf.Bytes(), func(w http.ResponseWriter) error {
-		return s.replayResults(w, r.Context(), []engine.Score{sc}, true)
-	})
+	replay := func(w http.ResponseWriter, rec podium.IdempotencyRecord) error {
+		res := s.eng.Reconstruct(r.Context(), rec, []engine.Score{sc})
+		if res[0].Err != nil {
+			return res[0].Err
+		}
+		writeJSON(w, http.StatusOK, appendResult(nil, &res[0]))
+		return nil
+	}
+	claim, done, err := s.idempotent(w, r, k, buf.Bytes(), replay)
 	if err != nil || done {
 		return err
 	}
@@ -124,9 +135,7 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) error {
 	var prior *engine.PriorAnswer
 	if errors.As(err, &prior) {
 		// Another node took this request first.
-		return s.answerPrior(w, r, &prior.Record, func(w http.ResponseWriter) error {
-			return s.replayResults(w, r.Context(), []engine.Score{sc}, true)
-		})
+		return s.answerPrior(w, r, &prior.Record, replay)
 	}
 	if err != nil {
 		return err
@@ -197,11 +206,11 @@ func (s *Server) submitBatch(w http.ResponseWriter, r *http.Request) error {
 		}
 		return append(out, "]}"...)
 	}
-	claim, done, err := s.idempotent(w, r, k, buf.Bytes(), func(w http.ResponseWriter) error {
-		res := s.currentResults(r.Context(), scores)
-		writeJSON(w, http.StatusOK, render(res))
+	replay := func(w http.ResponseWriter, rec podium.IdempotencyRecord) error {
+		writeJSON(w, http.StatusOK, render(s.eng.Reconstruct(r.Context(), rec, scores)))
 		return nil
-	})
+	}
+	claim, done, err := s.idempotent(w, r, k, buf.Bytes(), replay)
 	if err != nil || done {
 		return err
 	}
@@ -210,10 +219,7 @@ func (s *Server) submitBatch(w http.ResponseWriter, r *http.Request) error {
 		res, err = s.eng.Submit(r.Context(), scores, false, claim)
 		var prior *engine.PriorAnswer
 		if errors.As(err, &prior) {
-			return s.answerPrior(w, r, &prior.Record, func(w http.ResponseWriter) error {
-				writeJSON(w, http.StatusOK, render(s.currentResults(r.Context(), scores)))
-				return nil
-			})
+			return s.answerPrior(w, r, &prior.Record, replay)
 		}
 		if err != nil {
 			return err
@@ -236,35 +242,4 @@ func appendItemError(b []byte, err error) []byte {
 	b = append(b, `,"message":`...)
 	b = appendString(b, podium.ErrorMessage(err))
 	return append(b, "}}"...)
-}
-
-// replayResults answers a single submit whose writes were committed but
-// whose answer was lost, from the current state.
-func (s *Server) replayResults(w http.ResponseWriter, ctx context.Context, scores []engine.Score, single bool) error {
-	res := s.currentResults(ctx, scores)
-	if single && res[0].Err != nil {
-		return res[0].Err
-	}
-	writeJSON(w, http.StatusOK, appendResult(nil, &res[0]))
-	return nil
-}
-
-// currentResults describes the current entries of the players in scores.
-func (s *Server) currentResults(ctx context.Context, scores []engine.Score) []engine.Result {
-	res := make([]engine.Result, len(scores))
-	for i, sc := range scores {
-		page, err := s.eng.Entry(ctx, engine.Query{Board: sc.Board, IncludeHidden: true}, sc.Player)
-		if err != nil {
-			res[i].Err = err
-			continue
-		}
-		var ev engine.EntryView
-		for _, e := range page.Entries {
-			if e.Player == sc.Player {
-				ev = e
-			}
-		}
-		res[i] = engine.Result{Board: sc.Board, Period: page.Period, Player: sc.Player, Improved: true, Seq: ev.Seq, Entry: ev}
-	}
-	return res
 }
