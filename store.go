@@ -3,6 +3,8 @@ package podium
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"time"
 )
 
@@ -221,4 +223,46 @@ type Change struct {
 	ID   int64
 	Kind ChangeKind
 	Key  string // board id, player id or API key id
+}
+
+// Check reports what in b no store can keep faithfully: more than MaxKeys
+// keys, an entry without keys, an unknown kind, or a seq or watermark past
+// the int64 range that SQL integers hold. Stores call it before writing
+// anything.
+func (b *Batch) Check() error {
+	for i := range b.Submissions {
+		sub := &b.Submissions[i]
+		if len(sub.Keys) > MaxKeys {
+			return fmt.Errorf("submission %d of board %s has %d keys", sub.Seq, sub.Board, len(sub.Keys))
+		}
+		if sub.Seq > math.MaxInt64 {
+			return fmt.Errorf("submission seq %d is out of range", sub.Seq)
+		}
+		if sub.Kind != KindScore && sub.Kind != KindDelete {
+			return fmt.Errorf("submission %d of board %s has unknown kind %d", sub.Seq, sub.Board, sub.Kind)
+		}
+	}
+	for i := range b.Upserts {
+		if err := b.Upserts[i].Check(); err != nil {
+			return err
+		}
+	}
+	for _, w := range b.Watermarks {
+		if w.Seq > math.MaxInt64 {
+			return fmt.Errorf("watermark %d of board %s is out of range", w.Seq, w.Board)
+		}
+	}
+	return nil
+}
+
+// Check reports an entry no store can keep faithfully: 0 or more than
+// MaxKeys keys, or a seq past the int64 range.
+func (e *Entry) Check() error {
+	if len(e.Keys) < 1 || len(e.Keys) > MaxKeys {
+		return fmt.Errorf("entry %s/%s/%s has %d keys", e.Board, e.Period, e.Player, len(e.Keys))
+	}
+	if e.Seq > math.MaxInt64 {
+		return fmt.Errorf("entry seq %d is out of range", e.Seq)
+	}
+	return nil
 }

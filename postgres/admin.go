@@ -11,17 +11,6 @@ import (
 	"github.com/podiumhq/podium"
 )
 
-// boardBody is what the boards.body JSON column holds: the board without its
-// id and times, which are columns.
-type boardBody struct {
-	Title  string          `json:"title"`
-	Keys   []podium.KeyDef `json:"keys"`
-	Mode   podium.Mode     `json:"mode"`
-	Reset  podium.Reset    `json:"reset"`
-	Public bool            `json:"public"`
-	Meta   json.RawMessage `json:"meta,omitempty"`
-}
-
 // sqlBoards selects boards with their generation, which lives in the
 // head row.
 const sqlBoards = `SELECT b.id, b.body, b.created_ms, b.updated_ms, coalesce(h.gen, 0)
@@ -63,12 +52,9 @@ func scanBoard(r pgx.CollectableRow) (podium.Board, error) {
 	if err := r.Scan(&b.ID, &body, &created, &updated, &gen); err != nil {
 		return b, err
 	}
-	var bb boardBody
-	if err := json.Unmarshal(body, &bb); err != nil {
+	if err := b.SetDocument(body); err != nil {
 		return b, fmt.Errorf("board %s: %w", b.ID, err)
 	}
-	b.Title, b.Keys, b.Mode, b.Reset, b.Public = bb.Title, bb.Keys, bb.Mode, bb.Reset, bb.Public
-	b.Meta = metaOut(bb.Meta)
 	b.CreatedAt, b.UpdatedAt = podium.FromMillis(created), podium.FromMillis(updated)
 	b.Gen = uint64(gen)
 	return b, nil
@@ -84,10 +70,7 @@ func wrap(what string, err error) error {
 
 // boardJSON is what the boards.body column holds for b.
 func boardJSON(b *podium.Board) (string, error) {
-	body, err := json.Marshal(boardBody{
-		Title: b.Title, Keys: b.Keys, Mode: b.Mode, Reset: b.Reset, Public: b.Public,
-		Meta: metaIn(b.Meta),
-	})
+	body, err := b.Document()
 	return string(body), err
 }
 
@@ -224,7 +207,7 @@ func scanPlayer(r pgx.CollectableRow) (podium.Player, error) {
 	if err := r.Scan(&p.ID, &p.Name, &p.Hidden, &meta, &updated); err != nil {
 		return p, err
 	}
-	p.Meta = metaOut(meta)
+	p.Meta = podium.LoadedMeta(meta)
 	p.UpdatedAt = podium.FromMillis(updated)
 	return p, nil
 }
@@ -326,35 +309,10 @@ func nonNil(s []string) []string {
 	return s
 }
 
-// metaIn returns meta as stored: nil for an absent, null or empty object.
-func metaIn(meta json.RawMessage) json.RawMessage {
-	if isEmptyMeta(meta) {
-		return nil
-	}
-	return meta
-}
-
-// metaArg is metaIn as a statement argument: NULL or text.
+// metaArg is podium.StoredMeta as a statement argument: NULL or text.
 func metaArg(meta json.RawMessage) any {
-	if isEmptyMeta(meta) {
+	if podium.StoredMeta(meta) == nil {
 		return nil
 	}
 	return string(meta)
-}
-
-func isEmptyMeta(meta []byte) bool {
-	switch string(meta) {
-	case "", "null", "{}":
-		return true
-	}
-	return false
-}
-
-// metaOut returns stored meta as read back: {} for NULL. raw must not be
-// reused by the caller.
-func metaOut(raw []byte) json.RawMessage {
-	if len(raw) == 0 || string(raw) == "null" {
-		return json.RawMessage("{}")
-	}
-	return json.RawMessage(raw)
 }

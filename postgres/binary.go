@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+
+	"github.com/podiumhq/podium"
 )
 
 // PostgreSQL's binary wire format, written and read by hand on the hot
@@ -126,7 +128,7 @@ func (p *params) elemKey(keys []int64, i int) {
 
 // elemMeta appends a meta object, NULL when empty.
 func (p *params) elemMeta(meta []byte) {
-	if isEmptyMeta(meta) {
+	if podium.StoredMeta(meta) == nil {
 		p.elemNull()
 	} else {
 		elemText(p, meta)

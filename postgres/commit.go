@@ -103,7 +103,7 @@ func (s *Store) Commit(ctx context.Context, b *podium.Batch) error {
 	if b.Len() == 0 {
 		return nil
 	}
-	if err := checkBatch(b); err != nil {
+	if err := b.Check(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
 	conn, err := s.pool.Acquire(ctx)
@@ -161,44 +161,6 @@ func execBatch(ctx context.Context, pc *pgconn.PgConn, b *pgconn.Batch) error {
 		first = err
 	}
 	return first
-}
-
-// checkBatch rejects what the schema could not store faithfully, before any
-// row is written.
-func checkBatch(b *podium.Batch) error {
-	for i := range b.Submissions {
-		sub := &b.Submissions[i]
-		if len(sub.Keys) > podium.MaxKeys {
-			return fmt.Errorf("submission %d of board %s has %d keys", sub.Seq, sub.Board, len(sub.Keys))
-		}
-		if sub.Seq > math.MaxInt64 {
-			return fmt.Errorf("submission seq %d is out of range", sub.Seq)
-		}
-		if sub.Kind != podium.KindScore && sub.Kind != podium.KindDelete {
-			return fmt.Errorf("submission %d of board %s has unknown kind %d", sub.Seq, sub.Board, sub.Kind)
-		}
-	}
-	for i := range b.Upserts {
-		if err := checkEntry(&b.Upserts[i]); err != nil {
-			return err
-		}
-	}
-	for _, w := range b.Watermarks {
-		if w.Seq > math.MaxInt64 {
-			return fmt.Errorf("watermark %d of board %s is out of range", w.Seq, w.Board)
-		}
-	}
-	return nil
-}
-
-func checkEntry(e *podium.Entry) error {
-	if len(e.Keys) < 1 || len(e.Keys) > podium.MaxKeys {
-		return fmt.Errorf("entry %s/%s/%s has %d keys", e.Board, e.Period, e.Player, len(e.Keys))
-	}
-	if e.Seq > math.MaxInt64 {
-		return fmt.Errorf("entry seq %d is out of range", e.Seq)
-	}
-	return nil
 }
 
 // writer holds the buffers of one commit; Store.scratch recycles them.
@@ -509,7 +471,7 @@ func (s *Store) ReplaceEntries(ctx context.Context, board string, entries []podi
 		if entries[i].Board != board {
 			return fmt.Errorf("replace entries: entry %d belongs to board %q, not %q", i, entries[i].Board, board)
 		}
-		if err := checkEntry(&entries[i]); err != nil {
+		if err := entries[i].Check(); err != nil {
 			return fmt.Errorf("replace entries: %w", err)
 		}
 	}

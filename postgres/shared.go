@@ -369,7 +369,7 @@ func (tx *writeTx) Commit(ctx context.Context, b *podium.Batch) error {
 // fence checks that every submission of b is for a board the transaction
 // holds and continues its head.
 func (tx *writeTx) fence(b *podium.Batch) error {
-	if err := checkBatch(b); err != nil {
+	if err := b.Check(); err != nil {
 		return err
 	}
 	next := map[string]uint64{}

@@ -9,17 +9,6 @@ import (
 	"github.com/podiumhq/podium"
 )
 
-// boardBody is what the boards.body JSON column holds: the board without its
-// id and times, which are columns.
-type boardBody struct {
-	Title  string          `json:"title"`
-	Keys   []podium.KeyDef `json:"keys"`
-	Mode   podium.Mode     `json:"mode"`
-	Reset  podium.Reset    `json:"reset"`
-	Public bool            `json:"public"`
-	Meta   json.RawMessage `json:"meta,omitempty"`
-}
-
 // Boards lists every board, ordered by id.
 func (s *Store) Boards(ctx context.Context) ([]podium.Board, error) {
 	rows, err := s.r.QueryContext(ctx, "SELECT id, body, created_ms, updated_ms FROM boards ORDER BY id")
@@ -37,12 +26,9 @@ func (s *Store) Boards(ctx context.Context) ([]podium.Board, error) {
 		if err := rows.Scan(&b.ID, &body, &created, &updated); err != nil {
 			return nil, fmt.Errorf("boards: %w", err)
 		}
-		var bb boardBody
-		if err := json.Unmarshal(body, &bb); err != nil {
+		if err := b.SetDocument(body); err != nil {
 			return nil, fmt.Errorf("boards: board %s: %w", b.ID, err)
 		}
-		b.Title, b.Keys, b.Mode, b.Reset, b.Public = bb.Title, bb.Keys, bb.Mode, bb.Reset, bb.Public
-		b.Meta = metaOut(bb.Meta)
 		b.CreatedAt, b.UpdatedAt = podium.FromMillis(created), podium.FromMillis(updated)
 		out = append(out, b)
 	}
@@ -55,10 +41,7 @@ func (s *Store) Boards(ctx context.Context) ([]podium.Board, error) {
 // PutBoard creates b or replaces the board with its id, times included. It
 // stores b as given; validation is the caller's (podium.Board.Normalize).
 func (s *Store) PutBoard(ctx context.Context, b *podium.Board) error {
-	body, err := json.Marshal(boardBody{
-		Title: b.Title, Keys: b.Keys, Mode: b.Mode, Reset: b.Reset, Public: b.Public,
-		Meta: metaIn(b.Meta),
-	})
+	body, err := b.Document()
 	if err != nil {
 		return fmt.Errorf("put board: %w", err)
 	}
@@ -120,7 +103,7 @@ func (s *Store) Players(ctx context.Context) ([]podium.Player, error) {
 		if err := rows.Scan(&p.ID, &p.Name, &p.Hidden, &meta, &updated); err != nil {
 			return nil, fmt.Errorf("players: %w", err)
 		}
-		p.Meta = metaOut(meta)
+		p.Meta = podium.LoadedMeta(meta)
 		p.UpdatedAt = podium.FromMillis(updated)
 		out = append(out, p)
 	}
@@ -227,37 +210,12 @@ func nonNil(s []string) []string {
 	return s
 }
 
-// metaIn returns meta as stored: nil for an absent, null or empty object.
-func metaIn(meta json.RawMessage) json.RawMessage {
-	if isEmptyMeta(meta) {
-		return nil
-	}
-	return meta
-}
-
-// metaArg is metaIn as a statement argument: NULL or TEXT.
+// metaArg is podium.StoredMeta as a statement argument: NULL or TEXT.
 func metaArg(meta json.RawMessage) any {
-	if isEmptyMeta(meta) {
+	if podium.StoredMeta(meta) == nil {
 		return nil
 	}
 	return string(meta)
-}
-
-func isEmptyMeta(meta json.RawMessage) bool {
-	switch string(meta) {
-	case "", "null", "{}":
-		return true
-	}
-	return false
-}
-
-// metaOut returns stored meta as read back: {} for NULL. raw must not be
-// reused by the caller.
-func metaOut(raw []byte) json.RawMessage {
-	if len(raw) == 0 || string(raw) == "null" {
-		return json.RawMessage("{}")
-	}
-	return json.RawMessage(raw)
 }
 
 // nullInt scans an INTEGER or NULL column without the reflection that

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -101,7 +100,7 @@ func (s *Store) Commit(ctx context.Context, b *podium.Batch) error {
 
 // commit is one transaction of Commit, without the wait for the disk.
 func (s *Store) commit(ctx context.Context, b *podium.Batch) error {
-	if err := checkBatch(b); err != nil {
+	if err := b.Check(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
 	s.wmu.Lock()
@@ -140,36 +139,6 @@ func (s *Store) commit(ctx context.Context, b *podium.Batch) error {
 			return fmt.Errorf("commit: %w", err)
 		}
 		return podium.OutcomeUnknown(fmt.Errorf("commit: %w", err))
-	}
-	return nil
-}
-
-// checkBatch rejects what the schema could not store faithfully, before any
-// row is written.
-func checkBatch(b *podium.Batch) error {
-	for i := range b.Submissions {
-		sub := &b.Submissions[i]
-		if len(sub.Keys) > podium.MaxKeys {
-			return fmt.Errorf("submission %d of board %s has %d keys", sub.Seq, sub.Board, len(sub.Keys))
-		}
-		if sub.Seq > math.MaxInt64 {
-			return fmt.Errorf("submission seq %d is out of range", sub.Seq)
-		}
-	}
-	for i := range b.Upserts {
-		if err := checkEntry(&b.Upserts[i]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func checkEntry(e *podium.Entry) error {
-	if len(e.Keys) < 1 || len(e.Keys) > podium.MaxKeys {
-		return fmt.Errorf("entry %s/%s/%s has %d keys", e.Board, e.Period, e.Player, len(e.Keys))
-	}
-	if e.Seq > math.MaxInt64 {
-		return fmt.Errorf("entry seq %d is out of range", e.Seq)
 	}
 	return nil
 }
@@ -244,7 +213,7 @@ func (s *Store) ReplaceEntries(ctx context.Context, board string, entries []podi
 		if entries[i].Board != board {
 			return fmt.Errorf("replace entries: entry %d belongs to board %q, not %q", i, entries[i].Board, board)
 		}
-		if err := checkEntry(&entries[i]); err != nil {
+		if err := entries[i].Check(); err != nil {
 			return fmt.Errorf("replace entries: %w", err)
 		}
 	}

@@ -1,0 +1,55 @@
+package podium
+
+import "encoding/json"
+
+// How stores keep things, shared by every Store so that the databases hold
+// the same documents.
+
+// boardDocument is a board's definition as stores keep it: one JSON
+// document with everything but the id, the times and the generation, which
+// are columns. A new board field then needs no migration.
+type boardDocument struct {
+	Title  string          `json:"title"`
+	Keys   []KeyDef        `json:"keys"`
+	Mode   Mode            `json:"mode"`
+	Reset  Reset           `json:"reset"`
+	Public bool            `json:"public"`
+	Meta   json.RawMessage `json:"meta,omitempty"`
+}
+
+// Document returns b's definition as stores keep it (see SetDocument).
+func (b *Board) Document() ([]byte, error) {
+	return json.Marshal(boardDocument{Title: b.Title, Keys: b.Keys, Mode: b.Mode, Reset: b.Reset, Public: b.Public,
+		Meta: StoredMeta(b.Meta)})
+}
+
+// SetDocument sets b's definition from a document Document made; the id,
+// times and generation are left alone.
+func (b *Board) SetDocument(doc []byte) error {
+	var d boardDocument
+	if err := json.Unmarshal(doc, &d); err != nil {
+		return err
+	}
+	b.Title, b.Keys, b.Mode, b.Reset, b.Public = d.Title, d.Keys, d.Mode, d.Reset, d.Public
+	b.Meta = LoadedMeta(d.Meta)
+	return nil
+}
+
+// StoredMeta returns a meta object as stores keep it: nil (NULL) for an
+// absent, null or empty object, else meta itself.
+func StoredMeta(meta json.RawMessage) json.RawMessage {
+	switch string(meta) {
+	case "", "null", "{}":
+		return nil
+	}
+	return meta
+}
+
+// LoadedMeta returns a stored meta object as it is read back: {} for NULL
+// (or null), else raw itself, which the caller must not reuse.
+func LoadedMeta(raw []byte) json.RawMessage {
+	if len(raw) == 0 || string(raw) == "null" {
+		return json.RawMessage("{}")
+	}
+	return json.RawMessage(raw)
+}
