@@ -430,7 +430,8 @@ func (e *Engine) readPeriod(ctx context.Context, bs *boardState, period string, 
 	return ps, nil
 }
 
-func hasMeta(m json.RawMessage) bool { return len(m) > 0 && string(m) != "{}" && string(m) != "null" }
+// hasMeta reports a meta object worth keeping (not absent, null or {}).
+func hasMeta(m json.RawMessage) bool { return podium.StoredMeta(m) != nil }
 
 // send hands an op to the writer and waits for its answer. An op's
 // idempotency claim is settled here on failure: aborted when nothing was
