@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -167,6 +168,43 @@ func TestFailedStartLeavesNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(data); !os.IsNotExist(err) {
 		t.Errorf("--addr nonsense created the data directory (%v)", err)
+	}
+	// The debug address is bound before the data directory too: a server
+	// that starts without the profiles it was asked for, and says so only
+	// in a log line, is a failed start that left a directory and a key.
+	var logb bytes.Buffer
+	m := &Main{Config: Config{Addr: "127.0.0.1:0", DebugAddr: ln.Addr().String(), Data: data, Sync: "normal", Shutdown: time.Second}, Stderr: &logb}
+	err = m.Open(context.Background())
+	if err == nil {
+		m.Close()
+		t.Errorf("a server started without its --debug-addr %s, which is in use", ln.Addr())
+	} else if !strings.Contains(err.Error(), "--debug-addr") || !strings.Contains(err.Error(), "address already in use") {
+		t.Errorf("debug port in use: %v", err)
+	}
+	if strings.Contains(logb.String(), "pdm_") {
+		t.Errorf("a failed start printed an admin key: %q", logb.String())
+	}
+	if _, err := os.Stat(data); !os.IsNotExist(err) {
+		t.Errorf("a debug port in use created the data directory (%v)", err)
+	}
+}
+
+// A negative --stream-memory is a mistake like any other negative size,
+// not a silent "use the default".
+func TestNegativeStreamMemoryRefused(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	m := &Main{Config: Config{Addr: "127.0.0.1:0", Data: data, Sync: "normal", StreamMemory: -1, Shutdown: time.Second}, Stderr: io.Discard}
+	err := m.Open(context.Background())
+	if err == nil {
+		m.Close()
+		t.Fatal("a server started with --stream-memory -1")
+	}
+	var ue *usageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "--stream-memory must not be negative") {
+		t.Errorf("--stream-memory -1: %v, want a usage error naming the flag", err)
+	}
+	if _, err := os.Stat(data); !os.IsNotExist(err) {
+		t.Errorf("a refused start created the data directory (%v)", err)
 	}
 }
 

@@ -41,6 +41,7 @@ type Main struct {
 	ln     net.Listener
 	data   *dataDir
 	srv    *http.Server
+	debug  *http.Server // --debug-addr, if set
 	log    *slog.Logger
 	demo   context.CancelFunc
 }
@@ -79,6 +80,15 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	m.ln, err = net.Listen("tcp", m.Config.Addr)
 	if err != nil {
 		return err
+	}
+	if m.Config.DebugAddr != "" {
+		// Bound here with the API's address, so that a debug port in use
+		// fails the start before the data directory is touched.
+		dln, err := net.Listen("tcp", m.Config.DebugAddr)
+		if err != nil {
+			return fmt.Errorf("--debug-addr: %w", err)
+		}
+		m.debug = startDebug(dln, m.log)
 	}
 	var adminKey string
 	if m.Config.DB == "" {
@@ -123,9 +133,6 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	if err := m.Engine.Start(ctx); err != nil {
 		return err
 	}
-	if m.Config.DebugAddr != "" {
-		startDebug(m.Config.DebugAddr, m.log)
-	}
 	b := readBuild()
 	if m.Config.DB == "" {
 		m.log.Info("podium is serving", "url", m.URL(), "data", m.Config.Data, "sync", m.Config.Sync, "version", b.Version, "revision", b.short())
@@ -152,6 +159,9 @@ func (m *Main) Close() error {
 		m.demo()
 	}
 	var errs []error
+	if m.debug != nil {
+		m.debug.Close()
+	}
 	if m.Hub != nil {
 		m.Hub.Close() // ends live streams with a retry hint so Shutdown need not wait for them
 	}
@@ -271,15 +281,17 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // startDebug serves the pprof handlers on their own listener, away from the
 // public API.
-func startDebug(addr string, log *slog.Logger) {
+func startDebug(ln net.Listener, log *slog.Logger) *http.Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
-		if err := http.ListenAndServe(addr, mux); err != nil {
-			log.Error("debug listener", "addr", addr, "err", err)
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("debug listener", "addr", ln.Addr().String(), "err", err)
 		}
 	}()
+	return srv
 }
