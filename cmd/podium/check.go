@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,6 +31,22 @@ func (o *opsFlags) flags(fsName string, out io.Writer, summary string) *flag.Fla
 	return fs
 }
 
+// parse parses the flags of check or rebuild; a --url that is not an
+// http(s) URL with a host is a mistake on the command line, like any other
+// bad value.
+func (o *opsFlags) parse(fs *flag.FlagSet, args []string) error {
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if o.URL != "" {
+		u, err := url.Parse(o.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return usagef(fs.Name(), "--url: %q is not an http:// or https:// URL (e.g. http://localhost:8080)", o.URL)
+		}
+	}
+	return nil
+}
+
 // cliLogger shows the operations commands' warnings (for example a data
 // directory readable by others) on stderr.
 func cliLogger(stderr io.Writer) *slog.Logger {
@@ -48,7 +65,7 @@ server holds its data directory). With --url, the running server runs the
 checks 0 (quick_check), 1 and 2 against its own in-memory indexes; --data then
 only locates admin.key (or set PODIUM_ADMIN_KEY).
 Prints every difference and exits 1 if there is any.`)
-	if err := parse(fs, args); err != nil {
+	if err := o.parse(fs, args); err != nil {
 		return err
 	}
 	if o.URL != "" {
@@ -157,7 +174,7 @@ func rebuildCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 Without --url: recomputes the entries table of every board from the append-only
 submissions log. The server must be stopped: a running server holds --data.
 With --url: makes the running server reload its in-memory indexes from the database.`)
-	if err := parse(fs, args); err != nil {
+	if err := o.parse(fs, args); err != nil {
 		return err
 	}
 	if o.URL != "" {

@@ -106,6 +106,8 @@ func TestCommandLineMistakes(t *testing.T) {
 		{[]string{"serve", "--log-level", "loud"}, `podium serve: --log-level: "loud" is not debug, info, warn or error`},
 		{[]string{"serve", "--addr", "nonsense"}, `podium serve: --addr: "nonsense" is not host:port`},
 		{[]string{"check", "--url"}, `podium check: --url needs a value`},
+		{[]string{"check", "--url", "nonsense"}, `podium check: --url: "nonsense" is not an http:// or https:// URL`},
+		{[]string{"rebuild", "--url", "localhost:8080"}, `podium rebuild: --url: "localhost:8080" is not an http:// or https:// URL`},
 		{[]string{"backup", "--data", "x"}, `podium backup: --to is required`},
 		{[]string{"restore"}, `podium restore: --from is required`},
 	} {
