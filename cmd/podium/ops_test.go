@@ -17,9 +17,12 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/podiumhq/podium"
 )
 
 // openMain starts a server on port 0 in dir with its log in logw, and
@@ -640,5 +643,62 @@ func TestCheckURLChecksTheStore(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, "*snapshot*")); len(left) > 0 {
 		t.Errorf("the check left %v behind", left)
+	}
+}
+
+// unknownOutcomeStore is the real store whose group commits, once armed,
+// end with an unknown outcome, as when an fsync fails on a dying disk.
+type unknownOutcomeStore struct {
+	podium.Store
+	armed atomic.Bool
+}
+
+func (s *unknownOutcomeStore) Commit(ctx context.Context, b *podium.Batch) error {
+	if s.armed.Load() && len(b.Submissions) > 0 {
+		if err := s.Store.Commit(ctx, b); err != nil {
+			return err
+		}
+		return podium.OutcomeUnknown(errors.New("sync: input/output error (injected)"))
+	}
+	return s.Store.Commit(ctx, b)
+}
+
+// A storage failure that stopped writes is not a clean shutdown: the disk
+// said it may not hold what it was given, so the next start runs
+// quick_check, as after a crash.
+func TestStorageFailureMakesNextStartCheck(t *testing.T) {
+	var fault *unknownOutcomeStore
+	testHookWrapStore = func(s podium.Store) podium.Store {
+		fault = &unknownOutcomeStore{Store: s}
+		return fault
+	}
+	t.Cleanup(func() { testHookWrapStore = nil })
+	dir := t.TempDir()
+	m, err := openMain(t, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testHookWrapStore = nil
+	base := m.URL()
+	if code, _ := callURL(t, base, "PUT", "/v1/boards/b", `{"keys":[{"name":"n","order":"desc"}],"mode":"sum","public":true}`); code != 201 {
+		t.Fatalf("create board: %d", code)
+	}
+	fault.armed.Store(true)
+	if code, body := callURL(t, base, "POST", "/v1/boards/b/scores", `{"player":"a","score":1}`); code != 503 {
+		t.Fatalf("submit on a failing disk: %d %v", code, body)
+	}
+	if st := m.Engine.Status(); st.StorageFailed == "" {
+		t.Fatal("the engine did not stop writes after an unknown outcome")
+	}
+	m.Close()
+	if _, err := os.Stat(filepath.Join(dir, runningName)); err != nil {
+		t.Errorf("after a storage failure the shutdown counted as clean (%v): the next start would skip quick_check", err)
+	}
+	var log bytes.Buffer
+	if _, err := openMain(t, dir, &log); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "quick_check passed") {
+		t.Errorf("no quick_check at the start after a storage failure; log:\n%s", log.String())
 	}
 }

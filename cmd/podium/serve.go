@@ -46,6 +46,10 @@ type Main struct {
 	demo   context.CancelFunc
 }
 
+// testHookWrapStore, when set by a test, wraps the store before the engine
+// is built on it (to inject storage faults).
+var testHookWrapStore func(podium.Store) podium.Store
+
 // Addr is the address the server listens on, once Open returned.
 func (m *Main) Addr() string { return m.ln.Addr().String() }
 
@@ -109,6 +113,9 @@ func (m *Main) Open(ctx context.Context) (err error) {
 		adminKey = m.Config.AdminKey
 		m.log.Info("admin key from PODIUM_ADMIN_KEY", "source", "environment")
 	}
+	if testHookWrapStore != nil {
+		m.Store = testHookWrapStore(m.Store)
+	}
 	store := m.Store
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -152,8 +159,9 @@ func (m *Main) Open(ctx context.Context) (err error) {
 
 // Close shuts the server down gracefully: stop taking requests, finish the
 // ones in flight, let the writer commit what it holds, close the database
-// and release the data directory. Only a close without errors counts as a
-// clean shutdown (the next start skips quick_check).
+// and release the data directory. Only a close without errors, after no
+// storage failure, counts as a clean shutdown (the next start skips
+// quick_check).
 func (m *Main) Close() error {
 	if m.demo != nil {
 		m.demo()
@@ -179,7 +187,10 @@ func (m *Main) Close() error {
 		errs = append(errs, m.Broker.Close())
 	}
 	if m.data != nil {
-		errs = append(errs, m.data.closeStore(errors.Join(errs...) == nil))
+		// After a storage failure the disk may not hold what it was given:
+		// like a crash, that makes the next start run quick_check.
+		clean := errors.Join(errs...) == nil && (m.Engine == nil || m.Engine.Status().StorageFailed == "")
+		errs = append(errs, m.data.closeStore(clean))
 		m.data.release()
 	} else if m.Store != nil {
 		errs = append(errs, m.Store.Close())
