@@ -136,7 +136,7 @@ func (s *Server) sse(w http.ResponseWriter, r *http.Request) error {
 		case !ok:
 			if err := conn.Err(); err != nil {
 				// The key was revoked: say so and end the stream.
-				write(sseError(err))
+				write(sseError(bi.ID, err))
 				return nil
 			}
 			// Server shutdown: ask the browser to come back soon.
@@ -160,8 +160,13 @@ func (s *Server) sse(w http.ResponseWriter, r *http.Request) error {
 }
 
 // sseError is an error event that ends an SSE stream.
-func sseError(err error) []byte {
-	b, _ := json.Marshal(map[string]string{"type": "error", "code": podium.ErrorCode(err), "message": podium.ErrorMessage(err)})
+func sseError(board string, err error) []byte {
+	b, _ := json.Marshal(struct {
+		Type    string `json:"type"`
+		Board   string `json:"board"`
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	}{"error", board, podium.ErrorCode(err), podium.ErrorMessage(err)})
 	return []byte("id: error\nevent: error\ndata: " + string(b) + "\n\n")
 }
 

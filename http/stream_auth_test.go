@@ -203,6 +203,11 @@ func TestRevokedKeyEndsStreams(t *testing.T) {
 		if !ended || len(evs) != 1 || evs[0].Type != "error" || evs[0].Data["code"] != "unauthenticated" {
 			t.Fatalf("SSE stream %d after its key was revoked: %+v (ended %v); want one unauthenticated error, then the end", i, evs, ended)
 		}
+		// An error event has the shape of every other (API.md): it names
+		// the stream's board.
+		if want := []string{"priv", "pub"}[i]; evs[0].Data["board"] != want {
+			t.Errorf("SSE stream %d: the revocation error names board %v, want %q", i, evs[0].Data["board"], want)
+		}
 	}
 	m, b, err := ws.recv(time.Second)
 	if err != nil || m["type"] != "error" || m["code"] != "unauthenticated" {

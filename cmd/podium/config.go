@@ -200,7 +200,7 @@ func (c *Config) validate() error {
 		v    int64
 	}{
 		{"max-body", c.MaxBody}, {"max-batch", int64(c.MaxBatch)}, {"stream-per-ip", int64(c.StreamsPerIP)},
-		{"stream-max", int64(c.StreamsMax)}, {"stream-coalesce", int64(c.Coalesce)},
+		{"stream-max", int64(c.StreamsMax)}, {"stream-memory", c.StreamMemory}, {"stream-coalesce", int64(c.Coalesce)},
 		{"stream-snapshot-every", int64(c.SnapshotEvery)}, {"shutdown-timeout", int64(c.Shutdown)},
 		{"body-timeout", int64(c.BodyTimeout)}, {"request-timeout", int64(c.RequestTimeout)}, {"poll-every", int64(c.PollEvery)},
 	} {

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -16,9 +17,12 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/podiumhq/podium"
 )
 
 // openMain starts a server on port 0 in dir with its log in logw, and
@@ -105,6 +109,8 @@ func TestCommandLineMistakes(t *testing.T) {
 		{[]string{"serve", "--log-level", "loud"}, `podium serve: --log-level: "loud" is not debug, info, warn or error`},
 		{[]string{"serve", "--addr", "nonsense"}, `podium serve: --addr: "nonsense" is not host:port`},
 		{[]string{"check", "--url"}, `podium check: --url needs a value`},
+		{[]string{"check", "--url", "nonsense"}, `podium check: --url: "nonsense" is not an http:// or https:// URL`},
+		{[]string{"rebuild", "--url", "localhost:8080"}, `podium rebuild: --url: "localhost:8080" is not an http:// or https:// URL`},
 		{[]string{"backup", "--data", "x"}, `podium backup: --to is required`},
 		{[]string{"restore"}, `podium restore: --from is required`},
 	} {
@@ -167,6 +173,43 @@ func TestFailedStartLeavesNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(data); !os.IsNotExist(err) {
 		t.Errorf("--addr nonsense created the data directory (%v)", err)
+	}
+	// The debug address is bound before the data directory too: a server
+	// that starts without the profiles it was asked for, and says so only
+	// in a log line, is a failed start that left a directory and a key.
+	var logb bytes.Buffer
+	m := &Main{Config: Config{Addr: "127.0.0.1:0", DebugAddr: ln.Addr().String(), Data: data, Sync: "normal", Shutdown: time.Second}, Stderr: &logb}
+	err = m.Open(context.Background())
+	if err == nil {
+		m.Close()
+		t.Errorf("a server started without its --debug-addr %s, which is in use", ln.Addr())
+	} else if !strings.Contains(err.Error(), "--debug-addr") || !strings.Contains(err.Error(), "address already in use") {
+		t.Errorf("debug port in use: %v", err)
+	}
+	if strings.Contains(logb.String(), "pdm_") {
+		t.Errorf("a failed start printed an admin key: %q", logb.String())
+	}
+	if _, err := os.Stat(data); !os.IsNotExist(err) {
+		t.Errorf("a debug port in use created the data directory (%v)", err)
+	}
+}
+
+// A negative --stream-memory is a mistake like any other negative size,
+// not a silent "use the default".
+func TestNegativeStreamMemoryRefused(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	m := &Main{Config: Config{Addr: "127.0.0.1:0", Data: data, Sync: "normal", StreamMemory: -1, Shutdown: time.Second}, Stderr: io.Discard}
+	err := m.Open(context.Background())
+	if err == nil {
+		m.Close()
+		t.Fatal("a server started with --stream-memory -1")
+	}
+	var ue *usageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "--stream-memory must not be negative") {
+		t.Errorf("--stream-memory -1: %v, want a usage error naming the flag", err)
+	}
+	if _, err := os.Stat(data); !os.IsNotExist(err) {
+		t.Errorf("a refused start created the data directory (%v)", err)
 	}
 }
 
@@ -600,5 +643,62 @@ func TestCheckURLChecksTheStore(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, "*snapshot*")); len(left) > 0 {
 		t.Errorf("the check left %v behind", left)
+	}
+}
+
+// unknownOutcomeStore is the real store whose group commits, once armed,
+// end with an unknown outcome, as when an fsync fails on a dying disk.
+type unknownOutcomeStore struct {
+	podium.Store
+	armed atomic.Bool
+}
+
+func (s *unknownOutcomeStore) Commit(ctx context.Context, b *podium.Batch) error {
+	if s.armed.Load() && len(b.Submissions) > 0 {
+		if err := s.Store.Commit(ctx, b); err != nil {
+			return err
+		}
+		return podium.OutcomeUnknown(errors.New("sync: input/output error (injected)"))
+	}
+	return s.Store.Commit(ctx, b)
+}
+
+// A storage failure that stopped writes is not a clean shutdown: the disk
+// said it may not hold what it was given, so the next start runs
+// quick_check, as after a crash.
+func TestStorageFailureMakesNextStartCheck(t *testing.T) {
+	var fault *unknownOutcomeStore
+	testHookWrapStore = func(s podium.Store) podium.Store {
+		fault = &unknownOutcomeStore{Store: s}
+		return fault
+	}
+	t.Cleanup(func() { testHookWrapStore = nil })
+	dir := t.TempDir()
+	m, err := openMain(t, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testHookWrapStore = nil
+	base := m.URL()
+	if code, _ := callURL(t, base, "PUT", "/v1/boards/b", `{"keys":[{"name":"n","order":"desc"}],"mode":"sum","public":true}`); code != 201 {
+		t.Fatalf("create board: %d", code)
+	}
+	fault.armed.Store(true)
+	if code, body := callURL(t, base, "POST", "/v1/boards/b/scores", `{"player":"a","score":1}`); code != 503 {
+		t.Fatalf("submit on a failing disk: %d %v", code, body)
+	}
+	if st := m.Engine.Status(); st.StorageFailed == "" {
+		t.Fatal("the engine did not stop writes after an unknown outcome")
+	}
+	m.Close()
+	if _, err := os.Stat(filepath.Join(dir, runningName)); err != nil {
+		t.Errorf("after a storage failure the shutdown counted as clean (%v): the next start would skip quick_check", err)
+	}
+	var log bytes.Buffer
+	if _, err := openMain(t, dir, &log); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "quick_check passed") {
+		t.Errorf("no quick_check at the start after a storage failure; log:\n%s", log.String())
 	}
 }

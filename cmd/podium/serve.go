@@ -41,9 +41,14 @@ type Main struct {
 	ln     net.Listener
 	data   *dataDir
 	srv    *http.Server
+	debug  *http.Server // --debug-addr, if set
 	log    *slog.Logger
 	demo   context.CancelFunc
 }
+
+// testHookWrapStore, when set by a test, wraps the store before the engine
+// is built on it (to inject storage faults).
+var testHookWrapStore func(podium.Store) podium.Store
 
 // Addr is the address the server listens on, once Open returned.
 func (m *Main) Addr() string { return m.ln.Addr().String() }
@@ -80,6 +85,15 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
+	if m.Config.DebugAddr != "" {
+		// Bound here with the API's address, so that a debug port in use
+		// fails the start before the data directory is touched.
+		dln, err := net.Listen("tcp", m.Config.DebugAddr)
+		if err != nil {
+			return fmt.Errorf("--debug-addr: %w", err)
+		}
+		m.debug = startDebug(dln, m.log)
+	}
 	var adminKey string
 	if m.Config.DB == "" {
 		m.data, err = openDataDir(m.Config.Data, true, "stop it first, or give this server a --data of its own", m.log)
@@ -98,6 +112,9 @@ func (m *Main) Open(ctx context.Context) (err error) {
 		}
 		adminKey = m.Config.AdminKey
 		m.log.Info("admin key from PODIUM_ADMIN_KEY", "source", "environment")
+	}
+	if testHookWrapStore != nil {
+		m.Store = testHookWrapStore(m.Store)
 	}
 	store := m.Store
 	reg := prometheus.NewRegistry()
@@ -123,9 +140,6 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	if err := m.Engine.Start(ctx); err != nil {
 		return err
 	}
-	if m.Config.DebugAddr != "" {
-		startDebug(m.Config.DebugAddr, m.log)
-	}
 	b := readBuild()
 	if m.Config.DB == "" {
 		m.log.Info("podium is serving", "url", m.URL(), "data", m.Config.Data, "sync", m.Config.Sync, "version", b.Version, "revision", b.short())
@@ -145,13 +159,17 @@ func (m *Main) Open(ctx context.Context) (err error) {
 
 // Close shuts the server down gracefully: stop taking requests, finish the
 // ones in flight, let the writer commit what it holds, close the database
-// and release the data directory. Only a close without errors counts as a
-// clean shutdown (the next start skips quick_check).
+// and release the data directory. Only a close without errors, after no
+// storage failure, counts as a clean shutdown (the next start skips
+// quick_check).
 func (m *Main) Close() error {
 	if m.demo != nil {
 		m.demo()
 	}
 	var errs []error
+	if m.debug != nil {
+		m.debug.Close()
+	}
 	if m.Hub != nil {
 		m.Hub.Close() // ends live streams with a retry hint so Shutdown need not wait for them
 	}
@@ -169,7 +187,10 @@ func (m *Main) Close() error {
 		errs = append(errs, m.Broker.Close())
 	}
 	if m.data != nil {
-		errs = append(errs, m.data.closeStore(errors.Join(errs...) == nil))
+		// After a storage failure the disk may not hold what it was given:
+		// like a crash, that makes the next start run quick_check.
+		clean := errors.Join(errs...) == nil && (m.Engine == nil || m.Engine.Status().StorageFailed == "")
+		errs = append(errs, m.data.closeStore(clean))
 		m.data.release()
 	} else if m.Store != nil {
 		errs = append(errs, m.Store.Close())
@@ -279,15 +300,17 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // startDebug serves the pprof handlers on their own listener, away from the
 // public API.
-func startDebug(addr string, log *slog.Logger) {
+func startDebug(ln net.Listener, log *slog.Logger) *http.Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
-		if err := http.ListenAndServe(addr, mux); err != nil {
-			log.Error("debug listener", "addr", addr, "err", err)
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("debug listener", "addr", ln.Addr().String(), "err", err)
 		}
 	}()
+	return srv
 }
