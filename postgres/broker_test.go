@@ -206,13 +206,13 @@ func TestBrokerSurvivesPartition(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := newProxy(t, net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))))
-	dsn = pgtest.WithParam(t, pgtest.WithParam(t, dsn, "host", "127.0.0.1"), "port", strconv.Itoa(p.port()))
+	p := pgtest.NewProxy(t, net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))))
+	dsn = pgtest.WithParam(t, pgtest.WithParam(t, dsn, "host", "127.0.0.1"), "port", strconv.Itoa(p.Port()))
 	b := newBroker(t, dsn, BrokerOptions{Env: testEnv(), Timeout: 300 * time.Millisecond, Queue: 64})
-	defer p.thaw() // before the broker closes
+	defer p.Thaw() // before the broker closes
 	in := subscribe(t, b)
 	publishUntil(t, b, in, "before")
-	p.freeze()
+	p.Freeze()
 	listens := b.listens.Load()
 	// Both the pinger and, after its quiet wait, the listener notice.
 	waitFor(t, "the listener to notice the partition", func() bool { return b.subErr.Load() != nil && b.pubErr.Load() != nil })
@@ -227,7 +227,7 @@ func TestBrokerSurvivesPartition(t *testing.T) {
 	if b.Dropped() == 0 {
 		t.Error("no notice counted as dropped while partitioned")
 	}
-	p.thaw()
+	p.Thaw()
 	waitFor(t, "the subscription to listen again", func() bool { return b.listens.Load() > listens })
 	waitFor(t, "Err to clear", func() bool { return b.Err() == nil })
 	publishUntil(t, b, in, "after")

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"io"
 	"net"
 	"strconv"
 	"strings"
@@ -15,153 +14,18 @@ import (
 	"github.com/podiumhq/podium/internal/pgtest"
 )
 
-// proxy forwards TCP connections to a server. While frozen it keeps every
-// connection open and forwards nothing, like a server that stopped
-// answering (a partition, a hung host); thawed, it forwards what it held.
-type proxy struct {
-	ln     net.Listener
-	target string
-	done   chan struct{} // closed when the test ends
-
-	mu    sync.Mutex
-	gate  chan struct{}         // while frozen: closed by thaw
-	conns map[net.Conn]struct{} // both ends of every forwarded connection
-}
-
-// cut closes every connection the proxy forwards, at both ends, as a
-// network failure would.
-func (p *proxy) cut() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for c := range p.conns {
-		c.Close()
-	}
-}
-
-func (p *proxy) track(cs ...net.Conn) (untrack func()) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.conns == nil {
-		p.conns = map[net.Conn]struct{}{}
-	}
-	for _, c := range cs {
-		p.conns[c] = struct{}{}
-	}
-	return func() {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		for _, c := range cs {
-			delete(p.conns, c)
-		}
-	}
-}
-
-func newProxy(t *testing.T, target string) *proxy {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &proxy{ln: ln, target: target, done: make(chan struct{})}
-	t.Cleanup(func() { close(p.done); ln.Close() })
-	go p.serve()
-	return p
-}
-
-func (p *proxy) freeze() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.gate == nil {
-		p.gate = make(chan struct{})
-	}
-}
-
-func (p *proxy) thaw() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.gate != nil {
-		close(p.gate)
-		p.gate = nil
-	}
-}
-
-// wait returns once the proxy is not frozen; false if the test ended.
-func (p *proxy) wait() bool {
-	p.mu.Lock()
-	gate := p.gate
-	p.mu.Unlock()
-	if gate == nil {
-		return true
-	}
-	select {
-	case <-gate:
-		return true
-	case <-p.done:
-		return false
-	}
-}
-
-func (p *proxy) port() int { return p.ln.Addr().(*net.TCPAddr).Port }
-
-func (p *proxy) serve() {
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		go p.handle(c)
-	}
-}
-
-func (p *proxy) handle(c net.Conn) {
-	defer c.Close()
-	if !p.wait() {
-		return
-	}
-	s, err := net.Dial("tcp", p.target)
-	if err != nil {
-		return
-	}
-	defer s.Close()
-	defer p.track(c, s)()
-	go func() {
-		p.pipe(c, s)
-		c.Close()
-	}()
-	p.pipe(s, c)
-}
-
-// pipe copies src to dst until either ends, holding data back while the
-// proxy is frozen.
-func (p *proxy) pipe(dst io.Writer, src io.Reader) {
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := src.Read(buf)
-		if !p.wait() {
-			return
-		}
-		if n > 0 {
-			if _, werr := dst.Write(buf[:n]); werr != nil {
-				return
-			}
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
 // throughProxy returns a store on a schema of its own whose connections go
 // through a proxy that the test can freeze.
-func throughProxy(t *testing.T, opts Options) (*Store, *proxy, string) {
+func throughProxy(t *testing.T, opts Options) (*Store, *pgtest.Proxy, string) {
 	dsn, schema := pgtest.Schema(t)
 	dsn = pgtest.WithParam(t, dsn, "application_name", schema)
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := newProxy(t, net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))))
+	p := pgtest.NewProxy(t, net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))))
 	dsn = pgtest.WithParam(t, dsn, "host", "127.0.0.1")
-	dsn = pgtest.WithParam(t, dsn, "port", strconv.Itoa(p.port()))
+	dsn = pgtest.WithParam(t, dsn, "port", strconv.Itoa(p.Port()))
 	return openDSN(t, dsn, opts), p, dsn
 }
 
@@ -173,10 +37,10 @@ func TestPingFailsWhenServerHangs(t *testing.T) {
 	if err := s.Ping(ctx); err != nil {
 		t.Fatalf("Ping through the proxy: %v", err)
 	}
-	p.freeze()
+	p.Freeze()
 	// Thawed before the store closes: pgx gives a connection it gives up
 	// on 15 s to say goodbye to a server that does not answer.
-	defer p.thaw()
+	defer p.Thaw()
 	done := make(chan error, 1)
 	go func() { done <- s.Ping(context.Background()) }()
 	select {

@@ -163,20 +163,20 @@ func TestCommitOutcomeUnknown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := newProxy(t, net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))))
-	s := openDSN(t, pgtest.WithParam(t, pgtest.WithParam(t, dsn, "host", "127.0.0.1"), "port", strconv.Itoa(p.port())), Options{})
+	p := pgtest.NewProxy(t, net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))))
+	s := openDSN(t, pgtest.WithParam(t, pgtest.WithParam(t, dsn, "host", "127.0.0.1"), "port", strconv.Itoa(p.Port())), Options{})
 	slowCommit(t, direct, time.Second, false)
 	putBoard(t, s, "b")
 	tx, err := s.Begin(ctx, []string{"b"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.thaw() // before the stores close
+	defer p.Thaw() // before the stores close
 	done := make(chan error, 1)
 	go func() { done <- tx.Commit(ctx, scores("b", 1, 2)) }()
 	waitSessions(t, direct, "query = 'COMMIT' AND wait_event = 'PgSleep'", func(n int) bool { return n == 1 })
-	p.freeze()
-	p.cut()
+	p.Freeze()
+	p.Cut()
 	err = await(t, done, "a Commit whose connection was cut")
 	if !errors.Is(err, podium.ErrOutcomeUnknown) {
 		t.Fatalf("Commit whose connection was cut during the COMMIT = %v, want an unknown outcome", err)

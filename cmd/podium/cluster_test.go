@@ -36,14 +36,22 @@ type cluster struct {
 }
 
 type clusterNode struct {
-	name string
-	cmd  *exec.Cmd
-	url  string
+	name  string
+	extra []string // flags of this node only (a later flag wins)
+	cmd   *exec.Cmd
+	url   string
 }
 
 const clusterKey = "cluster-admin"
 
 func newCluster(t *testing.T, n int, redisURL string) *cluster {
+	t.Helper()
+	return newClusterWith(t, n, redisURL, nil)
+}
+
+// newClusterWith starts n nodes; extra(i, dsn) gives node i flags of its
+// own (nil: none).
+func newClusterWith(t *testing.T, n int, redisURL string, extra func(i int, dsn string) []string) *cluster {
 	t.Helper()
 	dsn, _ := pgtest.Schema(t)
 	c := &cluster{t: t, env: []string{"PODIUM_ADMIN_KEY=" + clusterKey},
@@ -54,7 +62,11 @@ func newCluster(t *testing.T, n int, redisURL string) *cluster {
 		c.args = append(c.args, "--redis", redisURL, "--env", "test-"+hex.EncodeToString(rnd[:]))
 	}
 	for i := 0; i < n; i++ {
-		c.nodes = append(c.nodes, &clusterNode{name: fmt.Sprintf("node%d", i+1)})
+		nd := &clusterNode{name: fmt.Sprintf("node%d", i+1)}
+		if extra != nil {
+			nd.extra = extra(i, dsn)
+		}
+		c.nodes = append(c.nodes, nd)
 		c.start(i)
 	}
 	return c
@@ -64,7 +76,7 @@ func newCluster(t *testing.T, n int, redisURL string) *cluster {
 func (c *cluster) start(i int) {
 	c.t.Helper()
 	nd := c.nodes[i]
-	args := append(append([]string(nil), c.args...), "--node", nd.name)
+	args := append(append(append([]string(nil), c.args...), "--node", nd.name), nd.extra...)
 	nd.cmd, nd.url = startProcess(c.t, c.env, args...)
 }
 
