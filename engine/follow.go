@@ -1,0 +1,275 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/podiumhq/podium"
+)
+
+// The follower: every node learns what the others committed (see the
+// comment at the top of shared.go) and applies it on its writer.
+
+// follow is the follower goroutine: it learns what other nodes changed,
+// from notices and by polling, and hands it to the writer.
+func (e *Engine) follow() {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-e.stop
+		cancel()
+	}()
+	t := time.NewTicker(e.sh.poll)
+	defer t.Stop()
+	var lastLog time.Time
+	for {
+		poll := false
+		select {
+		case <-ctx.Done():
+			return
+		case <-e.sh.wake:
+		case <-t.C:
+			poll = true
+		}
+		o, err := e.findNews(ctx, poll)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			e.sh.dbFailed(err)
+			if time.Since(lastLog) > 10*time.Second {
+				e.log.Warn("database: cannot follow the other nodes; serving reads from memory", "err", err)
+				lastLog = time.Now()
+			}
+			continue
+		}
+		e.sh.dbWorked()
+		if o == nil {
+			continue
+		}
+		if err := e.send(ctx, o); err != nil {
+			if podium.ErrorCode(err) == podium.ECodeUnavailable && e.closing.Load() {
+				return
+			}
+			e.log.Warn("follow: apply", "err", err)
+			continue
+		}
+		e.sh.moveCursor(o)
+		if o.more {
+			e.sh.poke()
+		}
+	}
+}
+
+// findNews reads the change feed and the heads that moved (all of them
+// when poll is set) and returns the op that applies them, nil if nothing
+// is new.
+func (e *Engine) findNews(ctx context.Context, poll bool) (*op, error) {
+	adv, changed := e.sh.take()
+	o := &op{kind: opSync, heads: map[string]uint64{}}
+	if changed || poll {
+		const page = 1000
+		cs, err := e.sh.store.Changes(ctx, e.sh.cursor, page)
+		switch {
+		case errors.Is(err, podium.ErrChangesPruned):
+			e.log.Warn("this node missed metadata changes that were pruned from the change feed; reloading every board, player and key", "position", e.sh.cursor)
+			o.resync = true
+		case err != nil:
+			return nil, err
+		}
+		o.changes, o.more = cs, len(cs) == page
+	}
+	if poll {
+		heads, err := e.sh.store.Heads(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for b, s := range heads {
+			if s > adv[b] {
+				adv[b] = s
+			}
+		}
+	}
+	for b, s := range adv {
+		if bs := e.board(b); bs == nil || s > e.appliedSeq(bs) {
+			o.heads[b] = s
+		}
+	}
+	if !o.resync && len(o.changes) == 0 && len(o.heads) == 0 {
+		return nil, nil
+	}
+	return o, nil
+}
+
+// moveCursor moves the change feed position past what a sync op applied.
+func (sh *sharedState) moveCursor(o *op) {
+	if o.resync {
+		sh.cursor = o.cursor
+	} else if n := len(o.changes); n > 0 {
+		sh.cursor = o.changes[n-1].ID
+	}
+}
+
+func (e *Engine) appliedSeq(bs *boardState) uint64 {
+	bs.mu.RLock()
+	defer bs.mu.RUnlock()
+	return bs.seq
+}
+
+// applySync applies what the follower found, on the writer: changed
+// objects first (a board made elsewhere must exist before its log is
+// replayed), then the log of every board that moved.
+func (e *Engine) applySync(ctx context.Context, o *op) error {
+	if o.resync {
+		cursor, err := e.resync(ctx)
+		if err != nil {
+			return fmt.Errorf("reload after the change feed was pruned: %w", err)
+		}
+		o.cursor = cursor
+	}
+	for _, c := range o.changes {
+		if err := e.refresh(ctx, c); err != nil {
+			return fmt.Errorf("refresh %s %s: %w", c.Kind, c.Key, err)
+		}
+	}
+	for id := range o.heads {
+		bs := e.board(id)
+		if bs == nil {
+			continue // not made yet as far as the change feed says; a later sync loads it
+		}
+		if err := e.catchUp(ctx, bs, e.store.Log); err != nil {
+			return fmt.Errorf("board %s: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// refresh reloads the object a change names and applies it.
+func (e *Engine) refresh(ctx context.Context, c podium.Change) error {
+	st := e.sh.store
+	switch c.Kind {
+	case podium.ChangeBoard:
+		def, err := st.LoadBoard(ctx, c.Key)
+		if err != nil {
+			return err
+		}
+		return e.refreshBoard(ctx, c.Key, def)
+	case podium.ChangePlayer:
+		p, err := st.LoadPlayer(ctx, c.Key)
+		if err != nil || p == nil {
+			return err
+		}
+		e.installPlayer(p)
+	case podium.ChangeKey:
+		k, err := st.LoadKey(ctx, c.Key)
+		if err != nil {
+			return err
+		}
+		if k == nil {
+			e.revokeKey(c.Key)
+		} else {
+			e.keys.put(k)
+		}
+	}
+	return nil
+}
+
+// refreshBoard applies a board as loaded from the store (nil: deleted).
+func (e *Engine) refreshBoard(ctx context.Context, id string, def *podium.Board) error {
+	bs := e.board(id)
+	switch {
+	case def == nil:
+		if bs != nil {
+			e.removeBoard(id)
+		}
+	case bs == nil || bs.def.Load().Gen != def.Gen:
+		_, err := e.reloadBoard(ctx, def)
+		return err
+	default:
+		e.installBoard(def) // which tells the listener
+	}
+	return nil
+}
+
+// catchUpAll brings every board and object up to the database before the
+// engine starts serving: a restarted node is ready only once it caught up.
+func (e *Engine) catchUpAll(ctx context.Context) error {
+	for {
+		o, err := e.findNews(ctx, true)
+		if err != nil {
+			return err
+		}
+		if o == nil {
+			return nil
+		}
+		if err := e.applySync(ctx, o); err != nil {
+			return err
+		}
+		e.sh.moveCursor(o)
+		// Done once the feed is read through: the heads were caught up
+		// with in the same pass. (Waiting until a pass finds no head that
+		// moved never ended while other nodes kept writing; the follower
+		// takes over from here.)
+		if !o.more {
+			return nil
+		}
+	}
+}
+
+// resync reloads every board, player and key, for a node that missed
+// changes pruned from the feed, and returns the feed position to go on
+// from (read first: what changes meanwhile is applied again, harmlessly).
+// It runs on the writer.
+func (e *Engine) resync(ctx context.Context) (int64, error) {
+	st := e.sh.store
+	cursor, err := st.LastChange(ctx)
+	if err != nil {
+		return 0, err
+	}
+	boards, err := st.Boards(ctx)
+	if err != nil {
+		return 0, err
+	}
+	exists := map[string]bool{}
+	for i := range boards {
+		def := &boards[i]
+		exists[def.ID] = true
+		if err := e.refreshBoard(ctx, def.ID, def); err != nil {
+			return 0, err
+		}
+	}
+	for _, bi := range e.Boards(false) {
+		if !exists[bi.ID] {
+			e.removeBoard(bi.ID)
+		}
+	}
+	players, err := st.Players(ctx)
+	if err != nil {
+		return 0, err
+	}
+	for i := range players {
+		p := &players[i]
+		if old, ok := e.players.get(p.ID); ok && old.Hidden == p.Hidden {
+			e.players.put(p) // a name or meta: nothing to re-rank
+		} else {
+			e.installPlayer(p)
+		}
+	}
+	keys, err := st.Keys(ctx)
+	if err != nil {
+		return 0, err
+	}
+	kept := map[string]bool{}
+	for i := range keys {
+		kept[keys[i].ID] = true
+		e.keys.put(&keys[i])
+	}
+	for _, id := range e.keys.ids() {
+		if !kept[id] {
+			e.revokeKey(id) // ends its live streams too
+		}
+	}
+	return cursor, nil
+}
