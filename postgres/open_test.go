@@ -92,13 +92,13 @@ func TestOpenOptions(t *testing.T) {
 		connTimeout time.Duration
 		lock, idle  string // lock_timeout, idle_in_transaction_session_timeout
 	}{
-		{"defaults", dsn, Options{}, "30s", "podium", -1, DefaultConnectTimeout, "5s", "10s"},
+		{"defaults", dsn, Options{}, "30s", "podium", -1, DefaultConnectTimeout, "6s", "4s"},
 		{"options", dsn, Options{StatementTimeout: 1500 * time.Millisecond, MaxConns: 3, ConnectTimeout: time.Second,
 			LockTimeout: 700 * time.Millisecond, IdleInTransactionTimeout: 3 * time.Second}, "1500ms", "podium", 3, time.Second, "700ms", "3s"},
 		{"no timeout", dsn, Options{StatementTimeout: -1, LockTimeout: -1, IdleInTransactionTimeout: -1}, "0", "podium", -1, DefaultConnectTimeout, "0", "0"},
 		{"from the dsn", pgtest.WithParam(t, pgtest.WithParam(t, pgtest.WithParam(t, pgtest.WithParam(t, pgtest.WithParam(t, dsn,
 			"statement_timeout", "7000"), "application_name", "mine"), "pool_max_conns", "5"), "connect_timeout", "4"), "lock_timeout", "2500"),
-			Options{}, "7s", "mine", 5, 4 * time.Second, "2500ms", "10s"},
+			Options{}, "7s", "mine", 5, 4 * time.Second, "2500ms", "4s"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := openDSN(t, c.dsn, c.opts)

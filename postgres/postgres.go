@@ -62,7 +62,7 @@ type Options struct {
 	StatementTimeout time.Duration
 	// LockTimeout is PostgreSQL's lock_timeout: the longest a statement
 	// waits for a lock, above all a writer for a board another node holds
-	// (default 5 s; negative: none). A write transaction that waits longer
+	// (default 6 s; negative: none). A write transaction that waits longer
 	// fails with ECodeUnavailable (any other statement with the server's
 	// error) and stores nothing, instead of queueing behind a node that
 	// paused while it held the board.
@@ -70,11 +70,15 @@ type Options struct {
 	// IdleInTransactionTimeout is PostgreSQL's
 	// idle_in_transaction_session_timeout: the server ends a session that
 	// sits this long inside a transaction without sending a statement
-	// (default 10 s; negative: none). A node that pauses or is cut off
+	// (default 4 s; negative: none). A node that pauses or is cut off
 	// while it holds a board's lock thus loses the lock, and its
 	// transaction can never commit. It must be longer than a node's
 	// longest legitimate pause inside a write transaction (loading a
-	// board's period of a million entries takes about a second).
+	// board's period of a million entries takes about a second), and
+	// shorter than LockTimeout, so that the writers queued behind a
+	// frozen node get the board instead of failing (bench/cluster: with
+	// 10 s and 5 s, a SIGSTOPped holder stalled a hot board 10 s and failed
+	// the waiting writes).
 	IdleInTransactionTimeout time.Duration
 	// ChangeRetention is how long the change feed keeps a change (default
 	// 7 days). A node that has not read the feed for longer must reload
@@ -92,8 +96,8 @@ type Options struct {
 const (
 	DefaultConnectTimeout           = 2 * time.Second
 	DefaultStatementTimeout         = 30 * time.Second
-	DefaultLockTimeout              = 5 * time.Second
-	DefaultIdleInTransactionTimeout = 10 * time.Second
+	DefaultLockTimeout              = 6 * time.Second
+	DefaultIdleInTransactionTimeout = 4 * time.Second
 	DefaultChangeRetention          = 7 * 24 * time.Hour
 )
 
