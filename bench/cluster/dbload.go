@@ -31,7 +31,7 @@ type usage struct {
 	// redisCmds and redisPublish are Redis's total commands processed and
 	// PUBLISH calls (our own redis-server only).
 	redisCmds, redisPublish int64
-	pg, redis              bool // which parts were read
+	pg, redis               bool // which parts were read
 }
 
 // load is the difference of two usage snapshots, per second.

@@ -147,7 +147,7 @@ func (h *harness) forwardOnce(ctx context.Context, run int, res *fwdResults) err
 			res.m[fc.Name] = make([]*measure, res.runs)
 		}
 		res.m[fc.Name][run] = m
-		res.proxyCores[fc.Name] = append(res.proxyCores[fc.Name], (p1 - p0).Seconds()/b.at.Sub(a.at).Seconds())
+		res.proxyCores[fc.Name] = append(res.proxyCores[fc.Name], (p1-p0).Seconds()/b.at.Sub(a.at).Seconds())
 		h.progress("  %-30s %8.0f/s  p50 %-9s p99 %-9s", fc.Name, m.Rate, fmtDur(m.P50), fmtDur(m.P99))
 	}
 	return nil

@@ -62,7 +62,7 @@ type config struct {
 	// LagCoalesce is the nodes' --stream-coalesce in the lag phase (0:
 	// podium's default).
 	LagCoalesce time.Duration
-	LagArgs    map[string][]string // mode -> extra serve flags
+	LagArgs     map[string][]string // mode -> extra serve flags
 
 	FailWorkers int
 	FailObserve time.Duration

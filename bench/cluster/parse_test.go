@@ -62,7 +62,7 @@ func TestParseGoBench(t *testing.T) {
 func TestPollOnlyFlagPattern(t *testing.T) {
 	for help, want := range map[string]string{
 		"  -poll-every duration\n    \tpoll\n  -notify\n    \tuse LISTEN/NOTIFY (default true)\n": "notify",
-		"  --no-notices\n    \tpoll only\n": "no-notices",
+		"  --no-notices\n    \tpoll only\n":         "no-notices",
 		"  -poll-every duration\n  -redis string\n": "",
 	} {
 		m := notifyFlag.FindStringSubmatch(help)
