@@ -64,8 +64,9 @@ type Board struct {
 	CreatedAt time.Time       `json:"created_at"`
 	UpdatedAt time.Time       `json:"updated_at"`
 	// Gen tells a board from an earlier board with the same id (deleted
-	// and made again). A SharedStore assigns it when the board is created;
-	// other stores leave it 0.
+	// and made again), and from its own earlier definition when its keys,
+	// mode or reset changed: state built under another Gen cannot be kept.
+	// A SharedStore assigns it; other stores leave it 0.
 	Gen uint64 `json:"-"`
 }
 

@@ -2,6 +2,7 @@ package podium
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -144,9 +145,12 @@ type SharedStore interface {
 	// Heads returns the last logged seq of every board.
 	Heads(ctx context.Context) (map[string]uint64, error)
 	// Changes returns the metadata changes committed after the change with
-	// id after (0: from the start of the retained feed), oldest first, at
-	// most limit. Changes are visible in id order: a change is never
-	// committed after one with a higher id is visible.
+	// id after (0: from the start), oldest first, at most limit. Changes
+	// are visible in id order: a change is never committed after one with
+	// a higher id is visible. Old changes are pruned: when some after
+	// after are gone, Changes returns ErrChangesPruned, and the caller,
+	// having missed changes, must reload every board, player and key (and
+	// go on from the LastChange read before it reloaded).
 	Changes(ctx context.Context, after int64, limit int) ([]Change, error)
 	// LastChange returns the id of the newest change (0 if none).
 	LastChange(ctx context.Context) (int64, error)
@@ -169,11 +173,17 @@ type WriteTx interface {
 	// Log calls fn for every logged submission of a board with a seq above
 	// after, in seq order (within the transaction).
 	Log(ctx context.Context, board string, after uint64, fn func(*Submission) error) error
-	// Idempotency returns the stored records among keys.
+	// Idempotency returns the stored records among keys, and holds those
+	// keys until the transaction ends: two transactions that look up one
+	// key (on any boards) take turns, so they never both find it missing
+	// and both store a request under it.
 	Idempotency(ctx context.Context, keys []IdempotencyRef) ([]IdempotencyRecord, error)
-	// PutBoard creates or replaces a board, and its head when it is new.
+	// PutBoard creates or replaces a board, and its head when it is new,
+	// and sets b.Gen. The board must be one of those named in Begin.
 	PutBoard(ctx context.Context, b *Board) error
-	// DeleteBoard removes a board with its head, entries and log.
+	// DeleteBoard removes a board with its head, entries and log. The
+	// board must be one of those named in Begin; a missing one is
+	// ECodeBoardNotFound.
 	DeleteBoard(ctx context.Context, id string) error
 	// Commit stores b as Store.Commit does, moves the head of each board b
 	// logs submissions for to its highest seq (which must follow the head:
@@ -183,6 +193,10 @@ type WriteTx interface {
 	// Rollback ends the transaction without storing anything.
 	Rollback()
 }
+
+// ErrChangesPruned is returned by SharedStore.Changes when changes after
+// the requested position were pruned: the caller missed them.
+var ErrChangesPruned = errors.New("the change feed was pruned past this position; reload everything")
 
 // IdempotencyRef names an idempotency record.
 type IdempotencyRef struct {

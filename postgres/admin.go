@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/podiumhq/podium"
 )
@@ -21,79 +22,150 @@ type boardBody struct {
 	Meta   json.RawMessage `json:"meta,omitempty"`
 }
 
+// sqlBoards selects boards with their generation, which lives in the
+// head row.
+const sqlBoards = `SELECT b.id, b.body, b.created_ms, b.updated_ms, coalesce(h.gen, 0)
+	FROM boards b LEFT JOIN board_heads h ON h.board = b.id`
+
 // Boards lists every board, ordered by id.
 func (s *Store) Boards(ctx context.Context) ([]podium.Board, error) {
-	rows, err := s.pool.Query(ctx, "SELECT id, body, created_ms, updated_ms FROM boards ORDER BY id")
+	rows, err := s.pool.Query(ctx, sqlBoards+" ORDER BY b.id")
 	if err != nil {
 		return nil, fmt.Errorf("boards: %w", err)
 	}
-	defer rows.Close()
-	var out []podium.Board
-	for rows.Next() {
-		var (
-			b                podium.Board
-			body             []byte
-			created, updated int64
-		)
-		if err := rows.Scan(&b.ID, &body, &created, &updated); err != nil {
-			return nil, fmt.Errorf("boards: %w", err)
-		}
-		var bb boardBody
-		if err := json.Unmarshal(body, &bb); err != nil {
-			return nil, fmt.Errorf("boards: board %s: %w", b.ID, err)
-		}
-		b.Title, b.Keys, b.Mode, b.Reset, b.Public = bb.Title, bb.Keys, bb.Mode, bb.Reset, bb.Public
-		b.Meta = metaOut(bb.Meta)
-		b.CreatedAt, b.UpdatedAt = podium.FromMillis(created), podium.FromMillis(updated)
-		out = append(out, b)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := pgx.CollectRows(rows, scanBoard)
+	if err != nil {
 		return nil, fmt.Errorf("boards: %w", err)
 	}
 	return out, nil
 }
 
-// PutBoard creates b or replaces the board with its id, times included. It
-// stores b as given; validation is the caller's (podium.Board.Normalize).
-func (s *Store) PutBoard(ctx context.Context, b *podium.Board) error {
+// LoadBoard returns one board, nil if it does not exist.
+func (s *Store) LoadBoard(ctx context.Context, id string) (*podium.Board, error) {
+	rows, err := s.pool.Query(ctx, sqlBoards+" WHERE b.id = $1", id)
+	if err != nil {
+		return nil, fmt.Errorf("load board: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, scanBoard)
+	if err != nil || len(out) == 0 {
+		return nil, wrap("load board", err)
+	}
+	return &out[0], nil
+}
+
+func scanBoard(r pgx.CollectableRow) (podium.Board, error) {
+	var (
+		b                podium.Board
+		body             []byte
+		created, updated int64
+		gen              int64
+	)
+	if err := r.Scan(&b.ID, &body, &created, &updated, &gen); err != nil {
+		return b, err
+	}
+	var bb boardBody
+	if err := json.Unmarshal(body, &bb); err != nil {
+		return b, fmt.Errorf("board %s: %w", b.ID, err)
+	}
+	b.Title, b.Keys, b.Mode, b.Reset, b.Public = bb.Title, bb.Keys, bb.Mode, bb.Reset, bb.Public
+	b.Meta = metaOut(bb.Meta)
+	b.CreatedAt, b.UpdatedAt = podium.FromMillis(created), podium.FromMillis(updated)
+	b.Gen = uint64(gen)
+	return b, nil
+}
+
+// wrap returns nil for nil, else err with context.
+func wrap(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// boardJSON is what the boards.body column holds for b.
+func boardJSON(b *podium.Board) (string, error) {
 	body, err := json.Marshal(boardBody{
 		Title: b.Title, Keys: b.Keys, Mode: b.Mode, Reset: b.Reset, Public: b.Public,
 		Meta: metaIn(b.Meta),
 	})
+	return string(body), err
+}
+
+// The statements that write a board. A board's head row exists from its
+// creation to its deletion, and carries its generation.
+const (
+	// sqlNewHead creates the head of a new board, with a new generation.
+	sqlNewHead = `INSERT INTO board_heads (board, seq) VALUES ($1, 0)`
+	// sqlNewGen gives a board a new generation when its keys, mode or
+	// reset change ($2 is the new body): what a node built under the old
+	// definition cannot be kept.
+	sqlNewGen = `UPDATE board_heads h SET gen = nextval('board_gen') FROM boards b
+		WHERE h.board = $1 AND b.id = $1
+		AND (b.body::jsonb -> 'keys', b.body::jsonb -> 'mode', b.body::jsonb -> 'reset')
+			IS DISTINCT FROM ($2::jsonb -> 'keys', $2::jsonb -> 'mode', $2::jsonb -> 'reset')
+		RETURNING h.gen`
+	sqlPutBoard = `INSERT INTO boards (id, body, created_ms, updated_ms) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (id) DO UPDATE SET body = excluded.body, created_ms = excluded.created_ms, updated_ms = excluded.updated_ms`
+)
+
+// PutBoard creates b or replaces the board with its id, times included,
+// and sets b.Gen: a new board gets a new generation, and so does a board
+// whose keys, mode or reset change. It stores b as given; validation is
+// the caller's (podium.Board.Normalize). The head, the change feed and the
+// board are written in one transaction, one round trip.
+func (s *Store) PutBoard(ctx context.Context, b *podium.Board) error {
+	body, err := boardJSON(b)
 	if err != nil {
 		return fmt.Errorf("put board: %w", err)
 	}
-	_, err = s.pool.Exec(ctx, `INSERT INTO boards (id, body, created_ms, updated_ms) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (id) DO UPDATE SET body = excluded.body, created_ms = excluded.created_ms, updated_ms = excluded.updated_ms`,
-		b.ID, string(body), podium.Millis(b.CreatedAt), podium.Millis(b.UpdatedAt))
-	if err != nil {
+	var batch pgx.Batch
+	// The head first, as every writer of a board takes it first.
+	batch.Queue(sqlNewHead+" ON CONFLICT (board) DO NOTHING", b.ID)
+	batch.Queue(sqlNewGen, b.ID, body)
+	s.queueChange(&batch, podium.ChangeBoard, b.ID)
+	batch.Queue(sqlPutBoard, b.ID, body, podium.Millis(b.CreatedAt), podium.Millis(b.UpdatedAt))
+	var gen int64
+	batch.Queue("SELECT gen FROM board_heads WHERE board = $1", b.ID).QueryRow(func(r pgx.Row) error { return r.Scan(&gen) })
+	if err := s.pool.SendBatch(ctx, &batch).Close(); err != nil {
 		return fmt.Errorf("put board: %w", err)
 	}
+	b.Gen = uint64(gen)
 	return nil
+}
+
+// queueDeleteBoard queues what deletes a board, after its change: the
+// board, its head, log, entries and watermark. The first statement is the
+// board's delete, whose row count says whether it existed.
+func queueDeleteBoard(b *pgx.Batch, id string) {
+	for _, q := range []string{
+		"DELETE FROM boards WHERE id = $1",
+		"DELETE FROM board_heads WHERE board = $1",
+		"DELETE FROM submissions WHERE board = $1",
+		"DELETE FROM entries WHERE board = $1",
+		"DELETE FROM watermarks WHERE board = $1",
+	} {
+		b.Queue(q, id)
+	}
 }
 
 // DeleteBoard removes a board with its head, entries, log and watermark, in
 // one transaction. A missing board is podium.ECodeBoardNotFound.
 func (s *Store) DeleteBoard(ctx context.Context, id string) error {
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, "DELETE FROM boards WHERE id = $1", id)
-		if err != nil {
+		var b pgx.Batch
+		// The head first: the row that writers of the board lock.
+		b.Queue("SELECT FROM board_heads WHERE board = $1 FOR UPDATE", id)
+		s.queueChange(&b, podium.ChangeBoard, id)
+		var found bool
+		b.Queue("SELECT EXISTS (SELECT FROM boards WHERE id = $1)", id).QueryRow(func(r pgx.Row) error { return r.Scan(&found) })
+		queueDeleteBoard(&b, id)
+		if err := tx.SendBatch(ctx, &b).Close(); err != nil {
 			return err
 		}
-		if tag.RowsAffected() == 0 {
+		if !found {
 			return podium.Errorf(podium.ECodeBoardNotFound, "board %q does not exist", id)
 		}
-		// The head first: the row that writers of the board lock.
-		var b pgx.Batch
-		for _, q := range []string{
-			"DELETE FROM board_heads WHERE board = $1",
-			"DELETE FROM submissions WHERE board = $1",
-			"DELETE FROM entries WHERE board = $1",
-			"DELETE FROM watermarks WHERE board = $1",
-		} {
-			b.Queue(q, id)
-		}
-		return tx.SendBatch(ctx, &b).Close()
+		return nil
 	})
 	if podium.ErrorCode(err) == podium.ECodeBoardNotFound {
 		return err
@@ -110,22 +182,8 @@ func (s *Store) Players(ctx context.Context) ([]podium.Player, error) {
 	if err != nil {
 		return nil, fmt.Errorf("players: %w", err)
 	}
-	defer rows.Close()
-	var out []podium.Player
-	for rows.Next() {
-		var (
-			p       podium.Player
-			meta    []byte
-			updated int64
-		)
-		if err := rows.Scan(&p.ID, &p.Name, &p.Hidden, &meta, &updated); err != nil {
-			return nil, fmt.Errorf("players: %w", err)
-		}
-		p.Meta = metaOut(meta)
-		p.UpdatedAt = podium.FromMillis(updated)
-		out = append(out, p)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := pgx.CollectRows(rows, scanPlayer)
+	if err != nil {
 		return nil, fmt.Errorf("players: %w", err)
 	}
 	return out, nil
@@ -133,49 +191,98 @@ func (s *Store) Players(ctx context.Context) ([]podium.Player, error) {
 
 // PutPlayer creates p or replaces the player with its id.
 func (s *Store) PutPlayer(ctx context.Context, p *podium.Player) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO players (id, name, hidden, meta, updated_ms) VALUES ($1, $2, $3, $4, $5)
+	var b pgx.Batch
+	s.queueChange(&b, podium.ChangePlayer, p.ID)
+	b.Queue(`INSERT INTO players (id, name, hidden, meta, updated_ms) VALUES ($1, $2, $3, $4, $5)
 		ON CONFLICT (id) DO UPDATE SET name = excluded.name, hidden = excluded.hidden, meta = excluded.meta, updated_ms = excluded.updated_ms`,
 		p.ID, p.Name, p.Hidden, metaArg(p.Meta), podium.Millis(p.UpdatedAt))
-	if err != nil {
+	if err := s.pool.SendBatch(ctx, &b).Close(); err != nil {
 		return fmt.Errorf("put player: %w", err)
 	}
 	return nil
 }
 
+// LoadPlayer returns one registered player, nil if it is not registered.
+func (s *Store) LoadPlayer(ctx context.Context, id string) (*podium.Player, error) {
+	rows, err := s.pool.Query(ctx, "SELECT id, name, hidden, meta, updated_ms FROM players WHERE id = $1", id)
+	if err != nil {
+		return nil, fmt.Errorf("load player: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, scanPlayer)
+	if err != nil || len(out) == 0 {
+		return nil, wrap("load player", err)
+	}
+	return &out[0], nil
+}
+
+func scanPlayer(r pgx.CollectableRow) (podium.Player, error) {
+	var (
+		p       podium.Player
+		meta    []byte
+		updated int64
+	)
+	if err := r.Scan(&p.ID, &p.Name, &p.Hidden, &meta, &updated); err != nil {
+		return p, err
+	}
+	p.Meta = metaOut(meta)
+	p.UpdatedAt = podium.FromMillis(updated)
+	return p, nil
+}
+
+// sqlKeys selects API keys.
+const sqlKeys = "SELECT id, name, scopes, boards, hash, created_ms FROM api_keys"
+
 // Keys lists the API keys, hashes included, ordered by id. Scopes and
 // Boards are empty slices, never nil, when empty.
 func (s *Store) Keys(ctx context.Context) ([]podium.APIKey, error) {
-	rows, err := s.pool.Query(ctx, "SELECT id, name, scopes, boards, hash, created_ms FROM api_keys ORDER BY id")
+	rows, err := s.pool.Query(ctx, sqlKeys+" ORDER BY id")
 	if err != nil {
 		return nil, fmt.Errorf("keys: %w", err)
 	}
-	defer rows.Close()
-	var out []podium.APIKey
-	for rows.Next() {
-		var (
-			k       podium.APIKey
-			created int64
-		)
-		if err := rows.Scan(&k.ID, &k.Name, &k.Scopes, &k.Boards, &k.Hash, &created); err != nil {
-			return nil, fmt.Errorf("keys: %w", err)
-		}
-		k.Scopes, k.Boards = nonNil(k.Scopes), nonNil(k.Boards)
-		k.CreatedAt = podium.FromMillis(created)
-		out = append(out, k)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := pgx.CollectRows(rows, scanKey)
+	if err != nil {
 		return nil, fmt.Errorf("keys: %w", err)
 	}
 	return out, nil
 }
 
+// LoadKey returns one API key, hash included, nil if it does not exist
+// (revoked).
+func (s *Store) LoadKey(ctx context.Context, id string) (*podium.APIKey, error) {
+	rows, err := s.pool.Query(ctx, sqlKeys+" WHERE id = $1", id)
+	if err != nil {
+		return nil, fmt.Errorf("load key: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, scanKey)
+	if err != nil || len(out) == 0 {
+		return nil, wrap("load key", err)
+	}
+	return &out[0], nil
+}
+
+func scanKey(r pgx.CollectableRow) (podium.APIKey, error) {
+	var (
+		k       podium.APIKey
+		created int64
+	)
+	if err := r.Scan(&k.ID, &k.Name, &k.Scopes, &k.Boards, &k.Hash, &created); err != nil {
+		return k, err
+	}
+	k.Scopes, k.Boards = nonNil(k.Scopes), nonNil(k.Boards)
+	k.CreatedAt = podium.FromMillis(created)
+	return k, nil
+}
+
 // PutKey stores k, replacing a key with the same id. A key whose hash
 // another key already has is podium.ECodeConflict.
 func (s *Store) PutKey(ctx context.Context, k *podium.APIKey) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO api_keys (id, name, scopes, boards, hash, created_ms) VALUES ($1, $2, $3, $4, $5, $6)
+	var b pgx.Batch
+	s.queueChange(&b, podium.ChangeKey, k.ID)
+	b.Queue(`INSERT INTO api_keys (id, name, scopes, boards, hash, created_ms) VALUES ($1, $2, $3, $4, $5, $6)
 		ON CONFLICT (id) DO UPDATE SET name = excluded.name, scopes = excluded.scopes, boards = excluded.boards,
 			hash = excluded.hash, created_ms = excluded.created_ms`,
 		k.ID, k.Name, nonNil(k.Scopes), nonNil(k.Boards), k.Hash, podium.Millis(k.CreatedAt))
+	err := s.pool.SendBatch(ctx, &b).Close()
 	if code, constraint := pgCode(err); code == codeUniqueViolation && constraint == "api_keys_hash_unique" {
 		return podium.Errorf(podium.ECodeConflict, "another API key has the same secret")
 	}
@@ -187,12 +294,27 @@ func (s *Store) PutKey(ctx context.Context, k *podium.APIKey) error {
 
 // DeleteKey revokes a key. A missing key is podium.ECodeNotFound.
 func (s *Store) DeleteKey(ctx context.Context, id string) error {
-	tag, err := s.pool.Exec(ctx, "DELETE FROM api_keys WHERE id = $1", id)
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var b pgx.Batch
+		s.queueChange(&b, podium.ChangeKey, id)
+		var n int64
+		b.Queue("DELETE FROM api_keys WHERE id = $1", id).Exec(func(tag pgconn.CommandTag) error {
+			n = tag.RowsAffected()
+			return nil
+		})
+		if err := tx.SendBatch(ctx, &b).Close(); err != nil {
+			return err
+		}
+		if n == 0 {
+			return podium.Errorf(podium.ECodeNotFound, "API key %q does not exist", id)
+		}
+		return nil
+	})
+	if podium.ErrorCode(err) == podium.ECodeNotFound {
+		return err
+	}
 	if err != nil {
 		return fmt.Errorf("delete key: %w", err)
-	}
-	if tag.RowsAffected() == 0 {
-		return podium.Errorf(podium.ECodeNotFound, "API key %q does not exist", id)
 	}
 	return nil
 }

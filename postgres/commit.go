@@ -55,6 +55,7 @@ const maxRows = 16384
 // statements are the write path's prepared statements on one connection.
 type statements struct {
 	heads, log, del, upsert, watermarks, idem *pgconn.StatementDescription
+	lockHeads                                 *pgconn.StatementDescription // shared.go
 }
 
 // prepare returns the write statements of conn, preparing them on first
@@ -71,6 +72,7 @@ func prepare(ctx context.Context, conn *pgx.Conn) (*statements, error) {
 		{&st.upsert, "podium_upsert", sqlUpsert},
 		{&st.watermarks, "podium_watermarks", sqlWatermarks},
 		{&st.idem, "podium_idempotency", sqlIdempotency},
+		{&st.lockHeads, "podium_lock_heads", sqlLockHeads},
 	} {
 		sd, err := conn.Prepare(ctx, p.name, p.sql)
 		if err != nil {
@@ -116,23 +118,34 @@ func (s *Store) Commit(ctx context.Context, b *podium.Batch) error {
 	w := s.writer()
 	defer s.scratch.Put(w)
 	var pb pgconn.Batch
-	// The heads first: with several writers, locking a board's head before
-	// anything else is what serialises them (and heads are locked in board
-	// order, so two commits cannot deadlock on them).
-	w.heads(&pb, st, b.Submissions)
-	w.log(&pb, st, b.Submissions)
-	w.deletes(&pb, st, b.Deletes)
-	w.pickUpserts(b.Upserts)
-	w.upserts(&pb, st, b.Upserts, w.pick)
-	w.watermarks(&pb, st, b.Watermarks)
-	w.idempotency(&pb, st, b.Idempotency)
+	w.batch(&pb, st, b)
 	if err := execBatch(ctx, conn.Conn().PgConn(), &pb); err != nil {
-		if code, constraint := pgCode(err); code == codeUniqueViolation && constraint == "submissions_pkey" {
-			return fmt.Errorf("commit: log: a submission's (board, seq) is already logged: %w", err)
-		}
-		return fmt.Errorf("commit: %w", err)
+		return commitError(err)
 	}
 	return nil
+}
+
+// commitError adds context to the error of a commit's statements.
+func commitError(err error) error {
+	if code, constraint := pgCode(err); code == codeUniqueViolation && constraint == "submissions_pkey" {
+		return fmt.Errorf("commit: log: a submission's (board, seq) is already logged: %w", err)
+	}
+	return fmt.Errorf("commit: %w", err)
+}
+
+// batch queues the statements that store b, in the order Commit documents.
+// The heads go first: with several writers, locking a board's head before
+// anything else is what serialises them (and heads are locked in board
+// order, so two commits cannot deadlock on them).
+func (w *writer) batch(pb *pgconn.Batch, st *statements, b *podium.Batch) {
+	w.queued = 0
+	w.heads(pb, st, b.Submissions)
+	w.log(pb, st, b.Submissions)
+	w.deletes(pb, st, b.Deletes)
+	w.pickUpserts(b.Upserts)
+	w.upserts(pb, st, b.Upserts, w.pick)
+	w.watermarks(pb, st, b.Watermarks)
+	w.idempotency(pb, st, b.Idempotency)
 }
 
 // execBatch runs b and returns the first error of its statements.
@@ -199,6 +212,8 @@ type writer struct {
 	boards  map[string]int
 	entries map[podium.EntryRef]int
 	records map[[2]string]int
+
+	queued int // statements queued since batch began
 }
 
 func (s *Store) writer() *writer {
@@ -217,6 +232,7 @@ func chunks(n int, queue func(lo, hi int)) {
 
 func (w *writer) queue(pb *pgconn.Batch, sd *pgconn.StatementDescription) {
 	pb.ExecStatement(sd, w.p.values(), binaryFormat, nil)
+	w.queued++
 }
 
 // heads queues the move of each board's head to the highest seq of subs,

@@ -23,8 +23,37 @@ type proxy struct {
 	target string
 	done   chan struct{} // closed when the test ends
 
-	mu   sync.Mutex
-	gate chan struct{} // while frozen: closed by thaw
+	mu    sync.Mutex
+	gate  chan struct{}         // while frozen: closed by thaw
+	conns map[net.Conn]struct{} // both ends of every forwarded connection
+}
+
+// cut closes every connection the proxy forwards, at both ends, as a
+// network failure would.
+func (p *proxy) cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for c := range p.conns {
+		c.Close()
+	}
+}
+
+func (p *proxy) track(cs ...net.Conn) (untrack func()) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.conns == nil {
+		p.conns = map[net.Conn]struct{}{}
+	}
+	for _, c := range cs {
+		p.conns[c] = struct{}{}
+	}
+	return func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		for _, c := range cs {
+			delete(p.conns, c)
+		}
+	}
 }
 
 func newProxy(t *testing.T, target string) *proxy {
@@ -93,6 +122,7 @@ func (p *proxy) handle(c net.Conn) {
 		return
 	}
 	defer s.Close()
+	defer p.track(c, s)()
 	go func() {
 		p.pipe(c, s)
 		c.Close()
@@ -123,7 +153,8 @@ func (p *proxy) pipe(dst io.Writer, src io.Reader) {
 // throughProxy returns a store on a schema of its own whose connections go
 // through a proxy that the test can freeze.
 func throughProxy(t *testing.T, opts Options) (*Store, *proxy, string) {
-	dsn, _ := pgtest.Schema(t)
+	dsn, schema := pgtest.Schema(t)
+	dsn = pgtest.WithParam(t, dsn, "application_name", schema)
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		t.Fatal(err)
@@ -195,18 +226,26 @@ func TestOpenOptions(t *testing.T) {
 		app         string
 		maxConns    int32
 		connTimeout time.Duration
+		lock, idle  string // lock_timeout, idle_in_transaction_session_timeout
 	}{
-		{"defaults", dsn, Options{}, "30s", "podium", -1, DefaultConnectTimeout},
-		{"options", dsn, Options{StatementTimeout: 1500 * time.Millisecond, MaxConns: 3, ConnectTimeout: time.Second}, "1500ms", "podium", 3, time.Second},
-		{"no timeout", dsn, Options{StatementTimeout: -1}, "0", "podium", -1, DefaultConnectTimeout},
-		{"from the dsn", pgtest.WithParam(t, pgtest.WithParam(t, pgtest.WithParam(t, pgtest.WithParam(t, dsn,
-			"statement_timeout", "7000"), "application_name", "mine"), "pool_max_conns", "5"), "connect_timeout", "4"),
-			Options{}, "7s", "mine", 5, 4 * time.Second},
+		{"defaults", dsn, Options{}, "30s", "podium", -1, DefaultConnectTimeout, "5s", "10s"},
+		{"options", dsn, Options{StatementTimeout: 1500 * time.Millisecond, MaxConns: 3, ConnectTimeout: time.Second,
+			LockTimeout: 700 * time.Millisecond, IdleInTransactionTimeout: 3 * time.Second}, "1500ms", "podium", 3, time.Second, "700ms", "3s"},
+		{"no timeout", dsn, Options{StatementTimeout: -1, LockTimeout: -1, IdleInTransactionTimeout: -1}, "0", "podium", -1, DefaultConnectTimeout, "0", "0"},
+		{"from the dsn", pgtest.WithParam(t, pgtest.WithParam(t, pgtest.WithParam(t, pgtest.WithParam(t, pgtest.WithParam(t, dsn,
+			"statement_timeout", "7000"), "application_name", "mine"), "pool_max_conns", "5"), "connect_timeout", "4"), "lock_timeout", "2500"),
+			Options{}, "7s", "mine", 5, 4 * time.Second, "2500ms", "10s"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := openDSN(t, c.dsn, c.opts)
 			if got := show(s, "statement_timeout"); got != c.timeout {
 				t.Errorf("statement_timeout = %s, want %s", got, c.timeout)
+			}
+			if got := show(s, "lock_timeout"); got != c.lock {
+				t.Errorf("lock_timeout = %s, want %s", got, c.lock)
+			}
+			if got := show(s, "idle_in_transaction_session_timeout"); got != c.idle {
+				t.Errorf("idle_in_transaction_session_timeout = %s, want %s", got, c.idle)
 			}
 			if got := show(s, "application_name"); got != c.app {
 				t.Errorf("application_name = %s, want %s", got, c.app)

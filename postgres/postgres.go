@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -53,6 +54,26 @@ type Options struct {
 	// to a callback for as long as it takes (default 30 s, or the
 	// connection string's statement_timeout; negative: none).
 	StatementTimeout time.Duration
+	// LockTimeout is PostgreSQL's lock_timeout: the longest a statement
+	// waits for a lock, above all a writer for a board another node holds
+	// (default 5 s; negative: none). A write that waits longer fails with
+	// ECodeUnavailable and stores nothing, instead of queueing behind a
+	// node that paused while it held the board.
+	LockTimeout time.Duration
+	// IdleInTransactionTimeout is PostgreSQL's
+	// idle_in_transaction_session_timeout: the server ends a session that
+	// sits this long inside a transaction without sending a statement
+	// (default 10 s; negative: none). A node that pauses or is cut off
+	// while it holds a board's lock thus loses the lock, and its
+	// transaction can never commit. It must be longer than a node's
+	// longest legitimate pause inside a write transaction (loading a
+	// board's period of a million entries takes about a second).
+	IdleInTransactionTimeout time.Duration
+	// ChangeRetention is how long the change feed keeps a change (default
+	// 7 days). A node that has not read the feed for longer must reload
+	// every board, player and key (Changes returns
+	// podium.ErrChangesPruned).
+	ChangeRetention time.Duration
 
 	// cancelGrace is how long a statement whose context ended has to
 	// answer the cancel request before its connection is closed (default
@@ -62,8 +83,11 @@ type Options struct {
 
 // Defaults of Options.
 const (
-	DefaultConnectTimeout   = 2 * time.Second
-	DefaultStatementTimeout = 30 * time.Second
+	DefaultConnectTimeout           = 2 * time.Second
+	DefaultStatementTimeout         = 30 * time.Second
+	DefaultLockTimeout              = 5 * time.Second
+	DefaultIdleInTransactionTimeout = 10 * time.Second
+	DefaultChangeRetention          = 7 * 24 * time.Hour
 )
 
 // defaultCancelGrace is how long a statement whose context ended has to
@@ -77,9 +101,16 @@ type Store struct {
 	pingTimeout time.Duration
 	// scratch holds *writer values: the buffers of one commit.
 	scratch sync.Pool
+	// retention is how long the change feed keeps a change; nextPrune is
+	// when (unix nanoseconds) a metadata write next prunes it.
+	retention time.Duration
+	nextPrune atomic.Int64
 }
 
-var _ podium.Store = (*Store)(nil)
+var (
+	_ podium.Store       = (*Store)(nil)
+	_ podium.SharedStore = (*Store)(nil)
+)
 
 // Open connects to the database that dsn names (a postgres:// URL or
 // key=value string, as pgx reads it) and brings its schema up to date. It
@@ -101,14 +132,9 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		cfg.ConnConfig.ConnectTimeout = DefaultConnectTimeout
 	}
 	rp := cfg.ConnConfig.RuntimeParams
-	switch {
-	case opts.StatementTimeout > 0:
-		rp["statement_timeout"] = strconv.FormatInt(max(opts.StatementTimeout.Milliseconds(), 1), 10)
-	case opts.StatementTimeout < 0:
-		rp["statement_timeout"] = "0"
-	case rp["statement_timeout"] == "":
-		rp["statement_timeout"] = strconv.FormatInt(DefaultStatementTimeout.Milliseconds(), 10)
-	}
+	setTimeout(rp, "statement_timeout", opts.StatementTimeout, DefaultStatementTimeout)
+	setTimeout(rp, "lock_timeout", opts.LockTimeout, DefaultLockTimeout)
+	setTimeout(rp, "idle_in_transaction_session_timeout", opts.IdleInTransactionTimeout, DefaultIdleInTransactionTimeout)
 	if rp["application_name"] == "" {
 		rp["application_name"] = "podium"
 	}
@@ -127,12 +153,25 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	s := &Store{pool: pool, pingTimeout: cfg.ConnConfig.ConnectTimeout}
+	s := &Store{pool: pool, pingTimeout: cfg.ConnConfig.ConnectTimeout, retention: cmp.Or(opts.ChangeRetention, DefaultChangeRetention)}
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	return s, nil
+}
+
+// setTimeout sets the session timeout name in rp: opt when positive, none
+// when negative, else the connection string's value, else def.
+func setTimeout(rp map[string]string, name string, opt, def time.Duration) {
+	switch {
+	case opt > 0:
+		rp[name] = strconv.FormatInt(max(opt.Milliseconds(), 1), 10)
+	case opt < 0:
+		rp[name] = "0"
+	case rp[name] == "":
+		rp[name] = strconv.FormatInt(def.Milliseconds(), 10)
+	}
 }
 
 // Ping checks that the database answers a query, within the connect

@@ -113,42 +113,8 @@ func (s *Store) Log(ctx context.Context, board string, after uint64, fn func(*po
 	if after > math.MaxInt64 {
 		return nil
 	}
-	var p params
-	p.text(board)
-	p.int8(int64(after))
-	sub := podium.Submission{Board: board, Keys: make([]int64, 0, podium.MaxKeys)}
-	err := s.scan(ctx, "SELECT seq, period, player, kind, at_ms, k1, k2, k3, k4, meta FROM submissions WHERE board = $1 AND seq > $2 ORDER BY seq",
-		p.values(), []uint32{oidText, oidInt8},
-		func(v [][]byte) error {
-			if len(v) != 10 {
-				return fmt.Errorf("submissions row has %d columns", len(v))
-			}
-			seq, err := int8Value(v[0])
-			if err != nil {
-				return err
-			}
-			kind, err := int2Value(v[3])
-			if err != nil {
-				return err
-			}
-			at, err := int8Value(v[4])
-			if err != nil {
-				return err
-			}
-			sub.Seq, sub.Kind, sub.At = uint64(seq), podium.Kind(kind), podium.FromMillis(at)
-			// The log is read rarely enough, and a period or player
-			// repeats rarely enough between rows, that a string each is
-			// fine.
-			sub.Period, sub.Player = string(v[1]), string(v[2])
-			if sub.Keys, err = appendKeys(sub.Keys[:0], v[5:9]); err != nil {
-				return fmt.Errorf("%s seq %d: malformed keys", board, seq)
-			}
-			sub.Meta = appendMeta(sub.Meta[:0], v[9])
-			if err := fn(&sub); err != nil {
-				return errStop{err}
-			}
-			return nil
-		})
+	p, oids := logParams(board, after)
+	err := s.scan(ctx, sqlReadLog, p.values(), oids, logRow(board, fn))
 	if err := stopped(err); err != nil {
 		return err
 	}
@@ -156,6 +122,51 @@ func (s *Store) Log(ctx context.Context, board string, after uint64, fn func(*po
 		return fmt.Errorf("log: %w", err)
 	}
 	return nil
+}
+
+// sqlReadLog reads a board's log after a seq; logParams are its parameters.
+const sqlReadLog = "SELECT seq, period, player, kind, at_ms, k1, k2, k3, k4, meta FROM submissions WHERE board = $1 AND seq > $2 ORDER BY seq"
+
+func logParams(board string, after uint64) (*params, []uint32) {
+	var p params
+	p.text(board)
+	p.int8(int64(after))
+	return &p, []uint32{oidText, oidInt8}
+}
+
+// logRow decodes the binary rows of sqlReadLog and calls fn with each; an
+// error of fn is returned as errStop.
+func logRow(board string, fn func(*podium.Submission) error) func(v [][]byte) error {
+	sub := podium.Submission{Board: board, Keys: make([]int64, 0, podium.MaxKeys)}
+	return func(v [][]byte) error {
+		if len(v) != 10 {
+			return fmt.Errorf("submissions row has %d columns", len(v))
+		}
+		seq, err := int8Value(v[0])
+		if err != nil {
+			return err
+		}
+		kind, err := int2Value(v[3])
+		if err != nil {
+			return err
+		}
+		at, err := int8Value(v[4])
+		if err != nil {
+			return err
+		}
+		sub.Seq, sub.Kind, sub.At = uint64(seq), podium.Kind(kind), podium.FromMillis(at)
+		// The log is read rarely enough, and a period or player repeats
+		// rarely enough between rows, that a string each is fine.
+		sub.Period, sub.Player = string(v[1]), string(v[2])
+		if sub.Keys, err = appendKeys(sub.Keys[:0], v[5:9]); err != nil {
+			return fmt.Errorf("%s seq %d: malformed keys", board, seq)
+		}
+		sub.Meta = appendMeta(sub.Meta[:0], v[9])
+		if err := fn(&sub); err != nil {
+			return errStop{err}
+		}
+		return nil
+	}
 }
 
 // Periods lists the periods of a board that have entries, with their entry
@@ -222,17 +233,20 @@ func (s *Store) IdempotencyRecords(ctx context.Context, since time.Time) ([]podi
 	if err != nil {
 		return nil, fmt.Errorf("idempotency records: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (podium.IdempotencyRecord, error) {
-		var (
-			rec     podium.IdempotencyRecord
-			created int64
-		)
-		err := r.Scan(&rec.Scope, &rec.Key, &rec.RequestHash, &rec.Status, &rec.Body, &created)
-		rec.CreatedAt = podium.FromMillis(created)
-		return rec, err
-	})
+	out, err := pgx.CollectRows(rows, scanRecord)
 	if err != nil {
 		return nil, fmt.Errorf("idempotency records: %w", err)
 	}
 	return out, nil
+}
+
+// scanRecord reads scope, key, request_hash, status, body, created_ms.
+func scanRecord(r pgx.CollectableRow) (podium.IdempotencyRecord, error) {
+	var (
+		rec     podium.IdempotencyRecord
+		created int64
+	)
+	err := r.Scan(&rec.Scope, &rec.Key, &rec.RequestHash, &rec.Status, &rec.Body, &created)
+	rec.CreatedAt = podium.FromMillis(created)
+	return rec, err
 }
