@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -31,7 +32,10 @@ type usage struct {
 	// redisCmds and redisPublish are Redis's total commands processed and
 	// PUBLISH calls (our own redis-server only).
 	redisCmds, redisPublish int64
-	pg, redis               bool // which parts were read
+	// notices counts the NOTIFYs on the cluster's channel that the
+	// harness's own listener received.
+	notices   int64
+	pg, redis bool // which parts were read
 }
 
 // load is the difference of two usage snapshots, per second.
@@ -40,6 +44,7 @@ type load struct {
 	NodeCores, DBCores         float64
 	Xacts, Scans, TupRead, Tup float64 // per second
 	RedisCmds, RedisPublish    float64 // per second
+	Notices                    float64 // PostgreSQL notifications per second
 	PG, Redis                  bool
 }
 
@@ -67,7 +72,8 @@ func rate(a, b usage) load {
 		Xacts:     per(a.xacts, b.xacts), Scans: per(a.scans, b.scans),
 		TupRead: per(a.tupRead, b.tupRead), Tup: per(a.tupWritten, b.tupWritten),
 		RedisCmds: per(a.redisCmds, b.redisCmds), RedisPublish: per(a.redisPublish, b.redisPublish),
-		PG: a.pg && b.pg, Redis: a.redis && b.redis,
+		Notices: per(a.notices, b.notices),
+		PG:      a.pg && b.pg, Redis: a.redis && b.redis,
 	}
 }
 
@@ -84,6 +90,9 @@ func (h *harness) snapshot(ctx context.Context, c *cluster) usage {
 	}
 	if c.schema != "" {
 		u.pg = h.pgCounters(ctx, c.schema, &u) == nil
+	}
+	if c.listener != nil {
+		u.notices = c.listener.n.Load()
 	}
 	if c.spec.Redis && h.redis != nil {
 		u.redis = h.redisCounters(ctx, &u) == nil
@@ -177,4 +186,59 @@ func parseStatCPU(s string) (time.Duration, bool) {
 		return 0, false
 	}
 	return time.Duration(u+st) * 10 * time.Millisecond, true // USER_HZ is 100 on every Linux this runs on
+}
+
+// noticeListener counts the notifications on a cluster's LISTEN/NOTIFY
+// channel (podium:{env}:v1:notices), from a connection of the harness's
+// own: one more listener, which PostgreSQL delivers every notice to.
+type noticeListener struct {
+	n      atomic.Int64
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// listenNotices starts counting the notices of env on the database dsn.
+func listenNotices(ctx context.Context, dsn, env string) (*noticeListener, error) {
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	channel := "podium:" + env + ":v1:notices"
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{channel}.Sanitize()); err != nil {
+		conn.Close(context.Background())
+		return nil, err
+	}
+	lctx, cancel := context.WithCancel(context.Background())
+	l := &noticeListener{cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(l.done)
+		defer conn.Close(context.Background())
+		for {
+			if _, err := conn.WaitForNotification(lctx); err != nil {
+				return
+			}
+			l.n.Add(1)
+		}
+	}()
+	return l, nil
+}
+
+func (l *noticeListener) close() {
+	l.cancel()
+	<-l.done
+}
+
+// listening counts the cluster's database sessions that are listening
+// for notices (their last statement was a LISTEN): how many nodes use
+// LISTEN/NOTIFY.
+func (h *harness) listening(ctx context.Context, c *cluster) (int, error) {
+	conn, err := pgx.Connect(ctx, h.db)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close(context.Background())
+	var n int
+	err = conn.QueryRow(ctx, `SELECT count(DISTINCT application_name) FROM pg_stat_activity
+		WHERE application_name LIKE $1 AND query ILIKE 'LISTEN %'`, c.schema+"-%").Scan(&n)
+	return n, err
 }

@@ -33,6 +33,10 @@ type lagSamples struct {
 	RestBB, SSEBB       []time.Duration // submitted on B, seen on B (same node)
 	Missed              int             // not seen within the deadline (on either path)
 	EarlyRest, EarlySSE int             // seen before the submitter had its answer
+	// Listening is how many nodes had a database session LISTENing, and
+	// Notices how many notifications the channel carried per submission.
+	Listening int
+	Notices   float64
 }
 
 // lagResults hold every mode's samples, one set per run.
@@ -53,7 +57,7 @@ func (h *harness) lagModes(ctx context.Context) []lagMode {
 	} else {
 		modes = append(modes, lagMode{Name: "pg+redis x2", Note: "no Redis (--redis-server \"\")"})
 	}
-	modes = append(modes, lagMode{Name: "pg x2 (notices)", Spec: spec{Name: "pg x2", Nodes: 2, Extra: extra}})
+	modes = append(modes, lagMode{Name: "pg x2 (no Redis)", Spec: spec{Name: "pg x2", Nodes: 2, Extra: extra}})
 	poll := h.cfg.LagArgs["poll"]
 	if poll == nil {
 		poll = h.pollOnlyFlags(ctx)
@@ -129,6 +133,20 @@ func (h *harness) lagOnce(ctx context.Context, m lagMode, run int) (*lagSamples,
 		return nil, err
 	}
 	s := &lagSamples{}
+	if c.schema != "" {
+		if s.Listening, err = h.listening(ctx, c); err != nil {
+			return nil, err
+		}
+	}
+	var notices0 int64
+	if c.listener != nil {
+		notices0 = c.listener.n.Load()
+	}
+	defer func() {
+		if c.listener != nil {
+			s.Notices = float64(c.listener.n.Load()-notices0) / float64(2*h.cfg.LagSamples)
+		}
+	}()
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(run)))
 	for i := 0; i < 2*h.cfg.LagSamples && ctx.Err() == nil; i++ {
 		from := a // on the reference, a is b

@@ -50,8 +50,10 @@ type cluster struct {
 	schema string
 	dsn    string // the --db URL without application_name
 	data   string // SQLite: the data directory
-	env    string // Redis: the --env of this cluster
+	env    string // PostgreSQL: the --env of this cluster (its notice channel and Redis keys)
 	nodes  []*node
+	// listener counts the notices on the cluster's LISTEN/NOTIFY channel.
+	listener *noticeListener
 }
 
 // randHex returns n random bytes in hex.
@@ -145,8 +147,10 @@ func (h *harness) startCluster(ctx context.Context, sp spec) (*cluster, error) {
 			c.close()
 			return nil, err
 		}
-		if sp.Redis {
-			c.env = "bench-" + randHex(4)
+		c.env = "bench-" + randHex(4)
+		if c.listener, err = listenNotices(ctx, h.db, c.env); err != nil {
+			c.close()
+			return nil, fmt.Errorf("listen for the cluster's notices: %w", err)
 		}
 	}
 	for i := 0; i < sp.Nodes; i++ {
@@ -178,9 +182,9 @@ func (c *cluster) addNode(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		nd.args = append(nd.args, "--db", dsn, "--node", nd.name, "--poll-every", c.h.cfg.PollEvery.String())
+		nd.args = append(nd.args, "--db", dsn, "--node", nd.name, "--poll-every", c.h.cfg.PollEvery.String(), "--env", c.env)
 		if c.spec.Redis {
-			nd.args = append(nd.args, "--redis", c.h.redisURL, "--env", c.env)
+			nd.args = append(nd.args, "--redis", c.h.redisURL)
 		}
 	}
 	nd.args = append(nd.args, c.spec.Extra...)
@@ -287,6 +291,9 @@ func (nd *node) kill() {
 func (c *cluster) close() {
 	for _, nd := range c.nodes {
 		nd.stop(15 * time.Second)
+	}
+	if c.listener != nil {
+		c.listener.close()
 	}
 	if c.schema != "" {
 		if err := pgExec(context.Background(), c.h.db, "DROP SCHEMA IF EXISTS "+c.schema+" CASCADE"); err != nil {

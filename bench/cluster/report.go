@@ -156,8 +156,9 @@ func (r *report) throughput(w io.Writer, res *tpResults) {
 	ref := res.specs[0].Name
 	fmt.Fprintf(w, "## Throughput (wrk; %d connections, batches of 1000 scores on %d; %s warm-up + %s each)\n\n",
 		cfg.Conns, cfg.BatchConns, cfg.Warmup, cfg.Duration)
-	fmt.Fprintf(w, "One node: one wrk, 2 threads. Several nodes: one wrk per node (1 thread, the connections split\n")
-	fmt.Fprintf(w, "evenly), rates added, latency histograms merged. Boards of %d players, preloaded. Rates are\n", cfg.Players)
+	fmt.Fprintf(w, "Every cluster gets the same client: %d wrk processes of 1 thread, the connections split evenly;\n", cfg.Nodes)
+	fmt.Fprintf(w, "process i loads node i (all of them node 1 of a single node); rates added, latency histograms\n")
+	fmt.Fprintf(w, "merged. Boards of %d players, preloaded. Rates are\n", cfg.Players)
 	fmt.Fprintf(w, "2xx answers/s (batch: scores/s). CPU: cores used by the podium nodes and by the PostgreSQL\n")
 	fmt.Fprintf(w, "backends serving them, from /proc.\n\n")
 	var rows [][]string
@@ -212,7 +213,8 @@ func (r *report) dbLoad(w io.Writer, res *tpResults) {
 	fmt.Fprintf(w, "xact/s: pg_stat_database commits+rollbacks of the harness's database (every statement outside\n")
 	fmt.Fprintf(w, "a transaction block is one; the harness's own counter reads add ~0.3/s);\n")
 	fmt.Fprintf(w, "scans/s: table scans in the cluster's schema (pg_stat_user_tables); db CPU: cores of the\n")
-	fmt.Fprintf(w, "cluster's PostgreSQL backends; publish/s: PUBLISH calls on the harness's redis-server.\n\n")
+	fmt.Fprintf(w, "cluster's PostgreSQL backends; notices/s: NOTIFYs on the cluster's channel; publish/s: PUBLISH\n")
+	fmt.Fprintf(w, "calls on the harness's redis-server.\n\n")
 	var rows [][]string
 	per := func(ms []*measure, f func(*measure) float64) spread {
 		return summarize(column(ms, func(m *measure) float64 {
@@ -259,10 +261,11 @@ func (r *report) dbLoad(w io.Writer, res *tpResults) {
 				cell(per(win.ms, func(m *measure) float64 { return m.Load.Xacts }), fmtNum), perWrite,
 				cell(per(win.ms, func(m *measure) float64 { return m.Load.Scans }), fmtNum),
 				cell(per(win.ms, func(m *measure) float64 { return m.Load.DBCores }), coresFmt),
+				cell(per(win.ms, func(m *measure) float64 { return m.Load.Notices }), fmtNum),
 				redisCell(win.ms)})
 		}
 	}
-	table(w, "cluster\tload\twrites/s\txact/s\txact per write\tscans/s\tdb CPU\tpublish/s", rows)
+	table(w, "cluster\tload\twrites/s\txact/s\txact per write\tscans/s\tdb CPU\tnotices/s\tpublish/s", rows)
 	fmt.Fprintln(w)
 }
 
@@ -318,6 +321,7 @@ func (r *report) lag(w io.Writer, res *lagResults) {
 	fmt.Fprintf(w, "## each a new first place; REST: B's entry polled every %s; SSE: B's stream of the top 10,\n", r.h.cfg.LagPoll)
 	fmt.Fprintf(w, "## --stream-coalesce %s; nodes --poll-every %s)\n\n", coal, r.h.cfg.PollEvery)
 	var rows [][]string
+	var pollingOnly []string
 	pct := func(ss []*lagSamples, f func(*lagSamples) []time.Duration, q float64) spread {
 		xs := make([]float64, len(ss))
 		for i, s := range ss {
@@ -344,16 +348,39 @@ func (r *report) lag(w io.Writer, res *lagResults) {
 		for _, s := range ss {
 			missed += s.Missed
 		}
-		rows = append(rows, []string{m.Name,
+		listen, notices := "-", "-"
+		polling := m.Spec.Nodes > 1
+		for _, s := range ss {
+			polling = polling && s.Listening == 0 && !m.Spec.Redis
+		}
+		if polling {
+			pollingOnly = append(pollingOnly, m.Name)
+		}
+		if m.Spec.Nodes > 1 {
+			ls := make([]float64, len(ss))
+			ns := make([]float64, len(ss))
+			for i, s := range ss {
+				ls[i], ns[i] = float64(s.Listening), s.Notices
+			}
+			listen = cell(summarize(ls), fmtNum) + " of " + fmt.Sprint(m.Spec.Nodes)
+			notices = cell(summarize(ns), func(x float64) string { return fmt.Sprintf("%.1f", x) })
+		}
+		rows = append(rows, []string{m.Name, listen, notices,
 			cell(pct(ss, ab, .5), durFmt), cell(pct(ss, ab, .99), durFmt),
 			cell(pct(ss, sab, .5), durFmt), cell(pct(ss, sab, .99), durFmt),
 			cell(pct(ss, func(s *lagSamples) []time.Duration { return s.SSEBB }, .5), durFmt),
 			cell(pct(ss, func(s *lagSamples) []time.Duration { return s.SSEBB }, .99), durFmt),
 			fmt.Sprint(missed)})
 	}
-	table(w, "mode\tREST p50\tREST p99\tSSE p50\tSSE p99\tSSE same node p50\tSSE same node p99\tmissed", rows)
-	fmt.Fprintf(w, "\n(The reference has one node, so its A->B columns are its same-node lag. \"missed\": not seen\n")
-	fmt.Fprintf(w, "within 10 s.)\n\n")
+	table(w, "mode\tLISTENing\tNOTIFYs per write\tREST p50\tREST p99\tSSE p50\tSSE p99\tSSE same node p50\tSSE same node p99\tmissed", rows)
+	fmt.Fprintf(w, "\n(The reference has one node, so its A->B columns are its same-node lag. LISTENing: nodes seen\n")
+	fmt.Fprintf(w, "with a database session whose last statement was LISTEN; NOTIFYs per write: notifications on\n")
+	fmt.Fprintf(w, "the cluster's channel per submission. \"missed\": not seen within 10 s.)\n")
+	for _, name := range pollingOnly {
+		fmt.Fprintf(w, "%s: no node LISTENs and there is no Redis: its nodes learn of each other's writes by\n", name)
+		fmt.Fprintf(w, "polling alone (--poll-every %s).\n", r.h.cfg.PollEvery)
+	}
+	fmt.Fprintln(w)
 }
 
 // failover prints the failover trials.

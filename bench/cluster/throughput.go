@@ -160,33 +160,30 @@ func (h *harness) throughputOnce(ctx context.Context, sp spec, run int, res *tpR
 	return nil
 }
 
-// wrkJobs spreads a scenario over the cluster's nodes: one wrk process a
-// node (one thread each), or one process with two threads on one node, as
-// bench/wrk/run.sh does.
+// wrkJobs spreads a scenario over the cluster's nodes. Every cluster gets
+// the same client: --nodes wrk processes of one thread each, the
+// connections split evenly between them; process i loads node i (all of
+// them the first node on a single-node cluster, or for "one").
 func (h *harness) wrkJobs(c *cluster, sc tpScenario) []wrkJob {
 	conns := h.cfg.Conns
 	if sc.Batch {
 		conns = h.cfg.BatchConns
 	}
-	env := []string{"PLAYERS=" + strconv.Itoa(h.cfg.Players)}
-	job := func(nd *node, threads, conns int, board string) wrkJob {
-		j := wrkJob{URL: nd.url, Script: sc.Script, Threads: min(threads, conns), Conns: conns,
-			Env: append(env[:len(env):len(env)], "BOARD="+board)}
+	var jobs []wrkJob
+	for i, n := range spreadConns(conns, h.cfg.Nodes) {
+		nd, board := c.nodes[0], tpBoard
+		if sc.Spread != "one" {
+			nd = c.nodes[i%len(c.nodes)]
+		}
+		if sc.Spread == "own" {
+			board = tpBoard + "." + nd.name
+		}
+		j := wrkJob{URL: nd.url, Script: sc.Script, Threads: 1, Conns: n,
+			Env: []string{"PLAYERS=" + strconv.Itoa(h.cfg.Players), "BOARD=" + board}}
 		if sc.Script == "" {
 			j.URL = nd.url + fmt.Sprintf(sc.Path, board)
 		}
-		return j
-	}
-	if len(c.nodes) == 1 || sc.Spread == "one" {
-		return []wrkJob{job(c.nodes[0], 2, conns, tpBoard)}
-	}
-	var jobs []wrkJob
-	for i, n := range spreadConns(conns, len(c.nodes)) {
-		board := tpBoard
-		if sc.Spread == "own" {
-			board = tpBoard + "." + c.nodes[i].name
-		}
-		jobs = append(jobs, job(c.nodes[i], 1, n, board))
+		jobs = append(jobs, j)
 	}
 	return jobs
 }

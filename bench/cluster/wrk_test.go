@@ -111,3 +111,41 @@ func TestWrkResultOkNeverNegative(t *testing.T) {
 		t.Fatal("NaN rate")
 	}
 }
+
+func TestWrkJobsGiveEveryClusterTheSameClient(t *testing.T) {
+	h := &harness{cfg: &config{Conns: 64, BatchConns: 6, Nodes: 3, Players: 100}}
+	one := &cluster{nodes: []*node{{name: "n1", url: "http://a"}}}
+	three := &cluster{nodes: []*node{{name: "n1", url: "http://a"}, {name: "n2", url: "http://b"}, {name: "n3", url: "http://c"}}}
+	type want struct {
+		url, board string
+		conns      int
+	}
+	check := func(name string, jobs []wrkJob, ws []want) {
+		t.Helper()
+		if len(jobs) != len(ws) {
+			t.Fatalf("%s: %d jobs, want %d", name, len(jobs), len(ws))
+		}
+		for i, j := range jobs {
+			board := ""
+			for _, e := range j.Env {
+				if b, ok := strings.CutPrefix(e, "BOARD="); ok {
+					board = b
+				}
+			}
+			if j.URL != ws[i].url || board != ws[i].board || j.Conns != ws[i].conns || j.Threads != 1 {
+				t.Errorf("%s: job %d = %+v, want %+v", name, i, j, ws[i])
+			}
+		}
+	}
+	single := tpScenarios[2]
+	check("one node", h.wrkJobs(one, single), []want{{"http://a", tpBoard, 22}, {"http://a", tpBoard, 21}, {"http://a", tpBoard, 21}})
+	check("three nodes", h.wrkJobs(three, single), []want{{"http://a", tpBoard, 22}, {"http://b", tpBoard, 21}, {"http://c", tpBoard, 21}})
+	check("all to n1", h.wrkJobs(three, tpScenarios[3]), []want{{"http://a", tpBoard, 22}, {"http://a", tpBoard, 21}, {"http://a", tpBoard, 21}})
+	check("own boards", h.wrkJobs(three, tpScenarios[4]),
+		[]want{{"http://a", tpBoard + ".n1", 22}, {"http://b", tpBoard + ".n2", 21}, {"http://c", tpBoard + ".n3", 21}})
+	check("batch", h.wrkJobs(three, tpScenarios[5]), []want{{"http://a", tpBoard, 2}, {"http://b", tpBoard, 2}, {"http://c", tpBoard, 2}})
+	top := h.wrkJobs(three, tpScenarios[0])
+	if top[1].URL != "http://b/v1/boards/"+tpBoard+"/entries?limit=100" || top[1].Script != "" {
+		t.Errorf("top100 job %+v", top[1])
+	}
+}
