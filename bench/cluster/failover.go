@@ -113,8 +113,8 @@ func (h *harness) startWriters(c *cluster) *writers {
 					w.mu.Lock()
 					w.writes = append(w.writes, wr)
 					w.mu.Unlock()
-					if err != nil && wr.status == 0 {
-						time.Sleep(20 * time.Millisecond) // no answer: the node is down; do not spin
+					if err != nil {
+						time.Sleep(20 * time.Millisecond) // a failed write is retried after a pause, not spun on
 					}
 				}
 			}(i, k)
@@ -225,9 +225,14 @@ func (h *harness) catchHolder(ctx context.Context, c *cluster, victim *node) (in
 		return 0, err
 	}
 	defer conn.Close(context.Background())
-	const q = `SELECT count(*) FROM pg_stat_activity w
-		WHERE w.application_name LIKE $1 AND w.application_name <> $2
-		AND EXISTS (SELECT 1 FROM pg_stat_activity v WHERE v.application_name = $2 AND v.pid = ANY(pg_blocking_pids(w.pid)))`
+	// The victim holds the lock when its session sits idle inside a
+	// transaction that has an xid (FOR UPDATE assigns one) while another
+	// node's session waits on it. A session merely queued for the lock
+	// is "active", waiting: pg_blocking_pids names queued sessions too.
+	const q = `SELECT count(*) FROM pg_stat_activity v
+		WHERE v.application_name = $2 AND v.state = 'idle in transaction' AND v.backend_xid IS NOT NULL
+		AND EXISTS (SELECT 1 FROM pg_stat_activity w WHERE w.application_name LIKE $1 AND w.application_name <> $2
+			AND v.pid = ANY(pg_blocking_pids(w.pid)))`
 	for attempt := 1; attempt <= 200; attempt++ {
 		if err := victim.signal(syscall.SIGSTOP); err != nil {
 			return attempt, err

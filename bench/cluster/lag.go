@@ -173,8 +173,11 @@ func (h *harness) lagOnce(ctx context.Context, m lagMode, run int) (*lagSamples,
 		default:
 			s.RestAB, s.SSEAB = append(s.RestAB, rest.d), append(s.SSEAB, sse.d)
 		}
-		// Jitter, so that probes do not keep one phase of the polling.
-		if err := sleepCtx(ctx, time.Duration(float64(h.cfg.LagEvery)*(0.5+rng.Float64()))); err != nil {
+		// A probe ends just after a stream event, which follows the
+		// nodes' poll and coalescing ticks: a pause drawn uniformly over
+		// the longest of those periods puts the next probe at a uniform
+		// phase of each, so that probes sample every phase of the polling.
+		if err := sleepCtx(ctx, time.Duration(rng.Int64N(int64(h.lagPeriod())))); err != nil {
 			return nil, err
 		}
 	}
@@ -337,4 +340,14 @@ func (st *stream) forget(player string) {
 	st.mu.Lock()
 	delete(st.waiting, player)
 	st.mu.Unlock()
+}
+
+// lagPeriod is the range of the random pause between probes: --lag-every,
+// or the nodes' poll or stream-coalescing period when longer.
+func (h *harness) lagPeriod() time.Duration {
+	coalesce := h.cfg.LagCoalesce
+	if coalesce <= 0 {
+		coalesce = 200 * time.Millisecond // podium's default
+	}
+	return max(h.cfg.LagEvery, h.cfg.PollEvery, coalesce)
 }

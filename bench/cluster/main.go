@@ -104,7 +104,7 @@ func parseFlags(args []string, getenv func(string) string) (*config, error) {
 	fs.DurationVar(&cfg.PollEvery, "poll-every", 200*time.Millisecond, "--poll-every of every PostgreSQL node")
 	fs.IntVar(&cfg.FixedRate, "fixed-rate", 500, "single submits/s of the fixed-rate database-load window (0: skip)")
 	fs.IntVar(&cfg.LagSamples, "lag-samples", 200, "submissions per visibility-lag mode and run")
-	fs.DurationVar(&cfg.LagEvery, "lag-every", 50*time.Millisecond, "mean time between lag submissions (jittered)")
+	fs.DurationVar(&cfg.LagEvery, "lag-every", 50*time.Millisecond, "pauses between lag submissions are drawn uniformly from 0 to this, or to the poll or stream-coalescing period when longer")
 	fs.DurationVar(&cfg.LagPoll, "lag-poll", 2*time.Millisecond, "how often the REST reader polls node B")
 	fs.DurationVar(&cfg.LagCoalesce, "lag-coalesce", 0, "--stream-coalesce of the lag phase's nodes (0: podium's default, 200ms)")
 	pollOnly := fs.String("poll-only-flags", "", "serve flags that turn notices off, for the polling-only lag mode (default: found in `podium serve -h`, else the mode is skipped)")

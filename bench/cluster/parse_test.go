@@ -75,3 +75,22 @@ func TestPollOnlyFlagPattern(t *testing.T) {
 		}
 	}
 }
+
+func TestLagPeriodCoversThePollAndCoalescingTicks(t *testing.T) {
+	h := &harness{cfg: &config{LagEvery: 50 * time.Millisecond, PollEvery: time.Second}}
+	if got := h.lagPeriod(); got != time.Second {
+		t.Errorf("poll every 1s: %v", got)
+	}
+	h.cfg.PollEvery = 100 * time.Millisecond
+	if got := h.lagPeriod(); got != 200*time.Millisecond {
+		t.Errorf("podium's default coalescing (200ms) is the longest: %v", got)
+	}
+	h.cfg.LagCoalesce = 10 * time.Millisecond
+	if got := h.lagPeriod(); got != 100*time.Millisecond {
+		t.Errorf("coalescing 10ms, poll 100ms: %v", got)
+	}
+	h.cfg.LagEvery = 300 * time.Millisecond
+	if got := h.lagPeriod(); got != 300*time.Millisecond {
+		t.Errorf("--lag-every longest: %v", got)
+	}
+}

@@ -214,7 +214,8 @@ func (r *report) dbLoad(w io.Writer, res *tpResults) {
 	fmt.Fprintf(w, "a transaction block is one; the harness's own counter reads add ~0.3/s);\n")
 	fmt.Fprintf(w, "scans/s: table scans in the cluster's schema (pg_stat_user_tables); db CPU: cores of the\n")
 	fmt.Fprintf(w, "cluster's PostgreSQL backends; notices/s: NOTIFYs on the cluster's channel; publish/s: PUBLISH\n")
-	fmt.Fprintf(w, "calls on the harness's redis-server.\n\n")
+	fmt.Fprintf(w, "calls on the harness's redis-server. A backend flushes its counters up to 1 s late (10 s once\n")
+	fmt.Fprintf(w, "it is idle), so a window's figures may be off by about a second's work.\n\n")
 	var rows [][]string
 	per := func(ms []*measure, f func(*measure) float64) spread {
 		return summarize(column(ms, func(m *measure) float64 {
@@ -243,6 +244,8 @@ func (r *report) dbLoad(w io.Writer, res *tpResults) {
 			{"idle", res.idle[sp.Name]},
 			{fmt.Sprintf("%d submits/s", r.h.cfg.FixedRate), res.fixed[sp.Name]},
 			{"single (saturated)", res.m[tpKey(sp.Name, "single")]},
+			{"single, all to n1", res.m[tpKey(sp.Name, "single, all to n1")]},
+			{"single, own boards", res.m[tpKey(sp.Name, "single, own board per node")]},
 		} {
 			if win.ms == nil {
 				continue

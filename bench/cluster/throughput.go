@@ -127,9 +127,10 @@ func (h *harness) throughputOnce(ctx context.Context, sp spec, run int, res *tpR
 
 	if !sp.SQLite {
 		// What the cluster costs the database with nothing to do:
-		// polling, and nothing else. The backends flush their counters up
-		// to a second late: let the preload's settle first.
-		if err := sleepCtx(ctx, 2*time.Second); err != nil {
+		// polling, and nothing else. A backend that goes idle flushes its
+		// counters only after 10 s (PostgreSQL's PGSTAT_IDLE_INTERVAL):
+		// let the preload's settle first.
+		if err := sleepCtx(ctx, 11*time.Second); err != nil {
 			return err
 		}
 		a := h.snapshot(ctx, c)
