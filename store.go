@@ -179,7 +179,9 @@ type WriteTx interface {
 	// and both store a request under it.
 	Idempotency(ctx context.Context, keys []IdempotencyRef) ([]IdempotencyRecord, error)
 	// PutBoard creates or replaces a board, and its head when it is new,
-	// and sets b.Gen. The board must be one of those named in Begin.
+	// and sets b.Gen. The board must be one of those named in Begin. A
+	// board that Begin found missing and another transaction has created
+	// since is ECodeConflict (then only Rollback is left).
 	PutBoard(ctx context.Context, b *Board) error
 	// DeleteBoard removes a board with its head, entries and log. The
 	// board must be one of those named in Begin; a missing one is

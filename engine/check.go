@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -212,6 +213,9 @@ func stored(ctx context.Context, store podium.Store, b *podium.Board, watermark 
 			c := *en
 			c.Keys = append([]int64(nil), en.Keys...)
 			c.Meta = nil
+			if hasMeta(en.Meta) {
+				c.Meta = append(json.RawMessage(nil), en.Meta...)
+			}
 			cur[podium.EntryRef{Board: b.ID, Period: pc.ID, Player: en.Player}] = &c
 			return nil
 		})
@@ -223,6 +227,14 @@ func stored(ctx context.Context, store podium.Store, b *podium.Board, watermark 
 		return nil, err
 	}
 	return sortedEntries(cur), nil
+}
+
+// LoadedEntries returns every entry of a board, in every period, as a
+// start-up would load them: the entries table with the log after the
+// board's watermark replayed on top (podium migrate copies this). Entries
+// are sorted by period and player; an empty meta object is nil.
+func LoadedEntries(ctx context.Context, store podium.Store, b *podium.Board, watermark uint64) ([]podium.Entry, error) {
+	return stored(ctx, store, b, watermark)
 }
 
 func sortedEntries(cur map[podium.EntryRef]*podium.Entry) []podium.Entry {
@@ -241,73 +253,172 @@ func sortedEntries(cur map[podium.EntryRef]*podium.Entry) []podium.Entry {
 
 // CheckStore compares, for every board, what the store would load (the
 // entries table plus the log after the watermark) with a replay of the
-// whole log, and returns the differences.
+// whole log, and returns the differences. See CheckStoreDetail.
 func CheckStore(ctx context.Context, store podium.Store) ([]Diff, error) {
+	r, err := CheckStoreDetail(ctx, store)
+	return r.Diffs, err
+}
+
+// StoreCheck is what CheckStoreDetail found.
+type StoreCheck struct {
+	Diffs   []Diff
+	Boards  int // boards checked
+	Entries int // entries compared
+	// Moved counts the entries that were written while the check ran
+	// (another node's commits on a shared database) and so were left out.
+	Moved int
+}
+
+// CheckStoreDetail compares, for every board, what the store would load
+// (the entries table plus the log after the watermark) with a replay of the
+// whole log.
+//
+// It is exact on a store that nobody writes, and stays exact on one that
+// other processes write meanwhile (several nodes on PostgreSQL), where the
+// log, the entries and the watermarks cannot be read as one snapshot: the
+// replay stops at the board's head as read first, and every entry that a
+// submission after that head touched (read from the log once more after
+// the entries) is left out and counted in Moved instead of being reported.
+func CheckStoreDetail(ctx context.Context, store podium.Store) (StoreCheck, error) {
+	var r StoreCheck
 	boards, err := store.Boards(ctx)
 	if err != nil {
-		return nil, err
+		return r, err
 	}
 	wms, err := store.Watermarks(ctx)
 	if err != nil {
-		return nil, err
+		return r, err
 	}
-	var diffs []Diff
 	for i := range boards {
 		b := &boards[i]
-		want, err := Replay(ctx, store, b)
+		diffs, compared, moved, err := checkBoard(ctx, store, b, wms[b.ID])
 		if err != nil {
-			return nil, fmt.Errorf("board %s: %w", b.ID, err)
+			return r, fmt.Errorf("board %s: %w", b.ID, err)
 		}
-		got, err := stored(ctx, store, b, wms[b.ID])
-		if err != nil {
-			return nil, fmt.Errorf("board %s: %w", b.ID, err)
-		}
-		wantBy := map[podium.EntryRef]podium.Entry{}
-		for _, en := range want {
-			wantBy[podium.EntryRef{Board: b.ID, Period: en.Period, Player: en.Player}] = en
-		}
-		for _, g := range got {
-			ref := podium.EntryRef{Board: b.ID, Period: g.Period, Player: g.Player}
-			gd := describe(g.Keys, g.At.UnixMilli(), g.Seq)
-			w, ok := wantBy[ref]
-			delete(wantBy, ref)
-			if !ok {
-				diffs = append(diffs, Diff{Board: b.ID, Period: g.Period, Player: g.Player, Want: "missing", Got: gd})
-			} else if wd := describe(w.Keys, w.At.UnixMilli(), w.Seq); wd != gd {
-				diffs = append(diffs, Diff{Board: b.ID, Period: g.Period, Player: g.Player, Want: wd, Got: gd})
-			}
-		}
-		for ref, w := range wantBy {
-			diffs = append(diffs, Diff{Board: b.ID, Period: ref.Period, Player: ref.Player, Want: describe(w.Keys, w.At.UnixMilli(), w.Seq), Got: "missing"})
-		}
+		r.Diffs = append(r.Diffs, diffs...)
+		r.Boards++
+		r.Entries += compared
+		r.Moved += moved
 	}
-	slices.SortFunc(diffs, func(a, b Diff) int {
+	slices.SortFunc(r.Diffs, func(a, b Diff) int {
 		return cmp.Or(strings.Compare(a.Board, b.Board), strings.Compare(a.Period, b.Period), strings.Compare(a.Player, b.Player))
 	})
-	return diffs, nil
+	return r, nil
+}
+
+func checkBoard(ctx context.Context, store podium.Store, b *podium.Board, watermark uint64) (diffs []Diff, compared, moved int, err error) {
+	head, err := store.LastSeq(ctx, b.ID)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	touched := map[podium.EntryRef]bool{}
+	touch := func(s *podium.Submission) error {
+		touched[podium.EntryRef{Board: b.ID, Period: s.Period, Player: s.Player}] = true
+		return nil
+	}
+	cur := map[podium.EntryRef]*podium.Entry{}
+	err = store.Log(ctx, b.ID, 0, func(s *podium.Submission) error {
+		if s.Seq > head {
+			return touch(s)
+		}
+		return replay(b, cur, s, false)
+	})
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	got, err := stored(ctx, store, b, watermark)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	// Whatever was committed after the head, up to now, may be in the
+	// entries just read: those entries are not comparable with the replay.
+	if err := store.Log(ctx, b.ID, head, touch); err != nil {
+		return nil, 0, 0, err
+	}
+	for ref := range touched {
+		if cur[ref] != nil {
+			moved++
+		}
+		delete(cur, ref)
+	}
+	for _, g := range got {
+		ref := podium.EntryRef{Board: b.ID, Period: g.Period, Player: g.Player}
+		if touched[ref] {
+			continue
+		}
+		compared++
+		gd := describe(g.Keys, g.At.UnixMilli(), g.Seq)
+		w, ok := cur[ref]
+		delete(cur, ref)
+		if !ok {
+			diffs = append(diffs, Diff{Board: b.ID, Period: g.Period, Player: g.Player, Want: "missing", Got: gd})
+		} else if wd := describe(w.Keys, w.At.UnixMilli(), w.Seq); wd != gd {
+			diffs = append(diffs, Diff{Board: b.ID, Period: g.Period, Player: g.Player, Want: wd, Got: gd})
+		}
+	}
+	for ref, w := range cur {
+		diffs = append(diffs, Diff{Board: b.ID, Period: ref.Period, Player: ref.Player, Want: describe(w.Keys, w.At.UnixMilli(), w.Seq), Got: "missing"})
+	}
+	return diffs, compared, moved, nil
 }
 
 // RebuildStore recomputes the entries table of every board from its whole
 // log and sets the watermarks to the end of the log. It returns the number
 // of entries written. Run it while no server writes to the store.
 func RebuildStore(ctx context.Context, store podium.Store) (int, error) {
+	return RebuildStoreProgress(ctx, store, nil)
+}
+
+// RebuildStep reports the progress of RebuildStoreProgress: called once a
+// board's entries are computed (Done false, before they are written, which
+// is the long part on PostgreSQL) and once they are written (Done true).
+type RebuildStep struct {
+	Board   string
+	Index   int // 1-based position of the board
+	Boards  int // boards in all
+	Log     int // submissions replayed
+	Entries int // entries computed
+	Done    bool
+}
+
+// RebuildStoreProgress is RebuildStore with a progress callback (nil: none).
+func RebuildStoreProgress(ctx context.Context, store podium.Store, progress func(RebuildStep)) (int, error) {
 	boards, err := store.Boards(ctx)
 	if err != nil {
 		return 0, err
 	}
+	if progress == nil {
+		progress = func(RebuildStep) {}
+	}
 	total := 0
 	for i := range boards {
-		entries, err := Replay(ctx, store, &boards[i])
-		if err != nil {
-			return total, fmt.Errorf("board %s: %w", boards[i].ID, err)
-		}
-		last, err := store.LastSeq(ctx, boards[i].ID)
+		b := &boards[i]
+		// The head first: the replay below covers at least as much, and the
+		// store refuses nothing; with no writer (as required) they agree.
+		last, err := store.LastSeq(ctx, b.ID)
 		if err != nil {
 			return total, err
 		}
-		if err := store.ReplaceEntries(ctx, boards[i].ID, entries, last); err != nil {
-			return total, fmt.Errorf("board %s: %w", boards[i].ID, err)
+		cur := map[podium.EntryRef]*podium.Entry{}
+		n := 0
+		err = store.Log(ctx, b.ID, 0, func(s *podium.Submission) error {
+			if s.Seq > last {
+				return nil
+			}
+			n++
+			return replay(b, cur, s, false)
+		})
+		if err != nil {
+			return total, fmt.Errorf("board %s: %w", b.ID, err)
 		}
+		entries := sortedEntries(cur)
+		step := RebuildStep{Board: b.ID, Index: i + 1, Boards: len(boards), Log: n, Entries: len(entries)}
+		progress(step)
+		if err := store.ReplaceEntries(ctx, b.ID, entries, last); err != nil {
+			return total, fmt.Errorf("board %s: %w", b.ID, err)
+		}
+		step.Done = true
+		progress(step)
 		total += len(entries)
 	}
 	return total, nil

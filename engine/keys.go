@@ -105,6 +105,17 @@ func (kr *keyring) put(k *podium.APIKey) {
 	kr.byHash[k.Hash] = &cp
 }
 
+// ids lists the ids of the keys held.
+func (kr *keyring) ids() []string {
+	kr.mu.RLock()
+	defer kr.mu.RUnlock()
+	out := make([]string, 0, len(kr.byHash))
+	for _, k := range kr.byHash {
+		out = append(out, k.ID)
+	}
+	return out
+}
+
 // remove forgets the key with an id (revoked).
 func (kr *keyring) remove(id string) {
 	kr.mu.Lock()

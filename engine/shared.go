@@ -149,18 +149,7 @@ func (e *Engine) runShared() {
 				}
 			}
 		}
-		n := ops[0].size()
-	drain:
-		for n < e.maxBatch {
-			select {
-			case o := <-e.ops:
-				ops = append(ops, o)
-				n += o.size()
-			default:
-				break drain
-			}
-		}
-		e.processShared(ops)
+		e.processShared(e.drain(ops))
 		if e.idem.hasPending() {
 			// Answers of Idempotency-Key requests go to the database at
 			// once, so that a retry on another node gets them byte for
@@ -227,9 +216,7 @@ func (e *Engine) lockedMeta(ctx context.Context, board string, fn func(tx podium
 	}
 	tx, err := e.sh.store.Begin(ctx, []string{board})
 	if err != nil {
-		e.sh.dbFailed(err)
-		e.log.Warn("database: begin failed", "err", err)
-		return errDatabaseDown()
+		return e.beginFailed(err)
 	}
 	defer tx.Rollback()
 	if err := e.syncLocked(ctx, tx, board); err != nil {
@@ -261,9 +248,7 @@ func (e *Engine) sharedGroup(ctx context.Context, ops []*op) {
 	ids := groupBoards(ops)
 	tx, err := e.sh.store.Begin(ctx, ids)
 	if err != nil {
-		e.sh.dbFailed(err)
-		e.log.Warn("database: begin failed", "err", err)
-		fail(errDatabaseDown())
+		fail(e.beginFailed(err))
 		return
 	}
 	defer tx.Rollback()
@@ -304,6 +289,20 @@ func (e *Engine) sharedGroup(ctx context.Context, ops []*op) {
 			e.publish(podium.Notice{Board: bs.def.Load().ID, Seq: seq})
 		}
 	}
+}
+
+// beginFailed is the answer to a write whose transaction could not begin.
+// A domain error is the store's own answer (a board another node held past
+// the lock timeout): the database works, and only this write fails. Any
+// other error means the database cannot be reached, and writes fail fast
+// until it answers again.
+func (e *Engine) beginFailed(err error) error {
+	if podium.ErrorCode(err) != podium.ECodeInternal {
+		return err
+	}
+	e.sh.dbFailed(err)
+	e.log.Warn("database: begin failed", "err", err)
+	return errDatabaseDown()
 }
 
 // groupBoards lists the valid board ids the ops of a group write, sorted.
@@ -513,9 +512,7 @@ func (e *Engine) follow() {
 			e.log.Warn("follow: apply", "err", err)
 			continue
 		}
-		if n := len(o.changes); n > 0 {
-			e.sh.cursor = o.changes[n-1].ID
-		}
+		e.sh.moveCursor(o)
 		if o.more {
 			e.sh.poke()
 		}
@@ -531,7 +528,11 @@ func (e *Engine) findNews(ctx context.Context, poll bool) (*op, error) {
 	if changed || poll {
 		const page = 1000
 		cs, err := e.sh.store.Changes(ctx, e.sh.cursor, page)
-		if err != nil {
+		switch {
+		case errors.Is(err, podium.ErrChangesPruned):
+			e.log.Warn("this node missed metadata changes that were pruned from the change feed; reloading every board, player and key", "position", e.sh.cursor)
+			o.resync = true
+		case err != nil:
 			return nil, err
 		}
 		o.changes, o.more = cs, len(cs) == page
@@ -552,10 +553,19 @@ func (e *Engine) findNews(ctx context.Context, poll bool) (*op, error) {
 			o.heads[b] = s
 		}
 	}
-	if len(o.changes) == 0 && len(o.heads) == 0 {
+	if !o.resync && len(o.changes) == 0 && len(o.heads) == 0 {
 		return nil, nil
 	}
 	return o, nil
+}
+
+// moveCursor moves the change feed position past what a sync op applied.
+func (sh *sharedState) moveCursor(o *op) {
+	if o.resync {
+		sh.cursor = o.cursor
+	} else if n := len(o.changes); n > 0 {
+		sh.cursor = o.changes[n-1].ID
+	}
 }
 
 func (e *Engine) appliedSeq(bs *boardState) uint64 {
@@ -568,6 +578,13 @@ func (e *Engine) appliedSeq(bs *boardState) uint64 {
 // objects first (a board made elsewhere must exist before its log is
 // replayed), then the log of every board that moved.
 func (e *Engine) applySync(ctx context.Context, o *op) error {
+	if o.resync {
+		cursor, err := e.resync(ctx)
+		if err != nil {
+			return fmt.Errorf("reload after the change feed was pruned: %w", err)
+		}
+		o.cursor = cursor
+	}
 	for _, c := range o.changes {
 		if err := e.refresh(ctx, c); err != nil {
 			return fmt.Errorf("refresh %s %s: %w", c.Kind, c.Key, err)
@@ -594,18 +611,7 @@ func (e *Engine) refresh(ctx context.Context, c podium.Change) error {
 		if err != nil {
 			return err
 		}
-		bs := e.board(c.Key)
-		switch {
-		case def == nil:
-			if bs != nil {
-				e.removeBoard(c.Key)
-			}
-		case bs == nil || bs.def.Load().Gen != def.Gen:
-			_, err := e.reloadBoard(ctx, def)
-			return err
-		default:
-			e.installBoard(def)
-		}
+		return e.refreshBoard(ctx, c.Key, def)
 	case podium.ChangePlayer:
 		p, err := st.LoadPlayer(ctx, c.Key)
 		if err != nil || p == nil {
@@ -626,6 +632,23 @@ func (e *Engine) refresh(ctx context.Context, c podium.Change) error {
 	return nil
 }
 
+// refreshBoard applies a board as loaded from the store (nil: deleted).
+func (e *Engine) refreshBoard(ctx context.Context, id string, def *podium.Board) error {
+	bs := e.board(id)
+	switch {
+	case def == nil:
+		if bs != nil {
+			e.removeBoard(id)
+		}
+	case bs == nil || bs.def.Load().Gen != def.Gen:
+		_, err := e.reloadBoard(ctx, def)
+		return err
+	default:
+		e.installBoard(def) // which tells the listener
+	}
+	return nil
+}
+
 // catchUpAll brings every board and object up to the database before the
 // engine starts serving: a restarted node is ready only once it caught up.
 func (e *Engine) catchUpAll(ctx context.Context) error {
@@ -640,13 +663,71 @@ func (e *Engine) catchUpAll(ctx context.Context) error {
 		if err := e.applySync(ctx, o); err != nil {
 			return err
 		}
-		if n := len(o.changes); n > 0 {
-			e.sh.cursor = o.changes[n-1].ID
-		}
-		if !o.more && len(o.heads) == 0 {
+		e.sh.moveCursor(o)
+		// Done once the feed is read through: the heads were caught up
+		// with in the same pass. (Waiting until a pass finds no head that
+		// moved never ended while other nodes kept writing; the follower
+		// takes over from here.)
+		if !o.more {
 			return nil
 		}
 	}
+}
+
+// resync reloads every board, player and key, for a node that missed
+// changes pruned from the feed, and returns the feed position to go on
+// from (read first: what changes meanwhile is applied again, harmlessly).
+// It runs on the writer.
+func (e *Engine) resync(ctx context.Context) (int64, error) {
+	st := e.sh.store
+	cursor, err := st.LastChange(ctx)
+	if err != nil {
+		return 0, err
+	}
+	boards, err := st.Boards(ctx)
+	if err != nil {
+		return 0, err
+	}
+	exists := map[string]bool{}
+	for i := range boards {
+		def := &boards[i]
+		exists[def.ID] = true
+		if err := e.refreshBoard(ctx, def.ID, def); err != nil {
+			return 0, err
+		}
+	}
+	for _, bi := range e.Boards(false) {
+		if !exists[bi.ID] {
+			e.removeBoard(bi.ID)
+		}
+	}
+	players, err := st.Players(ctx)
+	if err != nil {
+		return 0, err
+	}
+	for i := range players {
+		p := &players[i]
+		if old, ok := e.players.get(p.ID); ok && old.Hidden == p.Hidden {
+			e.players.put(p) // a name or meta: nothing to re-rank
+		} else {
+			e.installPlayer(p)
+		}
+	}
+	keys, err := st.Keys(ctx)
+	if err != nil {
+		return 0, err
+	}
+	kept := map[string]bool{}
+	for i := range keys {
+		kept[keys[i].ID] = true
+		e.keys.put(&keys[i])
+	}
+	for _, id := range e.keys.ids() {
+		if !kept[id] {
+			e.revokeKey(id) // ends its live streams too
+		}
+	}
+	return cursor, nil
 }
 
 // sharedHousekeeping runs once a second on the writer in shared mode.

@@ -64,6 +64,8 @@ type op struct {
 	changes []podium.Change   // sync: metadata changes to reload
 	heads   map[string]uint64 // sync: boards that moved
 	more    bool              // sync: the change feed has more
+	resync  bool              // sync: changes were missed; reload everything
+	cursor  int64             // sync: the feed position after a resync
 
 	err  error
 	done chan struct{}
@@ -120,19 +122,24 @@ func (e *Engine) run() {
 				}
 			}
 		}
-		n := ops[0].size()
-	drain:
-		for n < e.maxBatch {
-			select {
-			case o := <-e.ops:
-				ops = append(ops, o)
-				n += o.size()
-			default:
-				break drain
-			}
-		}
-		e.process(ops)
+		e.process(e.drain(ops))
 	}
+}
+
+// drain adds to ops (which holds one) every op already waiting, up to
+// MaxBatch submissions: the group that the next commit carries.
+func (e *Engine) drain(ops []*op) []*op {
+	n := ops[0].size()
+	for n < e.maxBatch {
+		select {
+		case o := <-e.ops:
+			ops = append(ops, o)
+			n += o.size()
+		default:
+			return ops
+		}
+	}
+	return ops
 }
 
 // process runs ops in order: runs of score and delete-entry ops become one

@@ -79,7 +79,7 @@ func testEnv() string {
 
 func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-func newBroker(t *testing.T, dsn string, opts BrokerOptions) *Broker {
+func newBroker(t testing.TB, dsn string, opts BrokerOptions) *Broker {
 	t.Helper()
 	if opts.Logger == nil {
 		opts.Logger = quietLog()

@@ -17,6 +17,12 @@
 // Tables are unqualified: a search_path in the connection string (for
 // example ?search_path=podium) puts podium in a schema of its own.
 //
+// Store is also a podium.SharedStore, for several podium nodes on one
+// database (shared.go): write transactions that lock the heads of the
+// boards they write, a generation per board, and the change feed of
+// board, player and key changes (changes.go). Broker carries the nodes'
+// notices over LISTEN/NOTIFY (broker.go).
+//
 // Times are stored as unix milliseconds and read back in UTC. An empty meta
 // object is stored as NULL and read back as {}: every Meta this package
 // returns is a JSON object, never nil.
@@ -56,9 +62,10 @@ type Options struct {
 	StatementTimeout time.Duration
 	// LockTimeout is PostgreSQL's lock_timeout: the longest a statement
 	// waits for a lock, above all a writer for a board another node holds
-	// (default 5 s; negative: none). A write that waits longer fails with
-	// ECodeUnavailable and stores nothing, instead of queueing behind a
-	// node that paused while it held the board.
+	// (default 5 s; negative: none). A write transaction that waits longer
+	// fails with ECodeUnavailable (any other statement with the server's
+	// error) and stores nothing, instead of queueing behind a node that
+	// paused while it held the board.
 	LockTimeout time.Duration
 	// IdleInTransactionTimeout is PostgreSQL's
 	// idle_in_transaction_session_timeout: the server ends a session that

@@ -187,7 +187,10 @@ func (tx *writeTx) Log(ctx context.Context, board string, after uint64, fn func(
 			if _, cerr := rr.Close(); cerr != nil {
 				tx.failed(cerr)
 			}
-			return stopped(err)
+			if ferr := stopped(err); ferr != nil {
+				return ferr // the callback's own error
+			}
+			return fmt.Errorf("log: %w", err)
 		}
 	}
 	if _, err := rr.Close(); err != nil {

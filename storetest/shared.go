@@ -291,8 +291,8 @@ func testMissingBoard(t *testing.T, open func(*testing.T) podium.SharedStore) {
 	commitTx(t, tx1, &podium.Batch{})
 	select {
 	case err := <-put2:
-		if err == nil {
-			t.Fatal("a second creation of the same board in another transaction succeeded")
+		if code := podium.ErrorCode(err); code != podium.ECodeConflict {
+			t.Fatalf("a second creation of the same board in another transaction = %v, want %s", err, podium.ECodeConflict)
 		}
 	case <-time.After(within):
 		t.Fatal("the second PutBoard did not return")

@@ -10,6 +10,8 @@ package stream
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/binary"
 	"log/slog"
 	"slices"
 	"sync"
@@ -155,11 +157,25 @@ func New(src Source, cfg Config) *Hub {
 		conns: map[*Conn]struct{}{}, perIP: map[string]int{}, byKey: map[string]map[*Conn]struct{}{}, revoked: map[string]struct{}{},
 		stop: make(chan struct{}), done: make(chan struct{})}
 	h.mem.budget = cfg.MemoryBudget
-	// Snapshot ids start from the clock so that an id a client kept from
-	// before a restart never matches a new window's.
-	h.snapSeq.Store(uint64(time.Now().UnixMilli()) * 1000)
+	h.snapSeq.Store(snapshotBase())
 	go h.run()
 	return h
+}
+
+// snapshotBase is where a hub's snapshot ids start: a random 21-bit prefix
+// above a 32-bit counter. An id a client kept from another node, or from
+// before a restart, then names another chain (a resume that cannot be
+// served gets a snapshot) except by a 1 in 2 million chance; and every id
+// stays below 2^53, which JavaScript numbers hold exactly. (Ids from the
+// clock collided between nodes: a node a second older reached the next
+// one's range after a million snapshots.)
+func snapshotBase() uint64 {
+	var b [4]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err)
+	}
+	prefix := uint64(binary.BigEndian.Uint32(b[:]))&(1<<21-1) | 1 // never 0
+	return prefix << 32
 }
 
 // Config returns the effective configuration.

@@ -19,15 +19,33 @@ import (
 )
 
 type opsFlags struct {
-	Data string
-	URL  string
+	Data     string
+	URLs     urlList
+	DB       string
+	Redis    string
+	Env      string
+	RedisMax int
 }
 
 func (o *opsFlags) flags(fsName string, out io.Writer, summary string) *flag.FlagSet {
 	fs := newFlagSet(fsName, summary, out)
-	fs.StringVar(&o.Data, "data", "./podium-data", "data directory of the server")
-	fs.StringVar(&o.URL, "url", "", "base URL of a running server (e.g. http://localhost:8080) to check or reload its in-memory indexes")
+	fs.StringVar(&o.Data, "data", "./podium-data", "data directory of the server (without --db); with --url it only locates admin.key")
+	fs.Var(&o.URLs, "url", "base URL of a running server or node, e.g. http://node1:8080; give it once per node (or a comma-separated list)")
+	fs.StringVar(&o.DB, "db", "", "PostgreSQL URL (postgres://user@host/db) of the database that several nodes share")
+	fs.StringVar(&o.Redis, "redis", "", "Redis URL (redis://host:6379/0) of the nodes' shared tier")
+	fs.StringVar(&o.Env, "env", "default", "the deployment's name in the Redis keyspace podium:{env}:v1:...")
+	fs.IntVar(&o.RedisMax, "redis-max-keys", 100000, "with --redis: look at most at this many keys under podium:{env}: (SCAN with MATCH and COUNT)")
 	return fs
+}
+
+func (o *opsFlags) validate(cmd string) error {
+	if err := o.URLs.validate(cmd); err != nil {
+		return err
+	}
+	if o.RedisMax <= 0 {
+		return usagef(cmd, "--redis-max-keys must be positive")
+	}
+	return validateShared(cmd, o.DB, o.Redis, o.Env)
 }
 
 // cliLogger shows the operations commands' warnings (for example a data
@@ -38,7 +56,9 @@ func cliLogger(stderr io.Writer) *slog.Logger {
 
 func checkCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var o opsFlags
-	fs := o.flags("check", stdout, `Checks that what podium serves matches its database of record:
+	fs := o.flags("check", stdout, `Checks that what podium serves matches its database of record.
+
+Embedded deployment (SQLite in --data):
   0. the data directory and the database name the same instance, and SQLite's
      quick_check finds the database sound;
   1. the entries table against a replay of the append-only submissions log;
@@ -47,12 +67,38 @@ Without --url it opens --data itself, so the server must be stopped (a running
 server holds its data directory). With --url, the running server runs the
 checks 0 (quick_check), 1 and 2 against its own in-memory indexes; --data then
 only locates admin.key (or set PODIUM_ADMIN_KEY).
+
+Several nodes (--db, --url once per node, --redis; the nodes may keep running):
+  --db     check 1 on the PostgreSQL database; exact while the nodes write
+           (entries written during the check are left out and counted)
+  --url    each node checks its in-memory indexes against the database
+  --redis  Redis answers, and podium:{env}:* holds only the keys that this
+           version's keyspace documents (SCAN, at most --redis-max-keys keys)
+
 Prints every difference and exits 1 if there is any.`)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if o.URL != "" {
-		return checkServer(ctx, stdout, o.URL, o.Data)
+	if err := o.validate("check"); err != nil {
+		return err
+	}
+	if o.DB != "" || o.Redis != "" {
+		bad := 0
+		if o.DB != "" {
+			n, err := checkDB(ctx, stdout, o.DB)
+			if err != nil {
+				return err
+			}
+			bad += n
+		}
+		bad += checkNodes(ctx, stdout, o.URLs, o.Data)
+		if o.Redis != "" {
+			bad += checkRedis(ctx, stdout, o.Redis, o.Env, o.RedisMax)
+		}
+		return verdict(stdout, bad)
+	}
+	if len(o.URLs) > 0 {
+		return verdict(stdout, checkNodes(ctx, stdout, o.URLs, o.Data))
 	}
 	d, err := openDataDir(o.Data, false, "to check a running server use: podium check --url http://HOST:PORT (it runs the checks on the server)", cliLogger(stderr))
 	if err != nil {
@@ -103,26 +149,6 @@ Prints every difference and exits 1 if there is any.`)
 	return verdict(stdout, bad)
 }
 
-// checkServer runs the checks on a running server.
-func checkServer(ctx context.Context, stdout io.Writer, url, data string) error {
-	res, err := remoteCheck(ctx, url, data)
-	if err != nil {
-		return err
-	}
-	bad := 0
-	if res.QuickCheck != nil {
-		report(stdout, "server "+url+": SQLite quick_check", *res.QuickCheck)
-		bad += len(*res.QuickCheck)
-	}
-	if res.LogDifferences != nil {
-		report(stdout, "server "+url+": entries vs log", diffLines(*res.LogDifferences))
-		bad += len(*res.LogDifferences)
-	}
-	report(stdout, "server "+url+": indexes vs database", diffLines(res.Differences))
-	bad += len(res.Differences)
-	return verdict(stdout, bad)
-}
-
 func verdict(w io.Writer, bad int) error {
 	if bad > 0 {
 		fmt.Fprintf(w, "check: %d difference(s)\n", bad)
@@ -153,18 +179,52 @@ func report(w io.Writer, what string, problems []string) {
 
 func rebuildCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var o opsFlags
+	var dryRun bool
 	fs := o.flags("rebuild", stdout, `Rebuilds derived state from the database of record.
-Without --url: recomputes the entries table of every board from the append-only
-submissions log. The server must be stopped: a running server holds --data.
-With --url: makes the running server reload its in-memory indexes from the database.`)
+
+  (none of --url, --db, --redis)  recomputes the entries table of every board
+           in --data from the append-only submissions log. The server must be
+           stopped: a running server holds --data.
+  --url    makes each running server or node reload its in-memory indexes from
+           the database (give --url once per node).
+  --db     recomputes the entries table of the PostgreSQL database from the
+           log, with progress. Every node must be stopped: the nodes write the
+           entries table with each commit. It refuses while nodes are connected
+           (pg_stat_activity). Nodes load the rebuilt table when they start.
+  --redis  deletes the keys under podium:{env}: that this version's keyspace
+           does not document, and those of older keyspace versions (Redis holds
+           nothing that is not in the database); --dry-run only lists them.
+           The nodes may keep running.`)
+	fs.BoolVar(&dryRun, "dry-run", false, "with --redis: list the keys that would be deleted, delete nothing")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if o.URL != "" {
-		if _, err := adminCall(ctx, o.URL, o.Data, "/v1/admin/reload"); err != nil {
-			return err
+	if err := o.validate("rebuild"); err != nil {
+		return err
+	}
+	if o.DB != "" && len(o.URLs) > 0 {
+		return usagef("rebuild", "--db runs with every node stopped and --url reloads running nodes: run them separately")
+	}
+	if dryRun && o.Redis == "" {
+		return usagef("rebuild", "--dry-run goes with --redis")
+	}
+	if o.DB != "" || o.Redis != "" || len(o.URLs) > 0 {
+		if o.DB != "" {
+			if err := rebuildDB(ctx, stdout, o.DB); err != nil {
+				return err
+			}
 		}
-		fmt.Fprintln(stdout, "rebuild: server reloaded its indexes from the database")
+		if o.Redis != "" {
+			if err := cleanRedis(ctx, stdout, o.Redis, o.Env, o.RedisMax, dryRun); err != nil {
+				return err
+			}
+		}
+		for _, u := range o.URLs {
+			if _, err := adminCall(ctx, u, o.Data, "/v1/admin/reload"); err != nil {
+				return fmt.Errorf("%s: %w", u, err)
+			}
+			fmt.Fprintf(stdout, "rebuild: %s reloaded its indexes from the database\n", u)
+		}
 		return nil
 	}
 	d, err := openDataDir(o.Data, false, "stop that server first, or make it reload its indexes with: podium rebuild --url http://HOST:PORT", cliLogger(stderr))

@@ -5,6 +5,7 @@
 //	podium rebuild   recompute entries from the log, or reload a server's indexes
 //	podium backup    copy the database consistently, while the server runs
 //	podium restore   put a backup in place of a data directory's database
+//	podium migrate   move a data directory to PostgreSQL and verify the copy
 //	podium version   print the version, VCS revision and commit time
 //
 // Exit codes: 0 success (and --help), 1 a failure or a check that found
@@ -30,11 +31,15 @@ Usage:
 Commands:
   serve     run the server (add --demo for live demo boards)
   check     check the database and the indexes; exit 1 on a difference
-            (--url checks a running server, which holds its data directory)
-  rebuild   recompute the entries table from the submissions log (server stopped),
-            or make a running server reload its indexes (--url)
+            (--url checks a running server, which holds its data directory;
+            --db, --url once per node and --redis check several nodes)
+  rebuild   recompute the entries table from the submissions log (server stopped,
+            or --db with every node stopped), make running servers reload their
+            indexes (--url), or delete stale Redis keys (--redis)
   backup    write a consistent copy of the database to a file (server running or not)
   restore   put a backup in place of the database of a data directory (server stopped)
+  migrate   move a data directory to PostgreSQL (--from DIR --db postgres://...) and
+            verify the copy
   version   print the version, VCS revision and commit time
 
 Run "podium <command> --help" for the flags of a command. Every flag can also be
@@ -66,6 +71,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = backupCmd(ctx, args[1:], stdout, stderr)
 	case "restore":
 		err = restoreCmd(ctx, args[1:], stdout, stderr)
+	case "migrate":
+		err = migrateCmd(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		readBuild().print(stdout)
 		return 0
