@@ -1,6 +1,9 @@
 package podium
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+)
 
 // Broker carries notices between the nodes that share a database: "board B
 // advanced to seq N" after a commit, and "the metadata change feed moved"
@@ -32,4 +35,37 @@ type Notice struct {
 	Board  string `json:"b,omitempty"` // a board advanced...
 	Seq    uint64 `json:"s,omitempty"` // ...to this seq
 	Change int64  `json:"c,omitempty"` // the change feed reached this id
+	// Rows, when present, are the board's log rows up to Seq that the
+	// commit wrote (consecutive seqs): a node that has applied the seq
+	// just before them applies them without reading the database. A
+	// broker may drop them (a payload too large for it); the log is
+	// always there.
+	Rows []Row `json:"r,omitempty"`
+}
+
+// Row is one logged submission in a Notice, its board implied.
+type Row struct {
+	Seq    uint64          `json:"q"`
+	Period string          `json:"p"`
+	Player string          `json:"u"`
+	Kind   Kind            `json:"k,omitempty"`
+	Keys   []int64         `json:"v,omitempty"`
+	At     int64           `json:"t"` // unix ms, as logged
+	Meta   json.RawMessage `json:"m,omitempty"`
+}
+
+// RowOf returns s as a Row, sharing nothing with s.
+func RowOf(s *Submission) Row {
+	r := Row{Seq: s.Seq, Period: s.Period, Player: s.Player, Kind: s.Kind, At: Millis(s.At),
+		Keys: append([]int64(nil), s.Keys...)}
+	if m := StoredMeta(s.Meta); m != nil {
+		r.Meta = append(json.RawMessage(nil), m...)
+	}
+	return r
+}
+
+// Submission fills sub with the row of board (sub's slices are reused).
+func (r *Row) Submission(board string, sub *Submission) {
+	*sub = Submission{Seq: r.Seq, Board: board, Period: r.Period, Player: r.Player, Kind: r.Kind,
+		Keys: append(sub.Keys[:0], r.Keys...), At: FromMillis(r.At), Meta: r.Meta}
 }

@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/podiumhq/podium"
@@ -67,7 +69,7 @@ func (e *Engine) follow() {
 // when poll is set) and returns the op that applies them, nil if nothing
 // is new.
 func (e *Engine) findNews(ctx context.Context, poll bool) (*op, error) {
-	adv, changed := e.sh.take()
+	adv, rows, changed := e.sh.take()
 	o := &op{kind: opSync, heads: map[string]uint64{}}
 	if changed || poll {
 		const page = 1000
@@ -95,6 +97,12 @@ func (e *Engine) findNews(ctx context.Context, poll bool) (*op, error) {
 	for b, s := range adv {
 		if bs := e.board(b); bs == nil || s > e.appliedSeq(bs) {
 			o.heads[b] = s
+			if r := rows[b]; len(r) > 0 {
+				if o.rows == nil {
+					o.rows = map[string][]podium.Row{}
+				}
+				o.rows[b] = r
+			}
 		}
 	}
 	if !o.resync && len(o.changes) == 0 && len(o.heads) == 0 {
@@ -134,16 +142,49 @@ func (e *Engine) applySync(ctx context.Context, o *op) error {
 			return fmt.Errorf("refresh %s %s: %w", c.Kind, c.Key, err)
 		}
 	}
-	for id := range o.heads {
+	for id, head := range o.heads {
 		bs := e.board(id)
 		if bs == nil {
 			continue // not made yet as far as the change feed says; a later sync loads it
 		}
-		if err := e.catchUp(ctx, bs, e.store.Log); err != nil {
+		read := logReader(e.store.Log)
+		if rows := o.rows[id]; len(rows) > 0 {
+			read = rowsThenLog(rows, head, e.store.Log)
+		}
+		if err := e.catchUp(ctx, bs, read); err != nil {
 			return fmt.Errorf("board %s: %w", id, err)
 		}
 	}
 	return nil
+}
+
+// rowsThenLog reads a board's log after a seq from the rows notices
+// carried, as far as they follow on without a gap, and from the database
+// for the rest up to head (or from the start when the first row does not
+// follow the seq: a notice was lost).
+func rowsThenLog(rows []podium.Row, head uint64, log logReader) logReader {
+	slices.SortFunc(rows, func(a, b podium.Row) int { return cmp.Compare(a.Seq, b.Seq) })
+	return func(ctx context.Context, board string, after uint64, fn func(*podium.Submission) error) error {
+		var sub podium.Submission
+		for i := range rows {
+			switch r := &rows[i]; {
+			case r.Seq <= after:
+				continue // already applied, or a duplicate
+			case r.Seq != after+1:
+				return log(ctx, board, after, fn) // a gap
+			default:
+				r.Submission(board, &sub)
+				if err := fn(&sub); err != nil {
+					return err
+				}
+				after = r.Seq
+			}
+		}
+		if after < head {
+			return log(ctx, board, after, fn)
+		}
+		return nil
+	}
 }
 
 // refresh reloads the object a change names and applies it.

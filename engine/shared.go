@@ -54,13 +54,20 @@ type sharedState struct {
 	dbErr atomic.Pointer[error]
 
 	mu      sync.Mutex
-	advance map[string]uint64 // boards that notices said advanced
-	changes bool              // a notice said the change feed moved
+	advance map[string]uint64       // boards that notices said advanced
+	rows    map[string][]podium.Row // their log rows the notices carried, by seq
+	nrows   int                     // rows held, bounded by maxNoticeRows
+	changes bool                    // a notice said the change feed moved
 	wake    chan struct{}
 }
 
+// maxNoticeRows bounds the rows a node keeps from notices between two
+// rounds of its follower; past it, rows are dropped and the log is read.
+const maxNoticeRows = 20000
+
 func newSharedState(st podium.SharedStore, b podium.Broker, node string, poll time.Duration) *sharedState {
-	return &sharedState{store: st, broker: b, node: node, poll: poll, advance: map[string]uint64{}, wake: make(chan struct{}, 1)}
+	return &sharedState{store: st, broker: b, node: node, poll: poll, advance: map[string]uint64{},
+		rows: map[string][]podium.Row{}, wake: make(chan struct{}, 1)}
 }
 
 // notice records a notice from the broker and wakes the follower.
@@ -71,6 +78,10 @@ func (sh *sharedState) notice(n podium.Notice) {
 	sh.mu.Lock()
 	if n.Board != "" && n.Seq > sh.advance[n.Board] {
 		sh.advance[n.Board] = n.Seq
+	}
+	if n.Board != "" && len(n.Rows) > 0 && sh.nrows+len(n.Rows) <= maxNoticeRows {
+		sh.rows[n.Board] = append(sh.rows[n.Board], n.Rows...)
+		sh.nrows += len(n.Rows)
 	}
 	if n.Change != 0 {
 		sh.changes = true
@@ -86,12 +97,12 @@ func (sh *sharedState) poke() {
 	}
 }
 
-func (sh *sharedState) take() (map[string]uint64, bool) {
+func (sh *sharedState) take() (map[string]uint64, map[string][]podium.Row, bool) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	adv, ch := sh.advance, sh.changes
-	sh.advance, sh.changes = map[string]uint64{}, false
-	return adv, ch
+	adv, rows, ch := sh.advance, sh.rows, sh.changes
+	sh.advance, sh.rows, sh.nrows, sh.changes = map[string]uint64{}, map[string][]podium.Row{}, 0, false
+	return adv, rows, ch
 }
 
 // dbFailed and dbWorked track whether the database answers.
@@ -285,9 +296,7 @@ func (e *Engine) sharedGroup(ctx context.Context, ops []*op) {
 	}
 	e.finishGroup(g)
 	if g.err == nil {
-		for bs, seq := range g.seqs {
-			e.publish(podium.Notice{Board: bs.def.Load().ID, Seq: seq})
-		}
+		e.publishRows(g)
 	}
 }
 
@@ -486,6 +495,35 @@ func (e *Engine) publish(n podium.Notice) {
 	n.Node = e.sh.node
 	if err := e.sh.broker.Publish(context.Background(), n); err != nil {
 		e.log.Debug("broker: publish", "err", err)
+	}
+}
+
+// maxRowsPerNotice caps the rows a notice carries: a larger group is
+// announced by its seq alone, and the others read it from the log.
+const maxRowsPerNotice = 128
+
+// publishRows announces a committed group: per board its new seq and,
+// unless the group is large, the log rows themselves, so that the other
+// nodes need not read them back from the database.
+func (e *Engine) publishRows(g *group) {
+	if e.sh == nil || e.sh.broker == nil {
+		return
+	}
+	for bs, seq := range g.seqs {
+		id := bs.def.Load().ID
+		n := podium.Notice{Board: id, Seq: seq}
+		var rows []podium.Row
+		for i := range g.batch.Submissions {
+			if sub := &g.batch.Submissions[i]; sub.Board == id {
+				if len(rows) == maxRowsPerNotice {
+					rows = nil
+					break
+				}
+				rows = append(rows, podium.RowOf(sub))
+			}
+		}
+		n.Rows = rows
+		e.publish(n)
 	}
 }
 

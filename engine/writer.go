@@ -65,11 +65,12 @@ type op struct {
 	diffs   []Diff          // check
 	fn      func()          // opFunc
 
-	changes []podium.Change   // sync: metadata changes to reload
-	heads   map[string]uint64 // sync: boards that moved
-	more    bool              // sync: the change feed has more
-	resync  bool              // sync: changes were missed; reload everything
-	cursor  int64             // sync: the feed position after a resync
+	changes []podium.Change         // sync: metadata changes to reload
+	heads   map[string]uint64       // sync: boards that moved
+	rows    map[string][]podium.Row // sync: their log rows from notices
+	more    bool                    // sync: the change feed has more
+	resync  bool                    // sync: changes were missed; reload everything
+	cursor  int64                   // sync: the feed position after a resync
 
 	err  error
 	done chan struct{}

@@ -46,7 +46,8 @@ var envRe = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
 // channel. Notifications are per database, not per schema, so the env
 // keeps deployments that share a database apart. env is 1 to 32
 // characters of [a-z0-9_-], starting with a letter or digit.
-//   - payload: a podium.Notice as JSON (well under NOTIFY's 8000 bytes)
+//   - payload: a podium.Notice as JSON, under NOTIFY's 8000 bytes (its
+//     log rows are left out when they would not fit)
 //   - written by: every node, after each commit and metadata change
 //   - read by: every node (one listening connection each)
 func Channel(env string) (string, error) {
@@ -180,7 +181,7 @@ func (b *Broker) publishLoop() {
 		}
 		payloads = payloads[:0]
 		for _, n := range batch {
-			msg, _ := json.Marshal(n)
+			msg := notifyPayload(n)
 			payloads = append(payloads, string(msg))
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), b.timeout)
@@ -341,4 +342,18 @@ func (b *Broker) Close() error {
 		b.pool.Close()
 	})
 	return nil
+}
+
+// maxPayload keeps a notice under NOTIFY's limit of 8000 bytes.
+const maxPayload = 7900
+
+// notifyPayload is n as JSON, without its log rows when they would make it
+// too large for NOTIFY (the other nodes then read them from the log).
+func notifyPayload(n podium.Notice) []byte {
+	msg, _ := json.Marshal(n)
+	if len(msg) > maxPayload {
+		n.Rows = nil
+		msg, _ = json.Marshal(n)
+	}
+	return msg
 }

@@ -3,10 +3,12 @@ package postgres
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"encoding/hex"
 	"io"
 	"log/slog"
 	"net"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -145,12 +147,13 @@ func TestBrokerDeliversNotices(t *testing.T) {
 	}
 	got, stray := subscribe(t, sub), subscribe(t, other)
 	waitFor(t, "the publisher to connect", func() bool { return pub.Err() == nil })
-	sent := podium.Notice{Node: "a", Board: "b1", Seq: 7, Change: 3}
+	sent := podium.Notice{Node: "a", Board: "b1", Seq: 7, Change: 3,
+		Rows: []podium.Row{{Seq: 7, Period: "all", Player: "p", Keys: []int64{1, -2}, At: 1700000000123, Meta: json.RawMessage(`{"x":1}`)}}}
 	if err := pub.Publish(ctx, sent); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the notice", func() bool { return len(got.all()) > 0 })
-	if ns := got.all(); len(ns) != 1 || ns[0] != sent {
+	if ns := got.all(); len(ns) != 1 || !reflect.DeepEqual(ns[0], sent) {
 		t.Fatalf("received %+v, want %+v", ns, sent)
 	}
 	// A notice on the other deployment arrives after any of ours would
@@ -248,5 +251,23 @@ func TestChannel(t *testing.T) {
 	}
 	if c, err := Channel(strings.Repeat("a", 32)); err != nil || len(c) > 63 {
 		t.Errorf("Channel of the longest env = %q (%d bytes, PostgreSQL keeps 63), %v", c, len(c), err)
+	}
+}
+
+// TestNotifyPayloadFits: a notice whose rows would pass NOTIFY's 8000
+// bytes goes without them (the nodes read the log), never fails.
+func TestNotifyPayloadFits(t *testing.T) {
+	n := podium.Notice{Board: "b", Seq: 500}
+	for i := 0; i < 200; i++ {
+		n.Rows = append(n.Rows, podium.Row{Seq: uint64(301 + i), Period: "all", Player: strings.Repeat("p", 40), Keys: []int64{int64(i)}, At: 1})
+	}
+	msg := notifyPayload(n)
+	var got podium.Notice
+	if err := json.Unmarshal(msg, &got); err != nil || len(msg) > 8000 || got.Rows != nil || got.Seq != 500 || got.Board != "b" {
+		t.Fatalf("%d bytes: %+v %v", len(msg), got, err)
+	}
+	n.Rows = n.Rows[:3]
+	if err := json.Unmarshal(notifyPayload(n), &got); err != nil || len(got.Rows) != 3 {
+		t.Fatalf("small rows dropped: %+v %v", got, err)
 	}
 }
