@@ -3,8 +3,8 @@ package postgres
 import (
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"encoding/hex"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net"
