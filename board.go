@@ -27,6 +27,12 @@ const (
 	Latest Mode = "latest"
 	// Sum adds the submitted keys to the stored ones.
 	Sum Mode = "sum"
+	// BestK keeps each player's best Keep results and ranks by the best
+	// (results.go).
+	BestK Mode = "best_k"
+	// AggregateMode is the mode of an aggregate board: its entries are
+	// computed from its sources (aggregate.go), never submitted.
+	AggregateMode Mode = "aggregate"
 )
 
 // Every is a board's reset cadence.
@@ -68,6 +74,11 @@ type Board struct {
 	// mode or reset changed: state built under another Gen cannot be kept.
 	// A SharedStore assigns it; other stores leave it 0.
 	Gen uint64 `json:"-"`
+
+	// Keep is the number of results a best_k board keeps per player.
+	Keep int `json:"keep,omitempty"`
+	// Aggregate defines an aggregate board (mode aggregate).
+	Aggregate *Aggregate `json:"aggregate,omitempty"`
 }
 
 var (
@@ -113,9 +124,15 @@ func (b *Board) Normalize() error {
 	switch b.Mode {
 	case "":
 		b.Mode = Best
-	case Best, Latest, Sum:
+		if b.Aggregate != nil {
+			b.Mode = AggregateMode
+		}
+	case Best, Latest, Sum, BestK, AggregateMode:
 	default:
-		return Errorf(ECodeInvalid, "mode must be best, latest or sum")
+		return Errorf(ECodeInvalid, "mode must be best, best_k, latest, sum or aggregate")
+	}
+	if err := b.normalizeFormat(); err != nil { // aggregate.go
+		return err
 	}
 	switch b.Reset.Every {
 	case "":
@@ -159,12 +176,18 @@ type BoardUpdate struct {
 	Reset  *Reset // replaced as a whole: {"every": "day"} means the zone UTC
 	Public *bool
 	Meta   json.RawMessage // nil: keep
+
+	// Keep (best_k) and Aggregate: nil keeps them, unless Mode is given:
+	// then they are what the update says (absent: none).
+	Keep      *int
+	Aggregate *Aggregate
 }
 
 // FullUpdate is the update that replaces every field of a board with b's.
 func FullUpdate(b *Board) *BoardUpdate {
 	c := *b
-	return &BoardUpdate{ID: c.ID, Title: &c.Title, Keys: c.Keys, Mode: &c.Mode, Reset: &c.Reset, Public: &c.Public, Meta: c.Meta}
+	return &BoardUpdate{ID: c.ID, Title: &c.Title, Keys: c.Keys, Mode: &c.Mode, Reset: &c.Reset, Public: &c.Public, Meta: c.Meta,
+		Keep: &c.Keep, Aggregate: c.Aggregate.Clone()}
 }
 
 // Apply returns the board that results from applying u to cur (nil for a
@@ -182,8 +205,19 @@ func (u *BoardUpdate) Apply(cur *Board) Board {
 	if u.Keys != nil {
 		b.Keys = append([]KeyDef(nil), u.Keys...)
 	}
+	b.Aggregate = b.Aggregate.Clone()
 	if u.Mode != nil {
 		b.Mode = *u.Mode
+		b.Keep, b.Aggregate = 0, nil
+	}
+	if u.Keep != nil {
+		b.Keep = *u.Keep
+	}
+	if u.Aggregate != nil {
+		b.Aggregate = u.Aggregate.Clone()
+		if u.Mode == nil && b.Mode != AggregateMode {
+			b.Mode = "" // becomes aggregate in Normalize
+		}
 	}
 	if u.Reset != nil {
 		b.Reset = *u.Reset
@@ -211,7 +245,7 @@ func (b *Board) SameCadence(o *Board) bool {
 // SameRanking reports whether a and b rank entries the same way (keys and
 // mode). Changing either on a board that has entries is a conflict.
 func (b *Board) SameRanking(o *Board) bool {
-	if b.Mode != o.Mode || len(b.Keys) != len(o.Keys) {
+	if b.Mode != o.Mode || b.Keep != o.Keep || len(b.Keys) != len(o.Keys) {
 		return false
 	}
 	for i := range b.Keys {

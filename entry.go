@@ -17,6 +17,9 @@ type Entry struct {
 	At     time.Time
 	Seq    uint64
 	Meta   json.RawMessage
+	// Results are the kept results of a best_k board, best first (the
+	// first is the entry's own Keys, At and Seq); nil on other boards.
+	Results []Result
 }
 
 // Compare orders two entries of one board by the ordering rule (see
@@ -77,12 +80,15 @@ type Submission struct {
 // *cur. A sum that leaves the int64 range is ECodeUnprocessable.
 func Apply(b *Board, cur *Entry, s *Submission) (next Entry, changed bool, err error) {
 	next = Entry{Board: s.Board, Period: s.Period, Player: s.Player, At: s.At, Seq: s.Seq, Meta: s.Meta}
-	if cur == nil {
+	if cur == nil && b.Mode != BestK {
 		next.Keys = append([]int64(nil), s.Keys...)
 		return next, true, nil
 	}
 	switch b.Mode {
-	case Latest:
+	case BestK:
+		next, changed = applyBestK(b, cur, s)
+		return next, changed, nil
+	case Latest, AggregateMode: // an aggregate's log rows carry its whole value
 		next.Keys = append([]int64(nil), s.Keys...)
 		return next, true, nil
 	case Sum:

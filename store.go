@@ -264,5 +264,13 @@ func (e *Entry) Check() error {
 	if e.Seq > math.MaxInt64 {
 		return fmt.Errorf("entry seq %d is out of range", e.Seq)
 	}
+	if len(e.Results) > MaxKeep {
+		return fmt.Errorf("entry %s/%s/%s has %d results", e.Board, e.Period, e.Player, len(e.Results))
+	}
+	for i := range e.Results {
+		if len(e.Results[i].Keys) != len(e.Keys) {
+			return fmt.Errorf("entry %s/%s/%s: result %d has %d keys, the entry %d", e.Board, e.Period, e.Player, i, len(e.Results[i].Keys), len(e.Keys))
+		}
+	}
 	return nil
 }

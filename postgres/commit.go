@@ -33,11 +33,12 @@ const (
 			$8::smallint[], $9::text[], $10::text[], $11::text[])`
 	sqlDelete = `DELETE FROM entries e USING unnest($1::text[], $2::text[], $3::text[]) AS d (board, period, player)
 		WHERE e.board = d.board AND e.period = d.period AND e.player = d.player`
-	sqlUpsert = `INSERT INTO entries (board, period, player, seq, at_ms, k1, k2, k3, k4, meta)
+	sqlUpsert = `INSERT INTO entries (board, period, player, seq, at_ms, k1, k2, k3, k4, meta, results)
 		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[],
-			$8::bigint[], $9::bigint[], $10::text[])
+			$8::bigint[], $9::bigint[], $10::text[], $11::text[])
 		ON CONFLICT (board, period, player) DO UPDATE SET seq = excluded.seq, at_ms = excluded.at_ms,
-			k1 = excluded.k1, k2 = excluded.k2, k3 = excluded.k3, k4 = excluded.k4, meta = excluded.meta`
+			k1 = excluded.k1, k2 = excluded.k2, k3 = excluded.k3, k4 = excluded.k4, meta = excluded.meta,
+			results = excluded.results`
 	sqlWatermarks = `INSERT INTO watermarks (board, seq) SELECT * FROM unnest($1::text[], $2::bigint[])
 		ON CONFLICT (board) DO UPDATE SET seq = excluded.seq`
 	// A record first stored without an answer (status 0: the marker that
@@ -374,6 +375,15 @@ func (w *writer) upserts(pb *pgconn.Batch, st *statements, es []podium.Entry, pi
 		p.beginArray(oidText, n)
 		for _, i := range pick {
 			p.elemMeta(es[i].Meta)
+		}
+		p.endArray()
+		p.beginArray(oidText, n) // the kept results of a best_k board
+		for _, i := range pick {
+			if rs := es[i].Results; len(rs) > 0 {
+				elemText(p, podium.EncodeResults(rs))
+			} else {
+				p.elemNull()
+			}
 		}
 		p.endArray()
 		w.queue(pb, st.upsert)

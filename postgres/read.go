@@ -63,10 +63,10 @@ func stopped(err error) error {
 // with no allocation per row but the player's string.
 func (s *Store) LoadEntries(ctx context.Context, board, period string, fn func(*podium.Entry) error) error {
 	e := podium.Entry{Board: board, Period: period, Keys: make([]int64, 0, podium.MaxKeys)}
-	err := s.scan(ctx, "SELECT player, seq, at_ms, k1, k2, k3, k4, meta FROM entries WHERE board = $1 AND period = $2",
+	err := s.scan(ctx, "SELECT player, seq, at_ms, k1, k2, k3, k4, meta, results FROM entries WHERE board = $1 AND period = $2",
 		[][]byte{[]byte(board), []byte(period)}, []uint32{oidText, oidText},
 		func(v [][]byte) error {
-			if len(v) != 8 {
+			if len(v) != 9 {
 				return fmt.Errorf("entries row has %d columns", len(v))
 			}
 			seq, err := int8Value(v[1])
@@ -83,6 +83,9 @@ func (s *Store) LoadEntries(ctx context.Context, board, period string, fn func(*
 				return fmt.Errorf("%s/%s/%s: malformed keys", board, period, e.Player)
 			}
 			e.Meta = appendMeta(e.Meta[:0], v[7])
+			if e.Results, err = podium.DecodeResults(v[8]); err != nil {
+				return fmt.Errorf("%s/%s/%s: %w", board, period, e.Player, err)
+			}
 			if err := fn(&e); err != nil {
 				return errStop{err}
 			}

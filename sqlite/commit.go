@@ -23,9 +23,9 @@ var chunkSizes = []int{64, 16, 4, 1}
 const (
 	insertSubmission = "INSERT INTO submissions (board, seq, period, player, rec, meta) VALUES "
 	submissionRow    = "(?,?,?,?,?,?)"
-	upsertEntry      = "INSERT INTO entries (board, period, player, rec, meta) VALUES "
-	entryRow         = "(?,?,?,?,?)"
-	upsertEntryEnd   = " ON CONFLICT (board, period, player) DO UPDATE SET rec = excluded.rec, meta = excluded.meta"
+	upsertEntry      = "INSERT INTO entries (board, period, player, rec, meta, results) VALUES "
+	entryRow         = "(?,?,?,?,?,?)"
+	upsertEntryEnd   = " ON CONFLICT (board, period, player) DO UPDATE SET rec = excluded.rec, meta = excluded.meta, results = excluded.results"
 	insertIdem       = "INSERT INTO idempotency (scope, key, request_hash, status, body, created_ms) VALUES "
 	idemRow          = "(?,?,?,?,?,?)"
 	// A record first stored without an answer (status 0: the marker that
@@ -188,7 +188,7 @@ func (s *Store) upsertEntries(ctx context.Context, tx *sql.Tx, entries []podium.
 		e := &entries[i]
 		start := len(s.buf)
 		s.buf = appendRec(s.buf, e)
-		return append(args, e.Board, e.Period, e.Player, s.buf[start:len(s.buf):len(s.buf)], metaArg(e.Meta))
+		return append(args, e.Board, e.Period, e.Player, s.buf[start:len(s.buf):len(s.buf)], metaArg(e.Meta), resultsArg(e.Results))
 	})
 }
 
@@ -334,4 +334,13 @@ func decodeRec(rec []byte, e *podium.Entry) error {
 		return errBadRec
 	}
 	return nil
+}
+
+// resultsArg is the results column of an entry: NULL unless it keeps
+// results (a best_k board).
+func resultsArg(rs []podium.Result) any {
+	if len(rs) == 0 {
+		return nil
+	}
+	return string(podium.EncodeResults(rs))
 }

@@ -36,14 +36,14 @@ func (s *Store) LoadEntries(ctx context.Context, board, period string, fn func(*
 		if !ok {
 			return fmt.Errorf("driver %T cannot query", dc)
 		}
-		rows, err := q.QueryContext(ctx, "SELECT player, rec, meta FROM entries WHERE board = ? AND period = ?",
+		rows, err := q.QueryContext(ctx, "SELECT player, rec, meta, results FROM entries WHERE board = ? AND period = ?",
 			[]driver.NamedValue{{Ordinal: 1, Value: board}, {Ordinal: 2, Value: period}})
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
 		e := podium.Entry{Board: board, Period: period, Keys: make([]int64, 0, podium.MaxKeys)}
-		dest := make([]driver.Value, 3)
+		dest := make([]driver.Value, 4)
 		for {
 			if err := rows.Next(dest); err == io.EOF {
 				return nil
@@ -69,6 +69,19 @@ func (s *Store) LoadEntries(ctx context.Context, board, period string, fn func(*
 				e.Meta = append(e.Meta[:0], m...)
 			case []byte:
 				e.Meta = append(e.Meta[:0], m...)
+			}
+			e.Results = nil
+			if r := dest[3]; r != nil {
+				var raw []byte
+				switch v := r.(type) {
+				case string:
+					raw = []byte(v)
+				case []byte:
+					raw = v
+				}
+				if e.Results, err = podium.DecodeResults(raw); err != nil {
+					return fmt.Errorf("%s/%s/%s: %w", board, period, e.Player, err)
+				}
 			}
 			if err := fn(&e); err != nil {
 				return errStop{err}

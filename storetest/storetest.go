@@ -54,6 +54,7 @@ func Run(t *testing.T, open func(t *testing.T) podium.Store) {
 	t.Run("Watermarks", func(t *testing.T) { testWatermarks(t, open) })
 	t.Run("Periods", func(t *testing.T) { testPeriods(t, open) })
 	t.Run("WithinBatch", func(t *testing.T) { testWithinBatch(t, open) })
+	t.Run("Results", func(t *testing.T) { testResults(t, open) }) // results.go
 }
 
 var ctx = context.Background()
@@ -402,6 +403,9 @@ func checkEntries(t *testing.T, got, want []podium.Entry) {
 		checkMeta(t, what, g.Meta, w.Meta)
 		if g.Board != w.Board || g.Period != w.Period || g.Player != w.Player || g.Seq != w.Seq || !slices.Equal(g.Keys, w.Keys) {
 			t.Errorf("%s read back as {%s %s %s keys=%v seq=%d}, want keys=%v seq=%d", what, g.Board, g.Period, g.Player, g.Keys, g.Seq, w.Keys, w.Seq)
+		}
+		if !podium.EqualResults(g.Results, w.Results) {
+			t.Errorf("%s results read back as %v, want %v", what, g.Results, w.Results)
 		}
 	}
 }
