@@ -103,6 +103,10 @@ func (e *Engine) applyPutBoard(o *op, put func(*podium.Board) error) error {
 		b.CreatedAt = old.CreatedAt
 		b.Gen = old.Gen
 	}
+	if err := e.aggCheckPut(context.Background(), b); err != nil { // aggregate_admin.go
+		return err
+	}
+	o.aggPut = b.Aggregate != nil
 	if err := put(b); err != nil {
 		return e.storeFailed("put board", err)
 	}
@@ -116,6 +120,7 @@ func (e *Engine) applyPutBoard(o *op, put func(*podium.Board) error) error {
 // entries) starts from empty indexes; otherwise only the definition
 // changes.
 func (e *Engine) installBoard(b *podium.Board) {
+	defer e.aggInvalidate()
 	bs := e.board(b.ID)
 	if bs == nil {
 		e.mu.Lock()
@@ -146,6 +151,9 @@ func (e *Engine) applyDeleteBoard(o *op, del func(id string) error) error {
 	if e.board(id) == nil {
 		return errBoardNotFound(id)
 	}
+	if err := e.aggCheckDelete(context.Background(), id); err != nil { // aggregate_admin.go
+		return err
+	}
 	if err := del(id); err != nil {
 		return e.storeFailed("delete board", err)
 	}
@@ -158,6 +166,7 @@ func (e *Engine) removeBoard(id string) {
 	e.mu.Lock()
 	delete(e.boards, id)
 	e.mu.Unlock()
+	e.aggInvalidate()
 	if e.listener != nil {
 		e.listener.Applied(id, "", 0, nil)
 	}

@@ -47,6 +47,8 @@ var generations atomic.Uint64
 type periodState struct {
 	idx  *rank.Index
 	meta map[uint32]json.RawMessage
+	// results holds the kept results of a best_k board's entries.
+	results map[uint32][]podium.Result
 }
 
 func newBoardState(b *podium.Board) *boardState {
@@ -73,7 +75,7 @@ func descOf(b *podium.Board) []bool {
 }
 
 func newPeriodState(desc []bool) *periodState {
-	return &periodState{idx: rank.New(desc), meta: map[uint32]json.RawMessage{}}
+	return &periodState{idx: rank.New(desc), meta: map[uint32]json.RawMessage{}, results: map[uint32][]podium.Result{}}
 }
 
 // boardStates returns every board's state, taken under the engine lock.
@@ -142,6 +144,9 @@ type EntryView struct {
 	Seq    uint64
 	Meta   json.RawMessage
 	Hidden bool
+	// Results are the kept results of a best_k board (shared with the
+	// index: read-only).
+	Results []podium.Result
 }
 
 // Page is a slice of a ranking.
@@ -268,7 +273,7 @@ func (e *Engine) fill(def *podium.Board, ps *periodState, ranks []int, es []rank
 			m = emptyMeta
 		}
 		out[i] = EntryView{Rank: ranks[i], Player: names[i].Player, Name: names[i].Name, Keys: k,
-			At: podium.FromMillis(en.At), Seq: en.Seq, Meta: m, Hidden: en.Hidden}
+			At: podium.FromMillis(en.At), Seq: en.Seq, Meta: m, Hidden: en.Hidden, Results: ps.results[en.Player]}
 	}
 	return out
 }
@@ -335,6 +340,7 @@ func (e *Engine) TopEach(ctx context.Context, q Query, offset, limit int, head f
 				m = emptyMeta
 			}
 			ev.Rank, ev.Player, ev.Name, ev.At, ev.Seq, ev.Meta, ev.Hidden = r, nv.Player, nv.Name, podium.FromMillis(en.At), en.Seq, m, en.Hidden
+			ev.Results = ps.results[en.Player]
 			each(&ev)
 			return true
 		})

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/rank"
@@ -24,6 +25,20 @@ type Diff struct {
 
 func (d Diff) String() string {
 	return fmt.Sprintf("board %s period %s player %s: want %s, got %s", d.Board, d.Period, d.Player, d.Want, d.Got)
+}
+
+// describeResults describes the kept results of a best_k entry.
+func describeResults(rs []podium.Result) string {
+	var b strings.Builder
+	b.WriteString("results [")
+	for i, r := range rs {
+		if i > 0 {
+			b.WriteString(" ")
+		}
+		fmt.Fprintf(&b, "%v@%d#%d", r.Keys, r.At.UnixMilli(), r.Seq)
+	}
+	b.WriteString("]")
+	return b.String()
 }
 
 func describe(keys []int64, at int64, seq uint64) string {
@@ -81,17 +96,22 @@ func (e *Engine) applyCheck(ctx context.Context) ([]Diff, error) {
 				}
 			}
 			want := map[string]rank.Entry{}
+			wantRes := map[string][]podium.Result{}
 			stored.idx.Range(1, stored.idx.Len(), true, func(_ int, en rank.Entry) bool {
-				want[e.players.name(en.Player).Player] = en
+				name := e.players.name(en.Player).Player
+				want[name] = en
+				wantRes[name] = stored.results[en.Player]
 				return true
 			})
 			bs.mu.RLock()
 			ps := bs.periods[period]
 			got := map[string]rank.Entry{}
+			gotRes := map[string][]podium.Result{}
 			var prev *rank.Entry
 			ps.idx.Range(1, ps.idx.Len(), true, func(r int, en rank.Entry) bool {
 				name := e.players.name(en.Player).Player
 				got[name] = en
+				gotRes[name] = ps.results[en.Player]
 				if prev != nil && compareRank(def, prev, &en) >= 0 {
 					diffs = append(diffs, Diff{Board: def.ID, Period: period, Player: name, Want: fmt.Sprintf("rank %d after its predecessor", r), Got: "out of order"})
 				}
@@ -107,6 +127,8 @@ func (e *Engine) applyCheck(ctx context.Context) ([]Diff, error) {
 					diffs = append(diffs, Diff{Board: def.ID, Period: period, Player: player, Want: wd, Got: "missing"})
 				} else if gd := describe(g.Keys[:n], g.At, g.Seq); gd != wd {
 					diffs = append(diffs, Diff{Board: def.ID, Period: period, Player: player, Want: wd, Got: gd})
+				} else if !podium.EqualResults(wantRes[player], gotRes[player]) {
+					diffs = append(diffs, Diff{Board: def.ID, Period: period, Player: player, Want: describeResults(wantRes[player]), Got: describeResults(gotRes[player])})
 				}
 			}
 			for player, g := range got {
@@ -116,6 +138,7 @@ func (e *Engine) applyCheck(ctx context.Context) ([]Diff, error) {
 			}
 		}
 	}
+	diffs = append(diffs, e.aggCheckLoaded()...) // aggregate_check.go
 	return diffs, nil
 }
 
@@ -151,6 +174,7 @@ func (e *Engine) applyReload(ctx context.Context) error {
 		e.mu.Lock()
 		e.boards[bi.ID] = fresh
 		e.mu.Unlock()
+		e.aggInvalidate()
 		if e.listener != nil {
 			e.listener.Applied(bi.ID, "", fresh.seq, nil)
 		}
@@ -212,6 +236,7 @@ func stored(ctx context.Context, store podium.Store, b *podium.Board, watermark 
 		err := store.LoadEntries(ctx, b.ID, pc.ID, func(en *podium.Entry) error {
 			c := *en
 			c.Keys = append([]int64(nil), en.Keys...)
+			c.Results = podium.CopyResults(en.Results)
 			c.Meta = nil
 			if hasMeta(en.Meta) {
 				c.Meta = append(json.RawMessage(nil), en.Meta...)
@@ -300,6 +325,12 @@ func CheckStoreDetail(ctx context.Context, store podium.Store) (StoreCheck, erro
 		r.Entries += compared
 		r.Moved += moved
 	}
+	aggDiffs, aggMoved, err := checkAggregates(ctx, store, boards) // aggregate_check.go
+	if err != nil {
+		return r, err
+	}
+	r.Diffs = append(r.Diffs, aggDiffs...)
+	r.Moved += aggMoved
 	slices.SortFunc(r.Diffs, func(a, b Diff) int {
 		return cmp.Or(strings.Compare(a.Board, b.Board), strings.Compare(a.Period, b.Period), strings.Compare(a.Player, b.Player))
 	})
@@ -354,6 +385,8 @@ func checkBoard(ctx context.Context, store podium.Store, b *podium.Board, waterm
 			diffs = append(diffs, Diff{Board: b.ID, Period: g.Period, Player: g.Player, Want: "missing", Got: gd})
 		} else if wd := describe(w.Keys, w.At.UnixMilli(), w.Seq); wd != gd {
 			diffs = append(diffs, Diff{Board: b.ID, Period: g.Period, Player: g.Player, Want: wd, Got: gd})
+		} else if !podium.EqualResults(w.Results, g.Results) {
+			diffs = append(diffs, Diff{Board: b.ID, Period: g.Period, Player: g.Player, Want: describeResults(w.Results), Got: describeResults(g.Results)})
 		}
 	}
 	for ref, w := range cur {
@@ -420,6 +453,11 @@ func RebuildStoreProgress(ctx context.Context, store podium.Store, progress func
 		step.Done = true
 		progress(step)
 		total += len(entries)
+	}
+	// Aggregates that disagree with their sources get rows that correct
+	// them (aggregate_check.go).
+	if _, err := repairAggregates(ctx, store, boards, time.Now()); err != nil {
+		return total, err
 	}
 	return total, nil
 }

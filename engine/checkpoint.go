@@ -77,9 +77,11 @@ func (e *Engine) checkpoint(max int) {
 		var en rank.Entry
 		ok := false
 		var meta json.RawMessage
+		var results []podium.Result
 		if ps != nil {
 			en, ok = ps.idx.Get(k.player)
 			meta = ps.meta[k.player]
+			results = ps.results[k.player]
 		}
 		k.bs.mu.RUnlock()
 		if !ok {
@@ -89,7 +91,7 @@ func (e *Engine) checkpoint(max int) {
 		keys := make([]int64, len(def.Keys))
 		copy(keys, en.Keys[:len(keys)])
 		b.Upserts = append(b.Upserts, podium.Entry{Board: def.ID, Period: k.period, Player: names[i].Player,
-			Keys: keys, At: podium.FromMillis(en.At), Seq: en.Seq, Meta: meta})
+			Keys: keys, At: podium.FromMillis(en.At), Seq: en.Seq, Meta: meta, Results: results})
 	}
 	// A board's watermark may pass every seq whose change is written: up to
 	// just below its oldest change that stays dirty.

@@ -90,6 +90,7 @@ type Engine struct {
 
 	mu     sync.RWMutex
 	boards map[string]*boardState
+	aggs   aggCache // which aggregates read which boards (aggregate.go)
 
 	ops     chan *op
 	loaded  atomic.Bool // Start finished: reads can be served
@@ -355,12 +356,13 @@ func (e *Engine) replayInto(b *podium.Board, ps *periodState, pid uint32, s *pod
 		if ok {
 			ps.idx.Delete(pid)
 			delete(ps.meta, pid)
+			delete(ps.results, pid)
 		}
 		return ok, nil
 	}
 	var curEntry *podium.Entry
 	if ok {
-		curEntry = &podium.Entry{Keys: cur.Keys[:len(b.Keys)], At: podium.FromMillis(cur.At), Seq: cur.Seq, Meta: ps.meta[pid]}
+		curEntry = &podium.Entry{Keys: cur.Keys[:len(b.Keys)], At: podium.FromMillis(cur.At), Seq: cur.Seq, Meta: ps.meta[pid], Results: ps.results[pid]}
 	}
 	next, changed, err := podium.Apply(b, curEntry, s)
 	if err != nil || !changed {
@@ -373,6 +375,9 @@ func (e *Engine) replayInto(b *podium.Board, ps *periodState, pid uint32, s *pod
 		ps.meta[pid] = next.Meta
 	} else {
 		delete(ps.meta, pid)
+	}
+	if next.Results != nil {
+		ps.results[pid] = next.Results
 	}
 	return true, nil
 }
@@ -388,10 +393,12 @@ func (e *Engine) readPeriod(ctx context.Context, bs *boardState, period string, 
 		e.players.reserve(sizeHint)
 	}
 	meta := map[uint32]json.RawMessage{}
+	results := map[uint32][]podium.Result{} // best_k
 	// Rows are interned in batches: one lock per batch, not per row.
 	const batch = 1024
 	names := make([]string, 0, batch)
 	metas := make([]json.RawMessage, 0, batch)
+	kept := make([][]podium.Result, 0, batch)
 	ids := make([]uint32, batch)
 	hidden := make([]bool, batch)
 	flush := func() {
@@ -402,8 +409,11 @@ func (e *Engine) readPeriod(ctx context.Context, bs *boardState, period string, 
 			if metas[i] != nil {
 				meta[ids[i]] = metas[i]
 			}
+			if kept[i] != nil {
+				results[ids[i]] = kept[i]
+			}
 		}
-		names, metas = names[:0], metas[:0]
+		names, metas, kept = names[:0], metas[:0], kept[:0]
 	}
 	err := e.store.LoadEntries(ctx, def.ID, period, func(en *podium.Entry) error {
 		re := rank.Entry{At: en.At.UnixMilli(), Seq: en.Seq}
@@ -415,6 +425,7 @@ func (e *Engine) readPeriod(ctx context.Context, bs *boardState, period string, 
 			m = append(json.RawMessage(nil), en.Meta...)
 		}
 		metas = append(metas, m)
+		kept = append(kept, podium.CopyResults(en.Results))
 		if len(names) == batch {
 			flush()
 		}
@@ -427,6 +438,7 @@ func (e *Engine) readPeriod(ctx context.Context, bs *boardState, period string, 
 	ps := newPeriodState(bs.desc)
 	ps.idx.Load(buf)
 	ps.meta = meta
+	ps.results = results
 	return ps, nil
 }
 

@@ -220,6 +220,11 @@ func (e *Engine) refresh(ctx context.Context, c podium.Change) error {
 // refreshBoard applies a board as loaded from the store (nil: deleted).
 func (e *Engine) refreshBoard(ctx context.Context, id string, def *podium.Board) error {
 	bs := e.board(id)
+	var old *podium.Board
+	if bs != nil {
+		old = bs.def.Load()
+	}
+	defer e.aggRefreshed(old, def) // aggregate_admin.go
 	switch {
 	case def == nil:
 		if bs != nil {

@@ -185,6 +185,10 @@ func (e *Engine) processShared(ops []*op) {
 		o := ops[0]
 		switch o.kind {
 		case opPutBoard:
+			var cur *podium.Board
+			if bs := e.board(o.update.ID); bs != nil {
+				cur = bs.def.Load()
+			}
 			o.err = e.lockedMeta(ctx, o.update.ID, func(tx podium.WriteTx) error {
 				return e.applyPutBoard(o, func(b *podium.Board) error {
 					if err := tx.PutBoard(ctx, b); err != nil {
@@ -192,7 +196,8 @@ func (e *Engine) processShared(ops []*op) {
 					}
 					return tx.Commit(ctx, &podium.Batch{})
 				})
-			})
+			}, aggPutLocks(o.update, cur)...)
+			e.aggAfterPut(o) // aggregate_admin.go
 		case opDeleteBoard:
 			o.err = e.lockedMeta(ctx, o.board.ID, func(tx podium.WriteTx) error {
 				return e.applyDeleteBoard(o, func(id string) error {
@@ -221,17 +226,24 @@ func (e *Engine) processShared(ops []*op) {
 // lockedMeta runs a board change inside a write transaction that holds the
 // board's lock, after catching up with it, so that the check against the
 // board's entries sees every entry any node wrote.
-func (e *Engine) lockedMeta(ctx context.Context, board string, fn func(tx podium.WriteTx) error) error {
+// The boards in more (an aggregate's sources) are locked and caught up
+// with too.
+func (e *Engine) lockedMeta(ctx context.Context, board string, fn func(tx podium.WriteTx) error, more ...string) error {
 	if err := e.sh.DBError(); err != nil {
 		return errDatabaseDown()
 	}
-	tx, err := e.sh.store.Begin(ctx, []string{board})
+	ids := append([]string{board}, more...)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	tx, err := e.sh.store.Begin(ctx, ids)
 	if err != nil {
 		return e.beginFailed(err)
 	}
 	defer tx.Rollback()
-	if err := e.syncLocked(ctx, tx, board); err != nil {
-		return e.storeFailed("catch up", err)
+	for _, id := range ids {
+		if err := e.syncLocked(ctx, tx, id); err != nil {
+			return e.storeFailed("catch up", err)
+		}
 	}
 	if err := fn(tx); err != nil {
 		return err
@@ -256,7 +268,7 @@ func (e *Engine) sharedGroup(ctx context.Context, ops []*op) {
 		fail(errDatabaseDown())
 		return
 	}
-	ids := groupBoards(ops)
+	ids := e.aggLockSet(groupBoards(ops)) // aggregate.go
 	tx, err := e.sh.store.Begin(ctx, ids)
 	if err != nil {
 		fail(e.beginFailed(err))
@@ -371,6 +383,7 @@ func (e *Engine) reloadBoard(ctx context.Context, def *podium.Board) (*boardStat
 	e.mu.Lock()
 	e.boards[def.ID] = fresh
 	e.mu.Unlock()
+	e.aggInvalidate()
 	if e.listener != nil {
 		e.listener.Applied(def.ID, "", fresh.seq, nil)
 	}
@@ -470,7 +483,7 @@ func (e *Engine) writeThrough(g *group) {
 		}
 		g.batch.Upserts = append(g.batch.Upserts, podium.Entry{Board: def.ID, Period: k.period, Player: player,
 			Keys: append([]int64(nil), v.entry.Keys[:len(def.Keys)]...), At: podium.FromMillis(v.entry.At),
-			Seq: v.entry.Seq, Meta: v.meta})
+			Seq: v.entry.Seq, Meta: v.meta, Results: v.results})
 	}
 	for bs, seq := range g.seqs {
 		g.batch.Watermarks = append(g.batch.Watermarks, podium.Watermark{Board: bs.def.Load().ID, Seq: seq})

@@ -59,6 +59,7 @@ type op struct {
 	board   *podium.Board       // delete board: the id
 	update  *podium.BoardUpdate // put board
 	created bool
+	aggPut  bool // put board: an aggregate, to recompute once stored
 	player  *podium.Player
 	ref     podium.EntryRef // delete entry: Period is a selector
 	period  string          // resolved period of a delete
@@ -166,6 +167,7 @@ func (e *Engine) process(ops []*op) {
 		switch o.kind {
 		case opPutBoard:
 			o.err = e.applyPutBoard(o, func(b *podium.Board) error { return e.store.PutBoard(context.Background(), b) })
+			e.aggAfterPut(o) // aggregate_admin.go
 		case opDeleteBoard:
 			o.err = e.applyDeleteBoard(o, func(id string) error { return e.store.DeleteBoard(context.Background(), id) })
 		case opPutPlayer:
@@ -189,6 +191,7 @@ type change struct {
 	player  uint32
 	entry   rank.Entry
 	meta    json.RawMessage
+	results []podium.Result // best_k
 	del     bool
 	delSeq  uint64 // the seq of a delete
 	changed bool
@@ -202,9 +205,10 @@ type ovKey struct {
 }
 
 type ovVal struct {
-	entry  rank.Entry
-	meta   json.RawMessage
-	exists bool
+	entry   rank.Entry
+	meta    json.RawMessage
+	exists  bool
+	results []podium.Result // best_k
 }
 
 // group is one group commit on its way through the pipeline.
@@ -246,7 +250,7 @@ func (g *group) current(k ovKey) ovVal {
 	if !ok {
 		return ovVal{}
 	}
-	return ovVal{entry: en, meta: ps.meta[k.player], exists: true}
+	return ovVal{entry: en, meta: ps.meta[k.player], exists: true, results: ps.results[k.player]}
 }
 
 func (g *group) nextSeq(bs *boardState) uint64 {
@@ -306,6 +310,9 @@ func (e *Engine) computeScore(g *group, s *Score, res *Result) error {
 		return errBoardNotFound(s.Board)
 	}
 	def := bs.def.Load()
+	if def.Aggregate != nil {
+		return errAggregateWrite(def.ID)
+	}
 	if len(s.Keys) != len(def.Keys) {
 		return podium.Errorf(podium.ECodeInvalid, "board %q has %d keys; %d given", def.ID, len(def.Keys), len(s.Keys))
 	}
@@ -329,11 +336,19 @@ func (e *Engine) computeScore(g *group, s *Score, res *Result) error {
 		Keys: s.Keys, At: g.now, Meta: s.Meta}
 	var curEntry *podium.Entry
 	if cur.exists {
-		curEntry = &podium.Entry{Keys: cur.entry.Keys[:len(def.Keys)], At: podium.FromMillis(cur.entry.At), Seq: cur.entry.Seq, Meta: cur.meta}
+		curEntry = &podium.Entry{Keys: cur.entry.Keys[:len(def.Keys)], At: podium.FromMillis(cur.entry.At), Seq: cur.entry.Seq, Meta: cur.meta, Results: cur.results}
 	}
 	next, changed, err := podium.Apply(def, curEntry, &sub)
 	if err != nil {
 		return err
+	}
+	var aggs []aggRow // aggregate.go: the aggregates this change moves
+	if changed {
+		nv := ovVal{entry: rank.Entry{Player: pid, At: next.At.UnixMilli(), Seq: next.Seq}, exists: true, results: next.Results}
+		copy(nv.entry.Keys[:], next.Keys)
+		if aggs, err = e.aggPlan(g, k, s.Player, nv); err != nil {
+			return err
+		}
 	}
 	g.seqs[bs] = seq
 	g.batch.Submissions = append(g.batch.Submissions, sub)
@@ -346,9 +361,11 @@ func (e *Engine) computeScore(g *group, s *Score, res *Result) error {
 		c.entry = rank.Entry{Player: pid, At: next.At.UnixMilli(), Seq: next.Seq, Hidden: e.players.hidden(pid)}
 		copy(c.entry.Keys[:], next.Keys)
 		c.meta = next.Meta
-		g.overlay[k] = ovVal{entry: c.entry, meta: c.meta, exists: true}
+		c.results = next.Results
+		g.overlay[k] = ovVal{entry: c.entry, meta: c.meta, exists: true, results: c.results}
 	}
 	g.changes = append(g.changes, c)
+	e.aggApply(g, aggs)
 	return nil
 }
 
@@ -360,6 +377,10 @@ func (e *Engine) computeDelete(g *group, o *op) {
 		return
 	}
 	def := bs.def.Load()
+	if def.Aggregate != nil {
+		o.err = errAggregateWrite(def.ID)
+		return
+	}
 	period, err := e.ResolvePeriod(def, o.ref.Period)
 	if err != nil {
 		o.err = err
@@ -375,6 +396,11 @@ func (e *Engine) computeDelete(g *group, o *op) {
 		o.err = podium.Errorf(podium.ECodeEntryNotFound, "player %q has no entry on board %q in period %s", o.ref.Player, def.ID, period)
 		return
 	}
+	aggs, err := e.aggPlan(g, k, o.ref.Player, ovVal{}) // aggregate.go
+	if err != nil {
+		o.err = err
+		return
+	}
 	seq := g.nextSeq(bs)
 	g.seqs[bs] = seq
 	o.period = period
@@ -382,6 +408,7 @@ func (e *Engine) computeDelete(g *group, o *op) {
 		Player: o.ref.Player, Kind: podium.KindDelete, At: g.now})
 	g.overlay[k] = ovVal{}
 	g.changes = append(g.changes, change{bs: bs, period: period, player: pid, del: true, delSeq: seq})
+	e.aggApply(g, aggs)
 }
 
 // seqOf is the seq of the submission behind a change.
@@ -419,6 +446,7 @@ func (e *Engine) applyChanges(g *group) {
 		if c.del {
 			ps.idx.Delete(c.player)
 			delete(ps.meta, c.player)
+			delete(ps.results, c.player)
 		} else {
 			var prev *EntryView
 			if old, ok := ps.idx.Get(c.player); ok {
@@ -432,6 +460,9 @@ func (e *Engine) applyChanges(g *group) {
 				} else {
 					delete(ps.meta, c.player)
 				}
+				if c.results != nil {
+					ps.results[c.player] = c.results
+				}
 			}
 			cur, _ := ps.idx.Get(c.player)
 			r, _ := ps.idx.Rank(c.player, false)
@@ -439,7 +470,7 @@ func (e *Engine) applyChanges(g *group) {
 			if meta == nil {
 				meta = emptyMeta
 			}
-			c.res.Entry = EntryView{Rank: r, Keys: append([]int64(nil), cur.Keys[:n]...), At: podium.FromMillis(cur.At), Seq: cur.Seq, Meta: meta}
+			c.res.Entry = EntryView{Rank: r, Keys: append([]int64(nil), cur.Keys[:n]...), At: podium.FromMillis(cur.At), Seq: cur.Seq, Meta: meta, Results: ps.results[c.player]}
 			c.res.Previous = prev
 		}
 		if seq := g.seqs[c.bs]; seq > c.bs.seq {

@@ -19,6 +19,9 @@ type boardBody struct {
 	Reset  *resetBody      `json:"reset"`
 	Public *bool           `json:"public"`
 	Meta   json.RawMessage `json:"meta"`
+
+	Keep      *int              `json:"keep"`      // best_k
+	Aggregate *podium.Aggregate `json:"aggregate"` // aggregate boards
 }
 
 type resetBody struct {
@@ -52,6 +55,7 @@ func appendBoard(b []byte, bi *engine.BoardInfo) []byte {
 	b = strconv.AppendBool(b, bi.Public)
 	b = append(b, `,"meta":`...)
 	b = appendMeta(b, bi.Meta)
+	b = appendFormat(b, &bi.Board) // keep, aggregate
 	b = append(b, `,"created_at":`...)
 	b = appendTime(b, bi.CreatedAt)
 	b = append(b, `,"updated_at":`...)
@@ -123,7 +127,8 @@ func (s *Server) putBoard(w http.ResponseWriter, r *http.Request) error {
 	if body.ID != "" && body.ID != id {
 		return podium.Errorf(podium.ECodeInvalid, "id %q in the body differs from the board %q in the path", body.ID, id)
 	}
-	u := &podium.BoardUpdate{ID: id, Title: body.Title, Keys: body.Keys, Mode: body.Mode, Public: body.Public, Meta: body.Meta}
+	u := &podium.BoardUpdate{ID: id, Title: body.Title, Keys: body.Keys, Mode: body.Mode, Public: body.Public, Meta: body.Meta,
+		Keep: body.Keep, Aggregate: body.Aggregate}
 	if body.Reset != nil {
 		u.Reset = &podium.Reset{Every: body.Reset.Every, TZ: body.Reset.TZ}
 	}

@@ -121,6 +121,7 @@ func appendEntryFields(b []byte, e *engine.EntryView) []byte {
 	b = appendTime(b, e.At)
 	b = append(b, `,"meta":`...)
 	b = appendMeta(b, e.Meta)
+	b = appendResults(b, e.Results) // best_k boards
 	if e.Hidden {
 		b = append(b, `,"hidden":true`...)
 	}
@@ -180,6 +181,7 @@ func appendResult(b []byte, r *engine.Result) []byte {
 	b = strconv.AppendUint(b, r.Entry.Seq, 10)
 	b = append(b, `,"meta":`...)
 	b = appendMeta(b, r.Entry.Meta)
+	b = appendResults(b, r.Entry.Results) // best_k boards
 	b = append(b, `},"previous":`...)
 	if p := r.Previous; p == nil {
 		b = append(b, "null"...)

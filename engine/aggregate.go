@@ -1,0 +1,409 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/rank"
+)
+
+// Aggregate boards (podium.Aggregate) on the write path.
+//
+// When a group changes a player's entry on a board, the writer recomputes
+// that player's entry on every aggregate that depends on the board (also
+// through other aggregates, sources first) from the state so far, and when
+// the aggregate's keys change it logs a row on the aggregate board with the
+// whole new value (an aggregate board replays like a latest board; a
+// delete row when the player no longer has an aggregate entry). The rows
+// ride in the same group commit as the source change, so the aggregate
+// can never be seen out of step with its sources, and they are the
+// aggregate's own log: checkpoints, followers, live streams, resume,
+// check and rebuild need nothing new. A row is logged only when the value
+// changes, so its time is when the aggregate reached its value: the usual
+// tie-break.
+//
+// In shared mode a group locks, with the boards it writes, every aggregate
+// depending on them and every source of those aggregates (aggLockSet), so
+// two nodes never compute an aggregate from different states.
+
+// aggCache holds the dependency graph of the aggregates, rebuilt after a
+// board is made, changed or removed.
+type aggCache struct {
+	mu sync.Mutex
+	g  *aggGraph // nil: to rebuild
+}
+
+// aggGraph is which aggregates depend on which boards.
+type aggGraph struct {
+	// deps lists, per board, the aggregates depending on it directly or
+	// through other aggregates, in evaluation order (an aggregate after
+	// those of its sources).
+	deps map[string][]string
+	// sources lists, per aggregate, every board it reads directly or
+	// through other aggregates.
+	sources map[string][]string
+}
+
+// aggInvalidate drops the dependency graph; the next use rebuilds it.
+func (e *Engine) aggInvalidate() {
+	e.aggs.mu.Lock()
+	e.aggs.g = nil
+	e.aggs.mu.Unlock()
+}
+
+func (e *Engine) aggGraph() *aggGraph {
+	e.aggs.mu.Lock()
+	defer e.aggs.mu.Unlock()
+	if e.aggs.g == nil {
+		defs := map[string]*podium.Board{}
+		for _, bs := range e.boardStates() {
+			def := bs.def.Load()
+			defs[def.ID] = def
+		}
+		e.aggs.g = buildAggGraph(defs)
+	}
+	return e.aggs.g
+}
+
+func buildAggGraph(defs map[string]*podium.Board) *aggGraph {
+	g := &aggGraph{deps: map[string][]string{}, sources: map[string][]string{}}
+	depth := map[string]int{}
+	for id, def := range defs {
+		if def.Aggregate == nil {
+			continue
+		}
+		seen := map[string]bool{id: true}
+		var walk func(a *podium.Board)
+		walk = func(a *podium.Board) {
+			for _, s := range a.Aggregate.Sources {
+				if seen[s.Board] {
+					continue
+				}
+				seen[s.Board] = true
+				g.sources[id] = append(g.sources[id], s.Board)
+				g.deps[s.Board] = append(g.deps[s.Board], id)
+				if sd := defs[s.Board]; sd != nil && sd.Aggregate != nil {
+					walk(sd)
+				}
+			}
+		}
+		walk(def)
+		slices.Sort(g.sources[id])
+		depth[id] = aggDepth(defs, id, map[string]bool{})
+	}
+	for b, list := range g.deps {
+		slices.SortFunc(list, func(x, y string) int { return cmp.Or(cmp.Compare(depth[x], depth[y]), cmp.Compare(x, y)) })
+		g.deps[b] = list
+	}
+	return g
+}
+
+// aggDepth is 0 for a plain board, else 1 + the deepest source; a cycle
+// (which validation refuses) counts as deeper than any limit.
+func aggDepth(defs map[string]*podium.Board, id string, path map[string]bool) int {
+	def := defs[id]
+	if def == nil || def.Aggregate == nil {
+		return 0
+	}
+	if path[id] {
+		return podium.MaxAggregateDepth + 1
+	}
+	path[id] = true
+	defer delete(path, id)
+	d := 0
+	for _, s := range def.Aggregate.Sources {
+		d = max(d, aggDepth(defs, s.Board, path))
+	}
+	return d + 1
+}
+
+// aggLockSet adds to the sorted board ids a group writes every aggregate
+// depending on them and every source of those aggregates.
+func (e *Engine) aggLockSet(ids []string) []string {
+	g := e.aggGraph()
+	if len(g.deps) == 0 {
+		return ids
+	}
+	out := slices.Clone(ids)
+	for _, id := range ids {
+		for _, a := range g.deps[id] {
+			out = append(out, a)
+			out = append(out, g.sources[a]...)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func errAggregateWrite(id string) error {
+	return podium.Errorf(podium.ECodeConflict, "board %q is an aggregate: its entries are computed from its source boards; write to those instead", id)
+}
+
+// aggRow is one aggregate change planned by a group: the player's new
+// value on an aggregate board (val.exists false: no entry any more).
+type aggRow struct {
+	key    ovKey
+	player string
+	val    ovVal
+}
+
+// aggPlan computes the aggregate rows that follow from a change of one
+// player's entry on a board (to next), against the state so far, without
+// changing the group: an error (a sum leaving the int64 range) leaves the
+// source change to be refused as a whole.
+func (e *Engine) aggPlan(g *group, src ovKey, player string, next ovVal) ([]aggRow, error) {
+	deps := e.aggGraph().deps[src.bs.def.Load().ID]
+	if len(deps) == 0 {
+		return nil, nil
+	}
+	shadow := map[ovKey]ovVal{src: next}
+	var rows []aggRow
+	for _, id := range deps {
+		abs := e.board(id)
+		if abs == nil {
+			continue
+		}
+		row, changed, err := e.aggRecompute(g, shadow, abs, src.period, src.player, player)
+		if err != nil {
+			return nil, err
+		}
+		if changed {
+			shadow[row.key] = row.val
+			rows = append(rows, row)
+		}
+	}
+	return rows, nil
+}
+
+// aggRecompute computes a player's entry on aggregate abs in one period
+// from the state so far (shadow first), and reports whether it differs
+// from the aggregate's current entry.
+func (e *Engine) aggRecompute(g *group, shadow map[ovKey]ovVal, abs *boardState, period string, pid uint32, player string) (aggRow, bool, error) {
+	def := abs.def.Load()
+	n := len(def.Keys)
+	look := func(k ovKey) ovVal {
+		if v, ok := shadow[k]; ok {
+			return v
+		}
+		return g.current(k)
+	}
+	if err := e.ensureLoaded(abs, period); err != nil {
+		return aggRow{}, false, err
+	}
+	src := make([]*podium.Entry, len(def.Aggregate.Sources))
+	for i, s := range def.Aggregate.Sources {
+		sbs := e.board(s.Board)
+		if sbs == nil {
+			continue // refused by validation; counts as no entry
+		}
+		if err := e.ensureLoaded(sbs, period); err != nil {
+			return aggRow{}, false, err
+		}
+		if v := look(ovKey{sbs, period, pid}); v.exists {
+			src[i] = &podium.Entry{Keys: v.entry.Keys[:n], Results: v.results}
+		}
+	}
+	keys, ok, err := def.ComputeAggregate(src)
+	if err != nil {
+		return aggRow{}, false, err
+	}
+	k := ovKey{abs, period, pid}
+	cur := look(k)
+	row := aggRow{key: k, player: player}
+	if !ok {
+		return row, cur.exists, nil
+	}
+	if cur.exists && slices.Equal(cur.entry.Keys[:n], keys) {
+		return row, false, nil
+	}
+	row.val = ovVal{entry: rank.Entry{Player: pid, At: g.now.UnixMilli(), Hidden: e.players.hidden(pid)}, exists: true}
+	copy(row.val.entry.Keys[:], keys)
+	return row, true, nil
+}
+
+// aggApply adds planned aggregate rows to the group: log rows, overlay and
+// changes, as a score or delete on the aggregate board would.
+func (e *Engine) aggApply(g *group, rows []aggRow) {
+	for _, r := range rows {
+		bs := r.key.bs
+		def := bs.def.Load()
+		seq := g.nextSeq(bs)
+		g.seqs[bs] = seq
+		sub := podium.Submission{Seq: seq, Board: def.ID, Period: r.key.period, Player: r.player, At: g.now}
+		if !r.val.exists {
+			sub.Kind = podium.KindDelete
+			g.batch.Submissions = append(g.batch.Submissions, sub)
+			g.overlay[r.key] = ovVal{}
+			g.changes = append(g.changes, change{bs: bs, period: r.key.period, player: r.key.player, del: true, delSeq: seq})
+			continue
+		}
+		v := r.val
+		v.entry.Seq = seq
+		sub.Keys = append([]int64(nil), v.entry.Keys[:len(def.Keys)]...)
+		g.batch.Submissions = append(g.batch.Submissions, sub)
+		g.overlay[r.key] = v
+		// res: applyChanges fills in an answer for every change; nobody
+		// reads this one.
+		g.changes = append(g.changes, change{bs: bs, period: r.key.period, player: r.key.player, entry: v.entry, changed: true, res: &Result{}})
+	}
+}
+
+// aggPeriods lists the periods any of the boards has entries in (loaded
+// or known).
+func aggPeriods(boards []*boardState) []string {
+	set := map[string]bool{}
+	for _, bs := range boards {
+		bs.mu.RLock()
+		for p, ps := range bs.periods {
+			if ps.idx.Len() > 0 {
+				set[p] = true
+			}
+		}
+		for p, n := range bs.known {
+			if n > 0 {
+				set[p] = true
+			}
+		}
+		bs.mu.RUnlock()
+	}
+	out := make([]string, 0, len(set))
+	for p := range set {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// aggRecomputeAll plans, for every period and every player of an aggregate
+// and its direct sources, the rows that bring the aggregate to what its
+// sources say (and, through aggPlan, the aggregates depending on it).
+func (e *Engine) aggRecomputeAll(g *group, abs *boardState) error {
+	def := abs.def.Load()
+	boards := []*boardState{abs}
+	for _, s := range def.Aggregate.Sources {
+		if sbs := e.board(s.Board); sbs != nil {
+			boards = append(boards, sbs)
+		}
+	}
+	for _, period := range aggPeriods(boards) {
+		players := map[uint32]bool{}
+		for _, bs := range boards {
+			if err := e.ensureLoaded(bs, period); err != nil {
+				return err
+			}
+			bs.mu.RLock()
+			if ps := bs.periods[period]; ps != nil {
+				ps.idx.Range(1, ps.idx.Len(), true, func(_ int, en rank.Entry) bool {
+					players[en.Player] = true
+					return true
+				})
+			}
+			bs.mu.RUnlock()
+		}
+		ids := make([]uint32, 0, len(players))
+		for p := range players {
+			ids = append(ids, p)
+		}
+		slices.Sort(ids)
+		for _, pid := range ids {
+			name := e.players.name(pid).Player
+			row, changed, err := e.aggRecompute(g, map[ovKey]ovVal{}, abs, period, pid, name)
+			if err != nil {
+				return fmt.Errorf("player %q in period %s: %w", name, period, err)
+			}
+			if !changed {
+				continue
+			}
+			more, err := e.aggPlan(g, row.key, name, row.val)
+			if err != nil {
+				return fmt.Errorf("player %q in period %s: %w", name, period, err)
+			}
+			e.aggApply(g, append([]aggRow{row}, more...))
+		}
+	}
+	return nil
+}
+
+// RecomputeAggregate brings every entry of an aggregate board, in every
+// period, to what its sources say now, logging a row for each entry that
+// differs (none when it is right). PUT of an aggregate board runs it, so a
+// new aggregate starts with the entries its sources already imply, and
+// re-PUTting one repairs it. ECodeBoardNotFound for a missing board,
+// ECodeInvalid for a board that is not an aggregate.
+func (e *Engine) RecomputeAggregate(ctx context.Context, id string) error {
+	var err error
+	o := &op{kind: opFunc, fn: func() { err = e.aggRecomputeOnWriter(context.Background(), id) }}
+	if serr := e.send(ctx, o); serr != nil {
+		return serr
+	}
+	return err
+}
+
+// aggRecomputeOnWriter is RecomputeAggregate on the writer goroutine.
+func (e *Engine) aggRecomputeOnWriter(ctx context.Context, id string) error {
+	bs := e.board(id)
+	if bs == nil {
+		return errBoardNotFound(id)
+	}
+	if bs.def.Load().Aggregate == nil {
+		return podium.Errorf(podium.ECodeInvalid, "board %q is not an aggregate", id)
+	}
+	if e.sh == nil {
+		e.recover()
+		g := e.newGroup(nil)
+		if err := e.aggRecomputeAll(g, bs); err != nil {
+			return err
+		}
+		if len(g.batch.Submissions) == 0 {
+			return nil
+		}
+		e.handOff(g)
+		e.barrier()
+		if g.err != nil {
+			return podium.Errorf(podium.ECodeUnavailable, "the aggregate's entries could not be stored (%s); retry", storageCause(g.err))
+		}
+		return nil
+	}
+	if e.sh.DBError() != nil {
+		return errDatabaseDown()
+	}
+	ids := e.aggLockSet([]string{id})
+	tx, err := e.sh.store.Begin(ctx, ids)
+	if err != nil {
+		return e.beginFailed(err)
+	}
+	defer tx.Rollback()
+	for _, b := range ids {
+		if err := e.syncLocked(ctx, tx, b); err != nil {
+			return e.storeFailed("catch up", err)
+		}
+	}
+	if bs = e.board(id); bs == nil || bs.def.Load().Aggregate == nil {
+		return nil // deleted or changed meanwhile, by another node
+	}
+	g := e.newGroup(nil)
+	if err := e.aggRecomputeAll(g, bs); err != nil {
+		return err
+	}
+	if len(g.batch.Submissions) == 0 {
+		return nil
+	}
+	e.writeThrough(g)
+	if g.err = tx.Commit(ctx, &g.batch); g.err != nil {
+		e.commitFailed(g.err, false)
+		e.finishGroup(g)
+		return podium.Errorf(podium.ECodeUnavailable, "the aggregate's entries could not be stored (%s); retry", storageCause(g.err))
+	}
+	e.finishGroup(g)
+	e.publishRows(g)
+	return nil
+}
+
+// newGroup returns an empty group computed at the engine's now.
+func (e *Engine) newGroup(ops []*op) *group {
+	return &group{e: e, ops: ops, now: e.now(), overlay: map[ovKey]ovVal{}, seqs: map[*boardState]uint64{}, periods: map[*boardState]string{}}
+}

@@ -1,0 +1,146 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/podiumhq/podium"
+)
+
+// Board changes around aggregates: what a PUT or DELETE of a board may do
+// to the aggregates that read it.
+//
+// An aggregate's definition is checked against its sources when it is put
+// (they exist, have the same number of keys in the same orders and the
+// same cadence, best_k_sum sources keep enough results, no cycle, at most
+// podium.MaxAggregateDepth levels); then every entry is recomputed
+// (RecomputeAggregate), so a changed definition never leaves old values
+// behind. A source cannot be deleted (409) nor changed so that an
+// aggregate reading it would no longer be valid (409): the aggregate would
+// be silently wrong.
+
+// aggDefs returns every board definition: from memory, or on a shared
+// store from the database, since another node may have made an aggregate
+// this node has not heard of yet (the board changes are serialised by the
+// locks the callers hold: a PUT of an aggregate locks its sources).
+func (e *Engine) aggDefs(ctx context.Context) (map[string]*podium.Board, error) {
+	defs := map[string]*podium.Board{}
+	if e.sh != nil {
+		list, err := e.sh.store.Boards(ctx)
+		if err != nil {
+			e.log.Warn("read boards to check the aggregates", "err", err)
+			return nil, podium.Errorf(podium.ECodeUnavailable, "could not read the boards to check the aggregates; nothing was changed, retry shortly")
+		}
+		for i := range list {
+			defs[list[i].ID] = &list[i]
+		}
+		return defs, nil
+	}
+	for _, bs := range e.boardStates() {
+		def := bs.def.Load()
+		defs[def.ID] = def
+	}
+	return defs, nil
+}
+
+// aggCheckPut checks a board about to be stored (normalized) against the
+// aggregates: its own definition if it is one, and every aggregate that
+// reads it.
+func (e *Engine) aggCheckPut(ctx context.Context, b *podium.Board) error {
+	defs, err := e.aggDefs(ctx)
+	if err != nil {
+		return err
+	}
+	if b.Aggregate != nil {
+		for i, s := range b.Aggregate.Sources {
+			src := defs[s.Board]
+			if src == nil {
+				return podium.Errorf(podium.ECodeInvalid, "aggregate.sources[%d]: board %q does not exist", i, s.Board)
+			}
+			if err := b.ValidateSource(i, src); err != nil {
+				return err
+			}
+		}
+	}
+	defs[b.ID] = b
+	if d := aggDepth(defs, b.ID, map[string]bool{}); d > podium.MaxAggregateDepth {
+		return podium.Errorf(podium.ECodeInvalid, "aggregate %q would read itself through its sources, or nest more than %d aggregates deep", b.ID, podium.MaxAggregateDepth)
+	}
+	for _, a := range defs {
+		if a.Aggregate == nil || a.ID == b.ID {
+			continue
+		}
+		for i, s := range a.Aggregate.Sources {
+			if s.Board != b.ID {
+				continue
+			}
+			if err := a.ValidateSource(i, b); err != nil {
+				return podium.Errorf(podium.ECodeConflict, "board %q is a source of aggregate %q, which this change would break (%s); change or delete the aggregate first", b.ID, a.ID, podium.ErrorMessage(err))
+			}
+			if d := aggDepth(defs, a.ID, map[string]bool{}); d > podium.MaxAggregateDepth {
+				return podium.Errorf(podium.ECodeConflict, "board %q is a source of aggregate %q, which would then read itself or nest more than %d aggregates deep", b.ID, a.ID, podium.MaxAggregateDepth)
+			}
+		}
+	}
+	return nil
+}
+
+// aggCheckDelete refuses to delete a board that an aggregate reads.
+func (e *Engine) aggCheckDelete(ctx context.Context, id string) error {
+	defs, err := e.aggDefs(ctx)
+	if err != nil {
+		return err
+	}
+	for _, a := range defs {
+		if a.Aggregate != nil && a.ID != id && a.Aggregate.HasSource(id) {
+			return podium.Errorf(podium.ECodeConflict, "board %q is a source of aggregate %q; delete the aggregate or take the board out of its sources first", id, a.ID)
+		}
+	}
+	return nil
+}
+
+// aggPutLocks lists the boards a PUT of board id must lock besides it in
+// shared mode: the sources of the aggregate it defines, so that none is
+// deleted or changed while the definition is checked against it.
+func aggPutLocks(u *podium.BoardUpdate, cur *podium.Board) []string {
+	a := u.Aggregate
+	if a == nil && cur != nil && u.Mode == nil {
+		a = cur.Aggregate
+	}
+	if a == nil {
+		return nil
+	}
+	var ids []string
+	for _, s := range a.Sources {
+		if podium.ValidBoardID(s.Board) && s.Board != u.ID {
+			ids = append(ids, s.Board)
+		}
+	}
+	return ids
+}
+
+// aggAfterPut recomputes an aggregate board after a PUT stored it (o.aggPut
+// set by applyPutBoard), outside the PUT's own transaction.
+func (e *Engine) aggAfterPut(o *op) {
+	if o.err != nil || !o.aggPut {
+		return
+	}
+	if err := e.aggRecomputeOnWriter(context.Background(), o.update.ID); err != nil {
+		o.err = podium.Errorf(podium.ErrorCode(err), "the board was saved, but its aggregate entries could not be computed: %s. PUT it again to retry", podium.ErrorMessage(err))
+		if podium.ErrorCode(err) == podium.ECodeInternal {
+			o.err = podium.Errorf(podium.ECodeUnavailable, "the board was saved, but its aggregate entries could not be computed; PUT it again to retry")
+			e.log.Error("recompute aggregate", "board", o.update.ID, "err", err)
+		}
+	}
+}
+
+// aggRefreshed runs on a node that learned from the change feed that an
+// aggregate was made or changed elsewhere: it recomputes the aggregate,
+// which repairs any write this node made to a source before it knew.
+func (e *Engine) aggRefreshed(old, def *podium.Board) {
+	if def == nil || def.Aggregate == nil || old != nil && old.Aggregate.Equal(def.Aggregate) {
+		return
+	}
+	if err := e.aggRecomputeOnWriter(context.Background(), def.ID); err != nil {
+		e.log.Warn("recompute an aggregate made on another node", "board", def.ID, "err", err)
+	}
+}
