@@ -1,0 +1,106 @@
+package engine_test
+
+import (
+	"fmt"
+	mrand "math/rand/v2"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/engine"
+)
+
+// Two nodes write the two sources of one aggregate at the same time, for
+// the same players: each group locks the aggregate with both sources, so
+// the aggregate always adds up what the sources hold, exactly.
+func TestSharedAggregateTwoNodes(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t)
+	na, nb := c.start("a", nodeOpts{}), c.start("b", nodeOpts{})
+	for _, id := range []string{"src.a", "src.b"} {
+		if _, _, err := na.eng.PutBoard(bg, newBoard(t, id, podium.Sum, 1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	agg := newBoard(t, "total", podium.Best, 1)
+	agg.Mode = ""
+	agg.Aggregate = &podium.Aggregate{Kind: podium.SumOfBests, Sources: []podium.AggregateSource{{Board: "src.a"}, {Board: "src.b"}}}
+	if _, _, err := na.eng.PutBoard(bg, agg); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 2*time.Second, "the aggregate made on a shows on b", func() bool {
+		bi, err := nb.eng.Board("total")
+		return err == nil && bi.Aggregate != nil
+	})
+
+	rng := mrand.New(mrand.NewPCG(seed(t), 0))
+	const each, players = 60, 4
+	var (
+		mu   sync.Mutex
+		want = map[string]int64{}
+		wg   sync.WaitGroup
+	)
+	for w, nd := range []*node{na, nb, na, nb} {
+		board := []string{"src.a", "src.b"}[w%2]
+		var plan [][2]int64
+		for range each {
+			plan = append(plan, [2]int64{rng.Int64N(players), 1 + rng.Int64N(100)})
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, s := range plan {
+				player := fmt.Sprintf("p%d", s[0])
+				if _, err := submitOn(nd, board, player, s[1]); err != nil {
+					t.Errorf("submit: %v", err)
+					return
+				}
+				mu.Lock()
+				want[player] += s[1]
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	var heads [2]uint64
+	for _, nd := range []*node{na, nb} {
+		for i, id := range []string{"src.a", "src.b"} {
+			bi, _ := nd.eng.Board(id)
+			heads[i] = max(heads[i], bi.Seq)
+		}
+	}
+	for _, nd := range []*node{na, nb} {
+		eventually(t, 10*time.Second, "both nodes caught up", func() bool {
+			a, _ := nd.eng.Board("src.a")
+			b, _ := nd.eng.Board("src.b")
+			return a.Seq == heads[0] && b.Seq == heads[1] && a.Seq+b.Seq == 4*each
+		})
+	}
+	pa, pb := top(t, na, "total"), top(t, nb, "total")
+	eventually(t, 10*time.Second, "the nodes agree on the aggregate", func() bool {
+		pa, pb = top(t, na, "total"), top(t, nb, "total")
+		return reflect.DeepEqual(pa.Entries, pb.Entries)
+	})
+	if len(pa.Entries) != len(want) {
+		t.Fatalf("%d aggregate entries, want %d", len(pa.Entries), len(want))
+	}
+	for _, e := range pa.Entries {
+		if e.Keys[0] != want[e.Player] {
+			t.Errorf("player %s: aggregate %d, want %d", e.Player, e.Keys[0], want[e.Player])
+		}
+	}
+	r, err := engine.CheckStoreDetail(bg, na.store)
+	if err != nil || len(r.Diffs) > 0 {
+		t.Fatalf("check: %v %v", r.Diffs, err)
+	}
+	for _, nd := range []*node{na, nb} {
+		if d, err := nd.eng.CheckIndexes(bg); err != nil || len(d) > 0 {
+			t.Fatalf("CheckIndexes: %v %v", d, err)
+		}
+	}
+}
