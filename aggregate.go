@@ -3,6 +3,7 @@ package podium
 import (
 	"math"
 	"slices"
+	"time"
 )
 
 // Aggregate boards: a board whose entry for a player is computed from the
@@ -146,8 +147,8 @@ func (b *Board) normalizeFormat() error {
 		if s.K < 1 || s.K > MaxKeep {
 			return Errorf(ECodeInvalid, "aggregate.sources[%d].k must be 1 to %d", i, MaxKeep)
 		}
-		if len(s.Fill) != len(b.Keys) {
-			return Errorf(ECodeInvalid, "aggregate.sources[%d].fill must give one value per key (%d)", i, len(b.Keys))
+		if len(s.Fill) < 1 || len(s.Fill) > MaxKeys {
+			return Errorf(ECodeInvalid, "aggregate.sources[%d].fill must give one value per key", i)
 		}
 	}
 	return nil
@@ -159,6 +160,9 @@ func (b *Board) normalizeFormat() error {
 // board, for k = 1). The error is ECodeInvalid.
 func (b *Board) ValidateSource(i int, src *Board) error {
 	s := &b.Aggregate.Sources[i]
+	if b.Aggregate.Kind == BestKSum && len(s.Fill) != len(b.Keys) {
+		return Errorf(ECodeInvalid, "aggregate.sources[%d].fill must give one value per key (%d)", i, len(b.Keys))
+	}
 	if len(src.Keys) != len(b.Keys) {
 		return Errorf(ECodeInvalid, "aggregate.sources[%d]: board %q has %d keys, the aggregate %d", i, src.ID, len(src.Keys), len(b.Keys))
 	}
@@ -179,6 +183,33 @@ func (b *Board) ValidateSource(i int, src *Board) error {
 		}
 	}
 	return nil
+}
+
+// AggregateReached returns when a player's aggregate reached the value
+// ComputeAggregate gives for the same entries: the latest time among what
+// it counts (the entries' At, or the counted results' At). It times the
+// entries of an aggregate made over sources that already have entries,
+// so that ties among them still go to whoever got there first; a value
+// that changes later is timed by the change.
+func (b *Board) AggregateReached(src []*Entry) time.Time {
+	var t time.Time
+	for i, e := range src {
+		if e == nil {
+			continue
+		}
+		if b.Aggregate.Kind == SumOfBests || len(e.Results) == 0 {
+			if e.At.After(t) {
+				t = e.At
+			}
+			continue
+		}
+		for _, r := range e.Results[:min(b.Aggregate.Sources[i].K, len(e.Results))] {
+			if r.At.After(t) {
+				t = r.At
+			}
+		}
+	}
+	return t
 }
 
 // ComputeAggregate returns a player's aggregate keys from the player's

@@ -155,7 +155,11 @@ type aggRow struct {
 // player's entry on a board (to next), against the state so far, without
 // changing the group: an error (a sum leaving the int64 range) leaves the
 // source change to be refused as a whole.
-func (e *Engine) aggPlan(g *group, src ovKey, player string, next ovVal) ([]aggRow, error) {
+//
+// With reached, an aggregate entry is timed by when its sources reached
+// what it counts (podium.Board.AggregateReached) rather than now: for a
+// recompute over entries that already exist.
+func (e *Engine) aggPlan(g *group, src ovKey, player string, next ovVal, reached bool) ([]aggRow, error) {
 	deps := e.aggGraph().deps[src.bs.def.Load().ID]
 	if len(deps) == 0 {
 		return nil, nil
@@ -167,7 +171,7 @@ func (e *Engine) aggPlan(g *group, src ovKey, player string, next ovVal) ([]aggR
 		if abs == nil {
 			continue
 		}
-		row, changed, err := e.aggRecompute(g, shadow, abs, src.period, src.player, player)
+		row, changed, err := e.aggRecompute(g, shadow, abs, src.period, src.player, player, reached)
 		if err != nil {
 			return nil, err
 		}
@@ -182,7 +186,7 @@ func (e *Engine) aggPlan(g *group, src ovKey, player string, next ovVal) ([]aggR
 // aggRecompute computes a player's entry on aggregate abs in one period
 // from the state so far (shadow first), and reports whether it differs
 // from the aggregate's current entry.
-func (e *Engine) aggRecompute(g *group, shadow map[ovKey]ovVal, abs *boardState, period string, pid uint32, player string) (aggRow, bool, error) {
+func (e *Engine) aggRecompute(g *group, shadow map[ovKey]ovVal, abs *boardState, period string, pid uint32, player string, reached bool) (aggRow, bool, error) {
 	def := abs.def.Load()
 	n := len(def.Keys)
 	look := func(k ovKey) ovVal {
@@ -204,7 +208,7 @@ func (e *Engine) aggRecompute(g *group, shadow map[ovKey]ovVal, abs *boardState,
 			return aggRow{}, false, err
 		}
 		if v := look(ovKey{sbs, period, pid}); v.exists {
-			src[i] = &podium.Entry{Keys: v.entry.Keys[:n], Results: v.results}
+			src[i] = &podium.Entry{Keys: v.entry.Keys[:n], At: podium.FromMillis(v.entry.At), Results: v.results}
 		}
 	}
 	keys, ok, err := def.ComputeAggregate(src)
@@ -220,7 +224,13 @@ func (e *Engine) aggRecompute(g *group, shadow map[ovKey]ovVal, abs *boardState,
 	if cur.exists && slices.Equal(cur.entry.Keys[:n], keys) {
 		return row, false, nil
 	}
-	row.val = ovVal{entry: rank.Entry{Player: pid, At: g.now.UnixMilli(), Hidden: e.players.hidden(pid)}, exists: true}
+	at := g.now
+	if reached {
+		if t := def.AggregateReached(src); !t.IsZero() && t.Before(at) {
+			at = t
+		}
+	}
+	row.val = ovVal{entry: rank.Entry{Player: pid, At: at.UnixMilli(), Hidden: e.players.hidden(pid)}, exists: true}
 	copy(row.val.entry.Keys[:], keys)
 	return row, true, nil
 }
@@ -233,7 +243,10 @@ func (e *Engine) aggApply(g *group, rows []aggRow) {
 		def := bs.def.Load()
 		seq := g.nextSeq(bs)
 		g.seqs[bs] = seq
-		sub := podium.Submission{Seq: seq, Board: def.ID, Period: r.key.period, Player: r.player, At: g.now}
+		sub := podium.Submission{Seq: seq, Board: def.ID, Period: r.key.period, Player: r.player, At: podium.FromMillis(r.val.entry.At)}
+		if !r.val.exists {
+			sub.At = g.now
+		}
 		if !r.val.exists {
 			sub.Kind = podium.KindDelete
 			g.batch.Submissions = append(g.batch.Submissions, sub)
@@ -311,14 +324,14 @@ func (e *Engine) aggRecomputeAll(g *group, abs *boardState) error {
 		slices.Sort(ids)
 		for _, pid := range ids {
 			name := e.players.name(pid).Player
-			row, changed, err := e.aggRecompute(g, map[ovKey]ovVal{}, abs, period, pid, name)
+			row, changed, err := e.aggRecompute(g, map[ovKey]ovVal{}, abs, period, pid, name, true)
 			if err != nil {
 				return fmt.Errorf("player %q in period %s: %w", name, period, err)
 			}
 			if !changed {
 				continue
 			}
-			more, err := e.aggPlan(g, row.key, name, row.val)
+			more, err := e.aggPlan(g, row.key, name, row.val, true)
 			if err != nil {
 				return fmt.Errorf("player %q in period %s: %w", name, period, err)
 			}

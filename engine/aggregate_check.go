@@ -135,16 +135,32 @@ func replayAll(ctx context.Context, store podium.Store, b *podium.Board) (map[po
 	return cur, head, err
 }
 
+// aggTarget is what a player's aggregate entry should be: its keys, and
+// when the sources reached them.
+type aggTarget struct {
+	keys    []int64
+	reached time.Time
+}
+
+// at is when a repair should say the entry reached its value: when the
+// sources did, or now if that is unknown or later.
+func (t aggTarget) at(now time.Time) time.Time {
+	if t.reached.IsZero() || t.reached.After(now) {
+		return now
+	}
+	return t.reached
+}
+
 // aggWant recomputes an aggregate from its sources' entries (keyed by
-// period and player, per source id): the keys each player should have.
-func aggWant(a *podium.Board, src map[string]map[podium.EntryRef]*podium.Entry) (map[podium.EntryRef][]int64, error) {
+// period and player, per source id): what each player should have.
+func aggWant(a *podium.Board, src map[string]map[podium.EntryRef]*podium.Entry) (map[podium.EntryRef]aggTarget, error) {
 	refs := map[podium.EntryRef]bool{}
 	for _, s := range a.Aggregate.Sources {
 		for ref := range src[s.Board] {
 			refs[podium.EntryRef{Board: a.ID, Period: ref.Period, Player: ref.Player}] = true
 		}
 	}
-	want := map[podium.EntryRef][]int64{}
+	want := map[podium.EntryRef]aggTarget{}
 	in := make([]*podium.Entry, len(a.Aggregate.Sources))
 	for ref := range refs {
 		for i, s := range a.Aggregate.Sources {
@@ -155,7 +171,7 @@ func aggWant(a *podium.Board, src map[string]map[podium.EntryRef]*podium.Entry) 
 			return nil, fmt.Errorf("period %s player %s: %w", ref.Period, ref.Player, err)
 		}
 		if ok {
-			want[ref] = keys
+			want[ref] = aggTarget{keys: keys, reached: a.AggregateReached(in)}
 		}
 	}
 	return want, nil
@@ -234,7 +250,7 @@ func checkAggregate(ctx context.Context, store podium.Store, a *podium.Board, by
 		if g != nil {
 			gk = g.Keys
 		}
-		if d, ok := aggDiff(a.ID, ref.Period, ref.Player, w, true, gk, g != nil); ok {
+		if d, ok := aggDiff(a.ID, ref.Period, ref.Player, w.keys, true, gk, g != nil); ok {
 			diffs = append(diffs, d)
 		}
 	}
@@ -286,8 +302,8 @@ func repairAggregates(ctx context.Context, store podium.Store, boards []podium.B
 		}
 		var rows []podium.Submission
 		for ref, w := range want {
-			if g := got[ref]; g == nil || !slices.Equal(g.Keys, w) {
-				rows = append(rows, podium.Submission{Board: a.ID, Period: ref.Period, Player: ref.Player, Kind: podium.KindScore, Keys: w, At: now})
+			if g := got[ref]; g == nil || !slices.Equal(g.Keys, w.keys) {
+				rows = append(rows, podium.Submission{Board: a.ID, Period: ref.Period, Player: ref.Player, Kind: podium.KindScore, Keys: w.keys, At: w.at(now)})
 			}
 		}
 		for ref := range got {

@@ -267,12 +267,15 @@ func TestAggregateBackfillAndRedefine(t *testing.T) {
 	e.board("a", podium.Best, podium.Never, desc("p"))
 	e.board("b", podium.Best, podium.Never, desc("p"))
 	e.submit("a", "x", 1)
-	e.submit("b", "x", 2)
+	e.clock.Set(e.clock.Now().Add(time.Second))
 	e.submit("b", "y", 3)
-	// A new aggregate starts with what its sources imply.
+	e.clock.Set(e.clock.Now().Add(time.Second))
+	e.submit("b", "x", 2)
+	e.clock.Set(e.clock.Now().Add(time.Hour))
+	// A new aggregate starts with what its sources imply, timed by when
+	// the sources reached it: y got to 3 before x did.
 	e.mustPut(sumOfBests("s", false, []podium.KeyDef{desc("p")}, "a", "b"))
-	// Both reached 3 in the same commit; x's row was logged first.
-	eq(t, e.top("s", ""), []string{"1:x:[3]", "2:y:[3]"})
+	eq(t, e.top("s", ""), []string{"1:y:[3]", "2:x:[3]"})
 	// Redefined: recomputed, y (no entry on a) leaves.
 	e.mustPut(sumOfBests("s", true, []podium.KeyDef{desc("p")}, "a", "b"))
 	eq(t, e.top("s", ""), []string{"1:x:[3]"})

@@ -346,7 +346,7 @@ func (e *Engine) computeScore(g *group, s *Score, res *Result) error {
 	if changed {
 		nv := ovVal{entry: rank.Entry{Player: pid, At: next.At.UnixMilli(), Seq: next.Seq}, exists: true, results: next.Results}
 		copy(nv.entry.Keys[:], next.Keys)
-		if aggs, err = e.aggPlan(g, k, s.Player, nv); err != nil {
+		if aggs, err = e.aggPlan(g, k, s.Player, nv, false); err != nil {
 			return err
 		}
 	}
@@ -396,7 +396,7 @@ func (e *Engine) computeDelete(g *group, o *op) {
 		o.err = podium.Errorf(podium.ECodeEntryNotFound, "player %q has no entry on board %q in period %s", o.ref.Player, def.ID, period)
 		return
 	}
-	aggs, err := e.aggPlan(g, k, o.ref.Player, ovVal{}) // aggregate.go
+	aggs, err := e.aggPlan(g, k, o.ref.Player, ovVal{}, false) // aggregate.go
 	if err != nil {
 		o.err = err
 		return
