@@ -172,6 +172,11 @@ type WriteTx interface {
 	// Head returns the last logged seq and the generation of a locked
 	// board; ok is false for a board that does not exist.
 	Head(board string) (seq, gen uint64, ok bool)
+	// LastChange is the id of the newest metadata change committed before
+	// the locks were taken (see SharedStore.LastChange): a writer that has
+	// applied less may hold a stale definition (an aggregate made over a
+	// board it writes) and catches up before it computes.
+	LastChange() int64
 	// Log calls fn for every logged submission of a board with a seq above
 	// after, in seq order (within the transaction).
 	Log(ctx context.Context, board string, after uint64, fn func(*Submission) error) error

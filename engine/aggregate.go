@@ -384,8 +384,7 @@ func (e *Engine) aggRecomputeOnWriter(ctx context.Context, id string) error {
 	if e.sh.DBError() != nil {
 		return errDatabaseDown()
 	}
-	ids := e.aggLockSet([]string{id})
-	tx, err := e.sh.store.Begin(ctx, ids)
+	tx, ids, err := e.aggBegin(ctx, []string{id})
 	if err != nil {
 		return e.beginFailed(err)
 	}

@@ -132,15 +132,3 @@ func (e *Engine) aggAfterPut(o *op) {
 		}
 	}
 }
-
-// aggRefreshed runs on a node that learned from the change feed that an
-// aggregate was made or changed elsewhere: it recomputes the aggregate,
-// which repairs any write this node made to a source before it knew.
-func (e *Engine) aggRefreshed(old, def *podium.Board) {
-	if def == nil || def.Aggregate == nil || old != nil && old.Aggregate.Equal(def.Aggregate) {
-		return
-	}
-	if err := e.aggRecomputeOnWriter(context.Background(), def.ID); err != nil {
-		e.log.Warn("recompute an aggregate made on another node", "board", def.ID, "err", err)
-	}
-}

@@ -104,3 +104,55 @@ func TestSharedAggregateTwoNodes(t *testing.T) {
 		}
 	}
 }
+
+// A node that has not heard of an aggregate yet (no broker, a poll far
+// away) and writes one of its sources still updates it: it finds the
+// definition under its lock on the source before it computes.
+func TestSharedAggregateWriterThatHasNotHeard(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t)
+	na := c.start("a", nodeOpts{})
+	nb := c.start("b", nodeOpts{noBroker: true, poll: time.Hour})
+	if _, _, err := na.eng.PutBoard(bg, newBoard(t, "src", podium.Best, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := submitOn(na, "src", "x", 5); err != nil {
+		t.Fatal(err)
+	}
+	agg := newBoard(t, "agg", podium.Best, 1)
+	agg.Mode = ""
+	agg.Aggregate = &podium.Aggregate{Kind: podium.SumOfBests, Sources: []podium.AggregateSource{{Board: "src"}}}
+	if _, _, err := na.eng.PutBoard(bg, agg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nb.eng.Board("agg"); err == nil {
+		t.Fatal("b heard of the aggregate: the test needs a node that has not")
+	}
+	if _, err := submitOn(nb, "src", "y", 7); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := submitOn(nb, "src", "x", 9); err != nil {
+		t.Fatal(err)
+	}
+	for _, nd := range []*node{na, nb} {
+		eventually(t, 5*time.Second, "the aggregate has both players on both nodes", func() bool {
+			p, err := nd.eng.Top(bg, engine.Query{Board: "agg"}, 0, 10)
+			return err == nil && fmt.Sprint(entriesOf(p)) == "[x:9 y:7]"
+		})
+	}
+	p := top(t, na, "agg")
+	if got := fmt.Sprint(entriesOf(p)); got != "[x:9 y:7]" {
+		t.Fatalf("aggregate %s, want [x:9 y:7]", got)
+	}
+	if r, err := engine.CheckStoreDetail(bg, na.store); err != nil || len(r.Diffs) > 0 {
+		t.Fatalf("check: %v %v", r.Diffs, err)
+	}
+}
+
+func entriesOf(p engine.Page) []string {
+	var out []string
+	for _, e := range p.Entries {
+		out = append(out, fmt.Sprintf("%s:%d", e.Player, e.Keys[0]))
+	}
+	return out
+}

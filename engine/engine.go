@@ -186,7 +186,7 @@ func (e *Engine) Start(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("read the change feed: %w", err)
 		}
-		e.sh.cursor = cursor
+		e.sh.cursor, e.sh.seen = cursor, cursor
 	}
 	players, err := e.store.Players(ctx)
 	if err != nil {

@@ -136,11 +136,13 @@ func (e *Engine) applySync(ctx context.Context, o *op) error {
 			return fmt.Errorf("reload after the change feed was pruned: %w", err)
 		}
 		o.cursor = cursor
+		e.sh.seen = max(e.sh.seen, cursor)
 	}
 	for _, c := range o.changes {
 		if err := e.refresh(ctx, c); err != nil {
 			return fmt.Errorf("refresh %s %s: %w", c.Kind, c.Key, err)
 		}
+		e.sh.seen = max(e.sh.seen, c.ID)
 	}
 	for id, head := range o.heads {
 		bs := e.board(id)
@@ -220,11 +222,6 @@ func (e *Engine) refresh(ctx context.Context, c podium.Change) error {
 // refreshBoard applies a board as loaded from the store (nil: deleted).
 func (e *Engine) refreshBoard(ctx context.Context, id string, def *podium.Board) error {
 	bs := e.board(id)
-	var old *podium.Board
-	if bs != nil {
-		old = bs.def.Load()
-	}
-	defer e.aggRefreshed(old, def) // aggregate_admin.go
 	switch {
 	case def == nil:
 		if bs != nil {

@@ -47,6 +47,8 @@ type sharedState struct {
 	poll   time.Duration
 
 	cursor int64 // the change feed position; follower only (Start before it)
+	// seen is the newest change applied; writer only (Start before it).
+	seen int64
 
 	// dbErr is the last failure to reach the database (nil once it works
 	// again): while it is set, writes fail fast instead of waiting on
@@ -268,8 +270,7 @@ func (e *Engine) sharedGroup(ctx context.Context, ops []*op) {
 		fail(errDatabaseDown())
 		return
 	}
-	ids := e.aggLockSet(groupBoards(ops)) // aggregate.go
-	tx, err := e.sh.store.Begin(ctx, ids)
+	tx, ids, err := e.aggBegin(ctx, groupBoards(ops)) // aggregate_shared.go
 	if err != nil {
 		fail(e.beginFailed(err))
 		return

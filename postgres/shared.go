@@ -52,6 +52,8 @@ type writeTx struct {
 	st    *statements
 	heads map[string]head // every board named in Begin
 	done  bool
+	// lastChange is the change feed position read after the locks.
+	lastChange int64
 	// err is why the server aborted the transaction (a statement failed):
 	// then only Rollback is left.
 	err error
@@ -91,12 +93,22 @@ func (s *Store) Begin(ctx context.Context, boards []string) (podium.WriteTx, err
 		p.endArray()
 		pb.ExecStatement(st.lockHeads, p.values(), binaryFormat, binaryFormat)
 	}
+	// After the locks, in the same round trip: the feed position that every
+	// change committed before them has reached.
+	pb.ExecParams(sqlLastChange, nil, nil, nil, binaryFormat)
 	mrr := conn.Conn().PgConn().ExecBatch(ctx, &pb)
 	var first error
 	for mrr.NextResult() {
 		rr := mrr.ResultReader()
+		last := rr.FieldDescriptions() != nil && len(rr.FieldDescriptions()) == 1
 		for rr.NextRow() {
-			if err := tx.readHead(rr.Values()); err != nil && first == nil {
+			var err error
+			if last {
+				tx.lastChange, err = int8Value(rr.Values()[0])
+			} else {
+				err = tx.readHead(rr.Values())
+			}
+			if err != nil && first == nil {
 				first = err
 			}
 		}
@@ -139,6 +151,12 @@ func (tx *writeTx) readHead(v [][]byte) error {
 	tx.heads[string(v[0])] = head{seq: uint64(seq), gen: uint64(gen), ok: true}
 	return nil
 }
+
+// sqlLastChange reads the change feed position (changes.go).
+const sqlLastChange = "SELECT last FROM change_lock"
+
+// LastChange is the change feed position read after the locks were taken.
+func (tx *writeTx) LastChange() int64 { return tx.lastChange }
 
 // Head returns the last logged seq and the generation of a board the
 // transaction holds; ok is false for a board that does not exist (or was

@@ -610,6 +610,7 @@ func (s *txStore) Begin(_ context.Context, boards []string) (podium.WriteTx, err
 type boardTx struct{ s *txStore }
 
 func (x *boardTx) Head(string) (uint64, uint64, bool) { panic("not used by migrate") }
+func (x *boardTx) LastChange() int64                  { panic("not used by migrate") }
 func (x *boardTx) Log(context.Context, string, uint64, func(*podium.Submission) error) error {
 	panic("not used by migrate")
 }

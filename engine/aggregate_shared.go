@@ -1,0 +1,61 @@
+package engine
+
+import (
+	"context"
+	"slices"
+
+	"github.com/podiumhq/podium"
+)
+
+// Aggregates in shared mode: a writer must know every aggregate that
+// depends on the boards it writes before it computes, or it would write a
+// source without its aggregate. The follower learns of new definitions
+// asynchronously (a notice, or the next poll), so the writer also checks
+// under its locks: an aggregate is defined (or changed) in a transaction
+// that holds its sources, so a writer holding a source afterwards finds
+// the feed position past that change (WriteTx.LastChange), applies the
+// changes it has not seen, and locks again if the set of boards to lock
+// grew.
+
+// aggBegin begins the write transaction of a group writing boards: with
+// the aggregates depending on them and their sources locked, and every
+// definition committed before the locks applied.
+func (e *Engine) aggBegin(ctx context.Context, boards []string) (podium.WriteTx, []string, error) {
+	for try := 0; ; try++ {
+		ids := e.aggLockSet(boards)
+		tx, err := e.sh.store.Begin(ctx, ids)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !e.aggCatchUpChanges(ctx, tx) || try == 2 || slices.Equal(e.aggLockSet(boards), ids) {
+			return tx, ids, nil
+		}
+		tx.Rollback() // the definitions now ask for more (or other) locks
+	}
+}
+
+// aggCatchUpChanges applies, on the writer, the metadata changes committed
+// before tx's locks that this node has not applied yet, and reports
+// whether there were any. A failure is logged and left to the follower.
+func (e *Engine) aggCatchUpChanges(ctx context.Context, tx podium.WriteTx) bool {
+	last := tx.LastChange()
+	applied := false
+	for e.sh.seen < last {
+		cs, err := e.sh.store.Changes(ctx, e.sh.seen, 1000)
+		if err != nil || len(cs) == 0 {
+			if err != nil {
+				e.log.Warn("read the change feed before a write", "err", err)
+			}
+			return applied
+		}
+		for _, c := range cs {
+			if err := e.refresh(ctx, c); err != nil {
+				e.log.Warn("apply a change before a write", "kind", c.Kind, "key", c.Key, "err", err)
+				return applied
+			}
+			e.sh.seen = max(e.sh.seen, c.ID)
+			applied = true
+		}
+	}
+	return applied
+}
