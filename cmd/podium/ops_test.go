@@ -588,7 +588,8 @@ func TestBackupRestore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec("DROP TABLE instance; DELETE FROM schema_migrations WHERE version = 3"); err != nil {
+	// (and without what later migrations added: 0010's results column)
+	if _, err := db.Exec("DROP TABLE instance; ALTER TABLE entries DROP COLUMN results; DELETE FROM schema_migrations WHERE version >= 3"); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
