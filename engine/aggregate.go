@@ -31,7 +31,8 @@ import (
 // two nodes never compute an aggregate from different states.
 
 // aggCache holds the dependency graph of the aggregates, rebuilt after a
-// board is made, changed or removed.
+// board is made, changed or removed. Lock order: aggCache.mu before
+// Engine.mu (aggGraph lists the boards while it holds it).
 type aggCache struct {
 	mu sync.Mutex
 	g  *aggGraph // nil: to rebuild
@@ -341,22 +342,11 @@ func (e *Engine) aggRecomputeAll(g *group, abs *boardState) error {
 	return nil
 }
 
-// RecomputeAggregate brings every entry of an aggregate board, in every
+// aggRecomputeOnWriter brings every entry of an aggregate board, in every
 // period, to what its sources say now, logging a row for each entry that
-// differs (none when it is right). PUT of an aggregate board runs it, so a
-// new aggregate starts with the entries its sources already imply, and
-// re-PUTting one repairs it. ECodeBoardNotFound for a missing board,
-// ECodeInvalid for a board that is not an aggregate.
-func (e *Engine) RecomputeAggregate(ctx context.Context, id string) error {
-	var err error
-	o := &op{kind: opFunc, fn: func() { err = e.aggRecomputeOnWriter(context.Background(), id) }}
-	if serr := e.send(ctx, o); serr != nil {
-		return serr
-	}
-	return err
-}
-
-// aggRecomputeOnWriter is RecomputeAggregate on the writer goroutine.
+// differs (none when it is right). A PUT of an aggregate board runs it
+// (aggAfterPut), so a new aggregate starts with the entries its sources
+// already imply, and re-PUTting one repairs it. It runs on the writer.
 func (e *Engine) aggRecomputeOnWriter(ctx context.Context, id string) error {
 	bs := e.board(id)
 	if bs == nil {

@@ -1,8 +1,12 @@
 package http_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/podiumhq/podium/stream"
 )
 
 // The JSON of best_k and aggregate boards: the board's keep and aggregate
@@ -49,5 +53,49 @@ func TestAggregateJSON(t *testing.T) {
 	}
 	if r := s.must(409, s.do("DELETE", "/v1/boards/beg", adminKey, nil)); r.errCode(t) != "conflict" {
 		t.Fatalf("delete a source: %s", r.body)
+	}
+}
+
+// An aggregate board streams like any board: a source write reaches the
+// aggregate's stream as a delta, and a stream resumed from an event id
+// gets the aggregate changes it missed.
+func TestAggregateStream(t *testing.T) {
+	s := newServerWith(t, stream.Config{History: 8, Coalesce: 20 * time.Millisecond}, false)
+	for _, id := range []string{"a", "b"} {
+		s.mkBoard(id, `{"keys":[{"name":"points","order":"desc"}],"mode":"best","public":true}`)
+	}
+	s.mkBoard("ab", `{"keys":[{"name":"points","order":"desc"}],"public":true,
+		"aggregate":{"kind":"sum_of_bests","sources":[{"board":"a"},{"board":"b"}]}}`)
+	keep := s.openSSE("/v1/boards/ab/stream?limit=10", "") // keeps the window alive
+	var kb board
+	kb.apply(t, keep.next(2*time.Second))
+	c := s.openSSE("/v1/boards/ab/stream?limit=10", "")
+	var b board
+	b.apply(t, c.next(2*time.Second))
+	s.score("a", "x", 10)
+	ev := c.next(2 * time.Second)
+	if ev.Type != "delta" {
+		t.Fatalf("want a delta on the aggregate, got %+v", ev)
+	}
+	b.apply(t, ev)
+	if got := fmt.Sprint(b.order()); got != "[001:x:[10]]" {
+		t.Fatalf("aggregate window %s", got)
+	}
+	c.close()
+	waitFor(t, s, keep, &kb, "ab", 10, 2*time.Second)
+	s.score("b", "x", 5)
+	waitFor(t, s, keep, &kb, "ab", 10, 2*time.Second)
+	s.score("b", "y", 50)
+	waitFor(t, s, keep, &kb, "ab", 10, 2*time.Second)
+	c2 := s.openSSE("/v1/boards/ab/stream?limit=10", ev.ID)
+	for range 2 {
+		ev := c2.next(2 * time.Second)
+		if ev.Type != "delta" {
+			t.Fatalf("resume sent %s, want the missed deltas", ev.Type)
+		}
+		b.apply(t, ev)
+	}
+	if got, want := fmt.Sprint(b.order()), fmt.Sprint(s.restOrder("ab", 10)); got != want || got != "[001:y:[50] 002:x:[15]]" {
+		t.Fatalf("resumed aggregate window %s, board %s", got, want)
 	}
 }
