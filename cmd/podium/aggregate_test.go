@@ -1,11 +1,16 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/sqlite"
 )
 
 // Scenario tests of aggregate and best_k boards through the HTTP API: one
@@ -28,18 +33,28 @@ type api struct {
 	t    *testing.T
 	urls []string
 	next int
+	key  string // the admin key (default clusterKey)
 }
 
 func (a *api) call(method, path, body string) (int, map[string]any) {
 	a.t.Helper()
 	url := a.urls[a.next%len(a.urls)]
 	a.next++
-	return callNode(a.t, url, method, path, body)
+	key := a.key
+	if key == "" {
+		key = clusterKey
+	}
+	return callNodeAs(a.t, url, key, method, path, body)
 }
 
 func callNode(t *testing.T, url, method, path, body string) (int, map[string]any) {
 	t.Helper()
-	status, b, _ := do(url, method, path, clusterKey, body)
+	return callNodeAs(t, url, clusterKey, method, path, body)
+}
+
+func callNodeAs(t *testing.T, url, key, method, path, body string) (int, map[string]any) {
+	t.Helper()
+	status, b, _ := do(url, method, path, key, body)
 	if status == 0 {
 		t.Fatalf("%s %s: no answer", method, path)
 	}
@@ -194,4 +209,45 @@ func aggregateScenario(t *testing.T, urls []string) {
 			}
 		}
 	})
+}
+
+// podium check (offline) reports an aggregate whose log disagrees with its
+// sources, and podium rebuild repairs it.
+func TestAggregateCheckRebuildCLI(t *testing.T) {
+	dir := t.TempDir()
+	m, err := openMain(t, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &api{t: t, urls: []string{m.URL()}, key: "admin-secret"}
+	key := `"keys":[{"name":"t","order":"asc"}]`
+	a.want(201, "PUT", "/v1/boards/a", `{`+key+`}`)
+	a.want(201, "PUT", "/v1/boards/b", `{`+key+`}`)
+	a.want(201, "PUT", "/v1/boards/ab", `{`+key+`,"aggregate":{"kind":"sum_of_bests","sources":[{"board":"a"},{"board":"b"}]}}`)
+	a.submit("a", "x", 10)
+	a.submit("b", "x", 20)
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Corrupt the aggregate's log: a row the sources do not explain.
+	st, err := sqlite.Open(filepath.Join(dir, dbName), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last, _ := st.LastSeq(context.Background(), "ab")
+	err = st.Commit(context.Background(), &podium.Batch{Submissions: []podium.Submission{
+		{Seq: last + 1, Board: "ab", Period: "all", Player: "x", Keys: []int64{7}, At: time.Now()}}})
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ := runCLI(t, "check", "--data", dir); code != 1 || !strings.Contains(out, "board ab period all player x: want keys [30] (from its sources), got keys [7]") {
+		t.Fatalf("check of a corrupted aggregate: exit %d\n%s", code, out)
+	}
+	if code, out, errs := runCLI(t, "rebuild", "--data", dir); code != 0 {
+		t.Fatalf("rebuild: %d %s %s", code, out, errs)
+	}
+	if code, out, _ := runCLI(t, "check", "--data", dir); code != 0 || !strings.Contains(out, "check: ok") {
+		t.Fatalf("check after rebuild: exit %d\n%s", code, out)
+	}
 }
