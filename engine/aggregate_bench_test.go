@@ -49,13 +49,13 @@ func BenchmarkAggregateWrite(b *testing.B) {
 			}
 			defer st.Close()
 			eng := engine.New(engine.Config{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-			if err := eng.Start(ctx); err != nil {
+			if err := eng.Start(bg); err != nil {
 				b.Fatal(err)
 			}
 			defer eng.Close()
 			for _, bd := range bc.boards {
 				c := *bd
-				if _, _, err := eng.PutBoard(ctx, &c); err != nil {
+				if _, _, err := eng.PutBoard(bg, &c); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -68,7 +68,7 @@ func BenchmarkAggregateWrite(b *testing.B) {
 					v--
 					scores[i] = engine.Score{Board: "beg", Player: fmt.Sprintf("p%d", v%players), Keys: []int64{v}}
 				}
-				if _, err := eng.Submit(ctx, scores, false, nil); err != nil {
+				if _, err := eng.Submit(bg, scores, false, nil); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -90,13 +90,13 @@ func BenchmarkAggregateCreate(b *testing.B) {
 	}
 	defer st.Close()
 	eng := engine.New(engine.Config{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err := eng.Start(ctx); err != nil {
+	if err := eng.Start(bg); err != nil {
 		b.Fatal(err)
 	}
 	defer eng.Close()
 	var sources []podium.AggregateSource
 	for _, l := range []string{"beg", "int", "exp"} {
-		if _, _, err := eng.PutBoard(ctx, &podium.Board{ID: l, Keys: k}); err != nil {
+		if _, _, err := eng.PutBoard(bg, &podium.Board{ID: l, Keys: k}); err != nil {
 			b.Fatal(err)
 		}
 		sources = append(sources, podium.AggregateSource{Board: l})
@@ -104,7 +104,7 @@ func BenchmarkAggregateCreate(b *testing.B) {
 		for p := range players {
 			scores = append(scores, engine.Score{Board: l, Player: fmt.Sprintf("p%d", p), Keys: []int64{int64(p)}})
 			if len(scores) == cap(scores) {
-				if _, err := eng.Submit(ctx, scores, false, nil); err != nil {
+				if _, err := eng.Submit(bg, scores, false, nil); err != nil {
 					b.Fatal(err)
 				}
 				scores = scores[:0]
@@ -114,7 +114,7 @@ func BenchmarkAggregateCreate(b *testing.B) {
 	b.ResetTimer()
 	for i := range b.N {
 		agg := &podium.Board{ID: fmt.Sprintf("sum%d", i), Keys: k, Aggregate: &podium.Aggregate{Kind: podium.SumOfBests, RequireAll: true, Sources: sources}}
-		if _, _, err := eng.PutBoard(ctx, agg); err != nil {
+		if _, _, err := eng.PutBoard(bg, agg); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -137,11 +137,11 @@ func TestSharedAggregateWriterThatHasNotHeard(t *testing.T) {
 	for _, nd := range []*node{na, nb} {
 		eventually(t, 5*time.Second, "the aggregate has both players on both nodes", func() bool {
 			p, err := nd.eng.Top(bg, engine.Query{Board: "agg"}, 0, 10)
-			return err == nil && fmt.Sprint(entriesOf(p)) == "[x:9 y:7]"
+			return err == nil && fmt.Sprint(aggEntriesOf(p)) == "[x:9 y:7]"
 		})
 	}
 	p := top(t, na, "agg")
-	if got := fmt.Sprint(entriesOf(p)); got != "[x:9 y:7]" {
+	if got := fmt.Sprint(aggEntriesOf(p)); got != "[x:9 y:7]" {
 		t.Fatalf("aggregate %s, want [x:9 y:7]", got)
 	}
 	if r, err := engine.CheckStoreDetail(bg, na.store); err != nil || len(r.Diffs) > 0 {
@@ -149,7 +149,7 @@ func TestSharedAggregateWriterThatHasNotHeard(t *testing.T) {
 	}
 }
 
-func entriesOf(p engine.Page) []string {
+func aggEntriesOf(p engine.Page) []string {
 	var out []string
 	for _, e := range p.Entries {
 		out = append(out, fmt.Sprintf("%s:%d", e.Player, e.Keys[0]))

@@ -1,7 +1,6 @@
 package engine_test
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -13,24 +12,22 @@ import (
 	"github.com/podiumhq/podium/sqlite"
 )
 
-var ctx = context.Background()
-
-func (e *env) put(b *podium.Board) error {
+func (e *env) aggPut(b *podium.Board) error {
 	e.t.Helper()
-	_, _, err := e.eng.PutBoard(ctx, b)
+	_, _, err := e.eng.PutBoard(bg, b)
 	return err
 }
 
-func (e *env) mustPut(b *podium.Board) {
+func (e *env) aggMustPut(b *podium.Board) {
 	e.t.Helper()
-	if err := e.put(b); err != nil {
+	if err := e.aggPut(b); err != nil {
 		e.t.Fatalf("put %s: %v", b.ID, err)
 	}
 }
 
-func (e *env) results(board, player string) string {
+func (e *env) aggResults(board, player string) string {
 	e.t.Helper()
-	p, err := e.eng.Entry(ctx, engine.Query{Board: board}, player)
+	p, err := e.eng.Entry(bg, engine.Query{Board: board}, player)
 	if err != nil {
 		e.t.Fatalf("entry %s/%s: %v", board, player, err)
 	}
@@ -41,20 +38,20 @@ func (e *env) results(board, player string) string {
 	return strings.Join(parts, " ")
 }
 
-// clean checks that the indexes, the entries table and the log agree, and
+// aggClean checks that the indexes, the entries table and the log agree, and
 // that every aggregate agrees with its sources.
-func (e *env) clean() {
+func (e *env) aggClean() {
 	e.t.Helper()
-	if d, err := e.eng.CheckIndexes(ctx); err != nil || len(d) > 0 {
+	if d, err := e.eng.CheckIndexes(bg); err != nil || len(d) > 0 {
 		e.t.Fatalf("CheckIndexes: %v %v", d, err)
 	}
-	if d, err := e.eng.CheckLog(ctx); err != nil || len(d) > 0 {
+	if d, err := e.eng.CheckLog(bg); err != nil || len(d) > 0 {
 		e.t.Fatalf("CheckLog: %v %v", d, err)
 	}
 }
 
-// raw opens the database of a closed env without an engine.
-func (e *env) raw() *sqlite.Store {
+// aggRaw opens the database of a closed env without an engine.
+func (e *env) aggRaw() *sqlite.Store {
 	e.t.Helper()
 	st, err := sqlite.Open(filepath.Join(e.dir, "podium.db"), sqlite.Options{Sync: "normal"})
 	if err != nil {
@@ -64,11 +61,11 @@ func (e *env) raw() *sqlite.Store {
 	return st
 }
 
-func bestK(id string, keep int, keys ...podium.KeyDef) *podium.Board {
+func aggBestK(id string, keep int, keys ...podium.KeyDef) *podium.Board {
 	return &podium.Board{ID: id, Keys: keys, Mode: podium.BestK, Keep: keep, Public: true}
 }
 
-func sumOfBests(id string, requireAll bool, keys []podium.KeyDef, sources ...string) *podium.Board {
+func aggSumOfBests(id string, requireAll bool, keys []podium.KeyDef, sources ...string) *podium.Board {
 	a := &podium.Aggregate{Kind: podium.SumOfBests, RequireAll: requireAll}
 	for _, s := range sources {
 		a.Sources = append(a.Sources, podium.AggregateSource{Board: s})
@@ -78,7 +75,7 @@ func sumOfBests(id string, requireAll bool, keys []podium.KeyDef, sources ...str
 
 func TestBestKKeepsResults(t *testing.T) {
 	e := newEnv(t)
-	e.mustPut(bestK("beg", 3, asc("time"), desc("bbbv")))
+	e.aggMustPut(aggBestK("beg", 3, asc("time"), desc("bbbv")))
 	for i, keys := range [][]int64{{50, 1}, {40, 1}, {60, 1}, {40, 2}, {70, 9}, {45, 0}} {
 		e.clock.Set(e.clock.Now().Add(time.Second))
 		r := e.submit("beg", "alice", keys...)
@@ -90,42 +87,42 @@ func TestBestKKeepsResults(t *testing.T) {
 	e.submit("beg", "bob", 41, 5)
 	// Ranked by the best result; [40 2] beats [40 1] (more bbbv).
 	eq(t, e.top("beg", ""), []string{"1:alice:[40 2]", "2:bob:[41 5]"})
-	if got, want := e.results("beg", "alice"), "[40 2] [40 1] [45 0]"; got != want {
+	if got, want := e.aggResults("beg", "alice"), "[40 2] [40 1] [45 0]"; got != want {
 		t.Fatalf("results %q, want %q", got, want)
 	}
-	e.clean()
+	e.aggClean()
 	e.restart() // entries checkpointed at close, replayed otherwise
-	if got, want := e.results("beg", "alice"), "[40 2] [40 1] [45 0]"; got != want {
+	if got, want := e.aggResults("beg", "alice"), "[40 2] [40 1] [45 0]"; got != want {
 		t.Fatalf("results after restart %q, want %q", got, want)
 	}
-	e.clean()
-	if _, err := engine.RebuildStore(ctx, e.store); err != nil {
+	e.aggClean()
+	if _, err := engine.RebuildStore(bg, e.store); err != nil {
 		t.Fatal(err)
 	}
 	e.restart()
-	if got, want := e.results("beg", "alice"), "[40 2] [40 1] [45 0]"; got != want {
+	if got, want := e.aggResults("beg", "alice"), "[40 2] [40 1] [45 0]"; got != want {
 		t.Fatalf("results after rebuild %q, want %q", got, want)
 	}
-	e.clean()
+	e.aggClean()
 }
 
 // An entry checkpointed ahead of its watermark must not get a result
 // twice when the log after the watermark is replayed over it.
 func TestBestKReplayOverCheckpointAhead(t *testing.T) {
 	e := newEnv(t)
-	e.mustPut(bestK("beg", 5, asc("time")))
+	e.aggMustPut(aggBestK("beg", 5, asc("time")))
 	e.submit("beg", "alice", 20)
 	e.submit("beg", "alice", 30) // a kept result newer than the best
 	e.close()
 	// The entries table holds both results but the watermark says 0.
-	if err := e.raw().Commit(ctx, &podium.Batch{Watermarks: []podium.Watermark{{Board: "beg", Seq: 0}}}); err != nil {
+	if err := e.aggRaw().Commit(bg, &podium.Batch{Watermarks: []podium.Watermark{{Board: "beg", Seq: 0}}}); err != nil {
 		t.Fatal(err)
 	}
 	e.open()
-	if got, want := e.results("beg", "alice"), "[20] [30]"; got != want {
+	if got, want := e.aggResults("beg", "alice"), "[20] [30]"; got != want {
 		t.Fatalf("results %q, want %q", got, want)
 	}
-	e.clean()
+	e.aggClean()
 }
 
 func TestBestKValidation(t *testing.T) {
@@ -150,7 +147,7 @@ func TestAggregateSumOfBestsRequireAll(t *testing.T) {
 	for _, id := range []string{"beg", "int", "exp"} {
 		e.board(id, podium.Best, podium.Never, keys...)
 	}
-	e.mustPut(sumOfBests("sum", true, keys, "beg", "int", "exp"))
+	e.aggMustPut(aggSumOfBests("sum", true, keys, "beg", "int", "exp"))
 
 	e.submit("beg", "alice", 1000, 10)
 	e.submit("int", "alice", 9000, 50)
@@ -176,35 +173,35 @@ func TestAggregateSumOfBestsRequireAll(t *testing.T) {
 	eq(t, e.top("sum", ""), []string{"1:bob:[39900 160]", "2:alice:[40000 160]"})
 
 	// Direct writes to the aggregate are refused.
-	_, err := e.eng.Submit(ctx, []engine.Score{{Board: "sum", Player: "carol", Keys: []int64{1, 1}}}, true, nil)
+	_, err := e.eng.Submit(bg, []engine.Score{{Board: "sum", Player: "carol", Keys: []int64{1, 1}}}, true, nil)
 	if podium.ErrorCode(err) != podium.ECodeConflict {
 		t.Fatalf("submit to an aggregate: %v, want conflict", err)
 	}
-	if err := e.eng.DeleteEntry(ctx, "sum", "", "alice"); podium.ErrorCode(err) != podium.ECodeConflict {
+	if err := e.eng.DeleteEntry(bg, "sum", "", "alice"); podium.ErrorCode(err) != podium.ECodeConflict {
 		t.Fatalf("delete on an aggregate: %v, want conflict", err)
 	}
 	// A source cannot be deleted while an aggregate reads it.
-	if err := e.eng.DeleteBoard(ctx, "int"); podium.ErrorCode(err) != podium.ECodeConflict {
+	if err := e.eng.DeleteBoard(bg, "int"); podium.ErrorCode(err) != podium.ECodeConflict {
 		t.Fatalf("delete a source board: %v, want conflict", err)
 	}
 	// An admin delete on a source takes the player out (require_all).
-	if err := e.eng.DeleteEntry(ctx, "int", "", "bob"); err != nil {
+	if err := e.eng.DeleteEntry(bg, "int", "", "bob"); err != nil {
 		t.Fatal(err)
 	}
 	eq(t, e.top("sum", ""), []string{"1:alice:[40000 160]"})
-	e.clean()
+	e.aggClean()
 	e.restart()
 	eq(t, e.top("sum", ""), []string{"1:alice:[40000 160]"})
-	e.clean()
+	e.aggClean()
 }
 
 func TestAggregateSumWithoutRequireAll(t *testing.T) {
 	e := newEnv(t)
 	e.board("a", podium.Sum, podium.Daily, desc("p"))
 	e.board("b", podium.Best, podium.Daily, desc("p"))
-	s := sumOfBests("ab", false, []podium.KeyDef{desc("p")}, "a", "b")
+	s := aggSumOfBests("ab", false, []podium.KeyDef{desc("p")}, "a", "b")
 	s.Reset = podium.Reset{Every: podium.Daily}
-	e.mustPut(s)
+	e.aggMustPut(s)
 	e.submit("a", "x", 5)
 	e.submit("a", "x", 5)
 	eq(t, e.top("ab", ""), []string{"1:x:[10]"})
@@ -217,31 +214,31 @@ func TestAggregateSumWithoutRequireAll(t *testing.T) {
 	eq(t, e.top("ab", ""), []string{"1:x:[1]"})
 	eq(t, e.top("ab", "previous"), []string{"1:x:[17]"})
 	// Deleting yesterday's source entry updates yesterday's aggregate.
-	if err := e.eng.DeleteEntry(ctx, "a", "previous", "x"); err != nil {
+	if err := e.eng.DeleteEntry(bg, "a", "previous", "x"); err != nil {
 		t.Fatal(err)
 	}
 	eq(t, e.top("ab", "previous"), []string{"1:x:[7]"})
-	if err := e.eng.DeleteEntry(ctx, "b", "previous", "x"); err != nil {
+	if err := e.eng.DeleteEntry(bg, "b", "previous", "x"); err != nil {
 		t.Fatal(err)
 	}
 	eq(t, e.top("ab", "previous"), []string{})
-	e.clean()
+	e.aggClean()
 }
 
 // The tournament total: best 3 beginner + best 2 intermediate + best 1
 // expert times, missing ones filled with 10 s / 60 s / 240 s.
 func TestAggregateBestKSumWithFill(t *testing.T) {
 	e := newEnv(t)
-	e.mustPut(bestK("beg", 5, asc("ms")))
-	e.mustPut(bestK("int", 5, asc("ms")))
-	e.mustPut(bestK("exp", 1, asc("ms")))
+	e.aggMustPut(aggBestK("beg", 5, asc("ms")))
+	e.aggMustPut(aggBestK("int", 5, asc("ms")))
+	e.aggMustPut(aggBestK("exp", 1, asc("ms")))
 	total := &podium.Board{ID: "total", Keys: []podium.KeyDef{asc("ms")}, Public: true, Aggregate: &podium.Aggregate{
 		Kind: podium.BestKSum, Sources: []podium.AggregateSource{
 			{Board: "beg", K: 3, Fill: []int64{10_000}},
 			{Board: "int", K: 2, Fill: []int64{60_000}},
 			{Board: "exp", K: 1, Fill: []int64{240_000}},
 		}}}
-	e.mustPut(total)
+	e.aggMustPut(total)
 	e.submit("beg", "alice", 4000)
 	// 4000 + 2*10000 + 2*60000 + 240000
 	eq(t, e.top("total", ""), []string{"1:alice:[384000]"})
@@ -257,9 +254,9 @@ func TestAggregateBestKSumWithFill(t *testing.T) {
 	eq(t, e.top("total", ""), []string{"1:alice:[319000]"})
 	e.submit("beg", "bob", 1) // 1 + 2*10000 + 2*60000 + 240000
 	eq(t, e.top("total", ""), []string{"1:alice:[319000]", "2:bob:[380001]"})
-	e.clean()
+	e.aggClean()
 	e.restart()
-	e.clean()
+	e.aggClean()
 }
 
 func TestAggregateBackfillAndRedefine(t *testing.T) {
@@ -274,23 +271,23 @@ func TestAggregateBackfillAndRedefine(t *testing.T) {
 	e.clock.Set(e.clock.Now().Add(time.Hour))
 	// A new aggregate starts with what its sources imply, timed by when
 	// the sources reached it: y got to 3 before x did.
-	e.mustPut(sumOfBests("s", false, []podium.KeyDef{desc("p")}, "a", "b"))
+	e.aggMustPut(aggSumOfBests("s", false, []podium.KeyDef{desc("p")}, "a", "b"))
 	eq(t, e.top("s", ""), []string{"1:y:[3]", "2:x:[3]"})
 	// Redefined: recomputed, y (no entry on a) leaves.
-	e.mustPut(sumOfBests("s", true, []podium.KeyDef{desc("p")}, "a", "b"))
+	e.aggMustPut(aggSumOfBests("s", true, []podium.KeyDef{desc("p")}, "a", "b"))
 	eq(t, e.top("s", ""), []string{"1:x:[3]"})
-	e.mustPut(sumOfBests("s", true, []podium.KeyDef{desc("p")}, "b"))
+	e.aggMustPut(aggSumOfBests("s", true, []podium.KeyDef{desc("p")}, "b"))
 	eq(t, e.top("s", ""), []string{"1:y:[3]", "2:x:[2]"})
-	e.clean()
+	e.aggClean()
 	// Now a can go, b cannot.
-	if err := e.eng.DeleteBoard(ctx, "a"); err != nil {
+	if err := e.eng.DeleteBoard(bg, "a"); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.eng.DeleteBoard(ctx, "b"); podium.ErrorCode(err) != podium.ECodeConflict {
+	if err := e.eng.DeleteBoard(bg, "b"); podium.ErrorCode(err) != podium.ECodeConflict {
 		t.Fatalf("delete source: %v", err)
 	}
 	// Changing a source so that the aggregate would break is refused.
-	if err := e.put(&podium.Board{ID: "b", Keys: []podium.KeyDef{asc("p")}, Public: true}); podium.ErrorCode(err) != podium.ECodeConflict {
+	if err := e.aggPut(&podium.Board{ID: "b", Keys: []podium.KeyDef{asc("p")}, Public: true}); podium.ErrorCode(err) != podium.ECodeConflict {
 		t.Fatalf("change a source's order: %v", err)
 	}
 }
@@ -301,21 +298,21 @@ func TestAggregateNested(t *testing.T) {
 	e.board("a", podium.Best, podium.Never, k...)
 	e.board("b", podium.Best, podium.Never, k...)
 	e.board("c", podium.Best, podium.Never, k...)
-	e.mustPut(sumOfBests("ab", false, k, "a", "b"))
-	e.mustPut(sumOfBests("abc", false, k, "ab", "c"))
+	e.aggMustPut(aggSumOfBests("ab", false, k, "a", "b"))
+	e.aggMustPut(aggSumOfBests("abc", false, k, "ab", "c"))
 	e.submit("a", "x", 1)
 	e.submit("c", "x", 10)
 	e.submit("b", "x", 100)
 	eq(t, e.top("ab", ""), []string{"1:x:[101]"})
 	eq(t, e.top("abc", ""), []string{"1:x:[111]"})
 	// A cycle is refused.
-	if err := e.put(sumOfBests("ab", false, k, "a", "abc")); podium.ErrorCode(err) != podium.ECodeInvalid {
+	if err := e.aggPut(aggSumOfBests("ab", false, k, "a", "abc")); podium.ErrorCode(err) != podium.ECodeInvalid {
 		t.Fatalf("cycle: %v", err)
 	}
-	e.clean()
+	e.aggClean()
 	e.restart()
 	eq(t, e.top("abc", ""), []string{"1:x:[111]"})
-	e.clean()
+	e.aggClean()
 }
 
 func TestAggregateValidation(t *testing.T) {
@@ -325,12 +322,12 @@ func TestAggregateValidation(t *testing.T) {
 	e.board("one", podium.Best, podium.Never, asc("t"))
 	e.board("daily", podium.Best, podium.Daily, k2...)
 	e.board("flip", podium.Best, podium.Never, asc("t"), asc("b"))
-	e.mustPut(bestK("bk", 3, k2...))
+	e.aggMustPut(aggBestK("bk", 3, k2...))
 	bks := func(k int, fill ...int64) *podium.Board {
 		return &podium.Board{ID: "agg", Keys: k2, Aggregate: &podium.Aggregate{Kind: podium.BestKSum,
 			Sources: []podium.AggregateSource{{Board: "bk", K: k, Fill: fill}}}}
 	}
-	many := sumOfBests("agg", false, k2)
+	many := aggSumOfBests("agg", false, k2)
 	for i := range 9 {
 		many.Aggregate.Sources = append(many.Aggregate.Sources, podium.AggregateSource{Board: fmt.Sprintf("s%d", i)})
 	}
@@ -339,14 +336,14 @@ func TestAggregateValidation(t *testing.T) {
 		b    *podium.Board
 		want string
 	}{
-		{"missing source", sumOfBests("agg", false, k2, "two", "nope"), `board "nope" does not exist`},
-		{"self", sumOfBests("agg", false, k2, "agg"), "cannot be a source of itself"},
-		{"twice", sumOfBests("agg", false, k2, "two", "two"), "listed twice"},
-		{"key count", sumOfBests("agg", false, k2, "one"), "has 1 keys"},
-		{"key order", sumOfBests("agg", false, k2, "flip"), "key 1"},
-		{"cadence", sumOfBests("agg", false, k2, "daily"), "cadences must be the same"},
+		{"missing source", aggSumOfBests("agg", false, k2, "two", "nope"), `board "nope" does not exist`},
+		{"self", aggSumOfBests("agg", false, k2, "agg"), "cannot be a source of itself"},
+		{"twice", aggSumOfBests("agg", false, k2, "two", "two"), "listed twice"},
+		{"key count", aggSumOfBests("agg", false, k2, "one"), "has 1 keys"},
+		{"key order", aggSumOfBests("agg", false, k2, "flip"), "key 1"},
+		{"cadence", aggSumOfBests("agg", false, k2, "daily"), "cadences must be the same"},
 		{"too many", many, "1 to 8 boards"},
-		{"no sources", sumOfBests("agg", false, k2), "1 to 8 boards"},
+		{"no sources", aggSumOfBests("agg", false, k2), "1 to 8 boards"},
 		{"k over keep", bks(4, 1, 1), "keeping at least k = 4"},
 		{"fill length", bks(2, 1), "one value per key"},
 		{"k zero", bks(0, 1, 1), "k must be 1 to 100"},
@@ -361,7 +358,7 @@ func TestAggregateValidation(t *testing.T) {
 		{"no definition", &podium.Board{ID: "agg", Keys: k2, Mode: podium.AggregateMode}, "needs an aggregate definition"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := e.put(tc.b)
+			err := e.aggPut(tc.b)
 			if podium.ErrorCode(err) != podium.ECodeInvalid || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("%v, want invalid_argument with %q", err, tc.want)
 			}
@@ -372,8 +369,8 @@ func TestAggregateValidation(t *testing.T) {
 	}
 	// A best_k source keeping fewer results than an aggregate counts
 	// cannot have its keep lowered... nor any change breaking it.
-	e.mustPut(bks(3, 1, 1))
-	if err := e.put(bestK("bk", 2, k2...)); podium.ErrorCode(err) != podium.ECodeConflict {
+	e.aggMustPut(bks(3, 1, 1))
+	if err := e.aggPut(aggBestK("bk", 2, k2...)); podium.ErrorCode(err) != podium.ECodeConflict {
 		t.Fatalf("lower keep under an aggregate's k: %v", err)
 	}
 }
@@ -384,15 +381,15 @@ func TestAggregateOverflowRefusesTheSourceWrite(t *testing.T) {
 	e := newEnv(t)
 	e.board("a", podium.Best, podium.Never, desc("p"))
 	e.board("b", podium.Best, podium.Never, desc("p"))
-	e.mustPut(sumOfBests("s", false, []podium.KeyDef{desc("p")}, "a", "b"))
+	e.aggMustPut(aggSumOfBests("s", false, []podium.KeyDef{desc("p")}, "a", "b"))
 	e.submit("a", "x", 1<<62)
-	_, err := e.eng.Submit(ctx, []engine.Score{{Board: "b", Player: "x", Keys: []int64{1 << 62}}}, true, nil)
+	_, err := e.eng.Submit(bg, []engine.Score{{Board: "b", Player: "x", Keys: []int64{1 << 62}}}, true, nil)
 	if podium.ErrorCode(err) != podium.ECodeUnprocessable {
 		t.Fatalf("overflowing write: %v, want unprocessable", err)
 	}
 	eq(t, e.top("b", ""), []string{})
 	eq(t, e.top("s", ""), []string{"1:x:[4611686018427387904]"})
-	e.clean()
+	e.aggClean()
 }
 
 // podium check reports an aggregate that disagrees with its sources, and
@@ -402,11 +399,11 @@ func TestAggregateCheckAndRebuild(t *testing.T) {
 	k := []podium.KeyDef{asc("t")}
 	e.board("a", podium.Best, podium.Never, k...)
 	e.board("b", podium.Best, podium.Never, k...)
-	e.mustPut(sumOfBests("s", true, k, "a", "b"))
+	e.aggMustPut(aggSumOfBests("s", true, k, "a", "b"))
 	e.submit("a", "x", 10)
 	e.submit("b", "x", 20)
 	e.submit("a", "y", 1)
-	e.clean()
+	e.aggClean()
 	seq := e.eng.Boards(false)
 	var head uint64
 	for _, bi := range seq {
@@ -416,14 +413,14 @@ func TestAggregateCheckAndRebuild(t *testing.T) {
 	}
 	e.close()
 	// Corrupt the aggregate's log: a wrong value for x, an entry for y.
-	st := e.raw()
-	if err := st.Commit(ctx, &podium.Batch{Submissions: []podium.Submission{
+	st := e.aggRaw()
+	if err := st.Commit(bg, &podium.Batch{Submissions: []podium.Submission{
 		{Seq: head + 1, Board: "s", Period: "all", Player: "x", Keys: []int64{99}, At: e.clock.Now()},
 		{Seq: head + 2, Board: "s", Period: "all", Player: "y", Keys: []int64{5}, At: e.clock.Now()},
 	}}); err != nil {
 		t.Fatal(err)
 	}
-	diffs, err := engine.CheckStore(ctx, st)
+	diffs, err := engine.CheckStore(bg, st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -436,19 +433,19 @@ func TestAggregateCheckAndRebuild(t *testing.T) {
 	}
 	st.Close()
 	e.open()
-	if d, err := e.eng.CheckIndexes(ctx); err != nil || len(d) != 2 {
+	if d, err := e.eng.CheckIndexes(bg); err != nil || len(d) != 2 {
 		t.Errorf("CheckIndexes on the corrupted aggregate: %v %v, want 2 diffs", d, err)
 	}
 	e.close()
-	st = e.raw()
-	if _, err := engine.RebuildStore(ctx, st); err != nil {
+	st = e.aggRaw()
+	if _, err := engine.RebuildStore(bg, st); err != nil {
 		t.Fatal(err)
 	}
-	if diffs, err := engine.CheckStore(ctx, st); err != nil || len(diffs) > 0 {
+	if diffs, err := engine.CheckStore(bg, st); err != nil || len(diffs) > 0 {
 		t.Fatalf("after rebuild: %v %v", diffs, err)
 	}
 	st.Close()
 	e.open()
 	eq(t, e.top("s", ""), []string{"1:x:[30]"})
-	e.clean()
+	e.aggClean()
 }

@@ -7,11 +7,11 @@ import (
 	"github.com/podiumhq/podium"
 )
 
-// testResults: the kept results of a best_k board's entries are stored
+// testBestKResults: the kept results of a best_k board's entries are stored
 // with the entry, replaced by a later upsert (none clears them), and
 // carried by ReplaceEntries; the board document keeps keep and the
 // aggregate definition.
-func testResults(t *testing.T, open func(*testing.T) podium.Store) {
+func testBestKResults(t *testing.T, open func(*testing.T) podium.Store) {
 	s := open(t)
 	bd := &podium.Board{ID: "ms:beg", Keys: []podium.KeyDef{{Name: "time", Order: podium.Asc}, {Name: "bbbv", Order: podium.Desc}},
 		Mode: podium.BestK, Keep: 3, CreatedAt: t0, UpdatedAt: t0}

@@ -54,7 +54,7 @@ func Run(t *testing.T, open func(t *testing.T) podium.Store) {
 	t.Run("Watermarks", func(t *testing.T) { testWatermarks(t, open) })
 	t.Run("Periods", func(t *testing.T) { testPeriods(t, open) })
 	t.Run("WithinBatch", func(t *testing.T) { testWithinBatch(t, open) })
-	t.Run("Results", func(t *testing.T) { testResults(t, open) }) // results.go
+	t.Run("Results", func(t *testing.T) { testBestKResults(t, open) }) // results.go
 }
 
 var ctx = context.Background()

@@ -28,15 +28,15 @@ func TestAggregateScenarioPostgres(t *testing.T) {
 	aggregateScenario(t, []string{c.nodes[0].url, c.nodes[1].url})
 }
 
-// api is a client of one or more nodes: writes go to each in turn.
-type api struct {
+// aggAPI is a client of one or more nodes: writes go to each in turn.
+type aggAPI struct {
 	t    *testing.T
 	urls []string
 	next int
 	key  string // the admin key (default clusterKey)
 }
 
-func (a *api) call(method, path, body string) (int, map[string]any) {
+func (a *aggAPI) call(method, path, body string) (int, map[string]any) {
 	a.t.Helper()
 	url := a.urls[a.next%len(a.urls)]
 	a.next++
@@ -44,15 +44,15 @@ func (a *api) call(method, path, body string) (int, map[string]any) {
 	if key == "" {
 		key = clusterKey
 	}
-	return callNodeAs(a.t, url, key, method, path, body)
+	return aggCallAs(a.t, url, key, method, path, body)
 }
 
-func callNode(t *testing.T, url, method, path, body string) (int, map[string]any) {
+func aggCall(t *testing.T, url, method, path, body string) (int, map[string]any) {
 	t.Helper()
-	return callNodeAs(t, url, clusterKey, method, path, body)
+	return aggCallAs(t, url, clusterKey, method, path, body)
 }
 
-func callNodeAs(t *testing.T, url, key, method, path, body string) (int, map[string]any) {
+func aggCallAs(t *testing.T, url, key, method, path, body string) (int, map[string]any) {
 	t.Helper()
 	status, b, _ := do(url, method, path, key, body)
 	if status == 0 {
@@ -67,7 +67,7 @@ func callNodeAs(t *testing.T, url, key, method, path, body string) (int, map[str
 	return status, m
 }
 
-func (a *api) want(status int, method, path, body string) map[string]any {
+func (a *aggAPI) want(status int, method, path, body string) map[string]any {
 	a.t.Helper()
 	got, m := a.call(method, path, body)
 	if got != status {
@@ -76,7 +76,7 @@ func (a *api) want(status int, method, path, body string) map[string]any {
 	return m
 }
 
-func (a *api) submit(board, player string, keys ...int64) {
+func (a *aggAPI) submit(board, player string, keys ...int64) {
 	a.t.Helper()
 	k, _ := json.Marshal(keys)
 	a.want(200, "POST", "/v1/boards/"+board+"/scores", fmt.Sprintf(`{"player":%q,"keys":%s}`, player, k))
@@ -84,14 +84,14 @@ func (a *api) submit(board, player string, keys ...int64) {
 
 // ranking waits until every node shows the same ranking of a board and
 // returns it as "player:keys" strings.
-func (a *api) ranking(board string, want ...string) {
+func (a *aggAPI) ranking(board string, want ...string) {
 	a.t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		ok := true
 		var last []string
 		for _, url := range a.urls {
-			_, m := callNode(a.t, url, "GET", "/v1/boards/"+board+"/entries?limit=100", "")
+			_, m := aggCall(a.t, url, "GET", "/v1/boards/"+board+"/entries?limit=100", "")
 			last = nil
 			es, _ := m["entries"].([]any)
 			for _, e := range es {
@@ -113,14 +113,14 @@ func (a *api) ranking(board string, want ...string) {
 	}
 }
 
-func (a *api) errCode(m map[string]any) string {
+func (a *aggAPI) errCode(m map[string]any) string {
 	e, _ := m["error"].(map[string]any)
 	s, _ := e["code"].(string)
 	return s
 }
 
 func aggregateScenario(t *testing.T, urls []string) {
-	a := &api{t: t, urls: urls}
+	a := &aggAPI{t: t, urls: urls}
 	t.Run("ThreeLevelSum", func(t *testing.T) {
 		a.t = t
 		keys := `"keys":[{"name":"time_ms","order":"asc"},{"name":"bbbv","order":"desc"}]`
@@ -188,7 +188,7 @@ func aggregateScenario(t *testing.T, urls []string) {
 		// alice: 3000+4000+5000+6000 + 50000+2*60000 + 100000+200000
 		// bob: 1000+3*10000 + 3*60000 + 2*240000
 		a.ranking("t:total", "alice:[488000]", "bob:[691000]")
-		_, m := callNode(t, urls[len(urls)-1], "GET", "/v1/boards/t:beg/entries/alice", "")
+		_, m := aggCall(t, urls[len(urls)-1], "GET", "/v1/boards/t:beg/entries/alice", "")
 		rs, _ := m["results"].([]any)
 		var kept []string
 		for _, r := range rs {
@@ -204,7 +204,7 @@ func aggregateScenario(t *testing.T, urls []string) {
 	t.Run("Check", func(t *testing.T) {
 		a.t = t
 		for _, url := range urls {
-			if _, m := callNode(t, url, "POST", "/v1/admin/check", ""); m["ok"] != true {
+			if _, m := aggCall(t, url, "POST", "/v1/admin/check", ""); m["ok"] != true {
 				t.Errorf("check on %s: %v", url, m)
 			}
 		}
@@ -219,7 +219,7 @@ func TestAggregateCheckRebuildCLI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &api{t: t, urls: []string{m.URL()}, key: "admin-secret"}
+	a := &aggAPI{t: t, urls: []string{m.URL()}, key: "admin-secret"}
 	key := `"keys":[{"name":"t","order":"asc"}]`
 	a.want(201, "PUT", "/v1/boards/a", `{`+key+`}`)
 	a.want(201, "PUT", "/v1/boards/b", `{`+key+`}`)
