@@ -22,6 +22,11 @@ func (e *Engine) UpdateBoard(ctx context.Context, u *podium.BoardUpdate) (info B
 	if err := e.send(ctx, o); err != nil {
 		return BoardInfo{}, false, err
 	}
+	if o.aggPut {
+		if err := e.aggAfterPut(u.ID); err != nil { // aggregate_admin.go
+			return BoardInfo{}, false, err
+		}
+	}
 	bi, err := e.Board(u.ID)
 	return bi, o.created, err
 }

@@ -292,11 +292,29 @@ func aggPeriods(boards []*boardState) []string {
 	return out
 }
 
-// aggRecomputeAll plans, for every period and every player of an aggregate
-// and its direct sources, the rows that bring the aggregate to what its
-// sources say (and, through aggPlan, the aggregates depending on it).
-func (e *Engine) aggRecomputeAll(g *group, abs *boardState) error {
+// aggChunkPlayers is how many players one step of a recompute visits: the
+// writer takes other groups between steps, so that defining an aggregate
+// over big boards does not hold writes back for long.
+var aggChunkPlayers = 2000
+
+// aggWork is a recompute in progress: the players to visit, per period, as
+// they were when it started. A player who appears later got their
+// aggregate from the write that made them appear (the definition is in
+// place before the first step), and a player visited twice is recomputed
+// from the state of the moment, so stepping is exact.
+type aggWork struct {
+	bs      *boardState
+	def     *podium.Aggregate
+	periods []string
+	players [][]uint32
+	p, i    int // the next period, the next player in it
+}
+
+// aggNewWork lists the periods and players of an aggregate and its direct
+// sources.
+func (e *Engine) aggNewWork(abs *boardState) (*aggWork, error) {
 	def := abs.def.Load()
+	w := &aggWork{bs: abs, def: def.Aggregate}
 	boards := []*boardState{abs}
 	for _, s := range def.Aggregate.Sources {
 		if sbs := e.board(s.Board); sbs != nil {
@@ -307,7 +325,7 @@ func (e *Engine) aggRecomputeAll(g *group, abs *boardState) error {
 		players := map[uint32]bool{}
 		for _, bs := range boards {
 			if err := e.ensureLoaded(bs, period); err != nil {
-				return err
+				return nil, err
 			}
 			bs.mu.RLock()
 			if ps := bs.periods[period]; ps != nil {
@@ -323,86 +341,134 @@ func (e *Engine) aggRecomputeAll(g *group, abs *boardState) error {
 			ids = append(ids, p)
 		}
 		slices.Sort(ids)
-		for _, pid := range ids {
+		w.periods = append(w.periods, period)
+		w.players = append(w.players, ids)
+	}
+	return w, nil
+}
+
+// aggStep plans, for the next players of w (at most limit), the rows that
+// bring the aggregate to what its sources say (and, through aggPlan, the
+// aggregates depending on it). done reports that every player is visited.
+func (e *Engine) aggStep(g *group, w *aggWork, limit int) (done bool, err error) {
+	n := 0
+	for ; w.p < len(w.periods); w.p, w.i = w.p+1, 0 {
+		period := w.periods[w.p]
+		for ; w.i < len(w.players[w.p]); w.i++ {
+			if n == limit {
+				return false, nil
+			}
+			n++
+			pid := w.players[w.p][w.i]
 			name := e.players.name(pid).Player
-			row, changed, err := e.aggRecompute(g, map[ovKey]ovVal{}, abs, period, pid, name, true)
+			row, changed, err := e.aggRecompute(g, map[ovKey]ovVal{}, w.bs, period, pid, name, true)
 			if err != nil {
-				return fmt.Errorf("player %q in period %s: %w", name, period, err)
+				return false, fmt.Errorf("player %q in period %s: %w", name, period, err)
 			}
 			if !changed {
 				continue
 			}
 			more, err := e.aggPlan(g, row.key, name, row.val, true)
 			if err != nil {
-				return fmt.Errorf("player %q in period %s: %w", name, period, err)
+				return false, fmt.Errorf("player %q in period %s: %w", name, period, err)
 			}
 			e.aggApply(g, append([]aggRow{row}, more...))
 		}
 	}
-	return nil
+	return true, nil
 }
 
-// aggRecomputeOnWriter brings every entry of an aggregate board, in every
-// period, to what its sources say now, logging a row for each entry that
-// differs (none when it is right). A PUT of an aggregate board runs it
-// (aggAfterPut), so a new aggregate starts with the entries its sources
-// already imply, and re-PUTting one repairs it. It runs on the writer.
-func (e *Engine) aggRecomputeOnWriter(ctx context.Context, id string) error {
-	bs := e.board(id)
-	if bs == nil {
-		return errBoardNotFound(id)
-	}
-	if bs.def.Load().Aggregate == nil {
-		return podium.Errorf(podium.ECodeInvalid, "board %q is not an aggregate", id)
-	}
+// aggRecomputeStep runs one step of the recompute of aggregate id, on the
+// writer, as a group of its own (in shared mode a transaction holding the
+// aggregate and its sources, caught up with them). *w is nil before the
+// first step. done reports that every player was visited, or that the
+// board is no longer this aggregate (deleted, or redefined: the newer PUT
+// recomputes it).
+func (e *Engine) aggRecomputeStep(ctx context.Context, id string, w **aggWork) (done bool, err error) {
+	var tx podium.WriteTx
 	if e.sh == nil {
 		e.recover()
-		g := e.newGroup(nil)
-		if err := e.aggRecomputeAll(g, bs); err != nil {
-			return err
+	} else {
+		if e.sh.DBError() != nil {
+			return false, errDatabaseDown()
 		}
-		if len(g.batch.Submissions) == 0 {
-			return nil
+		var ids []string
+		tx, ids, err = e.aggBegin(ctx, []string{id})
+		if err != nil {
+			return false, e.beginFailed(err)
 		}
-		e.handOff(g)
-		e.barrier()
-		if g.err != nil {
-			return podium.Errorf(podium.ECodeUnavailable, "the aggregate's entries could not be stored (%s); retry", storageCause(g.err))
-		}
-		return nil
-	}
-	if e.sh.DBError() != nil {
-		return errDatabaseDown()
-	}
-	tx, ids, err := e.aggBegin(ctx, []string{id})
-	if err != nil {
-		return e.beginFailed(err)
-	}
-	defer tx.Rollback()
-	for _, b := range ids {
-		if err := e.syncLocked(ctx, tx, b); err != nil {
-			return e.storeFailed("catch up", err)
+		defer tx.Rollback()
+		for _, b := range ids {
+			if err := e.syncLocked(ctx, tx, b); err != nil {
+				return false, e.storeFailed("catch up", err)
+			}
 		}
 	}
-	if bs = e.board(id); bs == nil || bs.def.Load().Aggregate == nil {
-		return nil // deleted or changed meanwhile, by another node
+	bs := e.board(id)
+	var def *podium.Board
+	if bs != nil {
+		def = bs.def.Load()
+	}
+	switch {
+	case *w == nil && bs == nil:
+		return false, errBoardNotFound(id)
+	case *w == nil && def.Aggregate == nil:
+		return false, podium.Errorf(podium.ECodeInvalid, "board %q is not an aggregate", id)
+	case *w == nil:
+		if *w, err = e.aggNewWork(bs); err != nil {
+			return false, err
+		}
+	case bs != (*w).bs || !def.Aggregate.Equal((*w).def):
+		return true, nil
 	}
 	g := e.newGroup(nil)
-	if err := e.aggRecomputeAll(g, bs); err != nil {
-		return err
+	if done, err = e.aggStep(g, *w, aggChunkPlayers); err != nil {
+		return false, err
 	}
 	if len(g.batch.Submissions) == 0 {
-		return nil
+		return done, nil
 	}
-	e.writeThrough(g)
-	if g.err = tx.Commit(ctx, &g.batch); g.err != nil {
-		e.commitFailed(g.err, false)
+	if e.sh == nil {
+		e.handOff(g)
+		e.barrier()
+	} else {
+		e.writeThrough(g)
+		if g.err = tx.Commit(ctx, &g.batch); g.err != nil {
+			e.commitFailed(g.err, false)
+		}
 		e.finishGroup(g)
-		return podium.Errorf(podium.ECodeUnavailable, "the aggregate's entries could not be stored (%s); retry", storageCause(g.err))
+		if g.err == nil {
+			e.publishRows(g)
+		}
 	}
-	e.finishGroup(g)
-	e.publishRows(g)
-	return nil
+	if g.err != nil {
+		return false, podium.Errorf(podium.ECodeUnavailable, "the aggregate's entries could not be stored (%s)", storageCause(g.err))
+	}
+	return done, nil
+}
+
+// aggRecomputeAll brings every entry of an aggregate board, in every
+// period, to what its sources say now, logging a row for each entry that
+// differs (none when it is right), step by step on the writer with other
+// writes in between. A PUT of an aggregate board runs it before its
+// answer, so a new aggregate starts with the entries its sources already
+// imply, and re-PUTting one repairs it. Once started it runs to the end
+// even if the caller goes away.
+func (e *Engine) aggRecomputeAll(id string) error {
+	var w *aggWork
+	for {
+		var (
+			done bool
+			err  error
+		)
+		o := &op{kind: opFunc, fn: func() { done, err = e.aggRecomputeStep(context.Background(), id, &w) }}
+		if serr := e.send(context.Background(), o); serr != nil {
+			return serr
+		}
+		if err != nil || done {
+			return err
+		}
+	}
 }
 
 // newGroup returns an empty group computed at the engine's now.

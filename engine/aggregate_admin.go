@@ -118,17 +118,16 @@ func aggPutLocks(u *podium.BoardUpdate, cur *podium.Board) []string {
 	return ids
 }
 
-// aggAfterPut recomputes an aggregate board after a PUT stored it (o.aggPut
-// set by applyPutBoard), outside the PUT's own transaction.
-func (e *Engine) aggAfterPut(o *op) {
-	if o.err != nil || !o.aggPut {
-		return
+// aggAfterPut recomputes an aggregate board after a PUT stored it, before
+// the PUT is answered (UpdateBoard, when applyPutBoard set o.aggPut).
+func (e *Engine) aggAfterPut(id string) error {
+	err := e.aggRecomputeAll(id)
+	if err == nil {
+		return nil
 	}
-	if err := e.aggRecomputeOnWriter(context.Background(), o.update.ID); err != nil {
-		o.err = podium.Errorf(podium.ErrorCode(err), "the board was saved, but its aggregate entries could not be computed: %s. PUT it again to retry", podium.ErrorMessage(err))
-		if podium.ErrorCode(err) == podium.ECodeInternal {
-			o.err = podium.Errorf(podium.ECodeUnavailable, "the board was saved, but its aggregate entries could not be computed; PUT it again to retry")
-			e.log.Error("recompute aggregate", "board", o.update.ID, "err", err)
-		}
+	if podium.ErrorCode(err) == podium.ECodeInternal {
+		e.log.Error("recompute aggregate", "board", id, "err", err)
+		return podium.Errorf(podium.ECodeUnavailable, "the board was saved, but its aggregate entries could not be computed; PUT it again to retry")
 	}
+	return podium.Errorf(podium.ErrorCode(err), "the board was saved, but its aggregate entries could not be computed: %s. PUT it again to retry", podium.ErrorMessage(err))
 }

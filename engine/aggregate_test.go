@@ -449,3 +449,63 @@ func TestAggregateCheckAndRebuild(t *testing.T) {
 	eq(t, e.top("s", ""), []string{"1:x:[30]"})
 	e.aggClean()
 }
+
+// Defining an aggregate over big boards recomputes it in steps with other
+// writes in between; the writes that land meanwhile (on players visited
+// already or not yet) leave it exact.
+func TestAggregateRecomputeInStepsWithWrites(t *testing.T) {
+	defer engine.SetAggChunkPlayersForTest(50)()
+	e := newEnv(t)
+	e.board("a", podium.Sum, podium.Never, desc("p"))
+	e.board("b", podium.Sum, podium.Never, desc("p"))
+	const players = 5000 // 100 steps
+	want := map[string]int64{}
+	for _, board := range []string{"a", "b"} {
+		var scores []engine.Score
+		for p := range players {
+			name := fmt.Sprintf("p%04d", p)
+			scores = append(scores, engine.Score{Board: board, Player: name, Keys: []int64{int64(p)}})
+			want[name] += int64(p)
+		}
+		if _, err := e.eng.Submit(bg, scores, false, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stop := make(chan struct{})
+	wrote := make(chan int)
+	go func() {
+		n := 0
+		defer func() { wrote <- n }()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			name := fmt.Sprintf("p%04d", (i*7919)%players)
+			board := []string{"a", "b"}[i%2]
+			if _, err := e.eng.Submit(bg, []engine.Score{{Board: board, Player: name, Keys: []int64{1}}}, true, nil); err != nil {
+				t.Error(err)
+				return
+			}
+			want[name]++
+			n++
+		}
+	}()
+	e.aggMustPut(aggSumOfBests("ab", false, []podium.KeyDef{desc("p")}, "a", "b"))
+	close(stop)
+	t.Logf("%d writes landed while the aggregate was computed or after", <-wrote)
+	p, err := e.eng.Top(bg, engine.Query{Board: "ab"}, 0, players)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Entries) != players {
+		t.Fatalf("%d aggregate entries, want %d", len(p.Entries), players)
+	}
+	for _, en := range p.Entries {
+		if en.Keys[0] != want[en.Player] {
+			t.Fatalf("player %s: aggregate %d, want %d", en.Player, en.Keys[0], want[en.Player])
+		}
+	}
+	e.aggClean()
+}

@@ -199,7 +199,6 @@ func (e *Engine) processShared(ops []*op) {
 					return tx.Commit(ctx, &podium.Batch{})
 				})
 			}, aggPutLocks(o.update, cur)...)
-			e.aggAfterPut(o) // aggregate_admin.go
 		case opDeleteBoard:
 			o.err = e.lockedMeta(ctx, o.board.ID, func(tx podium.WriteTx) error {
 				return e.applyDeleteBoard(o, func(id string) error {

@@ -59,7 +59,7 @@ type op struct {
 	board   *podium.Board       // delete board: the id
 	update  *podium.BoardUpdate // put board
 	created bool
-	aggPut  bool // put board: an aggregate, to recompute once stored
+	aggPut  bool // put board: an aggregate, to recompute once stored (UpdateBoard)
 	player  *podium.Player
 	ref     podium.EntryRef // delete entry: Period is a selector
 	period  string          // resolved period of a delete
@@ -167,7 +167,6 @@ func (e *Engine) process(ops []*op) {
 		switch o.kind {
 		case opPutBoard:
 			o.err = e.applyPutBoard(o, func(b *podium.Board) error { return e.store.PutBoard(context.Background(), b) })
-			e.aggAfterPut(o) // aggregate_admin.go
 		case opDeleteBoard:
 			o.err = e.applyDeleteBoard(o, func(id string) error { return e.store.DeleteBoard(context.Background(), id) })
 		case opPutPlayer:
