@@ -13,7 +13,7 @@ import (
 // (they exist, have the same number of keys in the same orders and the
 // same cadence, best_k_sum sources keep enough results, no cycle, at most
 // podium.MaxAggregateDepth levels); then every entry is recomputed
-// (RecomputeAggregate), so a changed definition never leaves old values
+// (aggRecomputeAll), so a changed definition never leaves old values
 // behind. A source cannot be deleted (409) nor changed so that an
 // aggregate reading it would no longer be valid (409): the aggregate would
 // be silently wrong.
