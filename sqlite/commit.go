@@ -132,6 +132,9 @@ func (s *Store) commit(ctx context.Context, b *podium.Batch) error {
 	if err := s.insertIdempotency(ctx, tx, b.Idempotency); err != nil {
 		return fmt.Errorf("commit: idempotency: %w", err)
 	}
+	if err := insertFeed(ctx, tx, b.Feed); err != nil { // feed.go
+		return fmt.Errorf("commit: feed: %w", err)
+	}
 	if err := tx.Commit(); err != nil {
 		if sqliteCode(err)&0xff == codeFull {
 			// SQLite rolls a transaction back when the disk is full:

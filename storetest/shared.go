@@ -31,6 +31,7 @@ func RunShared(t *testing.T, open func(t *testing.T) podium.SharedStore) {
 	t.Run("Changes", func(t *testing.T) { t.Parallel(); testChanges(t, open) })
 	t.Run("ChangesConcurrent", func(t *testing.T) { t.Parallel(); testChangesConcurrent(t, open) })
 	t.Run("Loads", func(t *testing.T) { t.Parallel(); testLoads(t, open) })
+	t.Run("TxFeed", func(t *testing.T) { t.Parallel(); testTxFeed(t, open) })
 }
 
 // within bounds every wait of the suite, so that a hang fails the test
