@@ -219,6 +219,7 @@ type group struct {
 	overlay map[ovKey]ovVal
 	seqs    map[*boardState]uint64
 	periods map[*boardState]string
+	leaders map[bpKey]leaderVal // the #1 of the periods it touched (feed.go)
 
 	housekeeping bool          // not a group: run housekeeping on the committer
 	barrier      chan struct{} // not a group: closed when the committer reaches it
@@ -346,6 +347,9 @@ func (e *Engine) computeScore(g *group, s *Score, res *Result) error {
 		c.entry = rank.Entry{Player: pid, At: next.At.UnixMilli(), Seq: next.Seq, Hidden: e.players.hidden(pid)}
 		copy(c.entry.Keys[:], next.Keys)
 		c.meta = next.Meta
+	}
+	e.feedScore(g, def, &c, cur, &sub) // activity feed events, against the state before c
+	if changed {
 		g.overlay[k] = ovVal{entry: c.entry, meta: c.meta, exists: true}
 	}
 	g.changes = append(g.changes, c)
@@ -381,6 +385,7 @@ func (e *Engine) computeDelete(g *group, o *op) {
 	g.batch.Submissions = append(g.batch.Submissions, podium.Submission{Seq: seq, Board: def.ID, Period: period,
 		Player: o.ref.Player, Kind: podium.KindDelete, At: g.now})
 	g.overlay[k] = ovVal{}
+	e.feedDelete(g, bpKey{bs, period})
 	g.changes = append(g.changes, change{bs: bs, period: period, player: pid, del: true, delSeq: seq})
 }
 
