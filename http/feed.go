@@ -1,0 +1,134 @@
+package http
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/engine"
+)
+
+// DefaultFeedLimit is the events GET /v1/feed returns without limit=.
+const DefaultFeedLimit = 50
+
+// feed serves GET /v1/feed: the newest activity feed events of one board
+// (board=, readable as the board's entries are), or of every board the
+// caller may read (public boards, and private ones its key reads).
+func (s *Server) feed(w http.ResponseWriter, r *http.Request) error {
+	q := engine.FeedRead{}
+	board, given := queryValue(r, "board")
+	if given && !podium.ValidBoardID(board) {
+		return podium.Errorf(podium.ECodeInvalid, "board must match [a-z0-9][a-z0-9_.:-]{0,127}")
+	}
+	max := s.eng.FeedCap()
+	if max == 0 {
+		return podium.Errorf(podium.ECodeUnavailable, "this server keeps no activity feed")
+	}
+	var err error
+	if q.Limit, err = queryInt(r, "limit", min(DefaultFeedLimit, max), 1, max); err != nil {
+		return err
+	}
+	if given {
+		bi, err := s.eng.Board(board)
+		if err != nil {
+			return err
+		}
+		if _, err := s.canRead(r, bi.ID, bi.Public); err != nil {
+			return err
+		}
+		q.Board = bi.ID
+		// Re-checked against the board as Feed reads it: a board made
+		// private in between is not served.
+		k, _ := s.principal(r)
+		q.Readable = func(id string, public bool) bool { return public || k != nil && k.Allows(podium.ScopeRead, id) }
+	} else {
+		k, err := s.principal(r)
+		if err != nil {
+			return err
+		}
+		q.Readable = func(id string, public bool) bool { return public || k != nil && k.Allows(podium.ScopeRead, id) }
+	}
+	items, err := s.eng.Feed(r.Context(), q)
+	if err != nil {
+		return err
+	}
+	b := make([]byte, 0, 128+len(items)*256)
+	b = append(b, `{"board":`...)
+	if q.Board != "" {
+		b = appendString(b, q.Board)
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `,"limit":`...)
+	b = strconv.AppendInt(b, int64(q.Limit), 10)
+	b = append(b, `,"events":[`...)
+	for i := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendFeedItem(b, &items[i])
+	}
+	b = append(b, "]}"...)
+	writeJSON(w, http.StatusOK, b)
+	return nil
+}
+
+// appendFeedItem encodes one event as the API shows it (docs/API.md,
+// "Activity feed"); the stream's events carry the same objects.
+func appendFeedItem(b []byte, it *engine.FeedItem) []byte {
+	b = append(b, `{"id":`...)
+	b = appendString(b, it.ID())
+	b = append(b, `,"kind":`...)
+	b = appendString(b, it.Kind.String())
+	b = append(b, `,"board":`...)
+	b = appendString(b, it.Board)
+	b = append(b, `,"title":`...)
+	b = appendString(b, it.Title)
+	b = append(b, `,"period":`...)
+	b = appendString(b, it.Period)
+	b = append(b, `,"seq":`...)
+	b = strconv.AppendUint(b, it.Seq, 10)
+	b = append(b, `,"at":`...)
+	b = appendTime(b, it.At)
+	b = append(b, `,"player":`...)
+	if it.Player != "" {
+		b = appendString(b, it.Player)
+		b = append(b, `,"name":`...)
+		b = appendString(b, it.Name)
+	} else {
+		b = append(b, `null,"name":null`...)
+	}
+	b = append(b, `,"keys":`...)
+	b = appendOptKeys(b, it.Keys)
+	switch it.Kind {
+	case podium.FeedPersonalBest:
+		b = append(b, `,"old":`...)
+		b = appendOptKeys(b, it.Old)
+	case podium.FeedNewLeader:
+		b = append(b, `,"old":`...)
+		b = appendOptKeys(b, it.Old)
+		b = append(b, `,"previous_player":`...)
+		if it.Other != "" {
+			b = appendString(b, it.Other)
+			b = append(b, `,"previous_name":`...)
+			b = appendString(b, it.OtherName)
+		} else {
+			b = append(b, `null,"previous_name":null`...)
+		}
+	case podium.FeedTournamentSettled:
+		b = append(b, `,"data":`...)
+		if it.Data != nil {
+			b = append(b, it.Data...)
+		} else {
+			b = append(b, "{}"...)
+		}
+	}
+	return append(b, '}')
+}
+
+func appendOptKeys(b []byte, keys []int64) []byte {
+	if keys == nil {
+		return append(b, "null"...)
+	}
+	return appendKeys(b, keys)
+}
