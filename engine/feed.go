@@ -485,3 +485,43 @@ func (e *Engine) readFailed(what string, err error) error {
 	e.log.Warn("store: "+what+" failed", "err", err)
 	return podium.Errorf(podium.ECodeUnavailable, "the database could not be read; retry shortly")
 }
+
+// LiveFeed is what a live feed stream shows: the newest events of one
+// board with the board's definition as of after they were read, or of
+// every public board (Board nil).
+type LiveFeed struct {
+	Board      *podium.Board
+	Generation uint64
+	Items      []FeedItem
+}
+
+// LiveFeed reads the newest limit events of board ("" for every public
+// board) for a live stream. The definition is read after the events, so
+// it is at least as new as they are: a board made private meanwhile is
+// seen as private, and its readers are checked again before they get
+// anything of it. Errors: ECodeBoardNotFound, ECodeInvalid,
+// ECodeUnavailable.
+func (e *Engine) LiveFeed(ctx context.Context, board string, limit int) (LiveFeed, error) {
+	if board == "" {
+		items, err := e.Feed(ctx, FeedRead{Limit: limit, Readable: func(_ string, public bool) bool { return public }})
+		if err != nil {
+			return LiveFeed{}, err
+		}
+		// Boards made private (or deleted) while the events were read.
+		items = slices.DeleteFunc(items, func(it FeedItem) bool {
+			bs := e.board(it.Board)
+			return bs == nil || !bs.def.Load().Public
+		})
+		return LiveFeed{Items: items}, nil
+	}
+	items, err := e.Feed(ctx, FeedRead{Board: board, Limit: limit})
+	if err != nil {
+		return LiveFeed{}, err
+	}
+	bs := e.board(board)
+	if bs == nil {
+		return LiveFeed{}, errBoardNotFound(board)
+	}
+	def := *bs.def.Load()
+	return LiveFeed{Board: &def, Generation: bs.gen, Items: items}, nil
+}

@@ -1,11 +1,14 @@
 package http
 
 import (
+	"context"
+	"encoding/json"
 	"net/http"
 	"strconv"
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/stream"
 )
 
 // DefaultFeedLimit is the events GET /v1/feed returns without limit=.
@@ -117,7 +120,7 @@ func appendFeedItem(b []byte, it *engine.FeedItem) []byte {
 		}
 	case podium.FeedTournamentSettled:
 		b = append(b, `,"data":`...)
-		if it.Data != nil {
+		if it.Data != nil && json.Valid(it.Data) {
 			b = append(b, it.Data...)
 		} else {
 			b = append(b, "{}"...)
@@ -131,4 +134,70 @@ func appendOptKeys(b []byte, keys []int64) []byte {
 		return append(b, "null"...)
 	}
 	return appendKeys(b, keys)
+}
+
+// FeedView reads a feed window for the stream hub (stream.FeedSource).
+func (s source) FeedView(ctx context.Context, board string, limit int) (stream.View, error) {
+	lf, err := s.e.LiveFeed(ctx, board, limit)
+	if err != nil {
+		return stream.View{}, err
+	}
+	v := stream.View{Board: board, Public: true, Feed: make([]stream.FeedEvent, len(lf.Items))}
+	if lf.Board != nil {
+		v.Title, v.Keys, v.Public, v.Generation = lf.Board.Title, lf.Board.Keys, lf.Board.Public, lf.Generation
+	}
+	for i := range lf.Items {
+		it := &lf.Items[i]
+		v.Feed[i] = stream.FeedEvent{ID: it.ID(), Pos: it.Pos(), JSON: appendFeedItem(nil, it)}
+	}
+	return v, nil
+}
+
+// feedStream serves GET /v1/feed/stream: Server-Sent Events of a feed's
+// newest limit events (one board's with board=, readable as the board
+// is; every public board's without), resumable with Last-Event-ID.
+func (s *Server) feedStream(w http.ResponseWriter, r *http.Request) error {
+	if err := s.checkStreamOrigin(r); err != nil {
+		return err
+	}
+	max := s.eng.FeedCap()
+	if max == 0 {
+		return podium.Errorf(podium.ECodeUnavailable, "this server keeps no activity feed")
+	}
+	board, given := queryValue(r, "board")
+	if given && !podium.ValidBoardID(board) {
+		return podium.Errorf(podium.ECodeInvalid, "board must match [a-z0-9][a-z0-9_.:-]{0,127}")
+	}
+	limit, err := queryInt(r, "limit", min(DefaultFeedLimit, max), 1, min(max, s.hub.Config().MaxLimit))
+	if err != nil {
+		return err
+	}
+	var key *podium.APIKey
+	if given {
+		bi, err := s.eng.Board(board)
+		if err != nil {
+			return err
+		}
+		if key, err = s.canRead(r, bi.ID, bi.Public); err != nil {
+			return err
+		}
+		board = bi.ID
+	} else if key, err = s.principal(r); err != nil {
+		return err
+	}
+	lastID := r.Header.Get("Last-Event-ID")
+	if lastID == "" {
+		lastID, _ = queryValue(r, "last_event_id")
+	}
+	conn, err := s.connect(r, w, key)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.SubscribeFeed(r.Context(), board, limit, lastID); err != nil {
+		retryAfter(w, err)
+		return err
+	}
+	s.serveSSE(w, r, conn, board)
+	return nil
 }

@@ -170,6 +170,9 @@ func TestFeedAPI(t *testing.T) {
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
+		for b.do("GET", "/v1/feed?board=exp", other, nil).status == 401 && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond) // node b learns of the key
+		}
 		if l := lines(b.getFeed("?board=secret", reader)); !slices.Equal(l, []string{`secret/1/new_leader new_leader carol carol keys=[5] old=null from=null/null`}) {
 			t.Errorf("private board's feed with a reading key: %q", l)
 		}
