@@ -201,3 +201,37 @@ func (s *Server) feedStream(w http.ResponseWriter, r *http.Request) error {
 	s.serveSSE(w, r, conn, board)
 	return nil
 }
+
+// wsFeedOp runs the WebSocket ops of feed subscriptions: subscribe_feed
+// (board optional: every public board's feed without it) and
+// unsubscribe_feed.
+func (s *Server) wsFeedOp(ctx context.Context, conn *stream.Conn, m *wsMessage, send func(any) error) error {
+	if m.Board != "" {
+		if _, err := s.eng.Board(m.Board); err != nil {
+			return err
+		}
+	}
+	var board any = m.Board
+	if m.Board == "" {
+		board = nil
+	}
+	if m.Op == "unsubscribe_feed" {
+		if conn.UnsubscribeFeed(m.Board) == 0 {
+			return podium.Errorf(podium.ECodeNotFound, "not subscribed to this feed")
+		}
+		return send(map[string]any{"type": "unsubscribed", "feed": true, "board": board, "id": m.ID})
+	}
+	max := min(s.eng.FeedCap(), s.hub.Config().MaxLimit)
+	if m.Limit == 0 {
+		m.Limit = min(DefaultFeedLimit, max)
+	}
+	if m.Limit < 1 || m.Limit > max {
+		return podium.Errorf(podium.ECodeInvalid, "limit must be from 1 to %d", max)
+	}
+	// SubscribeFeed authorises the connection's principal against the
+	// board as its window shows it.
+	if _, err := conn.SubscribeFeed(ctx, m.Board, m.Limit, m.LastEventID); err != nil {
+		return err
+	}
+	return send(map[string]any{"type": "subscribed", "feed": true, "board": board, "limit": m.Limit, "id": m.ID})
+}

@@ -1,9 +1,15 @@
 package http_test
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/coder/websocket"
 )
 
 // feedIDs lists the ids of a feed event's events.
@@ -92,4 +98,71 @@ func TestFeedStream(t *testing.T) {
 			}
 		}
 	})
+}
+
+// Feed subscriptions ride a WebSocket beside board subscriptions; their
+// events say "feed": true.
+func TestFeedWebSocket(t *testing.T) {
+	s := newServer(t)
+	s.mkBoard("w1", oneKey)
+	s.score("w1", "a", 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(s.url, "http")+"/v1/stream", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	send := func(v string) {
+		if err := c.Write(ctx, websocket.MessageText, []byte(v)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recv := func() map[string]any {
+		_, b, err := c.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatalf("not JSON: %s", b)
+		}
+		return m
+	}
+	describe := func(m map[string]any) string {
+		return fmt.Sprint(m["type"], " feed=", m["feed"], " board=", m["board"], " ", feedIDs(sseEvent{Data: m}))
+	}
+	send(`{"op":"subscribe","board":"w1","limit":5}`)
+	send(`{"op":"subscribe_feed","board":"w1","limit":5,"id":"f1"}`)
+	send(`{"op":"subscribe_feed","limit":2}`)
+	got := []string{}
+	for range 6 {
+		got = append(got, describe(recv()))
+	}
+	slices.Sort(got)
+	want := []string{
+		"snapshot feed=<nil> board=w1 []",
+		"snapshot feed=true board=<nil> [w1/1/new_leader]",
+		"snapshot feed=true board=w1 [w1/1/new_leader]",
+		"subscribed feed=<nil> board=w1 []",
+		"subscribed feed=true board=<nil> []",
+		"subscribed feed=true board=w1 []",
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("after subscribing:\n got %q\nwant %q", got, want)
+	}
+	send(`{"op":"unsubscribe_feed","board":"w1"}`)
+	if m := describe(recv()); m != "unsubscribed feed=true board=w1 []" {
+		t.Fatalf("unsubscribe_feed: %s", m)
+	}
+	s.score("w1", "b", 5)
+	got = []string{describe(recv()), describe(recv())}
+	slices.Sort(got)
+	if want := []string{"delta feed=<nil> board=w1 []", "delta feed=true board=<nil> [w1/2/new_leader]"}; !slices.Equal(got, want) {
+		t.Fatalf("after a new #1:\n got %q\nwant %q", got, want)
+	}
+	send(`{"op":"subscribe_feed","board":"w1","limit":500}`)
+	if m := recv(); m["type"] != "error" || m["code"] != "invalid_argument" {
+		t.Fatalf("limit above the cap: %v", m)
+	}
 }

@@ -307,6 +307,8 @@ func (s *Server) wsOp(ctx context.Context, conn *stream.Conn, m *wsMessage, send
 			return err
 		}
 		return send(map[string]any{"type": "subscribed", "board": bi.ID, "limit": m.Limit, "id": m.ID})
+	case "subscribe_feed", "unsubscribe_feed":
+		return s.wsFeedOp(ctx, conn, m, send) // feed.go
 	case "unsubscribe":
 		n := conn.UnsubscribeBoard(m.Board)
 		if n == 0 {
@@ -314,5 +316,5 @@ func (s *Server) wsOp(ctx context.Context, conn *stream.Conn, m *wsMessage, send
 		}
 		return send(map[string]any{"type": "unsubscribed", "board": m.Board, "id": m.ID})
 	}
-	return podium.Errorf(podium.ECodeInvalid, "op must be subscribe, unsubscribe or ping")
+	return podium.Errorf(podium.ECodeInvalid, "op must be subscribe, unsubscribe, subscribe_feed, unsubscribe_feed or ping")
 }

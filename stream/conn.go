@@ -260,7 +260,7 @@ func (c *Conn) UnsubscribeBoard(board string) int {
 	c.mu.Lock()
 	var list []*Sub
 	for k, s := range c.subs {
-		if k.board == board {
+		if k.board == board && !k.feed {
 			list = append(list, s)
 			delete(c.subs, k)
 		}

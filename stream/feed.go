@@ -63,6 +63,7 @@ func (c *Conn) SubscribeFeed(ctx context.Context, board string, limit int, lastI
 // feedSnapshotMsg is the data of a feed window's snapshot.
 type feedSnapshotMsg struct {
 	Type       string            `json:"type"`
+	Feed       bool              `json:"feed"` // always true: tells feed events from board events on a WebSocket
 	Board      *string           `json:"board"`
 	Seq        uint64            `json:"seq"`
 	SnapshotID uint64            `json:"snapshot_id"`
@@ -74,6 +75,7 @@ type feedSnapshotMsg struct {
 // newest first, to put before those the client holds.
 type feedDeltaMsg struct {
 	Type       string            `json:"type"`
+	Feed       bool              `json:"feed"`
 	Board      *string           `json:"board"`
 	Seq        uint64            `json:"seq"`
 	PrevSeq    uint64            `json:"prev_seq"`
@@ -99,7 +101,7 @@ func feedJSON(evs []FeedEvent) []json.RawMessage {
 
 // feedSnapshot encodes the window's state as a snapshot.
 func (w *window) feedSnapshot() *Event {
-	return newEvent("snapshot", w.snapID, w.view.Seq, feedSnapshotMsg{Type: "snapshot", Board: w.feedBoard(),
+	return newEvent("snapshot", w.snapID, w.view.Seq, feedSnapshotMsg{Type: "snapshot", Feed: true, Board: w.feedBoard(),
 		Seq: w.view.Seq, SnapshotID: w.snapID, Limit: w.key.limit, Events: feedJSON(w.view.Feed)})
 }
 
@@ -169,7 +171,7 @@ func (w *window) applyFeedLocked(now time.Time, v View) {
 		v.Seq++
 		w.setViewLocked(v)
 		w.setSnapLocked(nil)
-		ev := newEvent("delta", w.snapID, v.Seq, feedDeltaMsg{Type: "delta", Board: w.feedBoard(), Seq: v.Seq, PrevSeq: prevSeq,
+		ev := newEvent("delta", w.snapID, v.Seq, feedDeltaMsg{Type: "delta", Feed: true, Board: w.feedBoard(), Seq: v.Seq, PrevSeq: prevSeq,
 			SnapshotID: w.snapID, Events: feedJSON(added)})
 		ev.prev = prev
 		ev.Changes = len(added)
@@ -190,4 +192,22 @@ func (h *Hub) FeedAppended(boards []string) {
 			}
 		}
 	}
+}
+
+// UnsubscribeFeed removes every subscription to board's feed ("" for the
+// all-boards feed) and returns how many there were.
+func (c *Conn) UnsubscribeFeed(board string) int {
+	c.mu.Lock()
+	var list []*Sub
+	for k, s := range c.subs {
+		if k.feed && k.board == board {
+			list = append(list, s)
+			delete(c.subs, k)
+		}
+	}
+	c.mu.Unlock()
+	for _, s := range list {
+		s.detach()
+	}
+	return len(list)
 }
