@@ -11,29 +11,24 @@ import (
 
 var _ podium.FeedStore = (*Store)(nil)
 
-const insertFeedRow = `INSERT INTO feed (board, seq, kind, at_ms, period, player, keys, old, other, data)
-	VALUES (?,?,?,?,?,?,?,?,?,?) ON CONFLICT (board, seq, kind) DO NOTHING`
+const (
+	insertFeed    = "INSERT INTO feed (board, seq, kind, at_ms, period, player, keys, old, other, data) VALUES "
+	feedRow       = "(?,?,?,?,?,?,?,?,?,?)"
+	insertFeedEnd = " ON CONFLICT (board, seq, kind) DO NOTHING"
+)
 
-// insertFeed stores the feed events of a commit in its transaction. A
-// batch carries a few events per submission at most (most submissions
-// none), so one prepared single-row statement is enough.
-func insertFeed(ctx context.Context, tx *sql.Tx, evs []podium.FeedEvent) error {
+// insertFeed stores the feed events of a commit in its transaction, in
+// chunks of rows as the log is (one statement per 64 events). The caller
+// holds wmu.
+func (s *Store) insertFeed(ctx context.Context, tx *sql.Tx, evs []podium.FeedEvent) error {
 	if len(evs) == 0 {
 		return nil
 	}
-	st, err := tx.PrepareContext(ctx, insertFeedRow)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	for i := range evs {
+	return s.execChunks(ctx, tx, s.ws.feed, len(evs), func(args []any, i int) []any {
 		ev := &evs[i]
-		if _, err := st.ExecContext(ctx, ev.Board, int64(ev.Seq), int64(ev.Kind), podium.Millis(ev.At), ev.Period, ev.Player,
-			textArg(podium.FeedKeysJSON(ev.Keys)), textArg(podium.FeedKeysJSON(ev.Old)), ev.Other, textArg(ev.Data)); err != nil {
-			return err
-		}
-	}
-	return nil
+		return append(args, ev.Board, int64(ev.Seq), int64(ev.Kind), podium.Millis(ev.At), ev.Period, ev.Player,
+			textArg(podium.FeedKeysJSON(ev.Keys)), textArg(podium.FeedKeysJSON(ev.Old)), ev.Other, textArg(ev.Data))
+	})
 }
 
 func textArg(b []byte) any {
@@ -57,7 +52,12 @@ func (s *Store) Feed(ctx context.Context, q podium.FeedQuery) ([]podium.FeedEven
 			where = append(where, "board = ?")
 			args = append(args, q.Boards[0])
 		} else {
-			where = append(where, "board IN (SELECT value FROM json_each(?))")
+			// Many boards (the all-boards feed): walk the feed's order
+			// and keep their events, rather than gather and sort every
+			// event of each board: 0.3-0.45 ms against 4.8-7.7 ms for
+			// 100 boards of 200 events (engine's BenchmarkFeedRead/all).
+			// The unary + keeps SQLite from using the board index here.
+			where = append(where, "+board IN (SELECT value FROM json_each(?))")
 			args = append(args, jsonStrings(q.Boards))
 		}
 	}
