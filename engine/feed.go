@@ -331,9 +331,14 @@ func (e *Engine) AppendFeed(ctx context.Context, evs []podium.FeedEvent) error {
 				return
 			}
 			if ev.Seq == 0 {
-				bs.mu.RLock()
-				ev.Seq = bs.seq
-				bs.mu.RUnlock()
+				// The database's head, not this node's: the same on
+				// every node (writes before it are all committed: the
+				// writer runs this behind a barrier, or, with several
+				// nodes, others' commits are in the log).
+				if ev.Seq, err = e.store.LastSeq(context.Background(), ev.Board); err != nil {
+					err = e.readFailed("read the board's last seq", err)
+					return
+				}
 			}
 			if ev.At.IsZero() {
 				ev.At = e.now()

@@ -87,6 +87,14 @@ func TestSharedFeed(t *testing.T) {
 	}
 	wantLines(t, "node b's feed", nodeFeed(t, nb, "exp"), want)
 	wantLines(t, "node a's feed", nodeFeed(t, a, "exp"), want)
+	// A settlement appended on a node takes the board's head in the
+	// database as its seq, whatever that node has applied, and shows on
+	// the others.
+	if err := a.eng.AppendFeed(bg, []podium.FeedEvent{{Board: "exp", Kind: podium.FeedTournamentSettled, Player: "bob"}}); err != nil {
+		t.Fatal(err)
+	}
+	want = append(want, "exp/2/tournament_settled all bob(bob) [] old=[]")
+	wantLines(t, "node b's feed after a settlement on a", nodeFeed(t, nb, "exp"), want)
 	// A node that starts later catches up without emitting anything.
 	nc, cfgC := c.open("c", nodeOpts{})
 	recC := &feedRecorder{}
