@@ -588,7 +588,10 @@ func TestBackupRestore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec("DROP TABLE instance; DELETE FROM schema_migrations WHERE version = 3"); err != nil {
+	// The schema as of migration 0002: the tables of later migrations go
+	// too, or the runner, which applies what is above the newest version
+	// recorded, would not apply 0003 again.
+	if _, err := db.Exec("DROP TABLE instance; DROP TABLE feed; DELETE FROM schema_migrations WHERE version >= 3"); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
