@@ -264,6 +264,7 @@ func (e *Engine) Close() error {
 	if e.loaded.Load() {
 		close(e.stop)
 		<-e.done
+		e.feedStopped() // feed.go
 	}
 	return nil
 }

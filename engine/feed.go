@@ -45,6 +45,8 @@ type feedState struct {
 
 	mu    sync.Mutex
 	prune map[string]struct{} // boards that may hold more than cap events
+
+	pruned chan struct{} // closed when the pruning goroutine ends
 }
 
 func newFeedState(st podium.Store, limit int) *feedState {
@@ -55,7 +57,7 @@ func newFeedState(st podium.Store, limit int) *feedState {
 	if limit <= 0 {
 		limit = DefaultFeedCap
 	}
-	return &feedState{store: fs, cap: limit, every: time.Second, prune: map[string]struct{}{}}
+	return &feedState{store: fs, cap: limit, every: time.Second, prune: map[string]struct{}{}, pruned: make(chan struct{})}
 }
 
 // FeedCap is the number of events the feed keeps per board (0: no feed).
@@ -220,6 +222,7 @@ func (e *Engine) feedCommitted(evs []podium.FeedEvent) {
 // second it deletes the events past the cap of the boards that received
 // some, at most feedPruneRows rows a round.
 func (e *Engine) pruneFeed() {
+	defer close(e.feed.pruned)
 	t := time.NewTicker(e.feed.every)
 	defer t.Stop()
 	for {
@@ -272,6 +275,14 @@ func (e *Engine) startFeed() {
 	}
 	e.feed.mu.Unlock()
 	go e.pruneFeed()
+}
+
+// feedStopped waits for the pruning goroutine after Close stopped it, so
+// that nothing uses the store once Close returns.
+func (e *Engine) feedStopped() {
+	if e.feed != nil {
+		<-e.feed.pruned
+	}
 }
 
 // AppendFeed durably stores events in the activity feed, in a transaction
