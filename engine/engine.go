@@ -150,7 +150,7 @@ func New(cfg Config) *Engine {
 		e.sh = newSharedState(st, cfg.Broker, cfg.Node, cfg.PollEvery)
 		e.cp.off = true
 	}
-	e.feed = newFeedState(cfg.Store, cfg.FeedCap)
+	e.feed = newFeedState(cfg.Store, cfg.FeedCap, cfg.Registerer)
 	e.metrics = newMetrics(e, cfg.Registerer)
 	return e
 }

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/rank"
 )
@@ -47,9 +49,12 @@ type feedState struct {
 	prune map[string]struct{} // boards that may hold more than cap events
 
 	pruned chan struct{} // closed when the pruning goroutine ends
+
+	events  *prometheus.CounterVec // stored by this node, by kind
+	deleted prometheus.Counter     // pruned by this node
 }
 
-func newFeedState(st podium.Store, limit int) *feedState {
+func newFeedState(st podium.Store, limit int, reg prometheus.Registerer) *feedState {
 	fs, ok := st.(podium.FeedStore)
 	if !ok {
 		return nil
@@ -57,7 +62,19 @@ func newFeedState(st podium.Store, limit int) *feedState {
 	if limit <= 0 {
 		limit = DefaultFeedCap
 	}
-	return &feedState{store: fs, cap: limit, every: time.Second, prune: map[string]struct{}{}, pruned: make(chan struct{})}
+	f := &feedState{store: fs, cap: limit, every: time.Second, prune: map[string]struct{}{}, pruned: make(chan struct{}),
+		events: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "podium_feed_events_total",
+			Help: "Activity feed events this node stored, by kind (the same event stored again counts again).",
+		}, []string{"kind"}),
+		deleted: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "podium_feed_pruned_total",
+			Help: "Activity feed events this node deleted past the per-board cap.",
+		})}
+	if reg != nil {
+		reg.MustRegister(f.events, f.deleted)
+	}
+	return f
 }
 
 // FeedCap is the number of events the feed keeps per board (0: no feed).
@@ -216,6 +233,9 @@ func (e *Engine) feedCommitted(evs []podium.FeedEvent) {
 		e.feed.prune[evs[i].Board] = struct{}{}
 	}
 	e.feed.mu.Unlock()
+	for i := range evs {
+		e.feed.events.WithLabelValues(evs[i].Kind.String()).Inc()
+	}
 }
 
 // pruneFeed runs on a goroutine of its own, off the write path: every
@@ -249,6 +269,7 @@ func (e *Engine) pruneFeedOnce(ctx context.Context) {
 	}
 	slices.Sort(boards)
 	n, err := e.feed.store.PruneFeed(ctx, boards, e.feed.cap, feedPruneRows)
+	e.feed.deleted.Add(float64(n))
 	if err != nil || n >= feedPruneRows {
 		// Try again next round (a failure, or more left than a round
 		// deletes).

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/sqlite"
@@ -364,7 +366,8 @@ func TestFeedCapPrunes(t *testing.T) {
 	e.eng.Close()
 	e.store.Close()
 	e.eng = nil
-	e.openWith(func(c *engine.Config) { c.FeedCap = 5 })
+	reg := prometheus.NewRegistry()
+	e.openWith(func(c *engine.Config) { c.FeedCap = 5; c.Registerer = reg })
 	e.board("exp", podium.Best, podium.Never, asc("ms"))
 	e.board("other", podium.Best, podium.Never, asc("ms"))
 	for i := range 12 {
@@ -375,6 +378,11 @@ func TestFeedCapPrunes(t *testing.T) {
 	got := storedFeed(t, e.store, "exp")
 	if len(got) != 5 || got[0] != "exp/8/personal_best alice [993] [994]" {
 		t.Fatalf("after pruning, exp's feed = %q; want its 5 newest events", got)
+	}
+	// The counter moves just after the rows are gone.
+	eventually(t, 5*time.Second, "podium_feed_pruned_total reaches 8", func() bool { return gathered(t, reg, "podium_feed_pruned_total") == 8 })
+	if n := gathered(t, reg, "podium_feed_events_total"); n != 15 {
+		t.Errorf("podium_feed_events_total = %v, want 15", n)
 	}
 	if _, err := e.eng.Feed(context.Background(), engine.FeedRead{Limit: 6}); podium.ErrorCode(err) != podium.ECodeInvalid {
 		t.Fatalf("Feed(limit above the cap) = %v, want %s", err, podium.ECodeInvalid)
@@ -429,4 +437,22 @@ func (e *env) openWith(change func(*engine.Config)) {
 	if err := e.eng.Start(context.Background()); err != nil {
 		e.t.Fatal(err)
 	}
+}
+
+// gathered sums the counters named name in reg.
+func gathered(t *testing.T, reg *prometheus.Registry, name string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := 0.0
+	for _, mf := range mfs {
+		if mf.GetName() == name {
+			for _, m := range mf.GetMetric() {
+				sum += m.GetCounter().GetValue()
+			}
+		}
+	}
+	return sum
 }
