@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"time"
@@ -15,9 +16,9 @@ import (
 // permission checks: only its state and the diff differ. A feed only
 // grows at its head, so a delta is the events that are new since the
 // window's last event, newest first; anything else (an event gone from
-// within the window, an older event appearing late, a burst as large as
-// the window, a new board generation or title) restates the window with a
-// snapshot. Seq counts the window's deltas, so that event ids
+// within the window, an older event appearing late, an event shown
+// differently, a burst as large as the window, a new board generation or
+// title) restates the window with a snapshot. Seq counts the window's deltas, so that event ids
 // ("<snapshot_id>.<seq>") and resume work as for boards.
 
 // FeedEvent is one event of a feed window, encoded once by the source.
@@ -127,9 +128,9 @@ func (w *window) applyFeedLocked(now time.Time, v View) {
 		w.newSnapshotLocked(now)
 		return
 	}
-	held := make(map[string]bool, len(w.view.Feed))
+	held := make(map[string]json.RawMessage, len(w.view.Feed))
 	for i := range w.view.Feed {
-		held[w.view.Feed[i].ID] = true
+		held[w.view.Feed[i].ID] = w.view.Feed[i].JSON
 	}
 	inNew := make(map[string]bool, len(v.Feed))
 	var added []FeedEvent
@@ -137,7 +138,10 @@ func (w *window) applyFeedLocked(now time.Time, v View) {
 	for i := range v.Feed {
 		ev := &v.Feed[i]
 		inNew[ev.ID] = true
-		if held[ev.ID] {
+		if old, ok := held[ev.ID]; ok {
+			if !bytes.Equal(old, ev.JSON) {
+				restate = true // shown differently (a player renamed, a board retitled)
+			}
 			continue
 		}
 		added = append(added, *ev)

@@ -155,6 +155,14 @@ func TestFeedWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantEvents(t, "resume", feedEvents(t, c2), "delta[a/4/personal_best]")
+	// An event shown differently (its player renamed): a snapshot.
+	src.fmu.Lock()
+	src.events["a"][1].JSON = json.RawMessage(`{"id":"a/2/personal_best","name":"renamed"}`)
+	src.fmu.Unlock()
+	h.Applied("a", "", 4, nil)
+	clk.Add(1)
+	h.Tick()
+	wantEvents(t, "a renamed player", feedEvents(t, anon), "snapshot[a/4/personal_best a/3/personal_best a/2/personal_best]")
 	// An event gone from within the window: a snapshot restates it.
 	src.drop("a", "a/3/personal_best")
 	h.Applied("a", "all", 4, nil)
