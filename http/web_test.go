@@ -25,6 +25,9 @@ func TestBoardPage(t *testing.T) {
 	if !strings.Contains(string(page.body), `<script src="/assets/feed.js" defer></script>`) || !strings.Contains(string(page.body), `id="feed"`) {
 		t.Error("the board page does not load the activity feed")
 	}
+	if index := s.must(200, s.do("GET", "/", "", nil)); !strings.Contains(string(index.body), `<script src="/assets/feed.js" defer></script>`) {
+		t.Error("the index page does not load the activity feed")
+	}
 	js := s.must(200, s.do("GET", "/assets/feed.js", "", nil))
 	if ct := js.header.Get("Content-Type"); !strings.Contains(ct, "javascript") || !strings.Contains(string(js.body), "/v1/feed/stream?board=") {
 		t.Errorf("feed.js: %q %.60q", ct, js.body)

@@ -1,14 +1,16 @@
-// The activity feed under a board's live page: the board's newest events
-// (new personal bests, new #1s, settled tournaments), from
-// /v1/feed/stream. EventSource resends the last event id when it
-// reconnects, so the stream resumes, or starts again with a snapshot.
+// The activity feed under a board's live page (the board's newest events:
+// new personal bests, new #1s, settled tournaments) and on the index page
+// (every public board's), from /v1/feed/stream. EventSource resends the
+// last event id when it reconnects, so the stream resumes, or starts
+// again with a snapshot.
 (function () {
   "use strict";
 
   const list = document.getElementById("feed");
   const section = document.getElementById("activity");
   if (!list || !section) return;
-  const board = decodeURIComponent(location.pathname.replace(/^\/boards\//, "").replace(/\/.*$/, ""));
+  const onBoard = location.pathname.startsWith("/boards/");
+  const board = onBoard ? decodeURIComponent(location.pathname.replace(/^\/boards\//, "").replace(/\/.*$/, "")) : "";
   const limit = 20;
   let events = []; // newest first
 
@@ -27,6 +29,10 @@
 
   function line(ev) {
     const who = ev.name || ev.player || "";
+    return (onBoard ? "" : (ev.title || ev.board) + ": ") + what(ev, who);
+  }
+
+  function what(ev, who) {
     switch (ev.kind) {
       case "personal_best":
         return who + " set a personal best: " + keys(ev.keys) + (ev.old ? " (was " + keys(ev.old) + ")" : " (first entry)");
@@ -57,7 +63,7 @@
     section.hidden = events.length === 0;
   }
 
-  const es = new EventSource("/v1/feed/stream?board=" + encodeURIComponent(board) + "&limit=" + limit);
+  const es = new EventSource("/v1/feed/stream?" + (onBoard ? "board=" + encodeURIComponent(board) + "&" : "") + "limit=" + limit);
   es.addEventListener("snapshot", (e) => {
     events = JSON.parse(e.data).events;
     render();
