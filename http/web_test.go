@@ -29,7 +29,7 @@ func TestBoardPage(t *testing.T) {
 		t.Error("the index page does not load the activity feed")
 	}
 	js := s.must(200, s.do("GET", "/assets/feed.js", "", nil))
-	if ct := js.header.Get("Content-Type"); !strings.Contains(ct, "javascript") || !strings.Contains(string(js.body), "/v1/feed/stream?board=") {
+	if ct := js.header.Get("Content-Type"); !strings.Contains(ct, "javascript") || !strings.Contains(string(js.body), "/v1/feed/stream?") {
 		t.Errorf("feed.js: %q %.60q", ct, js.body)
 	}
 	s.must(204, s.do("DELETE", "/v1/boards/live", adminKey, nil))
