@@ -219,8 +219,9 @@ func (c *Config) validate() error {
 }
 
 // maxFeedCap bounds --feed-cap: a feed read is one answer of that many
-// events at most.
-const maxFeedCap = 10000
+// events at most (a settled tournament's may carry 4 KiB of data, so
+// about 4.5 MB), and a feed stream's window as large as a board's.
+const maxFeedCap = 1000
 
 // redactURL drops the password of a URL for a message.
 func redactURL(s string) string {
