@@ -85,6 +85,10 @@ type Batch struct {
 	Deletes     []EntryRef
 	Watermarks  []Watermark
 	Idempotency []IdempotencyRecord
+	// Feed holds activity feed events caused by the submissions of the
+	// same batch (feed.go): stored in the same transaction, an event
+	// already stored (same board, seq and kind) kept as it is.
+	Feed []FeedEvent
 }
 
 // Watermark says that the entries table reflects a board's log up to Seq.
@@ -95,7 +99,7 @@ type Watermark struct {
 
 // Len is the number of rows in the batch.
 func (b *Batch) Len() int {
-	return len(b.Submissions) + len(b.Upserts) + len(b.Deletes) + len(b.Watermarks) + len(b.Idempotency)
+	return len(b.Submissions) + len(b.Upserts) + len(b.Deletes) + len(b.Watermarks) + len(b.Idempotency) + len(b.Feed)
 }
 
 // Reset empties b, keeping its capacity.
@@ -105,6 +109,7 @@ func (b *Batch) Reset() {
 	b.Deletes = b.Deletes[:0]
 	b.Watermarks = b.Watermarks[:0]
 	b.Idempotency = b.Idempotency[:0]
+	b.Feed = b.Feed[:0]
 }
 
 // EntryRef names one entry.
@@ -255,6 +260,11 @@ func (b *Batch) Check() error {
 	for _, w := range b.Watermarks {
 		if w.Seq > math.MaxInt64 {
 			return fmt.Errorf("watermark %d of board %s is out of range", w.Seq, w.Board)
+		}
+	}
+	for i := range b.Feed {
+		if err := b.Feed[i].Check(); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -50,6 +50,10 @@ type Config struct {
 	Broker    podium.Broker
 	Node      string
 	PollEvery time.Duration
+
+	// FeedCap is how many activity feed events are kept per board
+	// (default DefaultFeedCap; feed.go).
+	FeedCap int
 }
 
 // Listener hears about changes after they are committed and applied.
@@ -87,6 +91,7 @@ type Engine struct {
 
 	players *players
 	sh      *sharedState // shared mode; nil on a store of its own
+	feed    *feedState   // the activity feed (feed.go); nil if the store keeps none
 
 	mu     sync.RWMutex
 	boards map[string]*boardState
@@ -146,6 +151,7 @@ func New(cfg Config) *Engine {
 		e.sh = newSharedState(st, cfg.Broker, cfg.Node, cfg.PollEvery)
 		e.cp.off = true
 	}
+	e.feed = newFeedState(cfg.Store, cfg.FeedCap, cfg.Registerer)
 	e.metrics = newMetrics(e, cfg.Registerer)
 	return e
 }
@@ -241,6 +247,7 @@ func (e *Engine) Start(ctx context.Context) error {
 	} else {
 		go e.run()
 	}
+	e.startFeed()
 	e.log.Info("indexes loaded", "boards", len(boards), "entries", entries, "players", e.players.count(), "shared", e.sh != nil, "took", time.Since(t0).Round(time.Millisecond))
 	e.loaded.Store(true)
 	return nil
@@ -258,6 +265,7 @@ func (e *Engine) Close() error {
 	if e.loaded.Load() {
 		close(e.stop)
 		<-e.done
+		e.feedStopped() // feed.go
 	}
 	return nil
 }

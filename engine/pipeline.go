@@ -25,6 +25,7 @@ import (
 type pending struct {
 	entries map[ovKey]pendingVal
 	seqs    map[*boardState]pendingSeq
+	leaders map[bpKey]pendingLeader // feed.go
 	broken  bool
 	gen     uint64 // last group handed off
 }
@@ -34,13 +35,18 @@ type pendingVal struct {
 	gen uint64
 }
 
+type pendingLeader struct {
+	v   leaderVal
+	gen uint64
+}
+
 type pendingSeq struct {
 	seq uint64
 	gen uint64
 }
 
 func newPending() pending {
-	return pending{entries: map[ovKey]pendingVal{}, seqs: map[*boardState]pendingSeq{}}
+	return pending{entries: map[ovKey]pendingVal{}, seqs: map[*boardState]pendingSeq{}, leaders: map[bpKey]pendingLeader{}}
 }
 
 func (e *Engine) pendingEntry(k ovKey) (ovVal, bool) {
@@ -68,6 +74,9 @@ func (e *Engine) handOff(g *group) {
 	}
 	for bs, seq := range g.seqs {
 		e.pend.seqs[bs] = pendingSeq{seq, g.gen}
+	}
+	for k, v := range g.leaders {
+		e.pend.leaders[k] = pendingLeader{v, g.gen}
 	}
 	e.pmu.Unlock()
 	e.pipe <- g
@@ -149,6 +158,7 @@ func (e *Engine) commitLoop() {
 			for _, x := range groups {
 				merged.Submissions = append(merged.Submissions, x.batch.Submissions...)
 				merged.Idempotency = append(merged.Idempotency, x.batch.Idempotency...)
+				merged.Feed = append(merged.Feed, x.batch.Feed...)
 			}
 			b = &merged
 		}
@@ -252,7 +262,14 @@ func (e *Engine) finishGroup(g *group) {
 			delete(e.pend.seqs, bs)
 		}
 	}
+	for k := range g.leaders {
+		if p, ok := e.pend.leaders[k]; ok && p.gen == g.gen {
+			delete(e.pend.leaders, k)
+		}
+	}
 	e.pmu.Unlock()
+	e.feedCommitted(g.batch.Feed)
+	e.feedApplied(g.batch.Feed)
 	for _, o := range g.ops {
 		if o.kind == opScores && o.err == nil {
 			for i := range o.results {

@@ -222,6 +222,7 @@ type group struct {
 	overlay map[ovKey]ovVal
 	seqs    map[*boardState]uint64
 	periods map[*boardState]string
+	leaders map[bpKey]leaderVal // the #1 of the periods it touched (feed.go)
 
 	housekeeping bool          // not a group: run housekeeping on the committer
 	barrier      chan struct{} // not a group: closed when the committer reaches it
@@ -361,6 +362,9 @@ func (e *Engine) computeScore(g *group, s *Score, res *Result) error {
 		copy(c.entry.Keys[:], next.Keys)
 		c.meta = next.Meta
 		c.results = next.Results
+	}
+	e.feedScore(g, def, &c, cur, &sub) // activity feed events, against the state before c
+	if changed {
 		g.overlay[k] = ovVal{entry: c.entry, meta: c.meta, exists: true, results: c.results}
 	}
 	g.changes = append(g.changes, c)
@@ -406,6 +410,7 @@ func (e *Engine) computeDelete(g *group, o *op) {
 	g.batch.Submissions = append(g.batch.Submissions, podium.Submission{Seq: seq, Board: def.ID, Period: period,
 		Player: o.ref.Player, Kind: podium.KindDelete, At: g.now})
 	g.overlay[k] = ovVal{}
+	e.feedDelete(g, bpKey{bs, period})
 	g.changes = append(g.changes, change{bs: bs, period: period, player: pid, del: true, delSeq: seq})
 	e.aggApply(g, aggs)
 }

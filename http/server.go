@@ -129,9 +129,12 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /v1/admin/reload", s.api(s.reload))
 	s.mux.HandleFunc("GET /v1/boards/{board}/stream", s.api(s.sse, "limit", "last_event_id"))
 	s.mux.HandleFunc("GET /v1/stream", s.api(s.ws, "key"))
+	s.mux.HandleFunc("GET /v1/feed", s.api(s.feed, "board", "limit")) // feed.go
+	s.mux.HandleFunc("GET /v1/feed/stream", s.api(s.feedStream, "board", "limit", "last_event_id"))
 	s.timing = map[string]routeTiming{
 		"GET /v1/boards/{board}/stream": untimed,
 		"GET /v1/stream":                untimed,
+		"GET /v1/feed/stream":           untimed,
 		"POST /v1/admin/check":          timedBodyOnly,
 		"POST /v1/admin/reload":         timedBodyOnly,
 	}

@@ -113,6 +113,14 @@ func (s *Server) sse(w http.ResponseWriter, r *http.Request) error {
 		retryAfter(w, err)
 		return err
 	}
+	s.serveSSE(w, r, conn, bi.ID)
+	return nil
+}
+
+// serveSSE writes the events of conn's subscriptions as Server-Sent
+// Events until the client leaves or the server ends the connection (the
+// board and feed streams). board names the stream in a final error event.
+func (s *Server) serveSSE(w http.ResponseWriter, r *http.Request, conn *stream.Conn, board string) {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
@@ -127,7 +135,7 @@ func (s *Server) sse(w http.ResponseWriter, r *http.Request) error {
 		return rc.Flush() == nil
 	}
 	if !write([]byte("retry: " + strconv.Itoa(int(s.streamCfg.Retry/time.Millisecond)) + "\n\n")) {
-		return nil
+		return
 	}
 	done := r.Context().Done()
 	for {
@@ -136,24 +144,24 @@ func (s *Server) sse(w http.ResponseWriter, r *http.Request) error {
 		case !ok:
 			if err := conn.Err(); err != nil {
 				// The key was revoked: say so and end the stream.
-				write(sseError(bi.ID, err))
-				return nil
+				write(sseError(board, err))
+				return
 			}
 			// Server shutdown: ask the browser to come back soon.
 			write([]byte("retry: 1000\n: server restarting\n\n"))
-			return nil
+			return
 		case ev == nil:
 			select {
 			case <-done:
-				return nil
+				return
 			default:
 			}
 			if !write([]byte(": ping\n\n")) {
-				return nil
+				return
 			}
 		default:
 			if !write(ev.SSE) || ev.Type == "error" {
-				return nil
+				return
 			}
 		}
 	}
@@ -299,6 +307,8 @@ func (s *Server) wsOp(ctx context.Context, conn *stream.Conn, m *wsMessage, send
 			return err
 		}
 		return send(map[string]any{"type": "subscribed", "board": bi.ID, "limit": m.Limit, "id": m.ID})
+	case "subscribe_feed", "unsubscribe_feed":
+		return s.wsFeedOp(ctx, conn, m, send) // feed.go
 	case "unsubscribe":
 		n := conn.UnsubscribeBoard(m.Board)
 		if n == 0 {
@@ -306,5 +316,5 @@ func (s *Server) wsOp(ctx context.Context, conn *stream.Conn, m *wsMessage, send
 		}
 		return send(map[string]any{"type": "unsubscribed", "board": m.Board, "id": m.ID})
 	}
-	return podium.Errorf(podium.ECodeInvalid, "op must be subscribe, unsubscribe or ping")
+	return podium.Errorf(podium.ECodeInvalid, "op must be subscribe, unsubscribe, subscribe_feed, unsubscribe_feed or ping")
 }

@@ -126,6 +126,7 @@ func queueDeleteBoard(b *pgx.Batch, id string) {
 		"DELETE FROM submissions WHERE board = $1",
 		"DELETE FROM entries WHERE board = $1",
 		"DELETE FROM watermarks WHERE board = $1",
+		"DELETE FROM feed WHERE board = $1",
 	} {
 		b.Queue(q, id)
 	}

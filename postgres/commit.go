@@ -57,6 +57,7 @@ const maxRows = 16384
 type statements struct {
 	heads, log, del, upsert, watermarks, idem *pgconn.StatementDescription
 	lockHeads                                 *pgconn.StatementDescription // shared.go
+	feed                                      *pgconn.StatementDescription // feed.go
 }
 
 // prepare returns the write statements of conn, preparing them on first
@@ -74,6 +75,7 @@ func prepare(ctx context.Context, conn *pgx.Conn) (*statements, error) {
 		{&st.watermarks, "podium_watermarks", sqlWatermarks},
 		{&st.idem, "podium_idempotency", sqlIdempotency},
 		{&st.lockHeads, "podium_lock_heads", sqlLockHeads},
+		{&st.feed, "podium_feed", sqlFeed},
 	} {
 		sd, err := conn.Prepare(ctx, p.name, p.sql)
 		if err != nil {
@@ -147,6 +149,7 @@ func (w *writer) batch(pb *pgconn.Batch, st *statements, b *podium.Batch) {
 	w.upserts(pb, st, b.Upserts, w.pick)
 	w.watermarks(pb, st, b.Watermarks)
 	w.idempotency(pb, st, b.Idempotency)
+	w.feed(pb, st, b.Feed) // feed.go
 }
 
 // execBatch runs b and returns the first error of its statements.

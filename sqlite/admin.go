@@ -75,7 +75,8 @@ func (s *Store) DeleteBoard(ctx context.Context, id string) error {
 	} else if n == 0 {
 		return podium.Errorf(podium.ECodeBoardNotFound, "board %q does not exist", id)
 	}
-	for _, q := range []string{"DELETE FROM entries WHERE board = ?", "DELETE FROM submissions WHERE board = ?", "DELETE FROM watermarks WHERE board = ?"} {
+	for _, q := range []string{"DELETE FROM entries WHERE board = ?", "DELETE FROM submissions WHERE board = ?", "DELETE FROM watermarks WHERE board = ?",
+		"DELETE FROM feed WHERE board = ?"} {
 		if _, err := tx.ExecContext(ctx, q, id); err != nil {
 			return fmt.Errorf("delete board: %w", err)
 		}

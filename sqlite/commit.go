@@ -41,6 +41,7 @@ const (
 // write connection. sub, entry and idem hold one statement per chunkSizes.
 type writeStmts struct {
 	sub, entry, idem []*sql.Stmt
+	feed             []*sql.Stmt // feed.go
 	del              *sql.Stmt
 }
 
@@ -60,6 +61,10 @@ func (ws *writeStmts) prepare(db *sql.DB) error {
 			return err
 		}
 		ws.idem = append(ws.idem, st)
+		if st, err = prep(insertFeed + rows(feedRow, n) + insertFeedEnd); err != nil {
+			return err
+		}
+		ws.feed = append(ws.feed, st)
 	}
 	var err error
 	ws.del, err = prep(deleteEntry)
@@ -67,7 +72,7 @@ func (ws *writeStmts) prepare(db *sql.DB) error {
 }
 
 func (ws *writeStmts) close() {
-	for _, group := range [][]*sql.Stmt{ws.sub, ws.entry, ws.idem, {ws.del}} {
+	for _, group := range [][]*sql.Stmt{ws.sub, ws.entry, ws.idem, ws.feed, {ws.del}} {
 		for _, st := range group {
 			if st != nil {
 				st.Close()
@@ -131,6 +136,9 @@ func (s *Store) commit(ctx context.Context, b *podium.Batch) error {
 	}
 	if err := s.insertIdempotency(ctx, tx, b.Idempotency); err != nil {
 		return fmt.Errorf("commit: idempotency: %w", err)
+	}
+	if err := s.insertFeed(ctx, tx, b.Feed); err != nil { // feed.go
+		return fmt.Errorf("commit: feed: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		if sqliteCode(err)&0xff == codeFull {

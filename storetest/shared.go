@@ -32,6 +32,7 @@ func RunShared(t *testing.T, open func(t *testing.T) podium.SharedStore) {
 	t.Run("ChangesConcurrent", func(t *testing.T) { t.Parallel(); testChangesConcurrent(t, open) })
 	t.Run("Loads", func(t *testing.T) { t.Parallel(); testLoads(t, open) })
 	t.Run("TxLastChange", func(t *testing.T) { t.Parallel(); testTxLastChange(t, open) }) // aggregate.go
+	t.Run("TxFeed", func(t *testing.T) { t.Parallel(); testTxFeed(t, open) })
 }
 
 // within bounds every wait of the suite, so that a hang fails the test

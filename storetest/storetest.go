@@ -55,6 +55,7 @@ func Run(t *testing.T, open func(t *testing.T) podium.Store) {
 	t.Run("Periods", func(t *testing.T) { testPeriods(t, open) })
 	t.Run("WithinBatch", func(t *testing.T) { testWithinBatch(t, open) })
 	t.Run("Results", func(t *testing.T) { testBestKResults(t, open) }) // results.go
+	t.Run("Feed", func(t *testing.T) { testFeed(t, open) })
 }
 
 var ctx = context.Background()

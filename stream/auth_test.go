@@ -110,7 +110,7 @@ func TestRecreatedBoardStartsOver(t *testing.T) {
 		SnapshotID uint64 `json:"snapshot_id"`
 	}
 	h.mu.Lock()
-	w := h.windows[windowKey{"kc", 10}]
+	w := h.windows[windowKey{board: "kc", limit: 10}]
 	h.mu.Unlock()
 	json.Unmarshal(w.snap.JSON, &first)
 

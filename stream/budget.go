@@ -59,6 +59,10 @@ func viewSize(v *View) int64 {
 		e := &v.Entries[i]
 		n += entryOverhead + int64(8*len(e.Keys)+len(e.Player)+len(e.Name)+len(e.AtText)+len(e.Meta))
 	}
+	for i := range v.Feed {
+		f := &v.Feed[i]
+		n += entryOverhead + int64(len(f.ID)+len(f.Pos.Board)+len(f.JSON))
+	}
 	return n
 }
 

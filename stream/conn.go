@@ -136,7 +136,13 @@ func (c *Conn) Subscribe(ctx context.Context, board string, limit int, lastID st
 	if limit < 1 || limit > c.hub.cfg.MaxLimit {
 		return nil, podium.Errorf(podium.ECodeInvalid, "limit must be from 1 to %d", c.hub.cfg.MaxLimit)
 	}
-	key := windowKey{board, limit}
+	return c.subscribe(ctx, windowKey{board: board, limit: limit}, lastID)
+}
+
+// subscribe adds a subscription to the window of key (a board's top, or
+// an activity feed).
+func (c *Conn) subscribe(ctx context.Context, key windowKey, lastID string) (*Sub, error) {
+	board := key.board
 	c.mu.Lock()
 	if c.done {
 		c.mu.Unlock()
@@ -154,7 +160,7 @@ func (c *Conn) Subscribe(ctx context.Context, board string, limit int, lastID st
 	h := c.hub
 	refreshed := false
 	for attempt := 0; ; attempt++ {
-		w, err := h.window(ctx, board, limit)
+		w, err := h.window(ctx, key)
 		if err != nil {
 			return nil, err
 		}
@@ -239,8 +245,8 @@ func (c *Conn) closedErr() error {
 // Unsubscribe removes the subscription to (board, limit), if any.
 func (c *Conn) Unsubscribe(board string, limit int) bool {
 	c.mu.Lock()
-	s := c.subs[windowKey{board, limit}]
-	delete(c.subs, windowKey{board, limit})
+	s := c.subs[windowKey{board: board, limit: limit}]
+	delete(c.subs, windowKey{board: board, limit: limit})
 	c.mu.Unlock()
 	if s == nil {
 		return false
@@ -254,7 +260,7 @@ func (c *Conn) UnsubscribeBoard(board string) int {
 	c.mu.Lock()
 	var list []*Sub
 	for k, s := range c.subs {
-		if k.board == board {
+		if k.board == board && !k.feed {
 			list = append(list, s)
 			delete(c.subs, k)
 		}

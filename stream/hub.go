@@ -38,6 +38,9 @@ type View struct {
 	Seq        uint64
 	Total      int
 	Entries    []Entry
+	// Feed holds the events of an activity feed window, newest first
+	// (feed.go); Seq then counts the window's deltas.
+	Feed []FeedEvent
 }
 
 // Source reads the current top entries of a board. A missing board is
@@ -106,6 +109,7 @@ type Hub struct {
 type windowKey struct {
 	board string
 	limit int
+	feed  bool // an activity feed window (feed.go); board "" is every public board's
 }
 
 // New returns a running hub; Close stops it.
@@ -189,6 +193,9 @@ func (h *Hub) Applied(board, period string, seq uint64, players []uint32) {
 	for _, w := range h.byBoard[board] {
 		w.dirty.Store(true)
 	}
+	for _, w := range h.byBoard[""] { // the all-boards feed (feed.go)
+		w.dirty.Store(true)
+	}
 	h.mu.Unlock()
 }
 
@@ -247,8 +254,8 @@ func (h *Hub) disconnect(c *Conn) {
 // The caller must attach to it under h.mu after checking that the hub
 // still holds it (attach does): a round may drop an idle window at any
 // time before that.
-func (h *Hub) window(ctx context.Context, board string, limit int) (*window, error) {
-	key := windowKey{board, limit}
+func (h *Hub) window(ctx context.Context, key windowKey) (*window, error) {
+	board, limit := key.board, key.limit
 	h.mu.Lock()
 	w := h.windows[key]
 	if w != nil {
@@ -270,7 +277,7 @@ func (h *Hub) window(ctx context.Context, board string, limit int) (*window, err
 	if err := h.admitWindow(limit); err != nil {
 		return nil, err
 	}
-	v, err := h.src.View(ctx, board, limit)
+	v, err := h.readKey(ctx, key)
 	if err != nil {
 		return nil, err
 	}
@@ -323,17 +330,22 @@ func (h *Hub) Tick() {
 	h.mu.Unlock()
 	// Windows of one board share one read: the largest limit, cut to
 	// size for the others.
-	flush := map[string][]*window{}
+	type source struct {
+		board string
+		feed  bool
+	}
+	flush := map[source][]*window{}
 	for _, w := range list {
 		switch drop, due := w.due(now); {
 		case drop:
 			h.drop(w)
 		case due:
-			flush[w.key.board] = append(flush[w.key.board], w)
+			src := source{w.key.board, w.key.feed}
+			flush[src] = append(flush[src], w)
 		}
 	}
-	for board, ws := range flush {
-		h.flushBoard(now, board, ws)
+	for _, ws := range flush {
+		h.flushBoard(now, ws)
 	}
 	for _, w := range list {
 		w.periodic(now)
@@ -346,23 +358,31 @@ func (h *Hub) Tick() {
 // flushBoard flushes windows of one board from one read. It holds their
 // flush locks, taken by increasing limit, across the read, so that no
 // other flush applies a newer view in between.
-func (h *Hub) flushBoard(now time.Time, board string, ws []*window) {
+func (h *Hub) flushBoard(now time.Time, ws []*window) {
 	slices.SortFunc(ws, func(a, b *window) int { return a.key.limit - b.key.limit })
 	for _, w := range ws {
 		w.flushMu.Lock()
 	}
-	v, err := h.read(board, ws[len(ws)-1].key.limit)
+	v, err := h.read(ws[len(ws)-1].key)
 	for _, w := range ws {
 		w.apply(now, v.top(w.key.limit), err)
 		w.flushMu.Unlock()
 	}
 }
 
-// read reads the top limit entries of a board from the source.
-func (h *Hub) read(board string, limit int) (View, error) {
+// read reads the view of a window's key (the top limit entries of a
+// board, or a feed's newest events) from the source.
+func (h *Hub) read(key windowKey) (View, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	return h.src.View(ctx, board, limit)
+	return h.readKey(ctx, key)
+}
+
+func (h *Hub) readKey(ctx context.Context, key windowKey) (View, error) {
+	if key.feed {
+		return h.readFeed(ctx, key) // feed.go
+	}
+	return h.src.View(ctx, key.board, key.limit)
 }
 
 // top returns the view cut to its first limit entries; the entries are
@@ -370,6 +390,9 @@ func (h *Hub) read(board string, limit int) (View, error) {
 func (v View) top(limit int) View {
 	if len(v.Entries) > limit {
 		v.Entries = slices.Clone(v.Entries[:limit])
+	}
+	if len(v.Feed) > limit {
+		v.Feed = slices.Clone(v.Feed[:limit])
 	}
 	return v
 }

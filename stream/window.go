@@ -39,8 +39,9 @@ type window struct {
 	bucketStart time.Time
 	bucketN     int
 	overloaded  bool
-	dead        bool // the board is gone
-	dropped     bool // the hub forgot the window: nobody may attach
+	dead        bool      // the board is gone
+	lastRead    time.Time // feed windows: when the feed was last read (feed.go)
+	dropped     bool      // the hub forgot the window: nobody may attach
 }
 
 func newWindow(h *Hub, key windowKey, v View) *window {
@@ -85,6 +86,13 @@ func (w *window) position() string { return EventID(w.snapID, w.view.Seq) }
 
 // snapshotLocked returns the encoded snapshot of the current view.
 func (w *window) snapshotLocked() *Event {
+	if w.snap == nil && w.key.feed {
+		ev := w.feedSnapshot() // feed.go
+		if w.dropped {
+			return ev
+		}
+		w.setSnapLocked(ev)
+	}
 	if w.snap == nil {
 		v := &w.view
 		ev := newEvent("snapshot", w.snapID, v.Seq, snapshotMsg{Type: "snapshot", Board: v.Board, Title: v.Title,
@@ -186,6 +194,12 @@ func (w *window) due(now time.Time) (drop, flush bool) {
 	if idle {
 		return false, false // a dirty flag waits for the next subscriber
 	}
+	if w.key.feed && w.feedPollDue(now) {
+		// Events that no local change announces (appended on another
+		// node without moving a board) are found by polling (feed.go).
+		w.dirty.Store(false)
+		return false, true
+	}
 	return false, w.dirty.Swap(false) || rollover
 }
 
@@ -250,7 +264,7 @@ func (w *window) newSnapshotLocked(now time.Time) {
 func (w *window) flush(now time.Time) {
 	w.flushMu.Lock()
 	defer w.flushMu.Unlock()
-	v, err := w.hub.read(w.key.board, w.key.limit)
+	v, err := w.hub.read(w.key)
 	w.apply(now, v, err)
 }
 
@@ -268,8 +282,12 @@ func (w *window) apply(now time.Time, v View, err error) {
 			w.dieLocked()
 			return
 		}
-		w.hub.log.Warn("stream: read board", "board", w.key.board, "err", err)
+		w.hub.log.Warn("stream: read board", "board", w.key.board, "feed", w.key.feed, "err", err)
 		w.dirty.Store(true) // try again next tick
+		return
+	}
+	if w.key.feed {
+		w.applyFeedLocked(now, v) // feed.go
 		return
 	}
 	if v.Generation != w.view.Generation || v.Public != w.view.Public {

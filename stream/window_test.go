@@ -90,7 +90,7 @@ func TestHistoryIsBounded(t *testing.T) {
 	c := subscribed(t, h, nil, "b")
 	ids := deltas(t, h, src, c, "b", 5)
 	h.mu.Lock()
-	w := h.windows[windowKey{"b", 10}]
+	w := h.windows[windowKey{board: "b", limit: 10}]
 	h.mu.Unlock()
 	if len(w.history) != 3 {
 		t.Fatalf("history holds %d events, want 3", len(w.history))

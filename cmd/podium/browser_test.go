@@ -78,6 +78,14 @@ func TestBrowserLiveBoard(t *testing.T) {
 		t.Fatalf("batch submission: %s", out)
 	}
 	waitRows(t, wd, 2*time.Second, "bob:1,carol:2,alice:3")
+	// The activity feed under the board names the new #1 (feed.js); its
+	// newest event is Carol's personal best, submitted after Bob's.
+	if got, ok := wd.waitString(5*time.Second, `const li = document.querySelector('#feed li[data-kind="new_leader"]');
+		return li ? li.dataset.kind + ": " + li.textContent : "";`, func(s string) bool {
+		return strings.HasPrefix(s, "new_leader: Bob took #1 with 41,234 · 120 from Alice")
+	}); !ok {
+		t.Errorf("the newest activity is %q, want Bob taking #1 from Alice", got)
+	}
 
 	// Keys are formatted by name, under headers named after the keys.
 	var cells struct {

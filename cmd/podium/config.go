@@ -49,6 +49,8 @@ type Config struct {
 	Env       string
 	Node      string
 	PollEvery time.Duration
+
+	FeedCap int // activity feed events kept per board
 }
 
 // allowedOrigins splits --allowed-origins.
@@ -144,6 +146,7 @@ func (c *Config) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Env, "env", "default", "the deployment's name in the Redis keyspace podium:{env}:v1:..., so several deployments can share one Redis")
 	fs.StringVar(&c.Node, "node", "", "this node's name in logs and notices (default: host name and a random suffix)")
 	fs.DurationVar(&c.PollEvery, "poll-every", time.Second, "with --db: how often to poll the database for what other nodes changed, notices or not")
+	fs.IntVar(&c.FeedCap, "feed-cap", 200, "activity feed: events kept per board (older ones are pruned; GET /v1/feed's largest limit)")
 }
 
 // validate checks what the flag types cannot; a mistake is a *usageError
@@ -203,13 +206,22 @@ func (c *Config) validate() error {
 		{"stream-max", int64(c.StreamsMax)}, {"stream-memory", c.StreamMemory}, {"stream-coalesce", int64(c.Coalesce)},
 		{"stream-snapshot-every", int64(c.SnapshotEvery)}, {"shutdown-timeout", int64(c.Shutdown)},
 		{"body-timeout", int64(c.BodyTimeout)}, {"request-timeout", int64(c.RequestTimeout)}, {"poll-every", int64(c.PollEvery)},
+		{"feed-cap", int64(c.FeedCap)},
 	} {
 		if n.v < 0 {
 			return usagef("serve", "--%s must not be negative", n.name)
 		}
 	}
+	if c.FeedCap > maxFeedCap {
+		return usagef("serve", "--feed-cap must be at most %d", maxFeedCap)
+	}
 	return nil
 }
+
+// maxFeedCap bounds --feed-cap: a feed read is one answer of that many
+// events at most (a settled tournament's may carry 4 KiB of data, so
+// about 4.5 MB), and a feed stream's window as large as a board's.
+const maxFeedCap = 1000
 
 // redactURL drops the password of a URL for a message.
 func redactURL(s string) string {

@@ -1,0 +1,82 @@
+// The activity feed under a board's live page (the board's newest events:
+// new personal bests, new #1s, settled tournaments) and on the index page
+// (every public board's), from /v1/feed/stream. EventSource resends the
+// last event id when it reconnects, so the stream resumes, or starts
+// again with a snapshot.
+(function () {
+  "use strict";
+
+  const list = document.getElementById("feed");
+  const section = document.getElementById("activity");
+  if (!list || !section) return;
+  const onBoard = location.pathname.startsWith("/boards/");
+  const board = onBoard ? decodeURIComponent(location.pathname.replace(/^\/boards\//, "").replace(/\/.*$/, "")) : "";
+  const limit = 20;
+  let events = []; // newest first
+
+  function keys(k) {
+    return k ? k.map((v) => String(v).replace(/\B(?=(\d{3})+(?!\d))/g, ",")).join(" · ") : "";
+  }
+
+  function ago(iso) {
+    const t = Date.parse(iso);
+    const s = Math.max(0, Math.round((Date.now() - t) / 1000));
+    if (s < 60) return "just now";
+    if (s < 3600) return Math.floor(s / 60) + "m ago";
+    if (s < 86400) return Math.floor(s / 3600) + "h ago";
+    return new Date(t).toLocaleDateString();
+  }
+
+  function line(ev) {
+    const who = ev.name || ev.player || "";
+    return (onBoard ? "" : (ev.title || ev.board) + ": ") + what(ev, who);
+  }
+
+  function what(ev, who) {
+    switch (ev.kind) {
+      case "personal_best":
+        return who + " set a personal best: " + keys(ev.keys) + (ev.old ? " (was " + keys(ev.old) + ")" : " (first entry)");
+      case "new_leader":
+        return who + " took #1 with " + keys(ev.keys) +
+          (ev.previous_player ? " from " + (ev.previous_name || ev.previous_player) + " (" + keys(ev.old) + ")" : "");
+      case "tournament_settled":
+        return "Tournament settled" + (who ? ": " + who + " won" : "");
+    }
+    return ev.kind;
+  }
+
+  function render() {
+    list.textContent = "";
+    for (const ev of events) {
+      const li = document.createElement("li");
+      li.dataset.kind = ev.kind;
+      li.dataset.id = ev.id;
+      const text = document.createElement("span");
+      text.textContent = line(ev);
+      const when = document.createElement("time");
+      when.dateTime = ev.at;
+      when.textContent = ago(ev.at);
+      when.title = ev.at + " · period " + ev.period;
+      li.append(text, " ", when);
+      list.append(li);
+    }
+    section.hidden = events.length === 0;
+  }
+
+  const es = new EventSource("/v1/feed/stream?" + (onBoard ? "board=" + encodeURIComponent(board) + "&" : "") + "limit=" + limit);
+  es.addEventListener("snapshot", (e) => {
+    events = JSON.parse(e.data).events;
+    render();
+  });
+  es.addEventListener("delta", (e) => {
+    events = JSON.parse(e.data).events.concat(events).slice(0, limit);
+    render();
+  });
+  es.addEventListener("error", (e) => {
+    if (e.data) { // the server ended the stream (the board went private or was deleted)
+      es.close();
+      section.hidden = true;
+    }
+  });
+  setInterval(render, 30000); // keep "ago" current
+})();

@@ -1,0 +1,151 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/podiumhq/podium"
+)
+
+var _ podium.FeedStore = (*Store)(nil)
+
+const (
+	insertFeed    = "INSERT INTO feed (board, seq, kind, at_ms, period, player, keys, old, other, data) VALUES "
+	feedRow       = "(?,?,?,?,?,?,?,?,?,?)"
+	insertFeedEnd = " ON CONFLICT (board, seq, kind) DO NOTHING"
+)
+
+// insertFeed stores the feed events of a commit in its transaction, in
+// chunks of rows as the log is (one statement per 64 events). The caller
+// holds wmu.
+func (s *Store) insertFeed(ctx context.Context, tx *sql.Tx, evs []podium.FeedEvent) error {
+	if len(evs) == 0 {
+		return nil
+	}
+	return s.execChunks(ctx, tx, s.ws.feed, len(evs), func(args []any, i int) []any {
+		ev := &evs[i]
+		return append(args, ev.Board, int64(ev.Seq), int64(ev.Kind), podium.Millis(ev.At), ev.Period, ev.Player,
+			textArg(podium.FeedKeysJSON(ev.Keys)), textArg(podium.FeedKeysJSON(ev.Old)), ev.Other, textArg(ev.Data))
+	})
+}
+
+func textArg(b []byte) any {
+	if b == nil {
+		return nil
+	}
+	return string(b)
+}
+
+// Feed returns the events q selects, newest first.
+func (s *Store) Feed(ctx context.Context, q podium.FeedQuery) ([]podium.FeedEvent, error) {
+	var (
+		where []string
+		args  []any
+	)
+	if q.Boards != nil {
+		if len(q.Boards) == 0 {
+			return nil, nil
+		}
+		if len(q.Boards) == 1 {
+			where = append(where, "board = ?")
+			args = append(args, q.Boards[0])
+		} else {
+			// Many boards (the all-boards feed): walk the feed's order
+			// and keep their events, rather than gather and sort every
+			// event of each board: 0.3-0.45 ms against 4.8-7.7 ms for
+			// 100 boards of 200 events (engine's BenchmarkFeedRead/all).
+			// The unary + keeps SQLite from using the board index here.
+			where = append(where, "+board IN (SELECT value FROM json_each(?))")
+			args = append(args, jsonStrings(q.Boards))
+		}
+	}
+	if p := q.Before; p != nil {
+		where = append(where, "(at_ms, board, seq, kind) < (?, ?, ?, ?)")
+		args = append(args, p.At, p.Board, int64(p.Seq), int64(p.Kind))
+	}
+	query := "SELECT board, seq, kind, at_ms, period, player, keys, old, other, data FROM feed"
+	if len(where) > 0 {
+		query += " WHERE " + strings.Join(where, " AND ")
+	}
+	query += " ORDER BY at_ms DESC, board DESC, seq DESC, kind DESC LIMIT ?"
+	args = append(args, q.Limit)
+	rows, err := s.r.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("feed: %w", err)
+	}
+	defer rows.Close()
+	var out []podium.FeedEvent
+	for rows.Next() {
+		var (
+			ev              podium.FeedEvent
+			seq, kind, at   int64
+			keys, old, data []byte
+		)
+		if err := rows.Scan(&ev.Board, &seq, &kind, &at, &ev.Period, &ev.Player, &keys, &old, &ev.Other, &data); err != nil {
+			return nil, fmt.Errorf("feed: %w", err)
+		}
+		ev.Seq, ev.Kind, ev.At = uint64(seq), podium.FeedKind(kind), podium.FromMillis(at)
+		if ev.Keys, err = podium.ParseFeedKeys(keys); err != nil {
+			return nil, fmt.Errorf("feed: %w", err)
+		}
+		if ev.Old, err = podium.ParseFeedKeys(old); err != nil {
+			return nil, fmt.Errorf("feed: %w", err)
+		}
+		if data != nil {
+			ev.Data = append([]byte(nil), data...)
+		}
+		out = append(out, ev)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("feed: %w", err)
+	}
+	return out, nil
+}
+
+// PruneFeed deletes the events of boards past the keep newest of each,
+// at most max rows in all, the oldest first, in one short transaction per
+// board. keep must be at least 1.
+func (s *Store) PruneFeed(ctx context.Context, boards []string, keep, max int) (int, error) {
+	n := 0
+	for _, b := range boards {
+		if n >= max {
+			break
+		}
+		s.wmu.Lock()
+		// The oldest first, so that a partial prune keeps the newest.
+		res, err := s.w.ExecContext(ctx, `DELETE FROM feed WHERE board = ?1 AND (seq, kind) IN (
+			SELECT seq, kind FROM feed WHERE board = ?1 AND (at_ms, seq, kind) < (
+				SELECT at_ms, seq, kind FROM feed WHERE board = ?1
+				ORDER BY at_ms DESC, seq DESC, kind DESC LIMIT 1 OFFSET ?3 - 1)
+			ORDER BY at_ms, seq, kind LIMIT ?2)`, b, max-n, keep)
+		s.wmu.Unlock()
+		if err != nil {
+			return n, fmt.Errorf("prune feed: %w", err)
+		}
+		d, err := res.RowsAffected()
+		if err != nil {
+			return n, fmt.Errorf("prune feed: %w", err)
+		}
+		n += int(d)
+	}
+	return n, nil
+}
+
+// jsonStrings encodes ids (board ids: no quote or backslash) as a JSON
+// array for json_each.
+func jsonStrings(ids []string) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, id := range ids {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('"')
+		b.WriteString(id)
+		b.WriteByte('"')
+	}
+	b.WriteByte(']')
+	return b.String()
+}
