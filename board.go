@@ -68,6 +68,9 @@ type Board struct {
 	// mode or reset changed: state built under another Gen cannot be kept.
 	// A SharedStore assigns it; other stores leave it 0.
 	Gen uint64 `json:"-"`
+	// Tournament and points boards (tournament.go); nil on other boards.
+	Tournament *Tournament `json:"tournament,omitempty"`
+	Points     *Points     `json:"points,omitempty"`
 }
 
 var (
@@ -135,7 +138,7 @@ func (b *Board) Normalize() error {
 		return err
 	}
 	b.Meta = meta
-	return nil
+	return b.normalizeTournament() // tournament.go
 }
 
 // Orders returns the order of each key.
@@ -159,12 +162,16 @@ type BoardUpdate struct {
 	Reset  *Reset // replaced as a whole: {"every": "day"} means the zone UTC
 	Public *bool
 	Meta   json.RawMessage // nil: keep
+	// Tournament and points parts (tournament.go); nil: keep.
+	Tournament *Tournament
+	Points     *Points
 }
 
 // FullUpdate is the update that replaces every field of a board with b's.
 func FullUpdate(b *Board) *BoardUpdate {
 	c := *b
-	return &BoardUpdate{ID: c.ID, Title: &c.Title, Keys: c.Keys, Mode: &c.Mode, Reset: &c.Reset, Public: &c.Public, Meta: c.Meta}
+	return &BoardUpdate{ID: c.ID, Title: &c.Title, Keys: c.Keys, Mode: &c.Mode, Reset: &c.Reset, Public: &c.Public, Meta: c.Meta,
+		Tournament: c.Tournament, Points: c.Points}
 }
 
 // Apply returns the board that results from applying u to cur (nil for a
@@ -193,6 +200,22 @@ func (u *BoardUpdate) Apply(cur *Board) Board {
 	}
 	if u.Meta != nil {
 		b.Meta = u.Meta
+	}
+	if b.Tournament != nil {
+		t := *b.Tournament
+		b.Tournament = &t
+	}
+	if b.Points != nil {
+		p := *b.Points
+		b.Points = &p
+	}
+	if u.Tournament != nil {
+		t := *u.Tournament
+		b.Tournament = &t
+	}
+	if u.Points != nil {
+		p := *u.Points
+		b.Points = &p
 	}
 	return b
 }

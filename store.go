@@ -85,6 +85,8 @@ type Batch struct {
 	Deletes     []EntryRef
 	Watermarks  []Watermark
 	Idempotency []IdempotencyRecord
+	// Tourney: tournament rows in the same transaction (tournament.go).
+	Tourney *TourneyBatch
 }
 
 // Watermark says that the entries table reflects a board's log up to Seq.
@@ -95,7 +97,7 @@ type Watermark struct {
 
 // Len is the number of rows in the batch.
 func (b *Batch) Len() int {
-	return len(b.Submissions) + len(b.Upserts) + len(b.Deletes) + len(b.Watermarks) + len(b.Idempotency)
+	return len(b.Submissions) + len(b.Upserts) + len(b.Deletes) + len(b.Watermarks) + len(b.Idempotency) + b.Tourney.Len()
 }
 
 // Reset empties b, keeping its capacity.
@@ -105,6 +107,7 @@ func (b *Batch) Reset() {
 	b.Deletes = b.Deletes[:0]
 	b.Watermarks = b.Watermarks[:0]
 	b.Idempotency = b.Idempotency[:0]
+	b.Tourney = nil
 }
 
 // EntryRef names one entry.

@@ -15,12 +15,15 @@ type boardDocument struct {
 	Reset  Reset           `json:"reset"`
 	Public bool            `json:"public"`
 	Meta   json.RawMessage `json:"meta,omitempty"`
+	// Tournament and points parts (tournament.go).
+	Tournament *Tournament `json:"tournament,omitempty"`
+	Points     *Points     `json:"points,omitempty"`
 }
 
 // Document returns b's definition as stores keep it (see SetDocument).
 func (b *Board) Document() ([]byte, error) {
 	return json.Marshal(boardDocument{Title: b.Title, Keys: b.Keys, Mode: b.Mode, Reset: b.Reset, Public: b.Public,
-		Meta: StoredMeta(b.Meta)})
+		Meta: StoredMeta(b.Meta), Tournament: b.Tournament, Points: b.Points})
 }
 
 // SetDocument sets b's definition from a document Document made; the id,
@@ -32,6 +35,7 @@ func (b *Board) SetDocument(doc []byte) error {
 	}
 	b.Title, b.Keys, b.Mode, b.Reset, b.Public = d.Title, d.Keys, d.Mode, d.Reset, d.Public
 	b.Meta = LoadedMeta(d.Meta)
+	b.Tournament, b.Points = d.Tournament, d.Points
 	return nil
 }
 
