@@ -19,10 +19,10 @@ func TestScaledVectors(t *testing.T) {
 		p, t, want int64
 	}{
 		{1000, start, 1000 << FracBits},  // at the era's start: p exactly
-		{1000, start + h/2, 23726566406}, // 1000 * sqrt(2) * 2^24 = 23726566565.66
+		{1000, start + h/2, 23726566406}, // 1000 * sqrt(2) * 2^24 = 23726566406.06 (50-digit decimal)
 		{1, start, 1 << FracBits},
 		{-500, start, -500 << FracBits},
-		{50, start - h/2, 593164160}, // a correction dated half a life before: 50/sqrt2 * 2^24 = 593164164.14
+		{50, start - h/2, 593164160}, // dated half a life before the era: 50/sqrt(2) * 2^24 = 593164160.15
 		{0, start + 123, 0},
 	}
 	for _, c := range cases {

@@ -54,6 +54,7 @@ func Run(t *testing.T, open func(t *testing.T) podium.Store) {
 	t.Run("Watermarks", func(t *testing.T) { testWatermarks(t, open) })
 	t.Run("Periods", func(t *testing.T) { testPeriods(t, open) })
 	t.Run("WithinBatch", func(t *testing.T) { testWithinBatch(t, open) })
+	t.Run("Tourney", func(t *testing.T) { testTourney(t, open) }) // tourney.go
 }
 
 var ctx = context.Background()
