@@ -223,16 +223,17 @@ type ovVal struct {
 
 // group is one group commit on its way through the pipeline.
 type group struct {
-	e        *Engine
-	gen      uint64
-	ops      []*op
-	now      time.Time
-	batch    podium.Batch
-	bodies   []podium.IdempotencyRecord // answers of earlier requests riding along
-	changes  []change
-	overlay  map[ovKey]ovVal
-	seqs     map[*boardState]uint64
-	periods  map[*boardState]string
+	e       *Engine
+	gen     uint64
+	ops     []*op
+	now     time.Time
+	batch   podium.Batch
+	bodies  []podium.IdempotencyRecord // answers of earlier requests riding along
+	changes []change
+	overlay map[ovKey]ovVal
+	seqs    map[*boardState]uint64
+	periods map[*boardState]string
+
 	internal bool // settlement: points boards may be written (tournament.go)
 
 	housekeeping bool          // not a group: run housekeeping on the committer
