@@ -85,6 +85,8 @@ func (e *Engine) Settle(ctx context.Context, board string) (SettleReport, error)
 	if err != nil {
 		return SettleReport{}, err
 	}
+	e.tn.settleMu.Lock()
+	defer e.tn.settleMu.Unlock()
 	l, ok, err := ts.AcquireLease(ctx, leaseName, e.nodeName(), e.now(), leaseTTL)
 	if err != nil {
 		e.log.Error("settlement lease", "err", err)
@@ -465,6 +467,8 @@ func (e *Engine) SettleDue(ctx context.Context) ([]SettleReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	e.tn.settleMu.Lock()
+	defer e.tn.settleMu.Unlock()
 	l, ok, err := ts.AcquireLease(ctx, leaseName, e.nodeName(), e.now(), leaseTTL)
 	if err != nil || !ok {
 		return nil, err // another node settles

@@ -32,6 +32,11 @@ import (
 type tourney struct {
 	every time.Duration // scheduler period; < 0: no scheduler
 
+	// settleMu makes this node's settlers (the scheduler, admins) take
+	// turns: the lease is per node, and two of them under one lease would
+	// both find a tournament due.
+	settleMu sync.Mutex
+
 	mu    sync.Mutex
 	joins map[*boardState]*joinSet
 	// settled is what this node knows of settlements (from the store at
