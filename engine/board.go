@@ -142,6 +142,10 @@ type EntryView struct {
 	Seq    uint64
 	Meta   json.RawMessage
 	Hidden bool
+	// Decayed: Value is the entry's points now (a current points board,
+	// settle.go), for display; the keys hold it exactly.
+	Decayed bool
+	Value   float64
 }
 
 // Page is a slice of a ranking.
@@ -269,6 +273,7 @@ func (e *Engine) fill(def *podium.Board, ps *periodState, ranks []int, es []rank
 		}
 		out[i] = EntryView{Rank: ranks[i], Player: names[i].Player, Name: names[i].Name, Keys: k,
 			At: podium.FromMillis(en.At), Seq: en.Seq, Meta: m, Hidden: en.Hidden}
+		out[i].Value, out[i].Decayed = e.decayed(def, k) // settle.go
 	}
 	return out
 }
@@ -335,6 +340,7 @@ func (e *Engine) TopEach(ctx context.Context, q Query, offset, limit int, head f
 				m = emptyMeta
 			}
 			ev.Rank, ev.Player, ev.Name, ev.At, ev.Seq, ev.Meta, ev.Hidden = r, nv.Player, nv.Name, podium.FromMillis(en.At), en.Seq, m, en.Hidden
+			ev.Value, ev.Decayed = e.decayed(def, ev.Keys) // settle.go
 			each(&ev)
 			return true
 		})

@@ -129,6 +129,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /v1/admin/reload", s.api(s.reload))
 	s.mux.HandleFunc("GET /v1/boards/{board}/stream", s.api(s.sse, "limit", "last_event_id"))
 	s.mux.HandleFunc("GET /v1/stream", s.api(s.ws, "key"))
+	s.tourneyRoutes() // tournaments.go
 	s.timing = map[string]routeTiming{
 		"GET /v1/boards/{board}/stream": untimed,
 		"GET /v1/stream":                untimed,
