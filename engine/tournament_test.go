@@ -408,3 +408,73 @@ func TestCurrentDecays(t *testing.T) {
 		t.Fatalf("current ranking %+v, want b first", p.Entries)
 	}
 }
+
+// TestCheckSettlements: check reports payouts that no longer match the
+// final ranks, a damaged payout row and a points board changed behind
+// settlement's back; rebuild settles again where the ranks moved, and
+// leaves the damaged payout to an operator.
+func TestCheckSettlements(t *testing.T) {
+	ctx := context.Background()
+	te := newTenv(t, nil)
+	ladder(te)
+	end := tStart.Add(time.Hour)
+	play(t, te, "w1", end, 1000, map[string]int64{"a": 1, "b": 2, "c": 3})
+	te.clock.Set(end)
+	if _, err := te.eng.SettleDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check := func() []engine.Diff {
+		t.Helper()
+		d, err := engine.CheckSettlements(ctx, te.store, te.clock.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	if d := check(); len(d) != 0 {
+		t.Fatalf("a clean settlement: %v", d)
+	}
+	// Ranks move after the settlement: the payouts are stale.
+	if err := te.eng.DeleteEntry(ctx, "w1", "", "a"); err != nil {
+		t.Fatal(err)
+	}
+	d := check()
+	if len(d) != 3 || d[0].Board != "w1" || d[0].Player != "a" || d[0].Want != "no payout (not ranked)" {
+		t.Fatalf("after a removal: %v", d)
+	}
+	ids, err := te.eng.RepairSettlements(ctx)
+	if err != nil || len(ids) != 1 || ids[0] != "w1" {
+		t.Fatalf("RepairSettlements = %v, %v", ids, err)
+	}
+	if d := check(); len(d) != 0 {
+		t.Fatalf("after the repair: %v", d)
+	}
+	// A damaged payout row: reported, and not settled again (that would
+	// pay b the difference a second time).
+	if err := te.store.Commit(ctx, &podium.Batch{Tourney: &podium.TourneyBatch{Payouts: []podium.Payout{
+		{Board: "w1", Player: "b", Rank: 1, Points: 10, At: end}}}}); err != nil {
+		t.Fatal(err)
+	}
+	d = check()
+	if len(d) != 4 { // w1 payout of b, and b on pts:current, pts:total, pts:weekly
+		t.Fatalf("a damaged payout: %v", d)
+	}
+	if ids, err := te.eng.RepairSettlements(ctx); err != nil || len(ids) != 0 {
+		t.Fatalf("RepairSettlements on a damaged payout = %v, %v; want nothing settled", ids, err)
+	}
+	if tot := values(t, te.eng, "pts:total"); tot["b"][0] != 1000 {
+		t.Fatalf("b's total %v after the refused repair, want 1000", tot["b"])
+	}
+	// A points board changed behind settlement's back.
+	if err := te.store.Commit(ctx, &podium.Batch{Tourney: &podium.TourneyBatch{Payouts: []podium.Payout{
+		{Board: "w1", Player: "b", Rank: 1, Points: 1000, At: end}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := te.eng.DeleteEntry(ctx, "pts:weekly", "", "c"); err != nil {
+		t.Fatal(err)
+	}
+	d = check()
+	if len(d) != 1 || d[0].Board != "pts:weekly" || d[0].Player != "c" || d[0].Want != "500 points" || d[0].Got != "0 points" {
+		t.Fatalf("a points board changed: %v", d)
+	}
+}

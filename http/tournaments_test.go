@@ -211,4 +211,16 @@ func tournamentScenario(t *testing.T, st podium.Store) {
 	if n := len(lt["tournaments"].([]any)); n != 1 {
 		t.Fatalf("%d tournaments listed", n)
 	}
+
+	// podium check: clean, then a points board changed behind
+	// settlement's back is reported.
+	if c := s.must(200, s.do("POST", "/v1/admin/check", adminKey, nil)).json(t); c["ok"] != true {
+		t.Fatalf("check after settlement: %v", c)
+	}
+	s.must(204, s.do("DELETE", "/v1/boards/pts:total/entries/bob", adminKey, nil))
+	c := s.must(200, s.do("POST", "/v1/admin/check", adminKey, nil)).json(t)
+	sd := c["settlement_differences"].([]any)
+	if c["ok"] != false || len(sd) != 1 || sd[0].(map[string]any)["player"] != "bob" || sd[0].(map[string]any)["want"] != "25 points" {
+		t.Fatalf("check after a points entry was removed: %v", c)
+	}
 }

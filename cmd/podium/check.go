@@ -134,8 +134,14 @@ Prints every difference and exits 1 if there is any.`)
 	}
 	report(stdout, "entries vs log", diffLines(diffs))
 	bad += len(diffs)
+	diffs, err = engine.CheckSettlements(ctx, store, time.Now()) // tournaments and points
+	if err != nil {
+		return err
+	}
+	report(stdout, "tournament payouts and points boards", diffLines(diffs))
+	bad += len(diffs)
 
-	eng := engine.New(engine.Config{Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	eng := engine.New(engine.Config{Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), SettleEvery: -1})
 	if err := eng.Start(ctx); err != nil {
 		return err
 	}
@@ -238,6 +244,10 @@ func rebuildCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	t0 := time.Now()
 	n, err := engine.RebuildStore(ctx, store)
+	var repaired []string
+	if err == nil {
+		repaired, err = repairSettlements(ctx, store) // tournaments: settle again where payouts differ
+	}
 	if cerr := d.closeStore(err == nil); err == nil {
 		err = cerr
 	}
@@ -245,6 +255,9 @@ func rebuildCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	fmt.Fprintf(stdout, "rebuild: %d entries recomputed from the log in %s\n", n, time.Since(t0).Round(time.Millisecond))
+	if len(repaired) > 0 {
+		fmt.Fprintf(stdout, "rebuild: settled again, paying the differences: %s\n", strings.Join(repaired, ", "))
+	}
 	return nil
 }
 
