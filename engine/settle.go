@@ -71,7 +71,7 @@ func (e *Engine) nodeName() string {
 // Settle settles a tournament now (admin), whether or not it has ended:
 // a tournament settled before its end is settled again by the scheduler
 // once it ends, paying only differences. Errors: ECodeBoardNotFound,
-// ECodeInvalid (not a tournament), ECodeConflict (another node holds the
+// ECodeNotFound (not a tournament), ECodeConflict (another node holds the
 // settlement lease), ECodeUnprocessable (a points board's keys do not fit).
 func (e *Engine) Settle(ctx context.Context, board string) (SettleReport, error) {
 	bs := e.board(board)
@@ -79,7 +79,7 @@ func (e *Engine) Settle(ctx context.Context, board string) (SettleReport, error)
 		return SettleReport{}, errBoardNotFound(board)
 	}
 	if bs.def.Load().Tournament == nil {
-		return SettleReport{}, podium.Errorf(podium.ECodeInvalid, "board %q is not a tournament", board)
+		return SettleReport{}, podium.Errorf(podium.ECodeNotFound, "board %q is not a tournament", board)
 	}
 	ts, err := e.tourneyStore()
 	if err != nil {
@@ -169,7 +169,7 @@ func (e *Engine) buildSettle(g *group, o *op) error {
 	def := bs.def.Load()
 	t := def.Tournament
 	if t == nil {
-		return podium.Errorf(podium.ECodeInvalid, "board %q is not a tournament", def.ID)
+		return podium.Errorf(podium.ECodeNotFound, "board %q is not a tournament", def.ID)
 	}
 	ts, err := e.tourneyStore()
 	if err != nil {
@@ -529,7 +529,7 @@ type TournamentStatus struct {
 
 // Tournament returns a tournament's status; the settlement is read from
 // the store, so every node answers the same. Errors: ECodeBoardNotFound,
-// ECodeInvalid (not a tournament).
+// ECodeNotFound (not a tournament).
 func (e *Engine) Tournament(ctx context.Context, board string) (TournamentStatus, error) {
 	bs := e.board(board)
 	if bs == nil {
@@ -537,7 +537,7 @@ func (e *Engine) Tournament(ctx context.Context, board string) (TournamentStatus
 	}
 	def := bs.def.Load()
 	if def.Tournament == nil {
-		return TournamentStatus{}, podium.Errorf(podium.ECodeInvalid, "board %q is not a tournament", board)
+		return TournamentStatus{}, podium.Errorf(podium.ECodeNotFound, "board %q is not a tournament", board)
 	}
 	st := TournamentStatus{Board: def.ID, Tournament: *def.Tournament, Targets: e.settleTargetIDs(def.Tournament)}
 	if err := e.loadSettlements(ctx); err != nil {
@@ -545,16 +545,11 @@ func (e *Engine) Tournament(ctx context.Context, board string) (TournamentStatus
 		return TournamentStatus{}, podium.Errorf(podium.ECodeUnavailable, "could not read the settlements; retry shortly")
 	}
 	if tracksJoins(def.Tournament) {
-		ts, err := e.tourneyStore()
+		n, err := e.joinCount(ctx, bs)
 		if err != nil {
 			return TournamentStatus{}, err
 		}
-		js, err := ts.Joins(ctx, def.ID, 0)
-		if err != nil {
-			e.log.Error("read joins", "err", err)
-			return TournamentStatus{}, podium.Errorf(podium.ECodeUnavailable, "could not read the joins; retry shortly")
-		}
-		st.Participants = int64(len(js))
+		st.Participants = n
 	}
 	now := e.now()
 	e.tn.mu.Lock()
@@ -577,14 +572,14 @@ func (e *Engine) Tournament(ctx context.Context, board string) (TournamentStatus
 
 // Payouts returns what a tournament's settlements paid, best rank first
 // (players no longer ranked last). Errors: ECodeBoardNotFound,
-// ECodeInvalid.
+// ECodeNotFound (not a tournament).
 func (e *Engine) Payouts(ctx context.Context, board string) ([]podium.Payout, error) {
 	bs := e.board(board)
 	if bs == nil {
 		return nil, errBoardNotFound(board)
 	}
 	if bs.def.Load().Tournament == nil {
-		return nil, podium.Errorf(podium.ECodeInvalid, "board %q is not a tournament", board)
+		return nil, podium.Errorf(podium.ECodeNotFound, "board %q is not a tournament", board)
 	}
 	ts, err := e.tourneyStore()
 	if err != nil {

@@ -221,7 +221,7 @@ func (e *Engine) computeJoin(g *group, o *op) {
 	def := bs.def.Load()
 	t := def.Tournament
 	if t == nil {
-		o.err = podium.Errorf(podium.ECodeInvalid, "board %q is not a tournament", def.ID)
+		o.err = podium.Errorf(podium.ECodeNotFound, "board %q is not a tournament", def.ID)
 		return
 	}
 	if !g.now.Before(t.End) {
@@ -282,7 +282,7 @@ type JoinResult struct {
 
 // Join enters player into the tournament on board. Joining is possible
 // until the tournament ends. Errors: ECodeBoardNotFound,
-// ECodeInvalid (not a tournament, bad player id), ECodeTournamentClosed
+// ECodeNotFound (not a tournament), ECodeInvalid (bad player id), ECodeTournamentClosed
 // (ended), ECodeTournamentFull.
 func (e *Engine) Join(ctx context.Context, board, player string) (JoinResult, error) {
 	if err := podium.ValidPlayerID(player); err != nil {
@@ -313,28 +313,29 @@ func (e *Engine) participants(board string) int64 {
 }
 
 // Joined lists the players who joined a tournament, in join order,
-// from offset, at most limit. Errors: ECodeBoardNotFound, ECodeInvalid.
+// from offset, at most limit. Errors: ECodeBoardNotFound, ECodeNotFound
+// (not a tournament).
 func (e *Engine) Joined(ctx context.Context, board string, offset, limit int) ([]podium.Join, int64, error) {
 	bs := e.board(board)
 	if bs == nil {
 		return nil, 0, errBoardNotFound(board)
 	}
 	if bs.def.Load().Tournament == nil {
-		return nil, 0, podium.Errorf(podium.ECodeInvalid, "board %q is not a tournament", board)
+		return nil, 0, podium.Errorf(podium.ECodeNotFound, "board %q is not a tournament", board)
 	}
 	ts, err := e.tourneyStore()
 	if err != nil {
 		return nil, 0, err
 	}
-	list, err := ts.Joins(ctx, board, 0)
+	total, err := e.joinCount(ctx, bs)
+	if err != nil {
+		return nil, 0, err
+	}
+	// Joins are numbered densely from 1: the page starts after n = offset.
+	list, err := ts.Joins(ctx, board, int64(offset))
 	if err != nil {
 		return nil, 0, fmt.Errorf("joins: %w", err)
 	}
-	total := int64(len(list))
-	if offset > len(list) {
-		offset = len(list)
-	}
-	list = list[offset:]
 	if len(list) > limit {
 		list = list[:limit]
 	}
@@ -351,4 +352,30 @@ func tourneyUpdateAllowed(old, next *podium.Board, hasEntries bool) error {
 		return podium.Errorf(podium.ECodeConflict, "board %q has entries: its points settings cannot change", next.ID)
 	}
 	return nil
+}
+
+// joinCount is the number of committed joins of a tournament as the store
+// has them: joins are numbered densely from 1, so it is the highest n,
+// read after what this node already knows.
+func (e *Engine) joinCount(ctx context.Context, bs *boardState) (int64, error) {
+	var after int64
+	e.tn.mu.Lock()
+	if js := e.tn.joins[bs]; js != nil {
+		after = js.durable
+	}
+	e.tn.mu.Unlock()
+	ts, err := e.tourneyStore()
+	if err != nil {
+		return 0, err
+	}
+	list, err := ts.Joins(ctx, bs.def.Load().ID, after)
+	if err != nil {
+		e.log.Error("read joins", "err", err)
+		return 0, podium.Errorf(podium.ECodeUnavailable, "could not read the joins; retry shortly")
+	}
+	n := after
+	for _, j := range list {
+		n = max(n, j.N)
+	}
+	return n, nil
 }
