@@ -231,10 +231,10 @@ func (e *Engine) buildSettle(g *group, o *op) error {
 	}
 
 	// New payouts and their differences.
-	date := g.now
-	if t.End.Before(date) {
-		date = t.End
-	}
+	// Credits are dated at the end, whenever the run: a late run, or a
+	// second one, decays exactly as one on time, and check can recompute
+	// the current boards from the payouts alone.
+	date := t.End
 	type change struct {
 		now   podium.Payout
 		delta int64

@@ -120,7 +120,7 @@ func CheckSettlements(ctx context.Context, store podium.Store, now time.Time) ([
 						want[po.Player] = float64(po.Rank)
 					}
 				case podium.PointsCurrent:
-					date := min(podium.Millis(po.At), podium.Millis(tb.Tournament.End))
+					date := podium.Millis(tb.Tournament.End) // credits are dated at the end
 					h := float64(p.HalfLifeDays) * 24 * 3600 * 1000
 					want[po.Player] += float64(po.Points) * math.Exp2(-float64(podium.Millis(now)-date)/h)
 				}

@@ -407,6 +407,14 @@ func TestCurrentDecays(t *testing.T) {
 	if p.Entries[0].Player != "b" {
 		t.Fatalf("current ranking %+v, want b first", p.Entries)
 	}
+	if p.Entries[0].Value < 1249.99 || p.Entries[0].Value > 1250.01 || !p.Entries[0].Decayed {
+		t.Fatalf("b's value on read: %+v", p.Entries[0])
+	}
+	// check recomputes the decayed points from the payouts, rebase included.
+	te.clock.Set(end2.Add(100 * 24 * time.Hour))
+	if d, err := engine.CheckSettlements(ctx, te.store, te.clock.Now()); err != nil || len(d) != 0 {
+		t.Fatalf("CheckSettlements = %v, %v", d, err)
+	}
 }
 
 // TestCheckSettlements: check reports payouts that no longer match the
