@@ -39,6 +39,10 @@ const leaseName = "settlement"
 // leaseTTL is how long a settler's lease lasts unless released.
 const leaseTTL = 30 * time.Second
 
+// settleRetry is how long the scheduler waits before it tries again a
+// tournament whose settlement failed (an admin's settle is not held back).
+const settleRetry = time.Minute
+
 // SettleReport is what one settlement run did.
 type SettleReport struct {
 	Board     string
@@ -450,6 +454,9 @@ func (e *Engine) due(now time.Time) []string {
 		if st, ok := e.tn.settled[def.ID]; ok && !st.SettledAt.Before(t.End) {
 			continue
 		}
+		if at, ok := e.tn.failed[def.ID]; ok && now.Sub(at) < settleRetry {
+			continue
+		}
 		ids = append(ids, def.ID)
 	}
 	return ids
@@ -485,7 +492,10 @@ func (e *Engine) SettleDue(ctx context.Context) ([]SettleReport, error) {
 		}
 		r, err := e.settleUnder(ctx, id, l)
 		if err != nil {
-			e.log.Error("settlement failed", "board", id, "err", err)
+			e.log.Error("settlement failed; retrying later", "board", id, "err", err, "retry_in", settleRetry)
+			e.tn.mu.Lock()
+			e.tn.failed[id] = e.now()
+			e.tn.mu.Unlock()
 			continue
 		}
 		e.log.Info("tournament settled", "board", id, "players", r.Players, "paid", r.Paid, "changed", r.Changed, "runs", r.Runs, "epoch", r.Epoch)

@@ -43,6 +43,9 @@ type tourney struct {
 	// start and after its own runs; the scheduler re-reads the store
 	// before it settles).
 	settled map[string]podium.Settlement
+	// failed holds when the scheduler last failed to settle a board: it
+	// waits settleRetry before trying that one again.
+	failed map[string]time.Time
 }
 
 // joinSet is the players who joined one tournament board.
@@ -56,7 +59,7 @@ func newTourney(every time.Duration) *tourney {
 	if every == 0 {
 		every = time.Second
 	}
-	return &tourney{every: every, joins: map[*boardState]*joinSet{}, settled: map[string]podium.Settlement{}}
+	return &tourney{every: every, joins: map[*boardState]*joinSet{}, settled: map[string]podium.Settlement{}, failed: map[string]time.Time{}}
 }
 
 func (e *Engine) tourneyStore() (podium.TourneyStore, error) {

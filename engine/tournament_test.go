@@ -486,3 +486,38 @@ func TestCheckSettlements(t *testing.T) {
 		t.Fatalf("a points board changed: %v", d)
 	}
 }
+
+// TestSettleRetryLater: a settlement that fails (a best-by-score board
+// whose keys do not fit the tournament's) is not retried by the scheduler
+// every second, but a minute later; an admin's settle is not held back.
+func TestSettleRetryLater(t *testing.T) {
+	ctx := context.Background()
+	te := newTenv(t, nil)
+	te.put(&podium.Board{ID: "pts:total", Keys: []podium.KeyDef{{Name: "points", Order: podium.Desc}}, Mode: podium.Sum,
+		Points: &podium.Points{Ladder: "pts", Kind: podium.PointsTotal}})
+	te.put(&podium.Board{ID: "pts:bestscore", Keys: []podium.KeyDef{{Name: "a", Order: podium.Asc}, {Name: "b", Order: podium.Asc}},
+		Mode: podium.Best, Points: &podium.Points{Ladder: "pts", Kind: podium.PointsBest, Series: "weekly", By: "score"}})
+	end := tStart.Add(time.Hour)
+	play(t, te, "w1", end, 1000, map[string]int64{"a": 1})
+	te.clock.Set(end)
+	if rs, err := te.eng.SettleDue(ctx); err != nil || len(rs) != 0 {
+		t.Fatalf("SettleDue = %+v, %v; want the failed run left out", rs, err)
+	}
+	if _, err := te.eng.Settle(ctx, "w1"); podium.ErrorCode(err) != podium.ECodeUnprocessable {
+		t.Fatalf("Settle = %v, want unprocessable", err)
+	}
+	if err := te.eng.DeleteBoard(ctx, "pts:bestscore"); err != nil {
+		t.Fatal(err)
+	}
+	te.clock.Set(end.Add(30 * time.Second))
+	if rs, _ := te.eng.SettleDue(ctx); len(rs) != 0 {
+		t.Fatalf("retried after 30 s: %+v", rs)
+	}
+	te.clock.Set(end.Add(61 * time.Second))
+	if rs, err := te.eng.SettleDue(ctx); err != nil || len(rs) != 1 || rs[0].Paid != 1000 {
+		t.Fatalf("a minute later: %+v, %v", rs, err)
+	}
+	if tot := values(t, te.eng, "pts:total"); tot["a"][0] != 1000 {
+		t.Fatalf("total %v", tot)
+	}
+}
