@@ -226,10 +226,12 @@ func rebuildCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			}
 		}
 		for _, u := range o.URLs {
-			if _, err := adminCall(ctx, u, o.Data, "/v1/admin/reload"); err != nil {
+			body, err := adminCall(ctx, u, o.Data, "/v1/admin/reload")
+			if err != nil {
 				return fmt.Errorf("%s: %w", u, err)
 			}
 			fmt.Fprintf(stdout, "rebuild: %s reloaded its indexes from the database\n", u)
+			reportRepaired(stdout, u, body) // tourney.go
 		}
 		return nil
 	}
@@ -305,6 +307,8 @@ type checkAnswer struct {
 	Differences    []engine.Diff  `json:"differences"`
 	LogDifferences *[]engine.Diff `json:"log_differences"`
 	QuickCheck     *[]string      `json:"quick_check"`
+	// Tournaments (tourney.go); absent from a server before them.
+	SettlementDifferences *[]engine.Diff `json:"settlement_differences"`
 }
 
 func remoteCheck(ctx context.Context, base, data string) (*checkAnswer, error) {

@@ -170,6 +170,10 @@ func checkNodes(ctx context.Context, w io.Writer, urls []string, data string) in
 		}
 		report(w, "server "+u+": indexes vs database", diffLines(res.Differences))
 		bad += len(res.Differences)
+		if sd := res.SettlementDifferences; sd != nil { // tourney.go
+			report(w, "server "+u+": tournament payouts and points boards", diffLines(*sd))
+			bad += len(*sd)
+		}
 	}
 	return bad
 }

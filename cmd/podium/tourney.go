@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
@@ -132,4 +134,15 @@ func describeTourney(b *podium.Board) string {
 		s += fmt.Sprintf(" points %+v", *p)
 	}
 	return s
+}
+
+// reportRepaired prints the tournaments a server settled again on reload
+// (POST /v1/admin/reload answers them).
+func reportRepaired(w io.Writer, server string, body []byte) {
+	var ans struct {
+		Repaired []string `json:"settlements_repaired"`
+	}
+	if json.Unmarshal(body, &ans) == nil && len(ans.Repaired) > 0 {
+		fmt.Fprintf(w, "rebuild: %s settled again, paying the differences: %s\n", server, strings.Join(ans.Repaired, ", "))
+	}
 }

@@ -114,4 +114,10 @@ func TestCheckRebuildTournaments(t *testing.T) {
 	if code == 0 || strings.Contains(out, "board cup1 ") || !strings.Contains(out, "board cup2 period payouts player cup2a: want rank 1, 100 points, got rank 1, 7 points") {
 		t.Fatalf("check after rebuild: exit %d\n%s", code, out)
 	}
+	// The same through a running server.
+	m = s.startOn(t, s.dir)
+	code, out, _ = runCLI(t, "check", "--url", m.URL(), "--data", s.dir)
+	if code == 0 || !strings.Contains(out, "tournament payouts and points boards: 2 difference(s)") {
+		t.Fatalf("check --url: exit %d\n%s", code, out)
+	}
 }
