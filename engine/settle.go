@@ -122,6 +122,14 @@ func (e *Engine) settleUnder(ctx context.Context, board string, l podium.Lease) 
 	if err := e.send(ctx, o); err != nil {
 		return SettleReport{}, err
 	}
+	// FEED HOOK (engine/feed.go, another branch): a "tournament settled"
+	// event goes here, after the commit, once per run that changed
+	// something (so.report.Changed > 0; a second run that pays nothing is
+	// not news), from the scheduler and from an admin's settle alike. Only
+	// the node that settled gets here, so the event is appended once in
+	// the cluster. If the feed is stored in the database, appending it to
+	// the settlement's batch in buildSettle (next to g.batch.Tourney)
+	// makes it commit with the credits instead.
 	return so.report, nil
 }
 
@@ -499,8 +507,6 @@ func (e *Engine) SettleDue(ctx context.Context) ([]SettleReport, error) {
 			continue
 		}
 		e.log.Info("tournament settled", "board", id, "players", r.Players, "paid", r.Paid, "changed", r.Changed, "runs", r.Runs, "epoch", r.Epoch)
-		// Hook for the activity feed (engine/feed.go, another branch):
-		// append a "tournament settled" event here, after the commit.
 		out = append(out, r)
 	}
 	return out, nil
