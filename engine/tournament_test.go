@@ -19,7 +19,7 @@ import (
 // tenv is an engine on SQLite with a fake clock and no settlement
 // scheduler (tests call SettleDue), restartable on the same database.
 type tenv struct {
-	t     *testing.T
+	t     testing.TB
 	path  string
 	clock *clock
 	store podium.Store
@@ -29,7 +29,7 @@ type tenv struct {
 
 var tStart = time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 
-func newTenv(t *testing.T, wrap func(*sqlite.Store) podium.Store) *tenv {
+func newTenv(t testing.TB, wrap func(*sqlite.Store) podium.Store) *tenv {
 	te := &tenv{t: t, path: filepath.Join(t.TempDir(), "podium.db"), clock: &clock{t: tStart.Add(-time.Hour)}, wrap: wrap}
 	te.open()
 	t.Cleanup(func() { te.eng.Close(); te.store.Close() })
