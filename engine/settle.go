@@ -439,12 +439,25 @@ func (e *Engine) loadSettlements(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	e.tn.mu.Lock()
-	defer e.tn.mu.Unlock()
+	m := make(map[string]podium.Settlement, len(sts))
 	for _, st := range sts {
-		e.tn.settled[st.Board] = st
+		m[st.Board] = st
 	}
+	e.tn.mu.Lock()
+	e.tn.settled = m // whole: a deleted board's settlement is gone
+	e.tn.mu.Unlock()
 	return nil
+}
+
+// settledSince returns the settlement of board def that counts: one made
+// since the board was created (a board deleted and made again under the
+// same id starts unsettled). The caller holds tn.mu.
+func (e *Engine) settledSince(def *podium.Board) (podium.Settlement, bool) {
+	st, ok := e.tn.settled[def.ID]
+	if !ok || st.SettledAt.Before(def.CreatedAt) {
+		return podium.Settlement{}, false
+	}
+	return st, true
 }
 
 // due lists the tournaments whose end has passed and that have no
@@ -459,7 +472,7 @@ func (e *Engine) due(now time.Time) []string {
 		if t == nil || now.Before(t.End) {
 			continue
 		}
-		if st, ok := e.tn.settled[def.ID]; ok && !st.SettledAt.Before(t.End) {
+		if st, ok := e.settledSince(def); ok && !st.SettledAt.Before(t.End) {
 			continue
 		}
 		if at, ok := e.tn.failed[def.ID]; ok && now.Sub(at) < settleRetry {
@@ -569,7 +582,7 @@ func (e *Engine) Tournament(ctx context.Context, board string) (TournamentStatus
 	}
 	now := e.now()
 	e.tn.mu.Lock()
-	if s, ok := e.tn.settled[def.ID]; ok {
+	if s, ok := e.settledSince(def); ok {
 		st.Settlement = &s
 	}
 	e.tn.mu.Unlock()

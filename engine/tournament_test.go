@@ -521,3 +521,31 @@ func TestSettleRetryLater(t *testing.T) {
 		t.Fatalf("total %v", tot)
 	}
 }
+
+// TestSettleRecreatedTournament: a settled tournament deleted and made
+// again under the same id starts unsettled, even when its window lies
+// before the first one's settlement (results entered afterwards).
+func TestSettleRecreatedTournament(t *testing.T) {
+	ctx := context.Background()
+	te := newTenv(t, nil)
+	ladder(te)
+	end := tStart.Add(time.Hour)
+	play(t, te, "w1", end, 1000, map[string]int64{"a": 1})
+	te.clock.Set(end.Add(10 * time.Hour)) // settled late
+	if rs, err := te.eng.SettleDue(ctx); err != nil || len(rs) != 1 {
+		t.Fatalf("first SettleDue = %+v, %v", rs, err)
+	}
+	if err := te.eng.DeleteBoard(ctx, "w1"); err != nil {
+		t.Fatal(err)
+	}
+	te.clock.Set(end.Add(11 * time.Hour))
+	te.put(cup("w1", end, nil)) // the same window, long past
+	rs, err := te.eng.SettleDue(ctx)
+	if err != nil || len(rs) != 1 || rs[0].Runs != 1 {
+		t.Fatalf("SettleDue of the new w1 = %+v, %v; want its first run", rs, err)
+	}
+	st, err := te.eng.Tournament(ctx, "w1")
+	if err != nil || st.State != "settled" || st.Settlement.Runs != 1 {
+		t.Fatalf("Tournament = %+v, %v", st, err)
+	}
+}
