@@ -100,7 +100,9 @@ func (e *Engine) Settle(ctx context.Context, board string) (SettleReport, error)
 		return SettleReport{}, podium.Errorf(podium.ECodeConflict, "node %q is settling tournaments until %s at the latest; retry then",
 			l.Holder, l.Expires.UTC().Format(time.RFC3339))
 	}
+	stop := e.keepLease(ts, l)
 	defer e.releaseLease(ts, l)
+	defer stop()
 	return e.settleUnder(ctx, board, l)
 }
 
@@ -110,6 +112,35 @@ func (e *Engine) releaseLease(ts podium.TourneyStore, l podium.Lease) {
 	if err := ts.ReleaseLease(ctx, l.Name, l.Holder, l.Epoch); err != nil {
 		e.log.Warn("release the settlement lease", "err", err)
 	}
+}
+
+// keepLease renews lease l every third of its life while a settlement
+// runs (a large one, which moves a decaying board to a new era, may take
+// longer than the lease), until stop is called. A renewal that finds the
+// lease taken changes nothing: the fence then fails the commit.
+func (e *Engine) keepLease(ts podium.TourneyStore, l podium.Lease) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(leaseTTL / 3)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				ctx, cancel := context.WithTimeout(context.Background(), leaseTTL/3)
+				r, ok, err := ts.AcquireLease(ctx, l.Name, l.Holder, e.now(), leaseTTL)
+				cancel()
+				if err != nil || !ok || r.Epoch != l.Epoch {
+					e.log.Warn("settlement lease not renewed", "err", err, "holder", r.Holder, "epoch", r.Epoch)
+					return
+				}
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
 }
 
 // settleUnder runs one settlement under lease l.
@@ -501,16 +532,15 @@ func (e *Engine) SettleDue(ctx context.Context) ([]SettleReport, error) {
 	if err != nil || !ok {
 		return nil, err // another node settles
 	}
+	stop := e.keepLease(ts, l)
 	defer e.releaseLease(ts, l)
+	defer stop()
 	// Under the lease: what other nodes settled before is in the store.
 	if err := e.loadSettlements(ctx); err != nil {
 		return nil, err
 	}
 	var out []SettleReport
 	for _, id := range e.due(e.now()) {
-		if !e.now().Before(l.Expires.Add(-leaseTTL / 2)) {
-			break // the lease is running out: the next pass takes it again
-		}
 		r, err := e.settleUnder(ctx, id, l)
 		if err != nil {
 			e.log.Error("settlement failed; retrying later", "board", id, "err", err, "retry_in", settleRetry)
