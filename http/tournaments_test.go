@@ -130,6 +130,25 @@ func tournamentScenario(t *testing.T, st podium.Store) {
 	if code := s.must(409, s.do("POST", "/v1/tournaments/weekly:49/join", adminKey, `{"player": "eve"}`)).errCode(t); code != "tournament_full" {
 		t.Fatalf("join past the cap: %s", code)
 	}
+	// join_required: a player must join first (403 not_joined).
+	s.must(201, s.do("PUT", "/v1/boards/invite", adminKey, fmt.Sprintf(`{"keys": [{"name": "t", "order": "asc"}],
+		"tournament": {"start": %q, "end": %q, "join_required": true}}`, start.Format(time.RFC3339), end.Format(time.RFC3339))))
+	if code := s.must(403, s.do("POST", "/v1/boards/invite/scores", adminKey, `{"player": "amy", "keys": [1]}`)).errCode(t); code != "not_joined" {
+		t.Fatalf("a score before joining: %s", code)
+	}
+	j = s.must(201, s.do("POST", "/v1/tournaments/invite/join", adminKey, `{"player": "amy"}`)).json(t)
+	if j["n"] != 1.0 || j["already"] != false {
+		t.Fatalf("join: %v", j)
+	}
+	s.must(200, s.do("POST", "/v1/boards/invite/scores", adminKey, `{"player": "amy", "keys": [1]}`))
+	s.must(400, s.do("POST", "/v1/tournaments/invite/join", adminKey, `{"player": "amy", "team": "x"}`))
+	s.must(404, s.do("POST", "/v1/tournaments/pts:total/join", adminKey, `{"player": "amy"}`))
+	pp := s.must(200, s.do("GET", "/v1/tournaments/invite/participants", adminKey, nil)).json(t)
+	if pp["total"] != 1.0 || pp["participants"].([]any)[0].(map[string]any)["player"] != "amy" {
+		t.Fatalf("participants: %v", pp)
+	}
+	s.must(204, s.do("DELETE", "/v1/boards/invite", adminKey, nil))
+
 	set(end)
 	if code := s.must(409, submit("bob", 1)).errCode(t); code != "tournament_closed" {
 		t.Fatalf("at the end: %s", code)
