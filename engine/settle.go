@@ -582,6 +582,7 @@ type TournamentStatus struct {
 	Tournament   podium.Tournament
 	State        string // "upcoming", "open", "ended" (not settled since), "settled"
 	Participants int64  // joins (tournaments that keep them)
+	Entries      int    // players ranked now (hidden players left out)
 	Settlement   *podium.Settlement
 	Targets      []string // points boards a settlement credits
 }
@@ -610,6 +611,11 @@ func (e *Engine) Tournament(ctx context.Context, board string) (TournamentStatus
 		}
 		st.Participants = n
 	}
+	page, err := e.Top(ctx, Query{Board: def.ID}, 0, 0)
+	if err != nil {
+		return TournamentStatus{}, err
+	}
+	st.Entries = page.Total
 	now := e.now()
 	e.tn.mu.Lock()
 	if s, ok := e.settledSince(def); ok {

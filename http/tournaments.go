@@ -186,6 +186,8 @@ func (s *Server) getTournament(w http.ResponseWriter, r *http.Request) error {
 	b = appendString(b, st.State)
 	b = append(b, `,"participants":`...)
 	b = strconv.AppendInt(b, st.Participants, 10)
+	b = append(b, `,"entries":`...)
+	b = strconv.AppendInt(b, int64(st.Entries), 10)
 	b = append(b, `,"points_boards":`...)
 	b = appendStrings(b, st.Targets)
 	b = append(b, `,"settlement":`...)

@@ -154,7 +154,7 @@ func tournamentScenario(t *testing.T, st podium.Store) {
 		t.Fatalf("at the end: %s", code)
 	}
 	st1 := s.must(200, s.do("GET", "/v1/tournaments/weekly:49", "", nil)).json(t)
-	if st1["state"] != "ended" || st1["settlement"] != nil || st1["participants"] != 4.0 {
+	if st1["state"] != "ended" || st1["settlement"] != nil || st1["participants"] != 4.0 || st1["entries"] != 4.0 {
 		t.Fatalf("status before settlement: %v", st1)
 	}
 
