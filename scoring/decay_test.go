@@ -115,3 +115,23 @@ func BenchmarkScaled(b *testing.B) {
 	}
 	_ = s
 }
+
+// TestRebaseMonotone: moving a board to a later era never swaps two
+// players: K >= K' implies Rebase(K, j) >= Rebase(K', j), for any j,
+// negative values (points taken back) included.
+func TestRebaseMonotone(t *testing.T) {
+	seed := uint64(rand.Int64())
+	if s := os.Getenv("SEED"); s != "" {
+		seed, _ = strconv.ParseUint(s, 10, 64)
+	}
+	t.Logf("SEED=%d", seed)
+	rng := rand.New(rand.NewPCG(seed, 3))
+	for i := 0; i < 200000; i++ {
+		a := rng.Int64N(1<<50) - 1<<40
+		b := a - rng.Int64N(1<<(rng.IntN(20)+1))
+		j := rng.Int64N(70)
+		if Rebase(a, j) < Rebase(b, j) {
+			t.Fatalf("Rebase(%d, %d) = %d < Rebase(%d, %d) = %d (SEED=%d)", a, j, Rebase(a, j), b, j, Rebase(b, j), seed)
+		}
+	}
+}
