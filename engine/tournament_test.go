@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -547,5 +548,51 @@ func TestSettleRecreatedTournament(t *testing.T) {
 	st, err := te.eng.Tournament(ctx, "w1")
 	if err != nil || st.State != "settled" || st.Settlement.Runs != 1 {
 		t.Fatalf("Tournament = %+v, %v", st, err)
+	}
+}
+
+// TestRebaseKeepsTieOrder: moving a decaying board 27 half-lives on turns
+// 3, 2 and 1 points into equal fixed-point values; the players keep their
+// order (the rebase is written in rank order), behind a fresh credit.
+func TestRebaseKeepsTieOrder(t *testing.T) {
+	ctx := context.Background()
+	te := newTenv(t, nil)
+	te.put(&podium.Board{ID: "pts:current", Keys: []podium.KeyDef{{Name: "era", Order: podium.Desc}, {Name: "points", Order: podium.Desc}},
+		Mode: podium.Sum, Points: &podium.Points{Ladder: "pts", Kind: podium.PointsCurrent, HalfLifeDays: 1}})
+	end1 := tStart // a UTC midnight: the start of an era of one day
+	// Weight 3: ranks 1, 2, 3 pay 3, 2 (1.5 to even) and 1. Submitted so
+	// that the slowest player is the first in the log.
+	play(t, te, "t1", end1, 3, map[string]int64{"d": 30})
+	te.clock.Set(end1.Add(-30 * time.Minute))
+	if err := te.submit("t1", "b", 20); err != nil {
+		t.Fatal(err)
+	}
+	if err := te.submit("t1", "a", 10); err != nil {
+		t.Fatal(err)
+	}
+	te.clock.Set(end1)
+	if _, err := te.eng.SettleDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	end2 := end1.Add(27 * 24 * time.Hour)
+	play(t, te, "t2", end2, 3, map[string]int64{"c": 1})
+	te.clock.Set(end2)
+	rs, err := te.eng.SettleDue(ctx)
+	if err != nil || len(rs) != 1 || rs[0].Rebased != 3 {
+		t.Fatalf("SettleDue = %+v, %v", rs, err)
+	}
+	p, err := te.eng.Top(ctx, engine.Query{Board: "pts:current"}, 0, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, e := range p.Entries {
+		order = append(order, e.Player)
+		if e.Player != "c" && e.Keys[1] != 0 {
+			t.Fatalf("%s holds %v, want 0 after 27 half-lives", e.Player, e.Keys)
+		}
+	}
+	if fmt.Sprint(order) != "[c a b d]" {
+		t.Fatalf("order %v, want [c a b d]", order)
 	}
 }
