@@ -79,6 +79,9 @@ type Board struct {
 	Keep int `json:"keep,omitempty"`
 	// Aggregate defines an aggregate board (mode aggregate).
 	Aggregate *Aggregate `json:"aggregate,omitempty"`
+	// Tournament and points boards (tournament.go); nil on other boards.
+	Tournament *Tournament `json:"tournament,omitempty"`
+	Points     *Points     `json:"points,omitempty"`
 }
 
 var (
@@ -152,7 +155,7 @@ func (b *Board) Normalize() error {
 		return err
 	}
 	b.Meta = meta
-	return nil
+	return b.normalizeTournament() // tournament.go
 }
 
 // Orders returns the order of each key.
@@ -181,13 +184,16 @@ type BoardUpdate struct {
 	// then they are what the update says (absent: none).
 	Keep      *int
 	Aggregate *Aggregate
+	// Tournament and points parts (tournament.go); nil: keep.
+	Tournament *Tournament
+	Points     *Points
 }
 
 // FullUpdate is the update that replaces every field of a board with b's.
 func FullUpdate(b *Board) *BoardUpdate {
 	c := *b
 	return &BoardUpdate{ID: c.ID, Title: &c.Title, Keys: c.Keys, Mode: &c.Mode, Reset: &c.Reset, Public: &c.Public, Meta: c.Meta,
-		Keep: &c.Keep, Aggregate: c.Aggregate.Clone()}
+		Keep: &c.Keep, Aggregate: c.Aggregate.Clone(), Tournament: c.Tournament, Points: c.Points}
 }
 
 // Apply returns the board that results from applying u to cur (nil for a
@@ -227,6 +233,22 @@ func (u *BoardUpdate) Apply(cur *Board) Board {
 	}
 	if u.Meta != nil {
 		b.Meta = u.Meta
+	}
+	if b.Tournament != nil {
+		t := *b.Tournament
+		b.Tournament = &t
+	}
+	if b.Points != nil {
+		p := *b.Points
+		b.Points = &p
+	}
+	if u.Tournament != nil {
+		t := *u.Tournament
+		b.Tournament = &t
+	}
+	if u.Points != nil {
+		p := *u.Points
+		b.Points = &p
 	}
 	return b
 }

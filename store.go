@@ -89,6 +89,8 @@ type Batch struct {
 	// same batch (feed.go): stored in the same transaction, an event
 	// already stored (same board, seq and kind) kept as it is.
 	Feed []FeedEvent
+	// Tourney: tournament rows in the same transaction (tournament.go).
+	Tourney *TourneyBatch
 }
 
 // Watermark says that the entries table reflects a board's log up to Seq.
@@ -99,7 +101,7 @@ type Watermark struct {
 
 // Len is the number of rows in the batch.
 func (b *Batch) Len() int {
-	return len(b.Submissions) + len(b.Upserts) + len(b.Deletes) + len(b.Watermarks) + len(b.Idempotency) + len(b.Feed)
+	return len(b.Submissions) + len(b.Upserts) + len(b.Deletes) + len(b.Watermarks) + len(b.Idempotency) + len(b.Feed) + b.Tourney.Len()
 }
 
 // Reset empties b, keeping its capacity.
@@ -110,6 +112,7 @@ func (b *Batch) Reset() {
 	b.Watermarks = b.Watermarks[:0]
 	b.Idempotency = b.Idempotency[:0]
 	b.Feed = b.Feed[:0]
+	b.Tourney = nil
 }
 
 // EntryRef names one entry.

@@ -18,12 +18,15 @@ type boardDocument struct {
 	// best_k and aggregate boards (results.go, aggregate.go)
 	Keep      int        `json:"keep,omitempty"`
 	Aggregate *Aggregate `json:"aggregate,omitempty"`
+	// Tournament and points parts (tournament.go).
+	Tournament *Tournament `json:"tournament,omitempty"`
+	Points     *Points     `json:"points,omitempty"`
 }
 
 // Document returns b's definition as stores keep it (see SetDocument).
 func (b *Board) Document() ([]byte, error) {
 	return json.Marshal(boardDocument{Title: b.Title, Keys: b.Keys, Mode: b.Mode, Reset: b.Reset, Public: b.Public,
-		Meta: StoredMeta(b.Meta), Keep: b.Keep, Aggregate: b.Aggregate})
+		Meta: StoredMeta(b.Meta), Keep: b.Keep, Aggregate: b.Aggregate, Tournament: b.Tournament, Points: b.Points})
 }
 
 // SetDocument sets b's definition from a document Document made; the id,
@@ -36,6 +39,7 @@ func (b *Board) SetDocument(doc []byte) error {
 	b.Title, b.Keys, b.Mode, b.Reset, b.Public = d.Title, d.Keys, d.Mode, d.Reset, d.Public
 	b.Meta = LoadedMeta(d.Meta)
 	b.Keep, b.Aggregate = d.Keep, d.Aggregate
+	b.Tournament, b.Points = d.Tournament, d.Points
 	return nil
 }
 

@@ -105,6 +105,9 @@ func (e *Engine) applyPutBoard(o *op, put func(*podium.Board) error) error {
 				return podium.Errorf(podium.ECodeConflict, "board %q has entries: its reset cadence and time zone cannot change, as its stored periods would be lost from view (create another board, or delete this board's entries first)", b.ID)
 			}
 		}
+		if err := tourneyUpdateAllowed(old, b, bs.hasEntries()); err != nil { // tournament.go
+			return err
+		}
 		b.CreatedAt = old.CreatedAt
 		b.Gen = old.Gen
 	}

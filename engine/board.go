@@ -147,6 +147,10 @@ type EntryView struct {
 	// Results are the kept results of a best_k board (shared with the
 	// index: read-only).
 	Results []podium.Result
+	// Decayed: Value is the entry's points now (a current points board,
+	// settle.go), for display; the keys hold it exactly.
+	Decayed bool
+	Value   float64
 }
 
 // Page is a slice of a ranking.
@@ -274,6 +278,7 @@ func (e *Engine) fill(def *podium.Board, ps *periodState, ranks []int, es []rank
 		}
 		out[i] = EntryView{Rank: ranks[i], Player: names[i].Player, Name: names[i].Name, Keys: k,
 			At: podium.FromMillis(en.At), Seq: en.Seq, Meta: m, Hidden: en.Hidden, Results: ps.results[en.Player]}
+		out[i].Value, out[i].Decayed = e.decayed(def, k) // settle.go
 	}
 	return out
 }
@@ -341,6 +346,7 @@ func (e *Engine) TopEach(ctx context.Context, q Query, offset, limit int, head f
 			}
 			ev.Rank, ev.Player, ev.Name, ev.At, ev.Seq, ev.Meta, ev.Hidden = r, nv.Player, nv.Name, podium.FromMillis(en.At), en.Seq, m, en.Hidden
 			ev.Results = ps.results[en.Player]
+			ev.Value, ev.Decayed = e.decayed(def, ev.Keys) // settle.go
 			each(&ev)
 			return true
 		})

@@ -54,6 +54,10 @@ type Config struct {
 	// FeedCap is how many activity feed events are kept per board
 	// (default DefaultFeedCap; feed.go).
 	FeedCap int
+	// SettleEvery is how often the tournament scheduler looks for ended
+	// tournaments to settle (default 1s; negative: no scheduler, for
+	// tests that call SettleDue themselves).
+	SettleEvery time.Duration
 }
 
 // Listener hears about changes after they are committed and applied.
@@ -92,6 +96,7 @@ type Engine struct {
 	players *players
 	sh      *sharedState // shared mode; nil on a store of its own
 	feed    *feedState   // the activity feed (feed.go); nil if the store keeps none
+	tn      *tourney     // tournaments (tournament.go)
 
 	mu     sync.RWMutex
 	boards map[string]*boardState
@@ -141,6 +146,7 @@ func New(cfg Config) *Engine {
 		done:      make(chan struct{}),
 	}
 	e.idem = newIdempotency(cfg.IdempotencyTTL, cfg.Now)
+	e.tn = newTourney(cfg.SettleEvery)
 	if st, ok := cfg.Store.(podium.SharedStore); ok {
 		if cfg.Node == "" {
 			cfg.Node = NewSecret()[4:16]
@@ -228,6 +234,9 @@ func (e *Engine) Start(ctx context.Context) error {
 		return fmt.Errorf("load idempotency keys: %w", err)
 	}
 	e.idem.load(recs)
+	if err := e.loadSettlements(ctx); err != nil { // settle.go
+		return fmt.Errorf("load settlements: %w", err)
+	}
 	if e.sh != nil {
 		if err := e.catchUpAll(ctx); err != nil {
 			return fmt.Errorf("catch up with the other nodes: %w", err)
@@ -249,6 +258,7 @@ func (e *Engine) Start(ctx context.Context) error {
 	}
 	e.startFeed()
 	e.log.Info("indexes loaded", "boards", len(boards), "entries", entries, "players", e.players.count(), "shared", e.sh != nil, "took", time.Since(t0).Round(time.Millisecond))
+	go e.scheduler() // settle.go
 	e.loaded.Store(true)
 	return nil
 }

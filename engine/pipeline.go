@@ -102,6 +102,7 @@ func (e *Engine) recover() {
 	e.pmu.Lock()
 	e.pend = newPending()
 	e.pmu.Unlock()
+	e.dropJoins(nil, true) // tournament.go: pending joins are gone too
 }
 
 // deferredCommitter is an optional Store ability: commit without waiting
@@ -159,6 +160,7 @@ func (e *Engine) commitLoop() {
 				merged.Submissions = append(merged.Submissions, x.batch.Submissions...)
 				merged.Idempotency = append(merged.Idempotency, x.batch.Idempotency...)
 				merged.Feed = append(merged.Feed, x.batch.Feed...)
+				merged.Tourney = podium.MergeTourney(merged.Tourney, x.batch.Tourney) // joins
 			}
 			b = &merged
 		}
@@ -233,6 +235,7 @@ func (e *Engine) storeGroup(dc deferredCommitter, deferred bool, b *podium.Batch
 func (e *Engine) finishGroup(g *group) {
 	if g.err != nil {
 		e.idem.requeue(g.bodies)
+		e.dropJoins(g.batch.Tourney, false) // tournament.go
 		for _, o := range g.ops {
 			if o.err == nil {
 				switch {
@@ -250,6 +253,7 @@ func (e *Engine) finishGroup(g *group) {
 		return
 	}
 	e.applyChanges(g)
+	e.tourneyCommitted(g) // settle.go
 	// Applied: the index now holds what the overlay held for this group.
 	e.pmu.Lock()
 	for k := range g.overlay {

@@ -176,7 +176,7 @@ func (e *Engine) processShared(ops []*op) {
 	ctx := context.Background()
 	for len(ops) > 0 {
 		i := 0
-		for i < len(ops) && (ops[i].kind == opScores || ops[i].kind == opDeleteEntry) {
+		for i < len(ops) && (ops[i].kind == opScores || ops[i].kind == opDeleteEntry || ops[i].kind == opJoin) {
 			i++
 		}
 		if i > 0 {
@@ -185,6 +185,11 @@ func (e *Engine) processShared(ops []*op) {
 			continue
 		}
 		o := ops[0]
+		if o.kind == opSettle { // settle.go: a group of its own
+			e.sharedGroup(ctx, ops[:1])
+			ops = ops[1:]
+			continue
+		}
 		switch o.kind {
 		case opPutBoard:
 			var cur *podium.Board
@@ -282,6 +287,13 @@ func (e *Engine) sharedGroup(ctx context.Context, ops []*op) {
 			return
 		}
 	}
+	for _, id := range ids {
+		if err := e.syncJoins(ctx, id); err != nil { // tournament.go
+			e.log.Error("catch up with the joins failed", "board", id, "err", err)
+			fail(podium.Errorf(podium.ECodeUnavailable, "could not read what other nodes wrote; nothing was applied, retry shortly"))
+			return
+		}
+	}
 	if err := e.checkClaims(ctx, tx, ops); err != nil {
 		fail(podium.Errorf(podium.ECodeUnavailable, "could not check the Idempotency-Key; nothing was applied, retry shortly"))
 		return
@@ -330,8 +342,12 @@ func (e *Engine) beginFailed(err error) error {
 func groupBoards(ops []*op) []string {
 	var ids []string
 	for _, o := range ops {
-		if o.kind == opDeleteEntry {
+		if o.kind == opDeleteEntry || o.kind == opJoin {
 			ids = append(ids, o.ref.Board)
+			continue
+		}
+		if o.kind == opSettle { // settle.go: the tournament and its points boards
+			ids = append(ids, o.settle.boards...)
 			continue
 		}
 		for i := range o.scores {

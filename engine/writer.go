@@ -46,6 +46,9 @@ const (
 	opCheck
 	opFunc // run fn on the writer (tests drive checkpoints this way)
 	opSync // shared mode: apply what other nodes changed
+	// Tournaments (tournament.go, settle.go).
+	opJoin   // a join: rides in a group like a score
+	opSettle // a settlement: a group of its own
 )
 
 // op is one request to the writer.
@@ -72,6 +75,11 @@ type op struct {
 	more    bool                    // sync: the change feed has more
 	resync  bool                    // sync: changes were missed; reload everything
 	cursor  int64                   // sync: the feed position after a resync
+
+	// Tournaments (tournament.go, settle.go).
+	joinN        int64 // join: the player's join number
+	joinedBefore bool  // join: the player had joined already
+	settle       *settleOp
 
 	err  error
 	done chan struct{}
@@ -154,7 +162,7 @@ func (e *Engine) drain(ops []*op) []*op {
 func (e *Engine) process(ops []*op) {
 	for len(ops) > 0 {
 		i := 0
-		for i < len(ops) && (ops[i].kind == opScores || ops[i].kind == opDeleteEntry) {
+		for i < len(ops) && (ops[i].kind == opScores || ops[i].kind == opDeleteEntry || ops[i].kind == opJoin) {
 			i++
 		}
 		if i > 0 {
@@ -164,6 +172,12 @@ func (e *Engine) process(ops []*op) {
 		}
 		e.barrier()
 		o := ops[0]
+		if o.kind == opSettle { // settle.go: alone, committed before anything after it is computed
+			e.computeGroup(ops[:1])
+			e.barrier()
+			ops = ops[1:]
+			continue
+		}
 		switch o.kind {
 		case opPutBoard:
 			o.err = e.applyPutBoard(o, func(b *podium.Board) error { return e.store.PutBoard(context.Background(), b) })
@@ -223,6 +237,8 @@ type group struct {
 	seqs    map[*boardState]uint64
 	periods map[*boardState]string
 	leaders map[bpKey]leaderVal // the #1 of the periods it touched (feed.go)
+
+	internal bool // settlement: points boards may be written (tournament.go)
 
 	housekeeping bool          // not a group: run housekeeping on the committer
 	barrier      chan struct{} // not a group: closed when the committer reaches it
@@ -284,6 +300,14 @@ func (e *Engine) buildGroup(ops []*op) *group {
 			e.computeDelete(g, o)
 			continue
 		}
+		if o.kind == opJoin { // tournament.go
+			e.computeJoin(g, o)
+			continue
+		}
+		if o.kind == opSettle { // settle.go
+			e.computeSettle(g, o)
+			continue
+		}
 		for i := range o.scores {
 			if err := e.computeScore(g, &o.scores[i], &o.results[i]); err != nil {
 				o.results[i] = Result{Err: err}
@@ -328,6 +352,10 @@ func (e *Engine) computeScore(g *group, s *Score, res *Result) error {
 		}
 		g.periods[bs] = period
 	}
+	join, err := e.tourneyGate(g, bs, def, s.Player) // tournament.go: window, joins, points boards
+	if err != nil {
+		return err
+	}
 	pid := e.players.intern(s.Player)
 	k := ovKey{bs, period, pid}
 	cur := g.current(k)
@@ -352,6 +380,9 @@ func (e *Engine) computeScore(g *group, s *Score, res *Result) error {
 	}
 	g.seqs[bs] = seq
 	g.batch.Submissions = append(g.batch.Submissions, sub)
+	if join {
+		e.addJoin(g, bs, def.ID, s.Player) // tournament.go: a first score on a capped tournament joins
+	}
 	*res = Result{Board: def.ID, Period: period, Player: s.Player, Improved: changed, Seq: seq}
 	c := change{bs: bs, period: period, player: pid, changed: changed, res: res}
 	if changed {

@@ -22,6 +22,9 @@ type boardBody struct {
 
 	Keep      *int              `json:"keep"`      // best_k
 	Aggregate *podium.Aggregate `json:"aggregate"` // aggregate boards
+	// Tournaments and points (tournaments.go).
+	Tournament *tournamentBody `json:"tournament"`
+	Points     *pointsBody     `json:"points"`
 }
 
 type resetBody struct {
@@ -70,6 +73,7 @@ func appendBoard(b []byte, bi *engine.BoardInfo) []byte {
 	}
 	b = append(b, `,"seq":`...)
 	b = strconv.AppendUint(b, bi.Seq, 10)
+	b = appendTourneyFields(b, &bi.Board) // tournaments.go
 	return append(b, '}')
 }
 
@@ -132,9 +136,13 @@ func (s *Server) putBoard(w http.ResponseWriter, r *http.Request) error {
 	if body.Reset != nil {
 		u.Reset = &podium.Reset{Every: body.Reset.Every, TZ: body.Reset.TZ}
 	}
+	if err := applyTourneyBody(&body, u); err != nil { // tournaments.go
+		return err
+	}
 	// Check the body's own fields here, so that a bad request never
 	// reaches the writer; the merged board is checked again there.
 	probe := u.Apply(nil)
+	probe.Points = nil // its keys and mode may come from the stored board: checked merged (tournaments.go)
 	if probe.Keys == nil {
 		probe.Keys = []podium.KeyDef{{Name: "k", Order: podium.Desc}} // keys may be left out of an update
 	}

@@ -125,6 +125,10 @@ func appendEntryFields(b []byte, e *engine.EntryView) []byte {
 	if e.Hidden {
 		b = append(b, `,"hidden":true`...)
 	}
+	if e.Decayed { // a current points board: its points now (tournament.go)
+		b = append(b, `,"value":`...)
+		b = strconv.AppendFloat(b, e.Value, 'f', 6, 64)
+	}
 	return b
 }
 

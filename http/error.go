@@ -28,6 +28,11 @@ var codeStatus = map[string]int{
 	podium.ECodeUnavailable:     http.StatusServiceUnavailable,
 	podium.ECodeOutcomeUnknown:  http.StatusServiceUnavailable,
 	podium.ECodeInternal:        http.StatusInternalServerError,
+	// Tournaments (tournament.go).
+	podium.ECodeTournamentClosed: http.StatusConflict,
+	podium.ECodeNotJoined:        http.StatusForbidden,
+	podium.ECodeTournamentFull:   http.StatusConflict,
+	podium.ECodePointsBoard:      http.StatusConflict,
 }
 
 // StatusOf returns the HTTP status for an error code.

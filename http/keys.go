@@ -127,10 +127,16 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	settleDiffs, err := s.eng.CheckSettlements(r.Context()) // tournaments.go
+	if err != nil {
+		return err
+	}
 	b := []byte(`{"ok":`)
-	b = strconv.AppendBool(b, len(problems)+len(logDiffs)+len(diffs) == 0)
+	b = strconv.AppendBool(b, len(problems)+len(logDiffs)+len(diffs)+len(settleDiffs) == 0)
 	b = append(b, `,"differences":`...)
 	b = appendDiffs(b, diffs)
+	b = append(b, `,"settlement_differences":`...)
+	b = appendDiffs(b, settleDiffs)
 	b = append(b, `,"log_differences":`...)
 	b = appendDiffs(b, logDiffs)
 	if hasQC {
@@ -184,6 +190,10 @@ func (s *Server) reload(w http.ResponseWriter, r *http.Request) error {
 	if err := s.eng.Reload(r.Context()); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, []byte(`{"ok":true}`))
+	repaired, err := s.eng.RepairSettlements(r.Context()) // tournaments.go
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, append(appendStrings([]byte(`{"ok":true,"settlements_repaired":`), repaired), '}'))
 	return nil
 }

@@ -130,6 +130,9 @@ func queueDeleteBoard(b *pgx.Batch, id string) {
 	} {
 		b.Queue(q, id)
 	}
+	for _, q := range tourneyDeletes { // tourney.go
+		b.Queue(q, id)
+	}
 }
 
 // DeleteBoard removes a board with its head, entries, log and watermark, in

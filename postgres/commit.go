@@ -130,6 +130,9 @@ func (s *Store) Commit(ctx context.Context, b *podium.Batch) error {
 
 // commitError adds context to the error of a commit's statements.
 func commitError(err error) error {
+	if fe := fenceError(err); fe != nil { // tourney.go
+		return fe
+	}
 	if code, constraint := pgCode(err); code == codeUniqueViolation && constraint == "submissions_pkey" {
 		return fmt.Errorf("commit: log: a submission's (board, seq) is already logged: %w", err)
 	}
@@ -142,6 +145,7 @@ func commitError(err error) error {
 // order, so two commits cannot deadlock on them).
 func (w *writer) batch(pb *pgconn.Batch, st *statements, b *podium.Batch) {
 	w.queued = 0
+	w.tourney(pb, b.Tourney) // tourney.go: the lease fence runs first
 	w.heads(pb, st, b.Submissions)
 	w.log(pb, st, b.Submissions)
 	w.deletes(pb, st, b.Deletes)

@@ -81,6 +81,9 @@ func (s *Store) DeleteBoard(ctx context.Context, id string) error {
 			return fmt.Errorf("delete board: %w", err)
 		}
 	}
+	if err := deleteTourney(ctx, tx, id); err != nil { // tourney.go
+		return fmt.Errorf("delete board: %w", err)
+	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("delete board: %w", err)
 	}

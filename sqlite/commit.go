@@ -115,6 +115,9 @@ func (s *Store) commit(ctx context.Context, b *podium.Batch) error {
 		return fmt.Errorf("commit: %w", err)
 	}
 	defer rollback(tx)
+	if err := s.commitTourney(ctx, tx, b.Tourney); err != nil { // tourney.go: fence first
+		return fmt.Errorf("commit: %w", err)
+	}
 	if err := s.insertSubmissions(ctx, tx, b.Submissions); err != nil {
 		return fmt.Errorf("commit: log: %w", err)
 	}

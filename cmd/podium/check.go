@@ -134,8 +134,14 @@ Prints every difference and exits 1 if there is any.`)
 	}
 	report(stdout, "entries vs log", diffLines(diffs))
 	bad += len(diffs)
+	diffs, err = engine.CheckSettlements(ctx, store, time.Now()) // tournaments and points
+	if err != nil {
+		return err
+	}
+	report(stdout, "tournament payouts and points boards", diffLines(diffs))
+	bad += len(diffs)
 
-	eng := engine.New(engine.Config{Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	eng := engine.New(engine.Config{Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), SettleEvery: -1})
 	if err := eng.Start(ctx); err != nil {
 		return err
 	}
@@ -220,10 +226,12 @@ func rebuildCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			}
 		}
 		for _, u := range o.URLs {
-			if _, err := adminCall(ctx, u, o.Data, "/v1/admin/reload"); err != nil {
+			body, err := adminCall(ctx, u, o.Data, "/v1/admin/reload")
+			if err != nil {
 				return fmt.Errorf("%s: %w", u, err)
 			}
 			fmt.Fprintf(stdout, "rebuild: %s reloaded its indexes from the database\n", u)
+			reportRepaired(stdout, u, body) // tourney.go
 		}
 		return nil
 	}
@@ -238,6 +246,10 @@ func rebuildCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	t0 := time.Now()
 	n, err := engine.RebuildStore(ctx, store)
+	var repaired []string
+	if err == nil {
+		repaired, err = repairSettlements(ctx, store) // tournaments: settle again where payouts differ
+	}
 	if cerr := d.closeStore(err == nil); err == nil {
 		err = cerr
 	}
@@ -245,6 +257,9 @@ func rebuildCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	fmt.Fprintf(stdout, "rebuild: %d entries recomputed from the log in %s\n", n, time.Since(t0).Round(time.Millisecond))
+	if len(repaired) > 0 {
+		fmt.Fprintf(stdout, "rebuild: settled again, paying the differences: %s\n", strings.Join(repaired, ", "))
+	}
 	return nil
 }
 
@@ -292,6 +307,8 @@ type checkAnswer struct {
 	Differences    []engine.Diff  `json:"differences"`
 	LogDifferences *[]engine.Diff `json:"log_differences"`
 	QuickCheck     *[]string      `json:"quick_check"`
+	// Tournaments (tourney.go); absent from a server before them.
+	SettlementDifferences *[]engine.Diff `json:"settlement_differences"`
 }
 
 func remoteCheck(ctx context.Context, base, data string) (*checkAnswer, error) {

@@ -259,6 +259,9 @@ func (m *migration) copy(ctx context.Context) error {
 			return fmt.Errorf("board %s: %w", b.ID, err)
 		}
 	}
+	if err := copyTourney(ctx, m.src, m.dst, s.boards, m.out); err != nil { // tourney.go
+		return err
+	}
 	for lo := 0; lo < len(s.idem); lo += 1000 {
 		if err := m.dst.Commit(ctx, &podium.Batch{Idempotency: s.idem[lo:min(lo+1000, len(s.idem))]}); err != nil {
 			return fmt.Errorf("idempotency records: %w", err)

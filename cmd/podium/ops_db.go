@@ -140,7 +140,12 @@ func checkDB(ctx context.Context, w io.Writer, dsn string) (int, error) {
 		what += fmt.Sprintf("; %d entries written by the nodes during the check were left out", r.Moved)
 	}
 	report(w, what, diffLines(r.Diffs))
-	return len(r.Diffs), nil
+	sd, err := engine.CheckSettlements(ctx, st, time.Now()) // tournaments and points
+	if err != nil {
+		return 0, err
+	}
+	report(w, "database: tournament payouts and points boards", diffLines(sd))
+	return len(r.Diffs) + len(sd), nil
 }
 
 // checkNodes asks each running node to check its in-memory indexes and
@@ -165,6 +170,10 @@ func checkNodes(ctx context.Context, w io.Writer, urls []string, data string) in
 		}
 		report(w, "server "+u+": indexes vs database", diffLines(res.Differences))
 		bad += len(res.Differences)
+		if sd := res.SettlementDifferences; sd != nil { // tourney.go
+			report(w, "server "+u+": tournament payouts and points boards", diffLines(*sd))
+			bad += len(*sd)
+		}
 	}
 	return bad
 }

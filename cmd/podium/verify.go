@@ -85,7 +85,8 @@ func metaString(m []byte) string {
 
 func describeBoard(b *podium.Board) string {
 	return fmt.Sprintf("title %q keys %v mode %s reset %s/%s public %v meta %s created %d updated %d",
-		b.Title, b.Keys, b.Mode, b.Reset.Every, b.Reset.TZ, b.Public, metaString(b.Meta), podium.Millis(b.CreatedAt), podium.Millis(b.UpdatedAt))
+		b.Title, b.Keys, b.Mode, b.Reset.Every, b.Reset.TZ, b.Public, metaString(b.Meta), podium.Millis(b.CreatedAt), podium.Millis(b.UpdatedAt)) +
+		describeTourney(b) // tourney.go
 }
 
 func describePlayer(p *podium.Player) string {
@@ -144,6 +145,16 @@ func verifyMigration(ctx context.Context, src, dst podium.Store, since time.Time
 	part(fmt.Sprintf("idempotency records since %s (%d)", since.UTC().Format(time.RFC3339), len(s.idem)), compareSets("idempotency record",
 		byID(len(s.idem), func(i int) string { return idemID(&s.idem[i]) }, func(i int) string { return describeIdempotency(&s.idem[i]) }),
 		byID(len(t.idem), func(i int) string { return idemID(&t.idem[i]) }, func(i int) string { return describeIdempotency(&t.idem[i]) })))
+
+	srcT, err := tourneyRows(ctx, src) // tourney.go
+	if err != nil {
+		return nil, err
+	}
+	dstT, err := tourneyRows(ctx, dst)
+	if err != nil {
+		return nil, err
+	}
+	part(fmt.Sprintf("tournament joins, payouts and settlements (%d)", len(srcT)), compareSets("tournament row", srcT, dstT))
 
 	srcWMs, err := src.Watermarks(ctx)
 	if err != nil {

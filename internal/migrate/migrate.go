@@ -105,7 +105,8 @@ var PostgreSQL = Dialect{
 	Insert: "INSERT INTO schema_migrations (version, name, applied_ms) VALUES ($1, $2, $3)",
 }
 
-// Apply applies the migrations of ms that db has not seen, in order, in one
+// Apply applies the migrations of ms that db has not recorded (any, not
+// only those above the newest recorded), in order, in one
 // transaction, recording each in schema_migrations: either every pending
 // migration is applied or none is, so a failed upgrade leaves the schema
 // that the previous podium knew. ms must be in version order (as Load
@@ -132,9 +133,30 @@ func Apply(ctx context.Context, db *sql.DB, d Dialect, ms []Migration) error {
 	if n := len(ms); n > 0 && current > ms[n-1].Version {
 		return fmt.Errorf("migrate: the database has schema version %d, newer than this podium knows (%d)", current, ms[n-1].Version)
 	}
+	// Every migration not recorded is applied, not only those above the
+	// newest recorded: branches take numbers far apart (0040 for one
+	// feature, 0030 for another), so a database may have a higher one
+	// without a lower one that a merged podium brings.
+	seen := map[int]bool{}
+	rows, err := tx.QueryContext(ctx, "SELECT version FROM schema_migrations")
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			rows.Close()
+			return fmt.Errorf("migrate: %w", err)
+		}
+		seen[v] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
 	now := time.Now().UnixMilli()
 	for _, m := range ms {
-		if m.Version <= current {
+		if seen[m.Version] {
 			continue
 		}
 		if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
