@@ -40,13 +40,13 @@ type Award struct {
 // last scoring solve (one that earns points now): zero-point solves do
 // not move a team's tie-break.
 type Standing struct {
-	Rank    int        `json:"rank"`
-	Team    string     `json:"team"`
-	Hidden  bool       `json:"hidden,omitempty"`
-	Score   int64      `json:"score"`
-	Solved  int        `json:"solved"`
-	LastAt  time.Time  `json:"last_solve_at"` // zero: no scoring solve
-	LastSeq uint64     `json:"-"`
+	Rank    int       `json:"rank"`
+	Team    string    `json:"team"`
+	Hidden  bool      `json:"hidden,omitempty"`
+	Score   int64     `json:"score"`
+	Solved  int       `json:"solved"`
+	LastAt  time.Time `json:"last_solve_at"` // zero: no scoring solve
+	LastSeq uint64    `json:"-"`
 	// FirstSeq is the seq of the team's first solve, the tie-break of
 	// teams that score nothing.
 	FirstSeq uint64  `json:"-"`
