@@ -23,7 +23,7 @@ type clock struct {
 	t  time.Time
 }
 
-func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 func (c *clock) set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
 
 // players is a Players with a settable hidden set.
@@ -92,7 +92,9 @@ func TestAttemptsAndViews(t *testing.T) {
 	store := openSQLite(t)
 	s := newService(t, store, clk, pl)
 	setup(t, s)
-	try := func(team, ch string, correct bool) (Outcome, error) { return s.Attempt(ctx, "ctf", team, ch, correct, "judge") }
+	try := func(team, ch string, correct bool) (Outcome, error) {
+		return s.Attempt(ctx, "ctf", team, ch, correct, "judge")
+	}
 
 	if _, err := try("a", "web", true); podium.ErrorCode(err) != podium.ECodeUnprocessable {
 		t.Fatalf("attempt before the start = %v, want unprocessable", err)
