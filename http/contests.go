@@ -1,6 +1,7 @@
 package http
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/contest"
+	"github.com/podiumhq/podium/ctf"
 )
 
 // CTF contests (package ctf): /v1/contests. Contest ids follow board ids
@@ -401,4 +403,29 @@ func (s *Server) contestAttempts(w http.ResponseWriter, r *http.Request) error {
 		next = list[i].ID
 	}
 	return writeAny(w, http.StatusOK, map[string]any{"contest": id, "attempts": out, "next_after": next})
+}
+
+// appendContestProblems appends the contest_differences of POST
+// /v1/admin/check.
+func appendContestProblems(b []byte, ps []ctf.Problem) []byte {
+	b = append(b, `,"contest_differences":[`...)
+	for i, p := range ps {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"contest":`...)
+		b = appendString(b, p.Contest)
+		b = append(b, `,"what":`...)
+		b = appendString(b, p.What)
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+// checkContests runs the contests' check, none without contests.
+func (s *Server) checkContests(ctx context.Context) ([]ctf.Problem, error) {
+	if s.contests == nil {
+		return nil, nil
+	}
+	return s.contests.Check(ctx)
 }

@@ -16,10 +16,19 @@ import (
 
 // newContestServer is a server with contests, and the contest service.
 func newContestServer(t *testing.T) (*server, *ctf.Service) {
+	s, svc, _ := newContestServerStore(t)
+	return s, svc
+}
+
+func newContestServerStore(t *testing.T) (*server, *ctf.Service, contest.Store) {
 	t.Helper()
-	var svc *ctf.Service
+	var (
+		svc *ctf.Service
+		cs  contest.Store
+	)
 	s := newServerOpts(t, stream.Config{}, false, func(hc *podiumhttp.Config) {
-		svc = ctf.New(ctf.Config{Store: hc.Store.(contest.Store), Players: hc.Engine, Now: hc.Engine.Now,
+		cs = hc.Store.(contest.Store)
+		svc = ctf.New(ctf.Config{Store: cs, Players: hc.Engine, Now: hc.Engine.Now,
 			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Poll: -1})
 		if err := svc.Start(context.Background()); err != nil {
 			t.Fatal(err)
@@ -27,7 +36,7 @@ func newContestServer(t *testing.T) (*server, *ctf.Service) {
 		t.Cleanup(func() { svc.Close() })
 		hc.Contests = svc
 	})
-	return s, svc
+	return s, svc, cs
 }
 
 func (s *server) key(body string) string {
@@ -65,7 +74,7 @@ func stat(v any) string {
 // (CTFd parabolic, static, rCTF), first bloods, a hidden team, a freeze,
 // the reveal at the end, snapshots and the CTFtime export.
 func TestContestScenario(t *testing.T) {
-	s, svc := newContestServer(t)
+	s, svc, store := newContestServerStore(t)
 	at := func(hhmm string) time.Time {
 		t, _ := time.Parse("15:04", hhmm)
 		return time.Date(2026, 11, 30, t.Hour(), t.Minute(), 0, 0, time.UTC)
@@ -265,6 +274,20 @@ func TestContestScenario(t *testing.T) {
 	list := s.must(200, s.do("GET", "/v1/contests", "", nil)).json(t)["contests"].([]any)
 	if len(list) != 1 {
 		t.Fatalf("contests %v", list)
+	}
+
+	// The admin check recomputes every snapshot from the solves, and
+	// reports one that does not match.
+	if c := s.must(200, s.do("POST", "/v1/admin/check", adminKey, nil)).json(t); c["ok"] != true || len(c["contest_differences"].([]any)) != 0 {
+		t.Fatalf("check: %v", c)
+	}
+	bad := `{"at":"2026-11-30T11:01:00Z","seq":0,"first_blood":[10,5,3],"hidden":[],"standings":[{"rank":1,"team":"mallory","score":9999,"solved":1,"last_solve_at":null}],"challenges":[]}`
+	if _, err := store.PutSnapshot(context.Background(), "ctf:finals", at("11:01"), 0, []byte(bad)); err != nil {
+		t.Fatal(err)
+	}
+	c = s.must(200, s.do("POST", "/v1/admin/check", adminKey, nil)).json(t)
+	if diffs := c["contest_differences"].([]any); c["ok"] != false || len(diffs) != 1 {
+		t.Fatalf("check after corrupting a snapshot: %v", c)
 	}
 }
 

@@ -127,8 +127,12 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	contestProblems, err := s.checkContests(r.Context())
+	if err != nil {
+		return err
+	}
 	b := []byte(`{"ok":`)
-	b = strconv.AppendBool(b, len(problems)+len(logDiffs)+len(diffs) == 0)
+	b = strconv.AppendBool(b, len(problems)+len(logDiffs)+len(diffs)+len(contestProblems) == 0)
 	b = append(b, `,"differences":`...)
 	b = appendDiffs(b, diffs)
 	b = append(b, `,"log_differences":`...)
@@ -142,6 +146,9 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 			b = appendString(b, p)
 		}
 		b = append(b, ']')
+	}
+	if s.contests != nil {
+		b = appendContestProblems(b, contestProblems)
 	}
 	b = append(b, '}')
 	writeJSON(w, http.StatusOK, b)

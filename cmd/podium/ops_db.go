@@ -140,7 +140,11 @@ func checkDB(ctx context.Context, w io.Writer, dsn string) (int, error) {
 		what += fmt.Sprintf("; %d entries written by the nodes during the check were left out", r.Moved)
 	}
 	report(w, what, diffLines(r.Diffs))
-	return len(r.Diffs), nil
+	n, err := checkContests(ctx, w, st, "database: contests: solves, heads and snapshots")
+	if err != nil {
+		return 0, err
+	}
+	return len(r.Diffs) + n, nil
 }
 
 // checkNodes asks each running node to check its in-memory indexes and
@@ -165,6 +169,10 @@ func checkNodes(ctx context.Context, w io.Writer, urls []string, data string) in
 		}
 		report(w, "server "+u+": indexes vs database", diffLines(res.Differences))
 		bad += len(res.Differences)
+		if res.ContestDifferences != nil {
+			report(w, "server "+u+": contests vs database", problemLines(*res.ContestDifferences))
+			bad += len(*res.ContestDifferences)
+		}
 	}
 	return bad
 }
