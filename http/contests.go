@@ -34,6 +34,9 @@ func (s *Server) contestRoutes() {
 	s.mux.HandleFunc("GET /v1/contests/{contest}/snapshots", s.api(s.contestSnapshots))
 	s.mux.HandleFunc("GET /v1/contests/{contest}/chart", s.api(s.contestChart, "view", "top"))
 	s.mux.HandleFunc("GET /v1/contests/{contest}/ctftime", s.api(s.contestCTFtime, "view"))
+	s.mux.HandleFunc("GET /v1/contests/{contest}/stream", s.api(s.contestSSE, "limit", "last_event_id"))
+	s.timing["GET /v1/contests/{contest}/stream"] = untimed
+	s.mux.HandleFunc("GET /contests/{contest}", s.page("contest.html"))
 }
 
 // jtime is a time written as podium writes times: RFC 3339, UTC, ms.

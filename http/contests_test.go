@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -307,4 +308,52 @@ func TestContestPrivate(t *testing.T) {
 	if list := s.must(200, s.do("GET", "/v1/contests", reader, nil)).json(t)["contests"].([]any); len(list) != 1 {
 		t.Fatalf("reader's list %v", list)
 	}
+}
+
+// Contest standings stream like a board: a snapshot, then deltas as teams
+// solve; after the freeze the public stream stays still, and the reveal
+// sends what happened since.
+func TestContestStream(t *testing.T) {
+	s, _ := newContestServer(t)
+	t.Cleanup(s.srv.ContestHub().Close)
+	s.must(201, s.do("PUT", "/v1/contests/live", adminKey, `{"title":"Live","start":"2026-11-30T09:00:00Z",
+		"end":"2026-11-30T12:00:00Z","freeze":"2026-11-30T11:00:00Z","public":true}`))
+	s.must(201, s.do("PUT", "/v1/contests/live/challenges/web", adminKey, `{"scoring":{"value":100}}`))
+	s.must(200, s.do("PUT", "/v1/players/alice", adminKey, `{"name":"Team Alice"}`))
+	attempt := func(team string) {
+		s.must(200, s.do("POST", "/v1/contests/live/attempts", adminKey, fmt.Sprintf(`{"team":%q,"challenge":"web","correct":true}`, team)))
+	}
+	attempt("alice") // 10:00
+	c := s.openSSE("/v1/contests/live/stream?limit=10", "")
+	ev := c.next(5 * time.Second)
+	entries := ev.Data["entries"].([]any)
+	if ev.Type != "snapshot" || ev.Data["board"] != "live" || len(entries) != 1 ||
+		entries[0].(map[string]any)["name"] != "Team Alice" || fmt.Sprint(entries[0].(map[string]any)["keys"]) != "[100]" {
+		t.Fatalf("first event %+v", ev)
+	}
+	attempt("bob")
+	ev = c.next(5 * time.Second)
+	if ev.Type != "delta" || ev.Data["seq"] != 2.0 || ev.Data["total"] != 2.0 {
+		t.Fatalf("after a solve: %+v", ev)
+	}
+	s.clock.Add(90 * time.Minute) // 11:30, frozen
+	attempt("carol")
+	s.must(200, s.do("GET", "/v1/contests/live/standings", "", nil)) // the public view is read and stays still
+	select {
+	case ev := <-c.events:
+		t.Fatalf("the frozen stream moved: %+v", ev)
+	case <-time.After(600 * time.Millisecond):
+	}
+	s.clock.Add(time.Hour)
+	s.must(200, s.do("POST", "/v1/contests/live/unfreeze", adminKey, nil))
+	ev = c.next(5 * time.Second)
+	if ev.Type != "delta" || ev.Data["seq"] != 3.0 || ev.Data["total"] != 3.0 {
+		t.Fatalf("after the reveal: %+v", ev)
+	}
+	// The page is served, with its script and style.
+	if r := s.must(200, s.do("GET", "/contests/live", "", nil)); !strings.Contains(string(r.body), "/assets/contest.js") {
+		t.Fatalf("page %s", r.body)
+	}
+	s.must(200, s.do("GET", "/assets/contest.js", "", nil))
+	s.must(200, s.do("GET", "/assets/contest.css", "", nil))
 }

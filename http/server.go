@@ -59,7 +59,9 @@ type Server struct {
 	reg     *prometheus.Registry
 	hub     *stream.Hub
 	// contests runs CTF contests (contests.go); nil: no contest routes.
-	contests *ctf.Service
+	// contestHub streams their standings (contests_stream.go).
+	contests   *ctf.Service
+	contestHub *stream.Hub
 
 	streamCfg StreamConfig
 	origins   origins
@@ -104,6 +106,12 @@ func New(cfg Config) *Server {
 		Name: "podium_http_request_seconds", Help: "HTTP request latency by route.",
 		Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, 1},
 	}, []string{"route"})
+	if cfg.Contests != nil {
+		hc := cfg.Hub.Config()
+		hc.ManualTick, hc.Now = false, nil
+		s.contestHub = stream.New(ContestStreamSource(cfg.Contests, cfg.Engine), hc)
+		cfg.Contests.OnChange(func(id string) { s.contestHub.Applied(id, "all", 0, nil) })
+	}
 	s.reg.MustRegister(s.requests, s.latency, streamCollector{s.hub})
 	s.routes()
 	return s

@@ -146,6 +146,9 @@ func (m *Main) Open(ctx context.Context) (err error) {
 		Registry: reg, Hub: m.Hub, BodyTimeout: m.Config.BodyTimeout, RequestTimeout: m.Config.RequestTimeout,
 		AllowedOrigins: m.Config.allowedOrigins(), Contests: m.Contests})
 
+	if ch := m.Server.ContestHub(); ch != nil {
+		m.Engine.SetListener(listeners{boards: m.Hub, contests: ch})
+	}
 	m.srv = &http.Server{Handler: m.Server.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second,
 		ErrorLog: podiumhttp.ErrorLog(m.log)}
 	go func() {
@@ -188,6 +191,9 @@ func (m *Main) Close() error {
 	}
 	if m.Hub != nil {
 		m.Hub.Close() // ends live streams with a retry hint so Shutdown need not wait for them
+	}
+	if m.Server != nil && m.Server.ContestHub() != nil {
+		m.Server.ContestHub().Close()
 	}
 	if m.srv != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), max(m.Config.Shutdown, time.Second))
