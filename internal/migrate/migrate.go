@@ -125,8 +125,25 @@ func Apply(ctx context.Context, db *sql.DB, d Dialect, ms []Migration) error {
 	if _, err := tx.ExecContext(ctx, d.CreateTable); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	var current int
-	if err := tx.QueryRowContext(ctx, "SELECT coalesce(max(version), 0) FROM schema_migrations").Scan(&current); err != nil {
+	// Every migration not recorded is applied, also one numbered below
+	// the newest recorded: migrations written on parallel branches take
+	// numbers apart (0010, 0020, 0030...) and a database may have been
+	// migrated by a build that had only some of them.
+	applied := map[int]bool{}
+	current := 0
+	rows, err := tx.QueryContext(ctx, "SELECT version FROM schema_migrations")
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			rows.Close()
+			return fmt.Errorf("migrate: %w", err)
+		}
+		applied[v], current = true, max(current, v)
+	}
+	if err := rows.Close(); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	if n := len(ms); n > 0 && current > ms[n-1].Version {
@@ -134,7 +151,7 @@ func Apply(ctx context.Context, db *sql.DB, d Dialect, ms []Migration) error {
 	}
 	now := time.Now().UnixMilli()
 	for _, m := range ms {
-		if m.Version <= current {
+		if applied[m.Version] {
 			continue
 		}
 		if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
