@@ -36,7 +36,26 @@ func (s *Server) contestRoutes() {
 	s.mux.HandleFunc("GET /v1/contests/{contest}/ctftime", s.api(s.contestCTFtime, "view"))
 	s.mux.HandleFunc("GET /v1/contests/{contest}/stream", s.api(s.contestSSE, "limit", "last_event_id"))
 	s.timing["GET /v1/contests/{contest}/stream"] = untimed
-	s.mux.HandleFunc("GET /contests/{contest}", s.page("contest.html"))
+	s.mux.HandleFunc("GET /contests/{contest}", s.contestPage)
+}
+
+// contestPage serves the live contest page; for a contest that does not
+// exist, with status 404 (its script says so).
+func (s *Server) contestPage(w http.ResponseWriter, r *http.Request) {
+	if _, err := s.contests.Contest(r.PathValue("contest")); err != nil && s.eng.Ready() {
+		w = notFoundWriter{w}
+	}
+	s.page("contest.html")(w, r)
+}
+
+// notFoundWriter turns the page's 200 into a 404.
+type notFoundWriter struct{ http.ResponseWriter }
+
+func (w notFoundWriter) WriteHeader(code int) {
+	if code == http.StatusOK {
+		code = http.StatusNotFound
+	}
+	w.ResponseWriter.WriteHeader(code)
 }
 
 // jtime is a time written as podium writes times: RFC 3339, UTC, ms.

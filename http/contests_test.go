@@ -354,6 +354,7 @@ func TestContestStream(t *testing.T) {
 	if r := s.must(200, s.do("GET", "/contests/live", "", nil)); !strings.Contains(string(r.body), "/assets/contest.js") {
 		t.Fatalf("page %s", r.body)
 	}
+	s.must(404, s.do("GET", "/contests/nope", "", nil))
 	s.must(200, s.do("GET", "/assets/contest.js", "", nil))
 	s.must(200, s.do("GET", "/assets/contest.css", "", nil))
 }
