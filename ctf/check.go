@@ -52,6 +52,15 @@ func (s *Service) checkContest(ctx context.Context, h *contest.Stored) ([]Proble
 			out = append(out, Problem{Contest: h.ID, What: fmt.Sprintf(f, a...)})
 		}
 	}
+	// Memory is read before the database: it only ever holds committed
+	// solves, so every solve it holds is in what is read after it, even
+	// while this node or others go on writing.
+	var mem []contest.Solve
+	if st, err := s.get(h.ID); err == nil {
+		st.mu.Lock()
+		mem = slices.Clone(st.solves)
+		st.mu.Unlock()
+	}
 	var db []contest.Solve
 	if err := s.store.Solves(ctx, h.ID, 0, func(sv *contest.Solve) error {
 		if want := uint64(len(db)) + 1; sv.Seq != want {
@@ -62,23 +71,26 @@ func (s *Service) checkContest(ctx context.Context, h *contest.Stored) ([]Proble
 	}); err != nil {
 		return nil, err
 	}
-	if last := lastSeq(db); h.Seq != last {
-		report("the contest's head is at seq %d, its last solve at %d", h.Seq, last)
+	// The head, read before the solves, moves with each solve in the same
+	// transaction: the solves up to it must all be there and end at it.
+	var upTo uint64
+	for _, sv := range db {
+		if sv.Seq <= h.Seq {
+			upTo = max(upTo, sv.Seq)
+		}
 	}
-	if st, err := s.get(h.ID); err == nil {
-		st.mu.Lock()
-		mem := slices.Clone(st.solves)
-		st.mu.Unlock()
-		for i := range mem {
-			if i >= len(db) {
-				report("solve %d is in memory but not in the database", mem[i].Seq)
-				break
-			}
-			m, d := mem[i], db[i]
-			if m.Seq != d.Seq || m.Team != d.Team || m.Challenge != d.Challenge || !m.At.Equal(d.At) {
-				report("solve %d in memory (%s on %s at %s) differs from the database's (%s on %s at %s)",
-					m.Seq, m.Team, m.Challenge, m.At, d.Team, d.Challenge, d.At)
-			}
+	if upTo != h.Seq {
+		report("the contest's head is at seq %d, its solves up to it end at %d", h.Seq, upTo)
+	}
+	for i := range mem {
+		if i >= len(db) {
+			report("solve %d is in memory but not in the database", mem[i].Seq)
+			break
+		}
+		m, d := mem[i], db[i]
+		if m.Seq != d.Seq || m.Team != d.Team || m.Challenge != d.Challenge || !m.At.Equal(d.At) {
+			report("solve %d in memory (%s on %s at %s) differs from the database's (%s on %s at %s)",
+				m.Seq, m.Team, m.Challenge, m.At, d.Team, d.Challenge, d.At)
 		}
 	}
 	times, err := s.store.SnapshotTimes(ctx, h.ID)
@@ -104,13 +116,6 @@ func (s *Service) checkContest(ctx context.Context, h *contest.Stored) ([]Proble
 		}
 	}
 	return out, nil
-}
-
-func lastSeq(sv []contest.Solve) uint64 {
-	if len(sv) == 0 {
-		return 0
-	}
-	return sv[len(sv)-1].Seq
 }
 
 // recompute computes the snapshot at at from the solves, with the

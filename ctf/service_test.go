@@ -2,8 +2,10 @@ package ctf
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -239,4 +241,49 @@ func TestSnapshotsAndCheck(t *testing.T) {
 		t.Fatalf("Check = %+v, %v; want the bad snapshot", ps, err)
 	}
 	t.Log(ps[0].What)
+}
+
+// Check reports memory that differs from the database's solves, and a
+// contest head that does not end its solves.
+func TestCheckMemoryAndHead(t *testing.T) {
+	clk, pl := &clock{t: t0.Add(time.Minute)}, &players{hidden: map[string]bool{}}
+	path := filepath.Join(t.TempDir(), "podium.db")
+	store, err := sqlite.Open(path, sqlite.Options{Sync: "normal"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	s := newService(t, store, clk, pl)
+	setup(t, s)
+	for _, team := range []string{"a", "b"} {
+		if _, err := s.Attempt(ctx, "ctf", team, "web", true, "judge"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ps, err := s.Check(ctx); err != nil || len(ps) != 0 {
+		t.Fatalf("Check = %v, %v", ps, err)
+	}
+	st, _ := s.get("ctf")
+	st.mu.Lock()
+	st.solves[1].Team = "mallory"
+	st.mu.Unlock()
+	ps, err := s.Check(ctx)
+	if err != nil || len(ps) != 1 || !strings.Contains(ps[0].What, "solve 2 in memory (mallory") {
+		t.Fatalf("Check with a changed solve in memory = %+v, %v", ps, err)
+	}
+	st.mu.Lock()
+	st.solves[1].Team = "b"
+	st.mu.Unlock()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec("UPDATE contests SET seq = 7 WHERE id = 'ctf'"); err != nil {
+		t.Fatal(err)
+	}
+	ps, err = s.Check(ctx)
+	if err != nil || len(ps) != 1 || !strings.Contains(ps[0].What, "head is at seq 7") {
+		t.Fatalf("Check with a wrong head = %+v, %v", ps, err)
+	}
 }
