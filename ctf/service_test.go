@@ -287,3 +287,35 @@ func TestCheckMemoryAndHead(t *testing.T) {
 		t.Fatalf("Check with a wrong head = %+v, %v", ps, err)
 	}
 }
+
+// BenchmarkAttempt is one solve through the service on SQLite (sync
+// normal): the database transaction under the contest's lock, then the
+// live standings of the solver.
+func BenchmarkAttempt(b *testing.B) {
+	clk, pl := &clock{t: t0.Add(time.Minute)}, &players{hidden: map[string]bool{}}
+	st, err := sqlite.Open(filepath.Join(b.TempDir(), "podium.db"), sqlite.Options{Sync: "normal"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	s := New(Config{Store: st, Players: pl, Now: clk.now, Poll: -1})
+	if err := s.Start(ctx); err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	if _, _, err := s.PutContest(ctx, &contest.Contest{ID: "ctf", Start: t0, End: t0.Add(48 * time.Hour)}); err != nil {
+		b.Fatal(err)
+	}
+	for i := range 20 {
+		ch := contest.Challenge{Contest: "ctf", ID: fmt.Sprintf("c%d", i), Scoring: contest.Scoring{Function: contest.RCTF, Value: 500, Minimum: 100}}
+		if _, _, err := s.PutChallenge(ctx, &ch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		if _, err := s.Attempt(ctx, "ctf", fmt.Sprintf("t%d", i/20), fmt.Sprintf("c%d", i%20), true, "judge"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
