@@ -2,7 +2,7 @@
 // current by the podium client (podium.js) over the contest's stream; the
 // challenges with their current values, solve counts and first bloods, and
 // a score-over-time chart of the top 10 in plain SVG, read again whenever
-// the standings move (at most once a second).
+// the standings move (at most once a second) and every 10 seconds.
 (function () {
   "use strict";
 
@@ -181,5 +181,8 @@
   }
 
   refresh();
+  // The state (running, frozen, ended) changes with time, not with
+  // solves: read the contest again every 10 s too.
+  setInterval(scheduleRefresh, 10000);
   Podium.watch({ board: id, collection: "contests", limit: 50, onUpdate: render, onStatus });
 })();
