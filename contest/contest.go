@@ -247,6 +247,9 @@ type Attempt struct {
 	At        time.Time `json:"at"`
 	Key       string    `json:"key"`
 	Seq       uint64    `json:"seq,omitempty"` // the solve's seq, for ResultSolved
+	// Idem is the request's Idempotency-Key ("" for none): a retry with
+	// the same key id and Idem gets this attempt back.
+	Idem string `json:"-"`
 }
 
 func text(field, s string, max int) error {

@@ -33,15 +33,18 @@ type Store interface {
 	// Attempt records one attempt in a transaction that first locks the
 	// contest (its writers take turns, across processes), then calls
 	// catchUp for every solve committed after after, in seq order, then
-	// calls decide with the contest's last seq. decide returns the
-	// attempt to log; if its Result is ResultSolved, its Seq must be the
-	// last seq + 1 and the solve is stored too. An error from a callback
-	// ends the transaction and stores nothing. A missing contest is
-	// ECodeNotFound; a second solve of a team on a challenge is
-	// ECodeConflict. The attempt's ID is set on success. A failed COMMIT
-	// is wrapped with podium.OutcomeUnknown.
-	Attempt(ctx context.Context, contest string, after uint64, catchUp func(*Solve) error,
-		decide func(last uint64) (*Attempt, error)) error
+	// calls decide with the contest's last seq and, when ref.Idem is not
+	// empty, the attempt already logged with ref's key id and Idem (nil
+	// if none). decide returns the attempt to log; if its Result is
+	// ResultSolved, its Seq must be the last seq + 1 and the solve is
+	// stored too. If decide returns an attempt already logged (ID not 0,
+	// as prior), nothing is stored. An error from a callback ends the
+	// transaction and stores nothing. A missing contest is ECodeNotFound;
+	// a second solve of a team on a challenge is ECodeConflict. The
+	// attempt's ID is set on success. A failed COMMIT is wrapped with
+	// podium.OutcomeUnknown.
+	Attempt(ctx context.Context, contest string, after uint64, ref AttemptRef, catchUp func(*Solve) error,
+		decide func(last uint64, prior *Attempt) (*Attempt, error)) error
 	// Attempts returns up to limit attempts of a contest with an ID above
 	// after, oldest first.
 	Attempts(ctx context.Context, contest string, after int64, limit int) ([]Attempt, error)
@@ -55,6 +58,12 @@ type Store interface {
 	SnapshotAt(ctx context.Context, contest string, at time.Time) (snap Snapshot, ok bool, err error)
 	// SnapshotTimes lists the times of a contest's snapshots, oldest first.
 	SnapshotTimes(ctx context.Context, contest string) ([]time.Time, error)
+}
+
+// AttemptRef names an attempt by the key that reported it and the
+// request's Idempotency-Key.
+type AttemptRef struct {
+	Key, Idem string
 }
 
 // Stored is a contest with its head: Version moves on with every change

@@ -74,7 +74,7 @@ func TestTwoNodesPostgres(t *testing.T) {
 			for k := range len(teams) * len(ids) {
 				i := (k + w*7) % (len(teams) * len(ids))
 				team, ch := teams[i%len(teams)], ids[i/len(teams)]
-				_, err := n.Attempt(ctx, "ctf", team, ch, true, "judge")
+				_, err := n.Attempt(ctx, "ctf", team, ch, true, "judge", "")
 				mu.Lock()
 				switch {
 				case err == nil:
@@ -117,7 +117,7 @@ func TestTwoNodesPostgres(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	// One more solve on a reaches b, which writes nothing, by a notice.
-	if _, err := a.Attempt(ctx, "ctf", "t9", "web", true, "judge"); err != nil {
+	if _, err := a.Attempt(ctx, "ctf", "t9", "web", true, "judge", ""); err != nil {
 		t.Fatal(err)
 	}
 	for {

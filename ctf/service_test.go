@@ -95,7 +95,7 @@ func TestAttemptsAndViews(t *testing.T) {
 	s := newService(t, store, clk, pl)
 	setup(t, s)
 	try := func(team, ch string, correct bool) (Outcome, error) {
-		return s.Attempt(ctx, "ctf", team, ch, correct, "judge")
+		return s.Attempt(ctx, "ctf", team, ch, correct, "judge", "")
 	}
 
 	if _, err := try("a", "web", true); podium.ErrorCode(err) != podium.ECodeUnprocessable {
@@ -105,7 +105,7 @@ func TestAttemptsAndViews(t *testing.T) {
 	if _, err := try("a", "crypto", true); podium.ErrorCode(err) != podium.ECodeNotFound {
 		t.Fatalf("attempt on an unknown challenge = %v, want not_found", err)
 	}
-	if _, err := s.Attempt(ctx, "nope", "a", "web", true, "judge"); podium.ErrorCode(err) != podium.ECodeNotFound {
+	if _, err := s.Attempt(ctx, "nope", "a", "web", true, "judge", ""); podium.ErrorCode(err) != podium.ECodeNotFound {
 		t.Fatalf("attempt on an unknown contest = %v", err)
 	}
 	if o, err := try("a", "web", false); err != nil || o.Attempt.Result != contest.ResultWrong || o.Standing != nil {
@@ -197,7 +197,7 @@ func TestSnapshotsAndCheck(t *testing.T) {
 	other.Sync(ctx)
 	for i, team := range []string{"a", "b", "c", "d"} {
 		clk.set(t0.Add(time.Duration(3*i+1) * time.Minute))
-		if _, err := s.Attempt(ctx, "ctf", team, "web", true, "judge"); err != nil {
+		if _, err := s.Attempt(ctx, "ctf", team, "web", true, "judge", ""); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -256,7 +256,7 @@ func TestCheckMemoryAndHead(t *testing.T) {
 	s := newService(t, store, clk, pl)
 	setup(t, s)
 	for _, team := range []string{"a", "b"} {
-		if _, err := s.Attempt(ctx, "ctf", team, "web", true, "judge"); err != nil {
+		if _, err := s.Attempt(ctx, "ctf", team, "web", true, "judge", ""); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -314,8 +314,47 @@ func BenchmarkAttempt(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := range b.N {
-		if _, err := s.Attempt(ctx, "ctf", fmt.Sprintf("t%d", i/20), fmt.Sprintf("c%d", i%20), true, "judge"); err != nil {
+		if _, err := s.Attempt(ctx, "ctf", fmt.Sprintf("t%d", i/20), fmt.Sprintf("c%d", i%20), true, "judge", ""); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// With an Idempotency-Key a retried attempt gets its first answer, also
+// once the contest has ended or the team has solved the challenge, and is
+// logged once; the same key for another attempt is a conflict.
+func TestAttemptIdempotency(t *testing.T) {
+	clk, pl := &clock{t: t0.Add(time.Minute)}, &players{hidden: map[string]bool{}}
+	s := newService(t, openSQLite(t), clk, pl)
+	setup(t, s)
+	first, err := s.Attempt(ctx, "ctf", "a", "web", true, "judge", "k-1")
+	if err != nil || first.Replayed || first.Attempt.Seq != 1 {
+		t.Fatalf("first: %+v, %v", first, err)
+	}
+	clk.set(t0.Add(3 * time.Hour)) // ended
+	again, err := s.Attempt(ctx, "ctf", "a", "web", true, "judge", "k-1")
+	if err != nil || !again.Replayed || again.Attempt.ID != first.Attempt.ID || again.Standing == nil || again.Standing.Score != 550 {
+		t.Fatalf("retry after the end: %+v, %v", again, err)
+	}
+	if _, err := s.Attempt(ctx, "ctf", "b", "web", true, "judge", "k-1"); podium.ErrorCode(err) != podium.ECodeConflict {
+		t.Fatalf("the key for another team = %v, want conflict", err)
+	}
+	if _, err := s.Attempt(ctx, "ctf", "a", "web", false, "judge", "k-1"); podium.ErrorCode(err) != podium.ECodeConflict {
+		t.Fatalf("the key for another verdict = %v, want conflict", err)
+	}
+	if _, err := s.Attempt(ctx, "ctf", "a", "web", true, "other-judge", "k-1"); podium.ErrorCode(err) != podium.ECodeUnprocessable {
+		t.Fatalf("another key's request after the end = %v, want unprocessable (not a replay)", err)
+	}
+	clk.set(t0.Add(time.Hour))
+	if _, err := s.Attempt(ctx, "ctf", "a", "web", true, "judge", ""); podium.ErrorCode(err) != podium.ECodeConflict {
+		t.Fatalf("a second solve without a key = %v, want conflict", err)
+	}
+	w1, _ := s.Attempt(ctx, "ctf", "a", "pwn", false, "judge", "k-2")
+	w2, err := s.Attempt(ctx, "ctf", "a", "pwn", false, "judge", "k-2")
+	if err != nil || !w2.Replayed || w2.Attempt.ID != w1.Attempt.ID {
+		t.Fatalf("retried wrong attempt: %+v, %v", w2, err)
+	}
+	if log, _ := s.Attempts(ctx, "ctf", 0, 100); len(log) != 2 {
+		t.Fatalf("%d attempts logged, want 2", len(log))
 	}
 }

@@ -118,11 +118,14 @@ func (s *Service) syncOne(ctx context.Context, id string) error {
 
 // Outcome is the answer to an attempt: the logged attempt and, for a
 // solve, the team's live standing and the challenge's value after it.
+// Replayed says the attempt was logged by an earlier request with the
+// same Idempotency-Key.
 type Outcome struct {
 	Attempt  contest.Attempt
 	Standing *contest.Standing
 	Value    int64
 	Solves   int64
+	Replayed bool
 }
 
 // Attempt records what a judge reports: team tried challenge, rightly or
@@ -131,7 +134,12 @@ type Outcome struct {
 // ECodeNotFound; an attempt outside the contest's time is
 // ECodeUnprocessable; a correct attempt on a challenge the team has
 // solved is ECodeConflict. None of these stores anything.
-func (s *Service) Attempt(ctx context.Context, id, team, challenge string, correct bool, key string) (Outcome, error) {
+//
+// idem, when not empty, is the request's Idempotency-Key: an attempt that
+// key (the API key id) logged with it before is answered again, whatever
+// happened since (the contest ended, the team solved it); the same idem
+// for another team, challenge or verdict is ECodeConflict.
+func (s *Service) Attempt(ctx context.Context, id, team, challenge string, correct bool, key, idem string) (Outcome, error) {
 	if err := podium.ValidPlayerID(team); err != nil {
 		return Outcome{}, podium.Errorf(podium.ECodeInvalid, "team must be 1 to %d bytes of text", podium.MaxPlayerIDLen)
 	}
@@ -148,11 +156,14 @@ func (s *Service) Attempt(ctx context.Context, id, team, challenge string, corre
 	if !known {
 		return Outcome{}, podium.Errorf(podium.ECodeNotFound, "challenge %q is not part of contest %q", challenge, id)
 	}
-	if err := running(&def, s.now()); err != nil {
-		return Outcome{}, err
-	}
-	if dup {
-		return Outcome{}, errSolved(team, challenge)
+	if idem == "" {
+		// Without a key there is no earlier answer to give: refuse early.
+		if err := running(&def, s.now()); err != nil {
+			return Outcome{}, err
+		}
+		if dup {
+			return Outcome{}, errSolved(team, challenge)
+		}
 	}
 
 	st.wmu.Lock()
@@ -160,8 +171,18 @@ func (s *Service) Attempt(ctx context.Context, id, team, challenge string, corre
 	st.mu.Lock()
 	after := st.seq()
 	st.mu.Unlock()
-	var a *contest.Attempt
-	err = s.store.Attempt(ctx, id, after, st.apply, func(last uint64) (*contest.Attempt, error) {
+	var (
+		a        *contest.Attempt
+		replayed bool
+	)
+	err = s.store.Attempt(ctx, id, after, contest.AttemptRef{Key: key, Idem: idem}, st.apply, func(last uint64, prior *contest.Attempt) (*contest.Attempt, error) {
+		if prior != nil {
+			if prior.Team != team || prior.Challenge != challenge || (prior.Result == contest.ResultSolved) != correct {
+				return nil, podium.Errorf(podium.ECodeConflict, "this Idempotency-Key was used for another attempt (%s on %s, %s)", prior.Team, prior.Challenge, prior.Result)
+			}
+			a, replayed = prior, true
+			return prior, nil
+		}
 		st.mu.Lock()
 		cur, dup := st.seq(), correct && st.solved[pair{team, challenge}]
 		st.mu.Unlock()
@@ -172,7 +193,8 @@ func (s *Service) Attempt(ctx context.Context, id, team, challenge string, corre
 		if err := running(&def, at); err != nil {
 			return nil, err
 		}
-		a = &contest.Attempt{Contest: id, Challenge: challenge, Team: team, Result: contest.ResultWrong, At: podium.FromMillis(podium.Millis(at)), Key: key}
+		a = &contest.Attempt{Contest: id, Challenge: challenge, Team: team, Result: contest.ResultWrong,
+			At: podium.FromMillis(podium.Millis(at)), Key: key, Idem: idem}
 		if correct {
 			if dup {
 				return nil, errSolved(team, challenge)
@@ -184,14 +206,16 @@ func (s *Service) Attempt(ctx context.Context, id, team, challenge string, corre
 	if err != nil {
 		return Outcome{}, err
 	}
-	out := Outcome{Attempt: *a}
+	out := Outcome{Attempt: *a, Replayed: replayed}
 	if a.Result == contest.ResultSolved {
-		if err := st.apply(&contest.Solve{Contest: id, Seq: a.Seq, Challenge: challenge, Team: team, At: a.At}); err != nil {
-			return Outcome{}, err
-		}
-		if s.broker != nil {
-			if err := s.broker.Publish(ctx, podium.Notice{Node: s.node, Contest: id, Seq: a.Seq}); err != nil {
-				s.log.Warn("ctf: publish", "err", err)
+		if !replayed {
+			if err := st.apply(&contest.Solve{Contest: id, Seq: a.Seq, Challenge: challenge, Team: team, At: a.At}); err != nil {
+				return Outcome{}, err
+			}
+			if s.broker != nil {
+				if err := s.broker.Publish(ctx, podium.Notice{Node: s.node, Contest: id, Seq: a.Seq}); err != nil {
+					s.log.Warn("ctf: publish", "err", err)
+				}
 			}
 		}
 		live := s.standings(st, time.Time{})
@@ -202,7 +226,9 @@ func (s *Service) Attempt(ctx context.Context, id, team, challenge string, corre
 			}
 		}
 	}
-	s.changed(id)
+	if !replayed {
+		s.changed(id)
+	}
 	return out, nil
 }
 

@@ -370,7 +370,8 @@ func attemptOut(a *contest.Attempt) attemptJSON {
 
 // postAttempt records a verdict of the judge (submit scope on the
 // contest). A correct one is a solve, answered with the team's live
-// standing.
+// standing. With an Idempotency-Key, a retry gets the attempt it logged
+// (Idempotent-Replayed: true), with the standing as it is now.
 func (s *Server) postAttempt(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("contest")
 	k, err := s.require(r, podium.ScopeSubmit, id)
@@ -389,9 +390,16 @@ func (s *Server) postAttempt(w http.ResponseWriter, r *http.Request) error {
 	if body.Correct == nil {
 		return podium.Errorf(podium.ECodeInvalid, "correct is required: true for a right flag, false for a wrong one")
 	}
-	o, err := s.contests.Attempt(r.Context(), id, body.Team, body.Challenge, *body.Correct, k.ID)
+	idem := r.Header.Get("Idempotency-Key")
+	if len(idem) > 255 {
+		return podium.Errorf(podium.ECodeInvalid, "Idempotency-Key is longer than 255 bytes")
+	}
+	o, err := s.contests.Attempt(r.Context(), id, body.Team, body.Challenge, *body.Correct, k.ID, idem)
 	if err != nil {
 		return err
+	}
+	if o.Replayed {
+		w.Header().Set("Idempotent-Replayed", "true")
 	}
 	resp := map[string]any{"contest": id, "attempt": attemptOut(&o.Attempt), "standing": nil}
 	if o.Standing != nil {

@@ -358,3 +358,23 @@ func TestContestStream(t *testing.T) {
 	s.must(200, s.do("GET", "/assets/contest.js", "", nil))
 	s.must(200, s.do("GET", "/assets/contest.css", "", nil))
 }
+
+// A judge that retries with the same Idempotency-Key gets the first
+// answer, marked Idempotent-Replayed.
+func TestContestAttemptIdempotency(t *testing.T) {
+	s, _ := newContestServer(t)
+	s.must(201, s.do("PUT", "/v1/contests/c", adminKey, `{"start":"2026-11-30T09:00:00Z","end":"2026-11-30T12:00:00Z"}`))
+	s.must(201, s.do("PUT", "/v1/contests/c/challenges/web", adminKey, `{"scoring":{"value":100}}`))
+	const body = `{"team":"alice","challenge":"web","correct":true}`
+	a := s.must(200, s.do("POST", "/v1/contests/c/attempts", adminKey, body, "Idempotency-Key", "v-1"))
+	b := s.must(200, s.do("POST", "/v1/contests/c/attempts", adminKey, body, "Idempotency-Key", "v-1"))
+	if b.header.Get("Idempotent-Replayed") != "true" || a.header.Get("Idempotent-Replayed") != "" {
+		t.Fatalf("replay headers %q %q", a.header.Get("Idempotent-Replayed"), b.header.Get("Idempotent-Replayed"))
+	}
+	if fmt.Sprint(a.json(t)["attempt"]) != fmt.Sprint(b.json(t)["attempt"]) {
+		t.Fatalf("answers differ: %s / %s", a.body, b.body)
+	}
+	s.must(409, s.do("POST", "/v1/contests/c/attempts", adminKey, body))
+	s.must(409, s.do("POST", "/v1/contests/c/attempts", adminKey, `{"team":"bob","challenge":"web","correct":true}`, "Idempotency-Key", "v-1"))
+	s.must(400, s.do("POST", "/v1/contests/c/attempts", adminKey, body, "Idempotency-Key", strings.Repeat("x", 256)))
+}

@@ -185,8 +185,8 @@ func (s *Store) Solves(ctx context.Context, id string, after uint64, fn func(*co
 
 // Attempt records one attempt (see contest.Store) in a transaction that
 // holds the contest's row.
-func (s *Store) Attempt(ctx context.Context, id string, after uint64, catchUp func(*contest.Solve) error,
-	decide func(last uint64) (*contest.Attempt, error)) error {
+func (s *Store) Attempt(ctx context.Context, id string, after uint64, ref contest.AttemptRef, catchUp func(*contest.Solve) error,
+	decide func(last uint64, prior *contest.Attempt) (*contest.Attempt, error)) error {
 	return s.contestTx(ctx, "attempt", func(tx pgx.Tx) error {
 		var last int64
 		err := tx.QueryRow(ctx, "SELECT seq FROM contests WHERE id = $1 FOR UPDATE", id).Scan(&last)
@@ -199,9 +199,27 @@ func (s *Store) Attempt(ctx context.Context, id string, after uint64, catchUp fu
 		if err := contestSolves(ctx, tx, id, after, catchUp); err != nil {
 			return err
 		}
-		a, err := decide(uint64(last))
+		var prior *contest.Attempt
+		if ref.Idem != "" {
+			rows, err := tx.Query(ctx, "SELECT "+attemptCols+` FROM contest_attempts
+				WHERE contest = $1 AND key_id = $2 AND idem = $3`, id, ref.Key, ref.Idem)
+			if err != nil {
+				return err
+			}
+			found, err := pgx.CollectRows(rows, attemptScanner(id))
+			if err != nil {
+				return err
+			}
+			if len(found) > 0 {
+				prior = &found[0]
+			}
+		}
+		a, err := decide(uint64(last), prior)
 		if err != nil {
 			return err
+		}
+		if a.ID != 0 {
+			return nil // already logged: a retry
 		}
 		if a.Result == contest.ResultSolved {
 			if a.Seq != uint64(last)+1 {
@@ -220,26 +238,36 @@ func (s *Store) Attempt(ctx context.Context, id string, after uint64, catchUp fu
 		} else {
 			a.Seq = 0
 		}
-		return tx.QueryRow(ctx, `INSERT INTO contest_attempts (contest, challenge, team, result, at_ms, key_id, seq)
-			VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`, id, a.Challenge, a.Team, a.Result, podium.Millis(a.At), a.Key,
-			int64(a.Seq)).Scan(&a.ID)
+		var idem *string
+		if a.Idem != "" {
+			idem = &a.Idem
+		}
+		return tx.QueryRow(ctx, `INSERT INTO contest_attempts (contest, challenge, team, result, at_ms, key_id, seq, idem)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`, id, a.Challenge, a.Team, a.Result, podium.Millis(a.At), a.Key,
+			int64(a.Seq), idem).Scan(&a.ID)
 	})
+}
+
+const attemptCols = "id, challenge, team, result, at_ms, key_id, seq, coalesce(idem, '')"
+
+func attemptScanner(id string) pgx.RowToFunc[contest.Attempt] {
+	return func(r pgx.CollectableRow) (contest.Attempt, error) {
+		a := contest.Attempt{Contest: id}
+		var at, seq int64
+		err := r.Scan(&a.ID, &a.Challenge, &a.Team, &a.Result, &at, &a.Key, &seq, &a.Idem)
+		a.At, a.Seq = podium.FromMillis(at), uint64(seq)
+		return a, err
+	}
 }
 
 // Attempts returns up to limit attempts of a contest after id after.
 func (s *Store) Attempts(ctx context.Context, id string, after int64, limit int) ([]contest.Attempt, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, challenge, team, result, at_ms, key_id, seq FROM contest_attempts
+	rows, err := s.pool.Query(ctx, "SELECT "+attemptCols+` FROM contest_attempts
 		WHERE contest = $1 AND id > $2 ORDER BY id LIMIT $3`, id, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("attempts: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (contest.Attempt, error) {
-		a := contest.Attempt{Contest: id}
-		var at, seq int64
-		err := r.Scan(&a.ID, &a.Challenge, &a.Team, &a.Result, &at, &a.Key, &seq)
-		a.At, a.Seq = podium.FromMillis(at), uint64(seq)
-		return a, err
-	})
+	out, err := pgx.CollectRows(rows, attemptScanner(id))
 	if out == nil {
 		out = []contest.Attempt{}
 	}

@@ -187,8 +187,8 @@ func (s *Store) Solves(ctx context.Context, id string, after uint64, fn func(*co
 // Attempt records one attempt (see contest.Store). The write connection is
 // this process's only writer and SQLite takes the database's write lock
 // at the first write, so the contest's writers take turns.
-func (s *Store) Attempt(ctx context.Context, id string, after uint64, catchUp func(*contest.Solve) error,
-	decide func(last uint64) (*contest.Attempt, error)) error {
+func (s *Store) Attempt(ctx context.Context, id string, after uint64, ref contest.AttemptRef, catchUp func(*contest.Solve) error,
+	decide func(last uint64, prior *contest.Attempt) (*contest.Attempt, error)) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	tx, err := s.w.BeginTx(ctx, nil)
@@ -209,9 +209,21 @@ func (s *Store) Attempt(ctx context.Context, id string, after uint64, catchUp fu
 	if err := solves(ctx, tx, id, after, catchUp); err != nil {
 		return err
 	}
-	a, err := decide(uint64(last))
+	var prior *contest.Attempt
+	if ref.Idem != "" {
+		if prior, err = scanAttempt(tx.QueryRowContext(ctx, "SELECT "+attemptCols+` FROM contest_attempts
+			WHERE contest = ? AND key_id = ? AND idem = ?`, id, ref.Key, ref.Idem), id); errors.Is(err, sql.ErrNoRows) {
+			prior = nil
+		} else if err != nil {
+			return fmt.Errorf("attempt: %w", err)
+		}
+	}
+	a, err := decide(uint64(last), prior)
 	if err != nil {
 		return err
+	}
+	if a.ID != 0 {
+		return nil // already logged: a retry
 	}
 	if a.Result == contest.ResultSolved {
 		if a.Seq != uint64(last)+1 {
@@ -230,8 +242,8 @@ func (s *Store) Attempt(ctx context.Context, id string, after uint64, catchUp fu
 	} else {
 		a.Seq = 0
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO contest_attempts (contest, challenge, team, result, at_ms, key_id, seq)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`, id, a.Challenge, a.Team, a.Result, podium.Millis(a.At), a.Key, int64(a.Seq))
+	res, err := tx.ExecContext(ctx, `INSERT INTO contest_attempts (contest, challenge, team, result, at_ms, key_id, seq, idem)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, id, a.Challenge, a.Team, a.Result, podium.Millis(a.At), a.Key, int64(a.Seq), nullable(a.Idem))
 	if err != nil {
 		return fmt.Errorf("attempt: log: %w", err)
 	}
@@ -244,9 +256,29 @@ func (s *Store) Attempt(ctx context.Context, id string, after uint64, catchUp fu
 	return s.durable(ctx)
 }
 
+const attemptCols = "id, challenge, team, result, at_ms, key_id, seq, coalesce(idem, '')"
+
+func scanAttempt(sc interface{ Scan(...any) error }, id string) (*contest.Attempt, error) {
+	a := contest.Attempt{Contest: id}
+	var at, seq int64
+	if err := sc.Scan(&a.ID, &a.Challenge, &a.Team, &a.Result, &at, &a.Key, &seq, &a.Idem); err != nil {
+		return nil, err
+	}
+	a.At, a.Seq = podium.FromMillis(at), uint64(seq)
+	return &a, nil
+}
+
+// nullable is s, or NULL for "".
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
 // Attempts returns up to limit attempts of a contest after id after.
 func (s *Store) Attempts(ctx context.Context, id string, after int64, limit int) ([]contest.Attempt, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT id, challenge, team, result, at_ms, key_id, seq FROM contest_attempts
+	rows, err := s.r.QueryContext(ctx, "SELECT "+attemptCols+` FROM contest_attempts
 		WHERE contest = ? AND id > ? ORDER BY id LIMIT ?`, id, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("attempts: %w", err)
@@ -254,13 +286,11 @@ func (s *Store) Attempts(ctx context.Context, id string, after int64, limit int)
 	defer rows.Close()
 	out := []contest.Attempt{}
 	for rows.Next() {
-		a := contest.Attempt{Contest: id}
-		var at, seq int64
-		if err := rows.Scan(&a.ID, &a.Challenge, &a.Team, &a.Result, &at, &a.Key, &seq); err != nil {
+		a, err := scanAttempt(rows, id)
+		if err != nil {
 			return nil, fmt.Errorf("attempts: %w", err)
 		}
-		a.At, a.Seq = podium.FromMillis(at), uint64(seq)
-		out = append(out, a)
+		out = append(out, *a)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("attempts: %w", err)

@@ -18,6 +18,7 @@ func RunContests(t *testing.T, open func(t *testing.T) contest.Store) {
 	t.Run("Contests", func(t *testing.T) { testContests(t, open(t)) })
 	t.Run("Challenges", func(t *testing.T) { testChallenges(t, open(t)) })
 	t.Run("Attempt", func(t *testing.T) { testAttempt(t, open(t)) })
+	t.Run("AttemptIdempotency", func(t *testing.T) { testAttemptIdempotency(t, open(t)) })
 	t.Run("AttemptConcurrent", func(t *testing.T) { testAttemptConcurrent(t, open(t)) })
 	t.Run("Snapshots", func(t *testing.T) { testSnapshots(t, open(t)) })
 }
@@ -116,10 +117,10 @@ func testChallenges(t *testing.T, s contest.Store) {
 func attempt(s contest.Store, id string, seen uint64, team, ch string, correct bool, ms int64) (*contest.Attempt, []uint64, error) {
 	var caught []uint64
 	var a *contest.Attempt
-	err := s.Attempt(ctx, id, seen, func(sv *contest.Solve) error {
+	err := s.Attempt(ctx, id, seen, contest.AttemptRef{}, func(sv *contest.Solve) error {
 		caught = append(caught, sv.Seq)
 		return nil
-	}, func(last uint64) (*contest.Attempt, error) {
+	}, func(last uint64, _ *contest.Attempt) (*contest.Attempt, error) {
 		a = &contest.Attempt{Contest: id, Challenge: ch, Team: team, Result: contest.ResultWrong, At: cat(ms), Key: "k1"}
 		if correct {
 			a.Result, a.Seq = contest.ResultSolved, last+1
@@ -157,12 +158,12 @@ func testAttempt(t *testing.T, s contest.Store) {
 	}
 	// An error of decide stores nothing.
 	boom := errors.New("boom")
-	if err := s.Attempt(ctx, "ctf", 3, func(*contest.Solve) error { return nil },
-		func(uint64) (*contest.Attempt, error) { return nil, boom }); !errors.Is(err, boom) {
+	if err := s.Attempt(ctx, "ctf", 3, contest.AttemptRef{}, func(*contest.Solve) error { return nil },
+		func(uint64, *contest.Attempt) (*contest.Attempt, error) { return nil, boom }); !errors.Is(err, boom) {
 		t.Fatalf("Attempt with a failing decide = %v", err)
 	}
 	// A seq that does not follow the last is refused.
-	if err := s.Attempt(ctx, "ctf", 3, func(*contest.Solve) error { return nil }, func(last uint64) (*contest.Attempt, error) {
+	if err := s.Attempt(ctx, "ctf", 3, contest.AttemptRef{}, func(*contest.Solve) error { return nil }, func(last uint64, _ *contest.Attempt) (*contest.Attempt, error) {
 		return &contest.Attempt{Challenge: "x", Team: "t", Result: contest.ResultSolved, Seq: last + 2, At: cat(60), Key: "k"}, nil
 	}); err == nil {
 		t.Fatal("a solve with a gap in seq was stored")
@@ -221,14 +222,14 @@ func testAttemptConcurrent(t *testing.T, s contest.Store) {
 				// Every writer tries the same team/challenge pairs: only
 				// the first of each is a solve.
 				team, ch := fmt.Sprintf("t%d", i%4), fmt.Sprintf("c%d", i)
-				err := s.Attempt(ctx, "ctf", seen, func(sv *contest.Solve) error {
+				err := s.Attempt(ctx, "ctf", seen, contest.AttemptRef{}, func(sv *contest.Solve) error {
 					if sv.Seq != seen+1 {
 						return fmt.Errorf("writer %d caught up with %d after %d", w, sv.Seq, seen)
 					}
 					seen = sv.Seq
 					solved[sv.Team+"/"+sv.Challenge] = true
 					return nil
-				}, func(last uint64) (*contest.Attempt, error) {
+				}, func(last uint64, _ *contest.Attempt) (*contest.Attempt, error) {
 					if last != seen {
 						return nil, fmt.Errorf("writer %d: last %d but caught up to %d", w, last, seen)
 					}
@@ -314,5 +315,52 @@ func testSnapshots(t *testing.T, s contest.Store) {
 	times, err := s.SnapshotTimes(ctx, "ctf")
 	if err != nil || len(times) != 2 || !times[0].Equal(cat(300_000)) {
 		t.Fatalf("SnapshotTimes = %v, %v", times, err)
+	}
+}
+
+// An attempt logged with an Idempotency-Key is handed to decide as prior
+// when the same key id sends the same Idempotency-Key again; returning it
+// stores nothing. Another key id, or another Idempotency-Key, finds none.
+func testAttemptIdempotency(t *testing.T, s contest.Store) {
+	newContest(t, s, "ctf")
+	ref := contest.AttemptRef{Key: "k1", Idem: "retry-1"}
+	try := func(ref contest.AttemptRef, correct bool) (prior, got *contest.Attempt, err error) {
+		err = s.Attempt(ctx, "ctf", 0, ref, func(*contest.Solve) error { return nil }, func(last uint64, p *contest.Attempt) (*contest.Attempt, error) {
+			prior = p
+			if p != nil {
+				got = p
+				return p, nil
+			}
+			got = &contest.Attempt{Challenge: "web", Team: "alice", Result: contest.ResultWrong, At: cat(10), Key: ref.Key, Idem: ref.Idem}
+			if correct {
+				got.Result, got.Seq = contest.ResultSolved, last+1
+			}
+			return got, nil
+		})
+		return prior, got, err
+	}
+	prior, first, err := try(ref, true)
+	if err != nil || prior != nil || first.ID == 0 || first.Seq != 1 {
+		t.Fatalf("first attempt: prior %+v, got %+v, %v", prior, first, err)
+	}
+	prior, _, err = try(ref, true)
+	if err != nil || prior == nil || prior.ID != first.ID || prior.Seq != 1 || prior.Team != "alice" || prior.Result != contest.ResultSolved ||
+		prior.Idem != "retry-1" || prior.Key != "k1" || !prior.At.Equal(cat(10)) {
+		t.Fatalf("retry: prior %+v, %v; want the first attempt", prior, err)
+	}
+	for _, other := range []contest.AttemptRef{{Key: "k2", Idem: "retry-1"}, {Key: "k1", Idem: "retry-2"}} {
+		if prior, _, err := try(other, false); err != nil || prior != nil {
+			t.Fatalf("%+v: prior %+v, %v; want none", other, prior, err)
+		}
+	}
+	log, err := s.Attempts(ctx, "ctf", 0, 10)
+	if err != nil || len(log) != 3 {
+		t.Fatalf("Attempts = %+v, %v; want 3 (the retry stored nothing)", log, err)
+	}
+	if log[0].Idem != "retry-1" || log[1].Idem != "retry-1" || log[2].Idem != "retry-2" {
+		t.Fatalf("idempotency keys %q %q %q", log[0].Idem, log[1].Idem, log[2].Idem)
+	}
+	if c, _ := s.LoadContest(ctx, "ctf"); c.Seq != 1 {
+		t.Fatalf("contest seq %d, want 1", c.Seq)
 	}
 }

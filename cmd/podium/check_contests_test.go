@@ -35,7 +35,7 @@ func TestCheckContests(t *testing.T) {
 	if _, _, err := svc.PutChallenge(ctx, &contest.Challenge{Contest: "ctf", ID: "web", Scoring: contest.Scoring{Value: 100}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Attempt(ctx, "ctf", "alice", "web", true, "judge"); err != nil {
+	if _, err := svc.Attempt(ctx, "ctf", "alice", "web", true, "judge", ""); err != nil {
 		t.Fatal(err)
 	}
 	if err := svc.TakeSnapshots(ctx); err != nil {

@@ -35,7 +35,8 @@ CREATE TABLE contest_solves (
 ) STRICT;
 
 -- The append-only audit log of every attempt reported, right or wrong.
--- No flag is ever stored: podium takes verdicts from a trusted judge.
+-- No flag is ever stored: podium takes verdicts from a trusted judge. idem
+-- is the request's Idempotency-Key: a retry gets the attempt back.
 CREATE TABLE contest_attempts (
 	id        INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
 	contest   TEXT    NOT NULL,
@@ -44,9 +45,11 @@ CREATE TABLE contest_attempts (
 	result    TEXT    NOT NULL,
 	at_ms     INTEGER NOT NULL,
 	key_id    TEXT    NOT NULL,
-	seq       INTEGER NOT NULL DEFAULT 0
+	seq       INTEGER NOT NULL DEFAULT 0,
+	idem      TEXT
 ) STRICT;
 CREATE INDEX contest_attempts_by_contest ON contest_attempts (contest, id);
+CREATE UNIQUE INDEX contest_attempts_idem ON contest_attempts (contest, key_id, idem) WHERE idem IS NOT NULL;
 
 -- Standings snapshots, one per (contest, time): nodes that take the same
 -- snapshot store it once.
