@@ -102,6 +102,9 @@ type state struct {
 	// snapped is the time of the newest snapshot stored, from this node
 	// or another.
 	snapped time.Time
+	// playerSig is a hash of the names and hidden flags of the teams, as
+	// last seen by watchPlayers.
+	playerSig uint64
 }
 
 type pair struct{ team, challenge string }

@@ -358,3 +358,29 @@ func TestAttemptIdempotency(t *testing.T) {
 		t.Fatalf("%d attempts logged, want 2", len(log))
 	}
 }
+
+// A team hidden (or renamed) after it solved moves the contest's
+// listeners (its live streams) within a round of watchPlayers.
+func TestWatchPlayers(t *testing.T) {
+	clk, pl := &clock{t: t0.Add(time.Minute)}, &players{hidden: map[string]bool{}}
+	s := newService(t, openSQLite(t), clk, pl)
+	setup(t, s)
+	if _, err := s.Attempt(ctx, "ctf", "a", "web", true, "judge", ""); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var calls []string
+	s.OnChange(func(id string) { mu.Lock(); calls = append(calls, id); mu.Unlock() })
+	count := func() int { mu.Lock(); defer mu.Unlock(); return len(calls) }
+	s.watchPlayers() // learns the teams as they are
+	n := count()
+	s.watchPlayers()
+	if count() != n {
+		t.Fatal("nothing changed, yet the listeners were called")
+	}
+	pl.hide("a")
+	s.watchPlayers()
+	if count() != n+1 {
+		t.Fatalf("hiding a team called the listeners %d times, want once", count()-n)
+	}
+}

@@ -142,6 +142,7 @@ func (s *Service) snapshots() {
 			return
 		case <-t.C:
 		}
+		s.watchPlayers()
 		if err := s.TakeSnapshots(ctx); err != nil && time.Since(lastLog) > time.Minute {
 			s.log.Warn("ctf: snapshots", "err", err)
 			lastLog = time.Now()

@@ -350,6 +350,13 @@ func TestContestStream(t *testing.T) {
 	if ev.Type != "delta" || ev.Data["seq"] != 3.0 || ev.Data["total"] != 3.0 {
 		t.Fatalf("after the reveal: %+v", ev)
 	}
+	// Hiding a team restates the window without it (no new solve: a
+	// snapshot), within a round of the service's player watch.
+	s.must(200, s.do("PUT", "/v1/players/bob", adminKey, `{"hidden":true}`))
+	ev = c.next(5 * time.Second)
+	if ev.Type != "snapshot" || ev.Data["total"] != 2.0 || len(ev.Data["entries"].([]any)) != 2 {
+		t.Fatalf("after hiding bob: %+v", ev)
+	}
 	// The page is served, with its script and style.
 	if r := s.must(200, s.do("GET", "/contests/live", "", nil)); !strings.Contains(string(r.body), "/assets/contest.js") {
 		t.Fatalf("page %s", r.body)
