@@ -35,6 +35,9 @@ type Notice struct {
 	Board  string `json:"b,omitempty"` // a board advanced...
 	Seq    uint64 `json:"s,omitempty"` // ...to this seq
 	Change int64  `json:"c,omitempty"` // the change feed reached this id
+	// Contest, when set, names a CTF contest whose solves reached Seq
+	// (package ctf); Board is then empty.
+	Contest string `json:"ct,omitempty"`
 	// Rows, when present, are the board's log rows up to Seq that the
 	// commit wrote (consecutive seqs): a node that has applied the seq
 	// just before them applies them without reading the database. A

@@ -74,7 +74,7 @@ func newSharedState(st podium.SharedStore, b podium.Broker, node string, poll ti
 
 // notice records a notice from the broker and wakes the follower.
 func (sh *sharedState) notice(n podium.Notice) {
-	if n.Node == sh.node {
+	if n.Node == sh.node || n.Contest != "" { // contest notices are package ctf's
 		return
 	}
 	sh.mu.Lock()

@@ -106,7 +106,7 @@ func eventLine(ev map[string]any) string {
 	return s
 }
 
-func lines(a feedAnswer) []string {
+func feedLines(a feedAnswer) []string {
 	out := []string{}
 	for _, ev := range a.Events {
 		out = append(out, eventLine(ev))
@@ -142,8 +142,8 @@ func TestFeedAPI(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 		}
 		got = b.getFeed("?board=exp", "")
-		if !slices.Equal(lines(got), want) {
-			t.Fatalf("feed of exp:\n got %q\nwant %q", lines(got), want)
+		if !slices.Equal(feedLines(got), want) {
+			t.Fatalf("feed of exp:\n got %q\nwant %q", feedLines(got), want)
 		}
 		if got.Board == nil || *got.Board != "exp" || got.Limit != 50 {
 			t.Errorf("feed answer head: board %v limit %d", got.Board, got.Limit)
@@ -152,7 +152,7 @@ func TestFeedAPI(t *testing.T) {
 		if ev["title"] != "Expert" || ev["period"] != "all" || ev["seq"] != 3.0 || ev["at"] != "2026-11-30T10:00:00.000Z" {
 			t.Errorf("event fields: %v", ev)
 		}
-		if l := lines(b.getFeed("?board=exp&limit=2", "")); !slices.Equal(l, want[:2]) {
+		if l := feedLines(b.getFeed("?board=exp&limit=2", "")); !slices.Equal(l, want[:2]) {
 			t.Errorf("limit=2: %q", l)
 		}
 
@@ -173,7 +173,7 @@ func TestFeedAPI(t *testing.T) {
 		for b.do("GET", "/v1/feed?board=exp", other, nil).status == 401 && time.Now().Before(deadline) {
 			time.Sleep(20 * time.Millisecond) // node b learns of the key
 		}
-		if l := lines(b.getFeed("?board=secret", reader)); !slices.Equal(l, []string{`secret/1/new_leader new_leader carol carol keys=[5] old=null from=null/null`}) {
+		if l := feedLines(b.getFeed("?board=secret", reader)); !slices.Equal(l, []string{`secret/1/new_leader new_leader carol carol keys=[5] old=null from=null/null`}) {
 			t.Errorf("private board's feed with a reading key: %q", l)
 		}
 		if code := b.do("GET", "/v1/feed?board=secret", "", nil).errCode(t); code != "unauthenticated" {
@@ -183,10 +183,10 @@ func TestFeedAPI(t *testing.T) {
 			t.Errorf("private board's feed with another board's key: %d %s", r.status, r.body)
 		}
 		if all := b.getFeed("", ""); len(all.Events) != 6 || all.Board != nil {
-			t.Errorf("all-boards feed without a key: %q", lines(all))
+			t.Errorf("all-boards feed without a key: %q", feedLines(all))
 		}
 		if all := b.getFeed("?limit=1", reader); len(all.Events) != 1 || all.Events[0]["board"] != "secret" {
-			t.Errorf("all-boards feed with the private board's key: %q", lines(all))
+			t.Errorf("all-boards feed with the private board's key: %q", feedLines(all))
 		}
 		// Made public, its events show to everyone; private again, they stop.
 		a.must(200, a.do("PUT", "/v1/boards/secret", adminKey, `{"public":true}`))

@@ -131,8 +131,12 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	contestProblems, err := s.checkContests(r.Context())
+	if err != nil {
+		return err
+	}
 	b := []byte(`{"ok":`)
-	b = strconv.AppendBool(b, len(problems)+len(logDiffs)+len(diffs)+len(settleDiffs) == 0)
+	b = strconv.AppendBool(b, len(problems)+len(logDiffs)+len(diffs)+len(settleDiffs)+len(contestProblems) == 0)
 	b = append(b, `,"differences":`...)
 	b = appendDiffs(b, diffs)
 	b = append(b, `,"settlement_differences":`...)
@@ -148,6 +152,9 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 			b = appendString(b, p)
 		}
 		b = append(b, ']')
+	}
+	if s.contests != nil {
+		b = appendContestProblems(b, contestProblems)
 	}
 	b = append(b, '}')
 	writeJSON(w, http.StatusOK, b)

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/ctf"
 	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/stream"
 )
@@ -44,6 +45,8 @@ type Config struct {
 	// and open streams ("https://example.com", "https://*.example.com");
 	// empty or "*" allows any (see origins). Check them with CheckOrigins.
 	AllowedOrigins []string
+	// Contests serves /v1/contests and the contest pages (none if nil).
+	Contests *ctf.Service
 }
 
 // Server is the HTTP face of an engine.
@@ -55,6 +58,10 @@ type Server struct {
 	mux     *http.ServeMux
 	reg     *prometheus.Registry
 	hub     *stream.Hub
+	// contests runs CTF contests (contests.go); nil: no contest routes.
+	// contestHub streams their standings (contests_stream.go).
+	contests   *ctf.Service
+	contestHub *stream.Hub
 
 	streamCfg StreamConfig
 	origins   origins
@@ -90,7 +97,8 @@ func New(cfg Config) *Server {
 	cfg.Stream.defaults()
 	s := &Server{eng: cfg.Engine, store: cfg.Store, log: cfg.Logger, maxBody: cfg.MaxBody, mux: http.NewServeMux(),
 		reg: cfg.Registry, hub: cfg.Hub, streamCfg: cfg.Stream,
-		bodyTimeout: cfg.BodyTimeout, requestTimeout: cfg.RequestTimeout, origins: newOrigins(cfg.AllowedOrigins)}
+		bodyTimeout: cfg.BodyTimeout, requestTimeout: cfg.RequestTimeout, origins: newOrigins(cfg.AllowedOrigins),
+		contests: cfg.Contests}
 	s.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "podium_http_requests_total", Help: "HTTP requests by route and status.",
 	}, []string{"route", "code"})
@@ -98,6 +106,12 @@ func New(cfg Config) *Server {
 		Name: "podium_http_request_seconds", Help: "HTTP request latency by route.",
 		Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, 1},
 	}, []string{"route"})
+	if cfg.Contests != nil {
+		hc := cfg.Hub.Config()
+		hc.ManualTick, hc.Now = false, nil
+		s.contestHub = stream.New(ContestStreamSource(cfg.Contests, cfg.Engine), hc)
+		cfg.Contests.OnChange(func(id string) { s.contestHub.Applied(id, "all", 0, nil) })
+	}
 	s.reg.MustRegister(s.requests, s.latency, streamCollector{s.hub})
 	s.routes()
 	return s
@@ -140,6 +154,7 @@ func (s *Server) routes() {
 		"POST /v1/admin/reload":         timedBodyOnly,
 	}
 	s.webRoutes()
+	s.contestRoutes()
 }
 
 // Hub returns the stream hub the live endpoints use.

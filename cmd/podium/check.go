@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/podiumhq/podium/ctf"
 	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/sqlite"
 )
@@ -152,6 +153,11 @@ Prints every difference and exits 1 if there is any.`)
 	}
 	report(stdout, "indexes built from the database", diffLines(diffs))
 	bad += len(diffs)
+	n, err := checkContests(ctx, stdout, store, "contests: solves, heads and snapshots")
+	if err != nil {
+		return err
+	}
+	bad += n
 	return verdict(stdout, bad)
 }
 
@@ -309,6 +315,8 @@ type checkAnswer struct {
 	QuickCheck     *[]string      `json:"quick_check"`
 	// Tournaments (tourney.go); absent from a server before them.
 	SettlementDifferences *[]engine.Diff `json:"settlement_differences"`
+	// ContestDifferences: CTF contests against their solves (package ctf).
+	ContestDifferences *[]ctf.Problem `json:"contest_differences"`
 }
 
 func remoteCheck(ctx context.Context, base, data string) (*checkAnswer, error) {

@@ -145,7 +145,11 @@ func checkDB(ctx context.Context, w io.Writer, dsn string) (int, error) {
 		return 0, err
 	}
 	report(w, "database: tournament payouts and points boards", diffLines(sd))
-	return len(r.Diffs) + len(sd), nil
+	n, err := checkContests(ctx, w, st, "database: contests: solves, heads and snapshots")
+	if err != nil {
+		return 0, err
+	}
+	return len(r.Diffs) + len(sd) + n, nil
 }
 
 // checkNodes asks each running node to check its in-memory indexes and
@@ -173,6 +177,10 @@ func checkNodes(ctx context.Context, w io.Writer, urls []string, data string) in
 		if sd := res.SettlementDifferences; sd != nil { // tourney.go
 			report(w, "server "+u+": tournament payouts and points boards", diffLines(*sd))
 			bad += len(*sd)
+		}
+		if res.ContestDifferences != nil {
+			report(w, "server "+u+": contests vs database", problemLines(*res.ContestDifferences))
+			bad += len(*res.ContestDifferences)
 		}
 	}
 	return bad

@@ -18,6 +18,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/contest"
+	"github.com/podiumhq/podium/ctf"
 	"github.com/podiumhq/podium/engine"
 	podiumhttp "github.com/podiumhq/podium/http"
 	"github.com/podiumhq/podium/postgres"
@@ -36,14 +38,16 @@ type Main struct {
 	Store  podium.Store  // SQLite in the data directory, or PostgreSQL (--db)
 	Broker podium.Broker // with --db: notices between nodes
 	Engine *engine.Engine
-	Server *podiumhttp.Server
-	Hub    *stream.Hub
-	ln     net.Listener
-	data   *dataDir
-	srv    *http.Server
-	debug  *http.Server // --debug-addr, if set
-	log    *slog.Logger
-	demo   context.CancelFunc
+	// Contests runs CTF contests (package ctf) on the same store.
+	Contests *ctf.Service
+	Server   *podiumhttp.Server
+	Hub      *stream.Hub
+	ln       net.Listener
+	data     *dataDir
+	srv      *http.Server
+	debug    *http.Server // --debug-addr, if set
+	log      *slog.Logger
+	demo     context.CancelFunc
 }
 
 // testHookWrapStore, when set by a test, wraps the store before the engine
@@ -113,6 +117,7 @@ func (m *Main) Open(ctx context.Context) (err error) {
 		adminKey = m.Config.AdminKey
 		m.log.Info("admin key from PODIUM_ADMIN_KEY", "source", "environment")
 	}
+	cstore, _ := m.Store.(contest.Store)
 	if testHookWrapStore != nil {
 		m.Store = testHookWrapStore(m.Store)
 	}
@@ -122,14 +127,28 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	m.Engine = engine.New(engine.Config{Store: store, Now: m.Now, Logger: m.log, MaxBatch: m.Config.MaxBatch, Registerer: reg,
 		Broker: m.Broker, Node: m.Config.Node, PollEvery: m.Config.PollEvery, FeedCap: m.Config.FeedCap})
 	m.Engine.SetAdminSecret(adminKey)
+	if cstore != nil {
+		poll := time.Duration(-1) // one node: nobody else writes
+		if m.Config.DB != "" {
+			poll = m.Config.PollEvery
+		}
+		m.Contests = ctf.New(ctf.Config{Store: cstore, Players: m.Engine, Now: m.Now, Logger: m.log, Broker: m.Broker,
+			Node: m.Config.Node, Poll: poll})
+		if err := m.Contests.Start(ctx); err != nil {
+			return fmt.Errorf("contests: %w", err)
+		}
+	}
 	m.Hub = stream.New(podiumhttp.StreamSource(m.Engine), stream.Config{Coalesce: m.Config.Coalesce,
 		SnapshotEvery: m.Config.SnapshotEvery, MaxPerIP: m.Config.StreamsPerIP, MaxTotal: m.Config.StreamsMax,
 		MemoryBudget: m.Config.StreamMemory, Logger: m.log})
 	m.Engine.SetListener(m.Hub)
 	m.Server = podiumhttp.New(podiumhttp.Config{Engine: m.Engine, Store: store, Logger: m.log, MaxBody: m.Config.MaxBody,
 		Registry: reg, Hub: m.Hub, BodyTimeout: m.Config.BodyTimeout, RequestTimeout: m.Config.RequestTimeout,
-		AllowedOrigins: m.Config.allowedOrigins()})
+		AllowedOrigins: m.Config.allowedOrigins(), Contests: m.Contests})
 
+	if ch := m.Server.ContestHub(); ch != nil {
+		m.Engine.SetListener(listeners{boards: m.Hub, contests: ch})
+	}
 	m.srv = &http.Server{Handler: m.Server.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second,
 		ErrorLog: podiumhttp.ErrorLog(m.log)}
 	go func() {
@@ -173,12 +192,18 @@ func (m *Main) Close() error {
 	if m.Hub != nil {
 		m.Hub.Close() // ends live streams with a retry hint so Shutdown need not wait for them
 	}
+	if m.Server != nil && m.Server.ContestHub() != nil {
+		m.Server.ContestHub().Close()
+	}
 	if m.srv != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), max(m.Config.Shutdown, time.Second))
 		errs = append(errs, m.srv.Shutdown(ctx))
 		cancel()
 	} else if m.ln != nil {
 		m.ln.Close()
+	}
+	if m.Contests != nil {
+		errs = append(errs, m.Contests.Close())
 	}
 	if m.Engine != nil {
 		errs = append(errs, m.Engine.Close())

@@ -65,6 +65,12 @@
       if (this.transport !== "sse" && this.transport !== "ws") {
         throw new TypeError('Podium.watch: transport must be "sse" or "ws"');
       }
+      // collection "contests" follows a CTF contest's public standings
+      // (GET /v1/contests/{id}/stream, SSE only) instead of a board.
+      this.collection = opts.collection === "contests" ? "contests" : "boards";
+      if (this.collection === "contests" && this.transport !== "sse") {
+        throw new TypeError('Podium.watch: contests stream over "sse" only');
+      }
       if (this.transport === "sse" && this.key) {
         throw new TypeError('Podium.watch: EventSource cannot send an API key; use transport "ws" for private boards');
       }
@@ -153,7 +159,7 @@
     }
 
     _streamURL() {
-      let u = this.url + "/v1/boards/" + encodeURIComponent(this.board) + "/stream?limit=" + this.limit;
+      let u = this.url + "/v1/" + this.collection + "/" + encodeURIComponent(this.board) + "/stream?limit=" + this.limit;
       if (this._lastId) u += "&last_event_id=" + encodeURIComponent(this._lastId);
       return u;
     }

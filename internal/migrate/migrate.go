@@ -105,8 +105,7 @@ var PostgreSQL = Dialect{
 	Insert: "INSERT INTO schema_migrations (version, name, applied_ms) VALUES ($1, $2, $3)",
 }
 
-// Apply applies the migrations of ms that db has not recorded (any, not
-// only those above the newest recorded), in order, in one
+// Apply applies the migrations of ms that db has not seen, in order, in one
 // transaction, recording each in schema_migrations: either every pending
 // migration is applied or none is, so a failed upgrade leaves the schema
 // that the previous podium knew. ms must be in version order (as Load
@@ -126,18 +125,12 @@ func Apply(ctx context.Context, db *sql.DB, d Dialect, ms []Migration) error {
 	if _, err := tx.ExecContext(ctx, d.CreateTable); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	var current int
-	if err := tx.QueryRowContext(ctx, "SELECT coalesce(max(version), 0) FROM schema_migrations").Scan(&current); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	if n := len(ms); n > 0 && current > ms[n-1].Version {
-		return fmt.Errorf("migrate: the database has schema version %d, newer than this podium knows (%d)", current, ms[n-1].Version)
-	}
-	// Every migration not recorded is applied, not only those above the
-	// newest recorded: branches take numbers far apart (0040 for one
-	// feature, 0030 for another), so a database may have a higher one
-	// without a lower one that a merged podium brings.
-	seen := map[int]bool{}
+	// Every migration not recorded is applied, also one numbered below
+	// the newest recorded: migrations written on parallel branches take
+	// numbers apart (0010, 0020, 0030...) and a database may have been
+	// migrated by a build that had only some of them.
+	applied := map[int]bool{}
+	current := 0
 	rows, err := tx.QueryContext(ctx, "SELECT version FROM schema_migrations")
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
@@ -148,15 +141,17 @@ func Apply(ctx context.Context, db *sql.DB, d Dialect, ms []Migration) error {
 			rows.Close()
 			return fmt.Errorf("migrate: %w", err)
 		}
-		seen[v] = true
+		applied[v], current = true, max(current, v)
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	if err := rows.Close(); err != nil {
 		return fmt.Errorf("migrate: %w", err)
+	}
+	if n := len(ms); n > 0 && current > ms[n-1].Version {
+		return fmt.Errorf("migrate: the database has schema version %d, newer than this podium knows (%d)", current, ms[n-1].Version)
 	}
 	now := time.Now().UnixMilli()
 	for _, m := range ms {
-		if seen[m.Version] {
+		if applied[m.Version] {
 			continue
 		}
 		if _, err := tx.ExecContext(ctx, m.SQL); err != nil {

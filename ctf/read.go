@@ -1,0 +1,139 @@
+package ctf
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"time"
+
+	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/contest"
+)
+
+// View is what a reader may see of a contest.
+type View int
+
+const (
+	// Public is what everyone sees: after the freeze and until the
+	// contest is revealed, the standings as they were at the freeze.
+	Public View = iota
+	// Live is what admins see, and a team of its own standing: every
+	// solve, now.
+	Live
+)
+
+// Board is a contest's standings as one view sees them. Standings is
+// shared with other readers: it must not be modified.
+type Board struct {
+	Contest    contest.Contest
+	Challenges []contest.Challenge
+	Standings  *contest.Standings
+	// Frozen says the public view stopped at the freeze (Standings.Cutoff).
+	Frozen bool
+}
+
+// Standings returns a contest's standings in a view.
+func (s *Service) Standings(id string, view View) (*Board, error) {
+	st, err := s.get(id)
+	if err != nil {
+		return nil, err
+	}
+	st.mu.Lock()
+	def, chals := st.def, slices.Clone(st.challenges)
+	st.mu.Unlock()
+	var cutoff time.Time
+	if view == Public {
+		cutoff = def.FrozenAt(s.now())
+	}
+	return &Board{Contest: def, Challenges: chals, Standings: s.standings(st, cutoff), Frozen: !cutoff.IsZero()}, nil
+}
+
+// standings computes (or takes from the cache) st's standings with the
+// solves before cutoff (zero: all).
+func (s *Service) standings(st *state, cutoff time.Time) *contest.Standings {
+	key := int64(0)
+	if !cutoff.IsZero() {
+		key = podium.Millis(cutoff)
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	hidden := s.hiddenTeams(st)
+	if c := st.cache[key]; c != nil && slices.Equal(c.hidden, hidden) {
+		return c.standings
+	}
+	res := st.compute(cutoff, hidden)
+	if len(st.cache) >= 16 {
+		clear(st.cache)
+	}
+	st.cache[key] = &cached{standings: res, hidden: hidden}
+	return res
+}
+
+// compute runs the reducer over st; the caller holds mu.
+func (st *state) compute(cutoff time.Time, hidden []string) *contest.Standings {
+	return contest.Compute(contest.Input{Contest: &st.def, Challenges: st.challenges, Solves: st.solves, Cutoff: cutoff,
+		Hidden: func(t string) bool { _, ok := slices.BinarySearch(hidden, t); return ok }})
+}
+
+// hiddenTeams lists, sorted, the teams of st that are hidden players now;
+// the caller holds st.mu.
+func (s *Service) hiddenTeams(st *state) []string {
+	var out []string
+	for _, t := range st.teams {
+		if p, err := s.players.Player(t); err == nil && p.Hidden {
+			out = append(out, t)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Attempts returns up to limit entries of a contest's audit log after id
+// after, oldest first.
+func (s *Service) Attempts(ctx context.Context, id string, after int64, limit int) ([]contest.Attempt, error) {
+	if _, err := s.get(id); err != nil {
+		return nil, err
+	}
+	return s.store.Attempts(ctx, id, after, limit)
+}
+
+// Point is one step of a team's score over time.
+type Point struct {
+	At    time.Time
+	Score int64
+}
+
+// Series is a team's score over time: its score after each of its
+// scoring solves, every solve valued as it is now (as CTFd draws it).
+type Series struct {
+	Team   string
+	Points []Point
+}
+
+// Chart returns the score-over-time series of the top teams of a view's
+// standings, in standings order.
+func Chart(b *Board, top int) []Series {
+	var out []Series
+	for i := range b.Standings.Teams {
+		t := &b.Standings.Teams[i]
+		if t.Hidden {
+			continue
+		}
+		if len(out) == top {
+			break
+		}
+		sr := Series{Team: t.Team}
+		var sum int64
+		awards := slices.Clone(t.Awards)
+		slices.SortFunc(awards, func(a, b contest.Award) int { return cmp.Compare(a.Seq, b.Seq) })
+		for _, a := range awards {
+			if a.Points == 0 {
+				continue
+			}
+			sum += a.Points
+			sr.Points = append(sr.Points, Point{At: a.At, Score: sum})
+		}
+		out = append(out, sr)
+	}
+	return out
+}

@@ -1,0 +1,351 @@
+// Package ctf runs CTF contests: it keeps each contest (its definition,
+// challenges and solves) in memory, answers reads from there, writes every
+// attempt through a contest.Store, takes standings snapshots, and follows
+// what other nodes on the same database commit.
+//
+// The database is the authority. A writer holds the contest's lock in the
+// database (contest.Store.Attempt) while it catches up with the solves
+// other nodes committed and decides, so a team never solves a challenge
+// twice and seqs are never reused; the other nodes learn of the solve by
+// seq, from a broker notice or by polling.
+//
+// Locks: a contest's wmu (this node's writers of the contest take turns,
+// held across the database transaction) is taken before its mu (its data,
+// held briefly). Service.mu (the map of contests) is never held while
+// taking either.
+package ctf
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/contest"
+)
+
+// Players tells the service who the teams are: their names and hidden
+// flags. *engine.Engine is one.
+type Players interface {
+	// Player returns a player; an unknown one is an error.
+	Player(id string) (podium.Player, error)
+}
+
+// Config configures a Service. Zero values mean the defaults.
+type Config struct {
+	Store   contest.Store // required
+	Players Players       // required
+	Now     podium.Clock  // default time.Now
+	Logger  *slog.Logger
+	// Broker, when set, carries notices between nodes on one database: a
+	// node publishes one after each solve and wakes on the others'.
+	Broker podium.Broker
+	Node   string // this node's name in notices
+	// Poll is how often the service reads the database for what other
+	// nodes changed (default 1 s; negative: never, for a single node).
+	Poll time.Duration
+	// SnapshotEvery is the interval of standings snapshots (default 5
+	// minutes), SnapshotDelay how long after a snapshot's time the service
+	// waits before taking it, for attempts in flight and clock skew
+	// between nodes (default 10 s).
+	SnapshotEvery time.Duration
+	SnapshotDelay time.Duration
+}
+
+// Service runs the contests. Its methods are safe for concurrent use.
+type Service struct {
+	store   contest.Store
+	players Players
+	now     podium.Clock
+	log     *slog.Logger
+	broker  podium.Broker
+	node    string
+	poll    time.Duration
+	every   time.Duration
+	delay   time.Duration
+
+	// mu guards contests (the map, not the states).
+	mu       sync.RWMutex
+	contests map[string]*state
+
+	listenMu  sync.Mutex
+	listeners []func(id string)
+
+	wake   chan struct{}
+	stop   chan struct{}
+	done   sync.WaitGroup
+	closed sync.Once
+}
+
+// state is one contest in memory.
+type state struct {
+	// wmu makes this node's writers of the contest take turns; it is held
+	// across their database transaction.
+	wmu sync.Mutex
+
+	// mu guards the fields below.
+	mu         sync.Mutex
+	def        contest.Contest
+	version    int64
+	challenges []contest.Challenge
+	solves     []contest.Solve
+	solved     map[pair]bool
+	teams      []string // every team with a solve, first solve first
+	known      map[string]bool
+	// cache holds computed standings by cutoff (unix ms; 0 for live),
+	// valid while the hidden teams are those it was computed with.
+	cache map[int64]*cached
+	// snapped is the time of the newest snapshot stored, from this node
+	// or another.
+	snapped time.Time
+	// playerSig is a hash of the names and hidden flags of the teams, as
+	// last seen by watchPlayers.
+	playerSig uint64
+}
+
+type pair struct{ team, challenge string }
+
+type cached struct {
+	standings *contest.Standings
+	hidden    []string
+}
+
+// New returns a service; Start loads the contests.
+func New(cfg Config) *Service {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Poll == 0 {
+		cfg.Poll = time.Second
+	}
+	if cfg.SnapshotEvery <= 0 {
+		cfg.SnapshotEvery = 5 * time.Minute
+	}
+	if cfg.SnapshotDelay <= 0 {
+		cfg.SnapshotDelay = 10 * time.Second
+	}
+	return &Service{store: cfg.Store, players: cfg.Players, now: cfg.Now, log: cfg.Logger, broker: cfg.Broker,
+		node: cfg.Node, poll: cfg.Poll, every: cfg.SnapshotEvery, delay: cfg.SnapshotDelay,
+		contests: map[string]*state{}, wake: make(chan struct{}, 1), stop: make(chan struct{})}
+}
+
+// Start loads every contest from the store and starts the background work:
+// following other nodes (when Poll is positive or a Broker is set) and
+// taking snapshots.
+func (s *Service) Start(ctx context.Context) error {
+	if err := s.Sync(ctx); err != nil {
+		return err
+	}
+	s.done.Add(2)
+	go s.follow()
+	go s.snapshots()
+	if s.broker != nil {
+		bctx, cancel := context.WithCancel(context.Background())
+		s.done.Add(1)
+		go func() {
+			defer s.done.Done()
+			<-s.stop
+			cancel()
+		}()
+		go func() {
+			if err := s.broker.Subscribe(bctx, s.notice); err != nil && bctx.Err() == nil {
+				s.log.Warn("ctf: broker subscription ended", "err", err)
+			}
+		}()
+	}
+	return nil
+}
+
+// Close stops the background work.
+func (s *Service) Close() error {
+	s.closed.Do(func() { close(s.stop) })
+	s.done.Wait()
+	return nil
+}
+
+// OnChange registers fn, called (without locks held) after a contest
+// changed: a solve, an attempt, a new definition. fn must not block.
+func (s *Service) OnChange(fn func(id string)) {
+	s.listenMu.Lock()
+	defer s.listenMu.Unlock()
+	s.listeners = append(s.listeners, fn)
+}
+
+func (s *Service) changed(id string) {
+	s.listenMu.Lock()
+	ls := slices.Clone(s.listeners)
+	s.listenMu.Unlock()
+	for _, fn := range ls {
+		fn(id)
+	}
+}
+
+func (s *Service) get(id string) (*state, error) {
+	s.mu.RLock()
+	st := s.contests[id]
+	s.mu.RUnlock()
+	if st == nil {
+		return nil, errNotFound(id)
+	}
+	return st, nil
+}
+
+func errNotFound(id string) error {
+	return podium.Errorf(podium.ECodeNotFound, "contest %q does not exist", id)
+}
+
+// Contest returns a contest's definition. A missing one is ECodeNotFound.
+func (s *Service) Contest(id string) (contest.Contest, error) {
+	st, err := s.get(id)
+	if err != nil {
+		return contest.Contest{}, err
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.def, nil
+}
+
+// Contests lists every contest, ordered by id.
+func (s *Service) Contests() []contest.Contest {
+	s.mu.RLock()
+	sts := make([]*state, 0, len(s.contests))
+	for _, st := range s.contests {
+		sts = append(sts, st)
+	}
+	s.mu.RUnlock()
+	out := make([]contest.Contest, 0, len(sts))
+	for _, st := range sts {
+		st.mu.Lock()
+		out = append(out, st.def)
+		st.mu.Unlock()
+	}
+	slices.SortFunc(out, func(a, b contest.Contest) int { return cmp.Compare(a.ID, b.ID) })
+	return out
+}
+
+// Challenges lists a contest's challenges in their order.
+func (s *Service) Challenges(id string) ([]contest.Challenge, error) {
+	st, err := s.get(id)
+	if err != nil {
+		return nil, err
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return slices.Clone(st.challenges), nil
+}
+
+// Sync brings every contest in memory up to the database: new contests,
+// changed definitions and challenges, solves committed by other nodes.
+func (s *Service) Sync(ctx context.Context) error {
+	heads, err := s.store.Contests(ctx)
+	if err != nil {
+		return err
+	}
+	changed := []string{}
+	for i := range heads {
+		h := &heads[i]
+		s.mu.RLock()
+		st := s.contests[h.ID]
+		s.mu.RUnlock()
+		if st == nil {
+			// A new contest is loaded before it is shown.
+			st = &state{solved: map[pair]bool{}, known: map[string]bool{}, cache: map[int64]*cached{}, version: -1}
+			times, err := s.store.SnapshotTimes(ctx, h.ID)
+			if err != nil {
+				return err
+			}
+			if len(times) > 0 {
+				st.snapped = times[len(times)-1]
+			}
+			if _, err := s.refresh(ctx, st, h); err != nil {
+				return err
+			}
+			s.mu.Lock()
+			if s.contests[h.ID] == nil {
+				s.contests[h.ID] = st
+			}
+			s.mu.Unlock()
+			changed = append(changed, h.ID)
+			continue
+		}
+		moved, err := s.refresh(ctx, st, h)
+		if err != nil {
+			return err
+		}
+		if moved {
+			changed = append(changed, h.ID)
+		}
+	}
+	for _, id := range changed {
+		s.changed(id)
+	}
+	return nil
+}
+
+// refresh brings st up to head h: its definition and challenges when the
+// version moved, its solves when the seq did. It reports whether anything
+// changed.
+func (s *Service) refresh(ctx context.Context, st *state, h *contest.Stored) (bool, error) {
+	st.wmu.Lock()
+	defer st.wmu.Unlock()
+	st.mu.Lock()
+	version, seq := st.version, st.seq()
+	st.mu.Unlock()
+	moved := false
+	if h.Version != version {
+		chals, err := s.store.Challenges(ctx, h.ID)
+		if err != nil {
+			return false, err
+		}
+		st.mu.Lock()
+		st.def, st.version, st.challenges = h.Contest, h.Version, chals
+		st.invalidate()
+		st.mu.Unlock()
+		moved = true
+	}
+	if h.Seq > seq {
+		if err := s.store.Solves(ctx, h.ID, seq, st.apply); err != nil {
+			return false, err
+		}
+		moved = true
+	}
+	return moved, nil
+}
+
+// seq is the last solve's seq; the caller holds mu.
+func (st *state) seq() uint64 {
+	if len(st.solves) == 0 {
+		return 0
+	}
+	return st.solves[len(st.solves)-1].Seq
+}
+
+// apply adds a solve read from the database, if it is the next one.
+func (st *state) apply(sv *contest.Solve) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if sv.Seq <= st.seq() {
+		return nil // already known
+	}
+	if sv.Seq != st.seq()+1 {
+		return errors.New("ctf: solves out of order")
+	}
+	st.solves = append(st.solves, *sv)
+	if !st.known[sv.Team] {
+		st.known[sv.Team] = true
+		st.teams = append(st.teams, sv.Team)
+	}
+	st.solved[pair{sv.Team, sv.Challenge}] = true
+	st.invalidate()
+	return nil
+}
+
+// invalidate drops the computed standings; the caller holds mu.
+func (st *state) invalidate() { clear(st.cache) }

@@ -1,0 +1,258 @@
+package ctf
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/contest"
+)
+
+// PutContest creates or replaces a contest's definition. Revealed and the
+// creation time are kept from the stored contest; Revealed changes only by
+// Unfreeze. It returns the stored contest and whether it is new.
+func (s *Service) PutContest(ctx context.Context, c *contest.Contest) (contest.Contest, bool, error) {
+	if err := c.Normalize(); err != nil {
+		return contest.Contest{}, false, err
+	}
+	now := s.now()
+	c.CreatedAt, c.UpdatedAt, c.Revealed = now, now, false
+	created := true
+	if cur, err := s.store.LoadContest(ctx, c.ID); err != nil {
+		return contest.Contest{}, false, err
+	} else if cur != nil {
+		created = false
+		c.CreatedAt, c.Revealed = cur.CreatedAt, cur.Revealed
+	}
+	if err := s.store.PutContest(ctx, c); err != nil {
+		return contest.Contest{}, false, err
+	}
+	if err := s.syncOne(ctx, c.ID); err != nil {
+		return contest.Contest{}, false, err
+	}
+	got, err := s.Contest(c.ID)
+	return got, created, err
+}
+
+// Unfreeze reveals a contest's final standings: its public standings
+// become the live ones. Unfreezing a revealed contest changes nothing.
+func (s *Service) Unfreeze(ctx context.Context, id string) (contest.Contest, error) {
+	cur, err := s.store.LoadContest(ctx, id)
+	if err != nil {
+		return contest.Contest{}, err
+	}
+	if cur == nil {
+		return contest.Contest{}, errNotFound(id)
+	}
+	if !cur.Revealed {
+		c := cur.Contest
+		c.Revealed, c.UpdatedAt = true, s.now()
+		if err := s.store.PutContest(ctx, &c); err != nil {
+			return contest.Contest{}, err
+		}
+	}
+	if err := s.syncOne(ctx, id); err != nil {
+		return contest.Contest{}, err
+	}
+	return s.Contest(id)
+}
+
+// PutChallenge creates or replaces a challenge of an existing contest. Its
+// value changes at once for every solver (values are retroactive). It
+// returns the stored challenge and whether it is new.
+func (s *Service) PutChallenge(ctx context.Context, ch *contest.Challenge) (contest.Challenge, bool, error) {
+	if err := ch.Normalize(); err != nil {
+		return contest.Challenge{}, false, err
+	}
+	st, err := s.get(ch.Contest)
+	if err != nil {
+		return contest.Challenge{}, false, err
+	}
+	now := s.now()
+	ch.CreatedAt, ch.UpdatedAt = now, now
+	created := true
+	st.mu.Lock()
+	for _, c := range st.challenges {
+		if c.ID == ch.ID {
+			ch.CreatedAt, created = c.CreatedAt, false
+		}
+	}
+	n := len(st.challenges)
+	st.mu.Unlock()
+	if created && n >= contest.MaxChallenges {
+		return contest.Challenge{}, false, podium.Errorf(podium.ECodeUnprocessable, "a contest has at most %d challenges", contest.MaxChallenges)
+	}
+	if err := s.store.PutChallenge(ctx, ch); err != nil {
+		return contest.Challenge{}, false, err
+	}
+	if err := s.syncOne(ctx, ch.Contest); err != nil {
+		return contest.Challenge{}, false, err
+	}
+	return *ch, created, nil
+}
+
+// syncOne brings one contest up to the database and tells the listeners.
+func (s *Service) syncOne(ctx context.Context, id string) error {
+	h, err := s.store.LoadContest(ctx, id)
+	if err != nil {
+		return err
+	}
+	if h == nil {
+		return errNotFound(id)
+	}
+	st, err := s.get(id)
+	if err != nil {
+		// New here: Sync loads it.
+		if err := s.Sync(ctx); err != nil {
+			return err
+		}
+		return nil
+	}
+	if _, err := s.refresh(ctx, st, h); err != nil {
+		return err
+	}
+	s.changed(id)
+	return nil
+}
+
+// Outcome is the answer to an attempt: the logged attempt and, for a
+// solve, the team's live standing and the challenge's value after it.
+// Replayed says the attempt was logged by an earlier request with the
+// same Idempotency-Key.
+type Outcome struct {
+	Attempt  contest.Attempt
+	Standing *contest.Standing
+	Value    int64
+	Solves   int64
+	Replayed bool
+}
+
+// Attempt records what a judge reports: team tried challenge, rightly or
+// not. Every attempt goes to the audit log; a correct one is the team's
+// solve of the challenge. An unknown contest or challenge is
+// ECodeNotFound; an attempt outside the contest's time is
+// ECodeUnprocessable; a correct attempt on a challenge the team has
+// solved is ECodeConflict. None of these stores anything.
+//
+// idem, when not empty, is the request's Idempotency-Key: an attempt that
+// key (the API key id) logged with it before is answered again, whatever
+// happened since (the contest ended, the team solved it); the same idem
+// for another team, challenge or verdict is ECodeConflict.
+func (s *Service) Attempt(ctx context.Context, id, team, challenge string, correct bool, key, idem string) (Outcome, error) {
+	if err := podium.ValidPlayerID(team); err != nil {
+		return Outcome{}, podium.Errorf(podium.ECodeInvalid, "team must be 1 to %d bytes of text", podium.MaxPlayerIDLen)
+	}
+	if !contest.ValidChallengeID(challenge) {
+		return Outcome{}, podium.Errorf(podium.ECodeInvalid, "challenge id must match [a-z0-9][a-z0-9_.:-]{0,63}")
+	}
+	st, err := s.get(id)
+	if err != nil {
+		return Outcome{}, err
+	}
+	st.mu.Lock()
+	def, known, dup := st.def, st.has(challenge), correct && st.solved[pair{team, challenge}]
+	st.mu.Unlock()
+	if !known {
+		return Outcome{}, podium.Errorf(podium.ECodeNotFound, "challenge %q is not part of contest %q", challenge, id)
+	}
+	if idem == "" {
+		// Without a key there is no earlier answer to give: refuse early.
+		if err := running(&def, s.now()); err != nil {
+			return Outcome{}, err
+		}
+		if dup {
+			return Outcome{}, errSolved(team, challenge)
+		}
+	}
+
+	st.wmu.Lock()
+	defer st.wmu.Unlock()
+	st.mu.Lock()
+	after := st.seq()
+	st.mu.Unlock()
+	var (
+		a        *contest.Attempt
+		replayed bool
+	)
+	err = s.store.Attempt(ctx, id, after, contest.AttemptRef{Key: key, Idem: idem}, st.apply, func(last uint64, prior *contest.Attempt) (*contest.Attempt, error) {
+		if prior != nil {
+			if prior.Team != team || prior.Challenge != challenge || (prior.Result == contest.ResultSolved) != correct {
+				return nil, podium.Errorf(podium.ECodeConflict, "this Idempotency-Key was used for another attempt (%s on %s, %s)", prior.Team, prior.Challenge, prior.Result)
+			}
+			a, replayed = prior, true
+			return prior, nil
+		}
+		st.mu.Lock()
+		cur, dup := st.seq(), correct && st.solved[pair{team, challenge}]
+		st.mu.Unlock()
+		if last != cur {
+			return nil, fmt.Errorf("ctf: contest %s: the database is at seq %d, this node at %d after catching up", id, last, cur)
+		}
+		at := s.now()
+		if err := running(&def, at); err != nil {
+			return nil, err
+		}
+		a = &contest.Attempt{Contest: id, Challenge: challenge, Team: team, Result: contest.ResultWrong,
+			At: podium.FromMillis(podium.Millis(at)), Key: key, Idem: idem}
+		if correct {
+			if dup {
+				return nil, errSolved(team, challenge)
+			}
+			a.Result, a.Seq = contest.ResultSolved, last+1
+		}
+		return a, nil
+	})
+	if err != nil {
+		return Outcome{}, err
+	}
+	out := Outcome{Attempt: *a, Replayed: replayed}
+	if a.Result == contest.ResultSolved {
+		if !replayed {
+			if err := st.apply(&contest.Solve{Contest: id, Seq: a.Seq, Challenge: challenge, Team: team, At: a.At}); err != nil {
+				return Outcome{}, err
+			}
+			if s.broker != nil {
+				if err := s.broker.Publish(ctx, podium.Notice{Node: s.node, Contest: id, Seq: a.Seq}); err != nil {
+					s.log.Warn("ctf: publish", "err", err)
+				}
+			}
+		}
+		live := s.standings(st, time.Time{})
+		out.Standing = live.Team(team)
+		for _, cs := range live.Challenges {
+			if cs.ID == challenge {
+				out.Value, out.Solves = cs.Value, cs.Solves
+			}
+		}
+	}
+	if !replayed {
+		s.changed(id)
+	}
+	return out, nil
+}
+
+func errSolved(team, challenge string) error {
+	return podium.Errorf(podium.ECodeConflict, "team %q has already solved %q", team, challenge)
+}
+
+// running refuses an attempt at t outside the contest's time.
+func running(c *contest.Contest, t time.Time) error {
+	if t.Before(c.Start) {
+		return podium.Errorf(podium.ECodeUnprocessable, "contest %q has not started: it starts at %s", c.ID, c.Start.Format(time.RFC3339))
+	}
+	if !t.Before(c.End) {
+		return podium.Errorf(podium.ECodeUnprocessable, "contest %q has ended (at %s)", c.ID, c.End.Format(time.RFC3339))
+	}
+	return nil
+}
+
+// has reports whether the contest has a challenge; the caller holds mu.
+func (st *state) has(challenge string) bool {
+	for i := range st.challenges {
+		if st.challenges[i].ID == challenge {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,461 @@
+package http
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/contest"
+	"github.com/podiumhq/podium/ctf"
+)
+
+// CTF contests (package ctf): /v1/contests. Contest ids follow board ids
+// and are covered by a key's board prefixes. The judge (a game server
+// holding a submit key) reports verdicts; podium never sees a flag.
+
+func (s *Server) contestRoutes() {
+	if s.contests == nil {
+		return
+	}
+	s.mux.HandleFunc("GET /v1/contests", s.api(s.listContests))
+	s.mux.HandleFunc("GET /v1/contests/{contest}", s.api(s.getContest))
+	s.mux.HandleFunc("PUT /v1/contests/{contest}", s.api(s.putContest))
+	s.mux.HandleFunc("POST /v1/contests/{contest}/unfreeze", s.api(s.unfreezeContest))
+	s.mux.HandleFunc("PUT /v1/contests/{contest}/challenges/{challenge}", s.api(s.putChallenge))
+	s.mux.HandleFunc("GET /v1/contests/{contest}/challenges", s.api(s.contestChallenges, "view"))
+	s.mux.HandleFunc("POST /v1/contests/{contest}/attempts", s.api(s.postAttempt))
+	s.mux.HandleFunc("GET /v1/contests/{contest}/attempts", s.api(s.contestAttempts, "after", "limit"))
+	s.mux.HandleFunc("GET /v1/contests/{contest}/standings", s.api(s.contestStandings, "view", "offset", "limit", "include_hidden", "at"))
+	s.mux.HandleFunc("GET /v1/contests/{contest}/standings/{team}", s.api(s.contestTeam, "view"))
+	s.mux.HandleFunc("GET /v1/contests/{contest}/first-bloods", s.api(s.contestFirstBloods, "view"))
+	s.mux.HandleFunc("GET /v1/contests/{contest}/snapshots", s.api(s.contestSnapshots))
+	s.mux.HandleFunc("GET /v1/contests/{contest}/chart", s.api(s.contestChart, "view", "top"))
+	s.mux.HandleFunc("GET /v1/contests/{contest}/ctftime", s.api(s.contestCTFtime, "view"))
+	s.mux.HandleFunc("GET /v1/contests/{contest}/stream", s.api(s.contestSSE, "limit", "last_event_id"))
+	s.timing["GET /v1/contests/{contest}/stream"] = untimed
+	s.mux.HandleFunc("GET /contests/{contest}", s.contestPage)
+}
+
+// contestPage serves the live contest page; for a contest that does not
+// exist, with status 404 (its script says so).
+func (s *Server) contestPage(w http.ResponseWriter, r *http.Request) {
+	if _, err := s.contests.Contest(r.PathValue("contest")); err != nil && s.eng.Ready() {
+		w = notFoundWriter{w}
+	}
+	s.page("contest.html")(w, r)
+}
+
+// notFoundWriter turns the page's 200 into a 404.
+type notFoundWriter struct{ http.ResponseWriter }
+
+func (w notFoundWriter) WriteHeader(code int) {
+	if code == http.StatusOK {
+		code = http.StatusNotFound
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// jtime is a time written as podium writes times: RFC 3339, UTC, ms.
+type jtime time.Time
+
+func (t jtime) MarshalJSON() ([]byte, error) { return appendTime(nil, time.Time(t)), nil }
+
+func jt(t time.Time) *jtime {
+	if t.IsZero() {
+		return nil
+	}
+	j := jtime(t)
+	return &j
+}
+
+func writeAny(w http.ResponseWriter, status int, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, status, b)
+	return nil
+}
+
+type contestJSON struct {
+	ID         string          `json:"id"`
+	Title      string          `json:"title"`
+	Start      *jtime          `json:"start"`
+	End        *jtime          `json:"end"`
+	Freeze     *jtime          `json:"freeze"`
+	Revealed   bool            `json:"revealed"`
+	FirstBlood [3]int64        `json:"first_blood"`
+	Public     bool            `json:"public"`
+	Meta       json.RawMessage `json:"meta"`
+	CreatedAt  *jtime          `json:"created_at"`
+	UpdatedAt  *jtime          `json:"updated_at"`
+	State      string          `json:"state"`
+}
+
+// contestState says where a contest is at t: upcoming, running, frozen
+// (running, public standings frozen), ended (frozen until revealed) or
+// final (ended and revealed, or ended without a freeze).
+func contestState(c *contest.Contest, t time.Time) string {
+	frozen := !c.FrozenAt(t).IsZero()
+	switch {
+	case t.Before(c.Start):
+		return "upcoming"
+	case t.Before(c.End) && frozen:
+		return "frozen"
+	case t.Before(c.End):
+		return "running"
+	case frozen:
+		return "ended"
+	}
+	return "final"
+}
+
+func (s *Server) contestOut(c *contest.Contest) contestJSON {
+	out := contestJSON{ID: c.ID, Title: c.Title, Start: jt(c.Start), End: jt(c.End), Revealed: c.Revealed,
+		FirstBlood: c.FirstBlood, Public: c.Public, Meta: c.Meta, CreatedAt: jt(c.CreatedAt), UpdatedAt: jt(c.UpdatedAt),
+		State: contestState(c, s.eng.Now())}
+	if c.Freeze != nil {
+		out.Freeze = jt(*c.Freeze)
+	}
+	return out
+}
+
+// contestFor returns a contest the request may read: public ones need no
+// key (a key sent must be valid), others the read scope on its id.
+func (s *Server) contestFor(r *http.Request) (contest.Contest, *podium.APIKey, error) {
+	c, err := s.contests.Contest(r.PathValue("contest"))
+	if err != nil {
+		return c, nil, err
+	}
+	k, err := s.canRead(r, c.ID, c.Public)
+	return c, k, err
+}
+
+func (s *Server) listContests(w http.ResponseWriter, r *http.Request) error {
+	k, err := s.principal(r)
+	if err != nil {
+		return err
+	}
+	out := []contestJSON{}
+	for _, c := range s.contests.Contests() {
+		if c.Public || (k != nil && k.Allows(podium.ScopeRead, c.ID)) {
+			out = append(out, s.contestOut(&c))
+		}
+	}
+	return writeAny(w, http.StatusOK, map[string]any{"contests": out})
+}
+
+func (s *Server) getContest(w http.ResponseWriter, r *http.Request) error {
+	c, _, err := s.contestFor(r)
+	if err != nil {
+		return err
+	}
+	return writeAny(w, http.StatusOK, s.contestOut(&c))
+}
+
+type contestBody struct {
+	ID         string          `json:"id"`
+	Title      string          `json:"title"`
+	Start      string          `json:"start"`
+	End        string          `json:"end"`
+	Freeze     *string         `json:"freeze"`
+	FirstBlood []int64         `json:"first_blood"`
+	Public     bool            `json:"public"`
+	Meta       json.RawMessage `json:"meta"`
+}
+
+func parseTime(field, v string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return time.Time{}, podium.Errorf(podium.ECodeInvalid, "%s must be an RFC 3339 time such as 2026-12-05T10:00:00Z", field)
+	}
+	if t.Year() < 1970 || t.Year() > 9999 {
+		return time.Time{}, podium.Errorf(podium.ECodeInvalid, "%s must be between the years 1970 and 9999", field)
+	}
+	return t, nil
+}
+
+func (s *Server) putContest(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("contest")
+	if !podium.ValidBoardID(id) {
+		return podium.Errorf(podium.ECodeInvalid, "contest id must match [a-z0-9][a-z0-9_.:-]{0,127}")
+	}
+	if _, err := s.require(r, podium.ScopeAdmin, id); err != nil {
+		return err
+	}
+	buf, err := readBody(r, s.maxBody)
+	if err != nil {
+		return err
+	}
+	defer putBody(buf)
+	var body contestBody
+	if err := decodeStrict(buf.Bytes(), &body); err != nil {
+		return err
+	}
+	if body.ID != "" && body.ID != id {
+		return podium.Errorf(podium.ECodeInvalid, "id %q in the body differs from the contest %q in the path", body.ID, id)
+	}
+	c := &contest.Contest{ID: id, Title: body.Title, Public: body.Public, Meta: body.Meta}
+	if body.Start == "" || body.End == "" {
+		return podium.Errorf(podium.ECodeInvalid, "start and end are required")
+	}
+	if c.Start, err = parseTime("start", body.Start); err != nil {
+		return err
+	}
+	if c.End, err = parseTime("end", body.End); err != nil {
+		return err
+	}
+	if body.Freeze != nil {
+		f, err := parseTime("freeze", *body.Freeze)
+		if err != nil {
+			return err
+		}
+		c.Freeze = &f
+	}
+	switch len(body.FirstBlood) {
+	case 0:
+	case 3:
+		copy(c.FirstBlood[:], body.FirstBlood)
+	default:
+		return podium.Errorf(podium.ECodeInvalid, "first_blood must list 3 percents: first, second and third solver")
+	}
+	if err := c.Normalize(); err != nil {
+		return err
+	}
+	out, created, err := s.contests.PutContest(r.Context(), c)
+	if err != nil {
+		return err
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	return writeAny(w, status, s.contestOut(&out))
+}
+
+func (s *Server) unfreezeContest(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("contest")
+	if _, err := s.require(r, podium.ScopeAdmin, id); err != nil {
+		return err
+	}
+	if err := emptyBody(r, s.maxBody); err != nil {
+		return err
+	}
+	c, err := s.contests.Unfreeze(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	return writeAny(w, http.StatusOK, s.contestOut(&c))
+}
+
+// emptyBody accepts no body, {} or an empty object with whitespace.
+func emptyBody(r *http.Request, limit int64) error {
+	buf, err := readBody(r, limit)
+	if err != nil {
+		return err
+	}
+	defer putBody(buf)
+	if len(buf.Bytes()) == 0 {
+		return nil
+	}
+	var none struct{}
+	return decodeStrict(buf.Bytes(), &none)
+}
+
+type scoringBody struct {
+	Function   string          `json:"function"`
+	Value      int64           `json:"value"`
+	Minimum    int64           `json:"minimum"`
+	Decay      int64           `json:"decay"`
+	MinRate    json.RawMessage `json:"min_rate"`
+	Difficulty json.RawMessage `json:"difficulty"`
+}
+
+type challengeBody struct {
+	ID       string      `json:"id"`
+	Name     string      `json:"name"`
+	Category string      `json:"category"`
+	Order    int64       `json:"order"`
+	Scoring  scoringBody `json:"scoring"`
+}
+
+// number parses a JSON number that the strict decoder kept raw.
+func number(field string, raw json.RawMessage) (float64, error) {
+	if len(raw) == 0 {
+		return 0, nil
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil || raw[0] == '"' {
+		return 0, podium.Errorf(podium.ECodeInvalid, "%s must be a number", field)
+	}
+	return f, nil
+}
+
+func (s *Server) putChallenge(w http.ResponseWriter, r *http.Request) error {
+	id, chID := r.PathValue("contest"), r.PathValue("challenge")
+	if _, err := s.require(r, podium.ScopeAdmin, id); err != nil {
+		return err
+	}
+	if !contest.ValidChallengeID(chID) {
+		return podium.Errorf(podium.ECodeInvalid, "challenge id must match [a-z0-9][a-z0-9_.:-]{0,63}")
+	}
+	buf, err := readBody(r, s.maxBody)
+	if err != nil {
+		return err
+	}
+	defer putBody(buf)
+	var body challengeBody
+	if err := decodeStrict(buf.Bytes(), &body); err != nil {
+		return err
+	}
+	if body.ID != "" && body.ID != chID {
+		return podium.Errorf(podium.ECodeInvalid, "id %q in the body differs from the challenge %q in the path", body.ID, chID)
+	}
+	ch := &contest.Challenge{Contest: id, ID: chID, Name: body.Name, Category: body.Category, Order: body.Order,
+		Scoring: contest.Scoring{Function: body.Scoring.Function, Value: body.Scoring.Value, Minimum: body.Scoring.Minimum, Decay: body.Scoring.Decay}}
+	if ch.Scoring.MinRate, err = number("scoring.min_rate", body.Scoring.MinRate); err != nil {
+		return err
+	}
+	if ch.Scoring.Difficulty, err = number("scoring.difficulty", body.Scoring.Difficulty); err != nil {
+		return err
+	}
+	if err := ch.Normalize(); err != nil {
+		return err
+	}
+	out, created, err := s.contests.PutChallenge(r.Context(), ch)
+	if err != nil {
+		return err
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	return writeAny(w, status, challengeOut(&out))
+}
+
+type challengeJSON struct {
+	ID       string          `json:"id"`
+	Name     string          `json:"name"`
+	Category string          `json:"category"`
+	Order    int64           `json:"order"`
+	Scoring  contest.Scoring `json:"scoring"`
+}
+
+func challengeOut(ch *contest.Challenge) challengeJSON {
+	return challengeJSON{ID: ch.ID, Name: ch.Name, Category: ch.Category, Order: ch.Order, Scoring: ch.Scoring}
+}
+
+type attemptBody struct {
+	Team      string `json:"team"`
+	Challenge string `json:"challenge"`
+	Correct   *bool  `json:"correct"`
+}
+
+type attemptJSON struct {
+	ID        int64  `json:"id"`
+	Team      string `json:"team"`
+	Challenge string `json:"challenge"`
+	Result    string `json:"result"`
+	At        *jtime `json:"at"`
+	Key       string `json:"key"`
+	Seq       uint64 `json:"seq,omitempty"`
+}
+
+func attemptOut(a *contest.Attempt) attemptJSON {
+	return attemptJSON{ID: a.ID, Team: a.Team, Challenge: a.Challenge, Result: a.Result, At: jt(a.At), Key: a.Key, Seq: a.Seq}
+}
+
+// postAttempt records a verdict of the judge (submit scope on the
+// contest). A correct one is a solve, answered with the team's live
+// standing. With an Idempotency-Key, a retry gets the attempt it logged
+// (Idempotent-Replayed: true), with the standing as it is now.
+func (s *Server) postAttempt(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("contest")
+	k, err := s.require(r, podium.ScopeSubmit, id)
+	if err != nil {
+		return err
+	}
+	buf, err := readBody(r, s.maxBody)
+	if err != nil {
+		return err
+	}
+	defer putBody(buf)
+	var body attemptBody
+	if err := decodeStrict(buf.Bytes(), &body); err != nil {
+		return err
+	}
+	if body.Correct == nil {
+		return podium.Errorf(podium.ECodeInvalid, "correct is required: true for a right flag, false for a wrong one")
+	}
+	idem := r.Header.Get("Idempotency-Key")
+	if len(idem) > 255 {
+		return podium.Errorf(podium.ECodeInvalid, "Idempotency-Key is longer than 255 bytes")
+	}
+	o, err := s.contests.Attempt(r.Context(), id, body.Team, body.Challenge, *body.Correct, k.ID, idem)
+	if err != nil {
+		return err
+	}
+	if o.Replayed {
+		w.Header().Set("Idempotent-Replayed", "true")
+	}
+	resp := map[string]any{"contest": id, "attempt": attemptOut(&o.Attempt), "standing": nil}
+	if o.Standing != nil {
+		resp["standing"] = s.standingOut(o.Standing, true)
+		resp["challenge"] = map[string]any{"id": body.Challenge, "value": o.Value, "solves": o.Solves}
+	}
+	return writeAny(w, http.StatusOK, resp)
+}
+
+func (s *Server) contestAttempts(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("contest")
+	if _, err := s.require(r, podium.ScopeAdmin, id); err != nil {
+		return err
+	}
+	after, err := queryInt(r, "after", 0, 0, 1<<62)
+	if err != nil {
+		return err
+	}
+	limit, err := queryInt(r, "limit", 100, 1, 1000)
+	if err != nil {
+		return err
+	}
+	list, err := s.contests.Attempts(r.Context(), id, int64(after), limit)
+	if err != nil {
+		return err
+	}
+	out := make([]attemptJSON, len(list))
+	next := int64(after)
+	for i := range list {
+		out[i] = attemptOut(&list[i])
+		next = list[i].ID
+	}
+	return writeAny(w, http.StatusOK, map[string]any{"contest": id, "attempts": out, "next_after": next})
+}
+
+// appendContestProblems appends the contest_differences of POST
+// /v1/admin/check.
+func appendContestProblems(b []byte, ps []ctf.Problem) []byte {
+	b = append(b, `,"contest_differences":[`...)
+	for i, p := range ps {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"contest":`...)
+		b = appendString(b, p.Contest)
+		b = append(b, `,"what":`...)
+		b = appendString(b, p.What)
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+// checkContests runs the contests' check, none without contests.
+func (s *Server) checkContests(ctx context.Context) ([]ctf.Problem, error) {
+	if s.contests == nil {
+		return nil, nil
+	}
+	return s.contests.Check(ctx)
+}

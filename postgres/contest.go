@@ -1,0 +1,321 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/contest"
+)
+
+// CTF contests (package contest): the contest.Store half of Store. Several
+// nodes write one contest: a writer locks the contest's row (SELECT ...
+// FOR UPDATE) before it reads what it decides on, so the contest's
+// writers take turns and its solves are numbered without gaps or reuse.
+
+var _ contest.Store = (*Store)(nil)
+
+const contestCols = "id, body, created_ms, updated_ms, version, seq"
+
+func scanContest(r pgx.CollectableRow) (contest.Stored, error) {
+	var (
+		c                contest.Stored
+		body             []byte
+		created, updated int64
+		seq              int64
+	)
+	if err := r.Scan(&c.ID, &body, &created, &updated, &c.Version, &seq); err != nil {
+		return c, err
+	}
+	if err := c.SetDocument(body); err != nil {
+		return c, fmt.Errorf("contest %s: %w", c.ID, err)
+	}
+	c.CreatedAt, c.UpdatedAt, c.Seq = podium.FromMillis(created), podium.FromMillis(updated), uint64(seq)
+	return c, nil
+}
+
+// Contests lists every contest with its head, ordered by id.
+func (s *Store) Contests(ctx context.Context) ([]contest.Stored, error) {
+	rows, err := s.pool.Query(ctx, "SELECT "+contestCols+" FROM contests ORDER BY id")
+	if err != nil {
+		return nil, fmt.Errorf("contests: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, scanContest)
+	return out, wrap("contests", err)
+}
+
+// LoadContest returns one contest with its head, nil if it does not exist.
+func (s *Store) LoadContest(ctx context.Context, id string) (*contest.Stored, error) {
+	rows, err := s.pool.Query(ctx, "SELECT "+contestCols+" FROM contests WHERE id = $1", id)
+	if err != nil {
+		return nil, fmt.Errorf("load contest: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, scanContest)
+	if err != nil || len(out) == 0 {
+		return nil, wrap("load contest", err)
+	}
+	return &out[0], nil
+}
+
+// PutContest creates c or replaces it, keeping its head and moving its
+// version on.
+func (s *Store) PutContest(ctx context.Context, c *contest.Contest) error {
+	body, err := c.Document()
+	if err != nil {
+		return fmt.Errorf("put contest: %w", err)
+	}
+	_, err = s.pool.Exec(ctx, `INSERT INTO contests (id, body, created_ms, updated_ms, version) VALUES ($1, $2, $3, $4, 1)
+		ON CONFLICT (id) DO UPDATE SET body = excluded.body, created_ms = excluded.created_ms,
+		updated_ms = excluded.updated_ms, version = contests.version + 1`,
+		c.ID, string(body), podium.Millis(c.CreatedAt), podium.Millis(c.UpdatedAt))
+	return wrap("put contest", err)
+}
+
+// Challenges lists a contest's challenges by order, then id.
+func (s *Store) Challenges(ctx context.Context, id string) ([]contest.Challenge, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id, body, ord, created_ms, updated_ms FROM contest_challenges
+		WHERE contest = $1 ORDER BY ord, id`, id)
+	if err != nil {
+		return nil, fmt.Errorf("challenges: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (contest.Challenge, error) {
+		var (
+			ch               = contest.Challenge{Contest: id}
+			body             []byte
+			created, updated int64
+		)
+		if err := r.Scan(&ch.ID, &body, &ch.Order, &created, &updated); err != nil {
+			return ch, err
+		}
+		if err := ch.SetDocument(body); err != nil {
+			return ch, fmt.Errorf("%s/%s: %w", id, ch.ID, err)
+		}
+		ch.CreatedAt, ch.UpdatedAt = podium.FromMillis(created), podium.FromMillis(updated)
+		return ch, nil
+	})
+	return out, wrap("challenges", err)
+}
+
+// PutChallenge creates or replaces a challenge and moves its contest's
+// version on. A missing contest is ECodeNotFound.
+func (s *Store) PutChallenge(ctx context.Context, ch *contest.Challenge) error {
+	body, err := ch.Document()
+	if err != nil {
+		return fmt.Errorf("put challenge: %w", err)
+	}
+	return s.contestTx(ctx, "put challenge", func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, "UPDATE contests SET version = version + 1 WHERE id = $1", ch.Contest)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return podium.Errorf(podium.ECodeNotFound, "contest %q does not exist", ch.Contest)
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO contest_challenges (contest, id, body, ord, created_ms, updated_ms)
+			VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (contest, id) DO UPDATE SET body = excluded.body, ord = excluded.ord,
+			created_ms = excluded.created_ms, updated_ms = excluded.updated_ms`,
+			ch.Contest, ch.ID, string(body), ch.Order, podium.Millis(ch.CreatedAt), podium.Millis(ch.UpdatedAt))
+		return err
+	})
+}
+
+// contestTx runs fn in a transaction and commits it. An error of fn that
+// is a *podium.Error is returned as is; a failed COMMIT is wrapped with
+// podium.OutcomeUnknown; waiting for a lock past the lock timeout is
+// ECodeUnavailable.
+func (s *Store) contestTx(ctx context.Context, what string, fn func(pgx.Tx) error) error {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	if err := fn(tx); err != nil {
+		var pe *podium.Error
+		switch code, _ := pgCode(err); {
+		case errors.As(err, &pe):
+			return err
+		case code == codeLockNotAvailable:
+			return podium.Errorf(podium.ECodeUnavailable, "another writer held the contest for longer than the lock timeout; nothing was applied, retry shortly")
+		}
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return podium.OutcomeUnknown(fmt.Errorf("%s: %w", what, err))
+	}
+	return nil
+}
+
+type pgQuerier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+func contestSolves(ctx context.Context, db pgQuerier, id string, after uint64, fn func(*contest.Solve) error) error {
+	if after > math.MaxInt64 {
+		return nil
+	}
+	rows, err := db.Query(ctx, `SELECT seq, challenge, team, at_ms FROM contest_solves
+		WHERE contest = $1 AND seq > $2 ORDER BY seq`, id, int64(after))
+	if err != nil {
+		return fmt.Errorf("solves: %w", err)
+	}
+	defer rows.Close()
+	sv := contest.Solve{Contest: id}
+	for rows.Next() {
+		var seq, at int64
+		if err := rows.Scan(&seq, &sv.Challenge, &sv.Team, &at); err != nil {
+			return fmt.Errorf("solves: %w", err)
+		}
+		sv.Seq, sv.At = uint64(seq), podium.FromMillis(at)
+		if err := fn(&sv); err != nil {
+			return err
+		}
+	}
+	return wrap("solves", rows.Err())
+}
+
+// Solves calls fn for every solve of a contest after seq after, in order.
+func (s *Store) Solves(ctx context.Context, id string, after uint64, fn func(*contest.Solve) error) error {
+	return contestSolves(ctx, s.pool, id, after, fn)
+}
+
+// Attempt records one attempt (see contest.Store) in a transaction that
+// holds the contest's row.
+func (s *Store) Attempt(ctx context.Context, id string, after uint64, ref contest.AttemptRef, catchUp func(*contest.Solve) error,
+	decide func(last uint64, prior *contest.Attempt) (*contest.Attempt, error)) error {
+	return s.contestTx(ctx, "attempt", func(tx pgx.Tx) error {
+		var last int64
+		err := tx.QueryRow(ctx, "SELECT seq FROM contests WHERE id = $1 FOR UPDATE", id).Scan(&last)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return podium.Errorf(podium.ECodeNotFound, "contest %q does not exist", id)
+		}
+		if err != nil {
+			return err
+		}
+		if err := contestSolves(ctx, tx, id, after, catchUp); err != nil {
+			return err
+		}
+		var prior *contest.Attempt
+		if ref.Idem != "" {
+			rows, err := tx.Query(ctx, "SELECT "+attemptCols+` FROM contest_attempts
+				WHERE contest = $1 AND key_id = $2 AND idem = $3`, id, ref.Key, ref.Idem)
+			if err != nil {
+				return err
+			}
+			found, err := pgx.CollectRows(rows, attemptScanner(id))
+			if err != nil {
+				return err
+			}
+			if len(found) > 0 {
+				prior = &found[0]
+			}
+		}
+		a, err := decide(uint64(last), prior)
+		if err != nil {
+			return err
+		}
+		if a.ID != 0 {
+			return nil // already logged: a retry
+		}
+		if a.Result == contest.ResultSolved {
+			if a.Seq != uint64(last)+1 {
+				return fmt.Errorf("solve seq %d does not follow %d", a.Seq, last)
+			}
+			if _, err := tx.Exec(ctx, "INSERT INTO contest_solves (contest, seq, challenge, team, at_ms) VALUES ($1, $2, $3, $4, $5)",
+				id, int64(a.Seq), a.Challenge, a.Team, podium.Millis(a.At)); err != nil {
+				if code, _ := pgCode(err); code == codeUniqueViolation {
+					return podium.Errorf(podium.ECodeConflict, "team %q has already solved %q", a.Team, a.Challenge)
+				}
+				return err
+			}
+			if _, err := tx.Exec(ctx, "UPDATE contests SET seq = $1 WHERE id = $2", int64(a.Seq), id); err != nil {
+				return err
+			}
+		} else {
+			a.Seq = 0
+		}
+		var idem *string
+		if a.Idem != "" {
+			idem = &a.Idem
+		}
+		return tx.QueryRow(ctx, `INSERT INTO contest_attempts (contest, challenge, team, result, at_ms, key_id, seq, idem)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`, id, a.Challenge, a.Team, a.Result, podium.Millis(a.At), a.Key,
+			int64(a.Seq), idem).Scan(&a.ID)
+	})
+}
+
+const attemptCols = "id, challenge, team, result, at_ms, key_id, seq, coalesce(idem, '')"
+
+func attemptScanner(id string) pgx.RowToFunc[contest.Attempt] {
+	return func(r pgx.CollectableRow) (contest.Attempt, error) {
+		a := contest.Attempt{Contest: id}
+		var at, seq int64
+		err := r.Scan(&a.ID, &a.Challenge, &a.Team, &a.Result, &at, &a.Key, &seq, &a.Idem)
+		a.At, a.Seq = podium.FromMillis(at), uint64(seq)
+		return a, err
+	}
+}
+
+// Attempts returns up to limit attempts of a contest after id after.
+func (s *Store) Attempts(ctx context.Context, id string, after int64, limit int) ([]contest.Attempt, error) {
+	rows, err := s.pool.Query(ctx, "SELECT "+attemptCols+` FROM contest_attempts
+		WHERE contest = $1 AND id > $2 ORDER BY id LIMIT $3`, id, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("attempts: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, attemptScanner(id))
+	if out == nil {
+		out = []contest.Attempt{}
+	}
+	return out, wrap("attempts", err)
+}
+
+// PutSnapshot stores a standings snapshot unless one is stored for
+// (contest, at) already.
+func (s *Store) PutSnapshot(ctx context.Context, id string, at time.Time, seq uint64, doc []byte) (bool, error) {
+	tag, err := s.pool.Exec(ctx, `INSERT INTO contest_snapshots (contest, at_ms, seq, body) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (contest, at_ms) DO NOTHING`, id, podium.Millis(at), int64(seq), doc)
+	if err != nil {
+		return false, fmt.Errorf("put snapshot: %w", err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// SnapshotAt returns the newest snapshot taken at or before at.
+func (s *Store) SnapshotAt(ctx context.Context, id string, at time.Time) (contest.Snapshot, bool, error) {
+	var (
+		snap    contest.Snapshot
+		ms, seq int64
+	)
+	err := s.pool.QueryRow(ctx, `SELECT at_ms, seq, body FROM contest_snapshots WHERE contest = $1 AND at_ms <= $2
+		ORDER BY at_ms DESC LIMIT 1`, id, podium.Millis(at)).Scan(&ms, &seq, &snap.Doc)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return snap, false, nil
+	}
+	if err != nil {
+		return snap, false, fmt.Errorf("snapshot: %w", err)
+	}
+	snap.At, snap.Seq = podium.FromMillis(ms), uint64(seq)
+	return snap, true, nil
+}
+
+// SnapshotTimes lists the times of a contest's snapshots, oldest first.
+func (s *Store) SnapshotTimes(ctx context.Context, id string) ([]time.Time, error) {
+	rows, err := s.pool.Query(ctx, "SELECT at_ms FROM contest_snapshots WHERE contest = $1 ORDER BY at_ms", id)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot times: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (time.Time, error) {
+		var ms int64
+		err := r.Scan(&ms)
+		return podium.FromMillis(ms), err
+	})
+	if out == nil {
+		out = []time.Time{}
+	}
+	return out, wrap("snapshot times", err)
+}

@@ -1,0 +1,15 @@
+package postgres
+
+import (
+	"testing"
+
+	"github.com/podiumhq/podium/contest"
+	"github.com/podiumhq/podium/storetest"
+)
+
+func TestContestContract(t *testing.T) {
+	storetest.RunContests(t, func(t *testing.T) contest.Store {
+		s, _ := openTest(t, Options{})
+		return s
+	})
+}

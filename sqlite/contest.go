@@ -1,0 +1,355 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/contest"
+)
+
+// CTF contests (package contest): the contest.Store half of Store.
+
+var _ contest.Store = (*Store)(nil)
+
+const contestCols = "id, body, created_ms, updated_ms, version, seq"
+
+func scanContest(sc interface{ Scan(...any) error }) (*contest.Stored, error) {
+	var (
+		c                contest.Stored
+		body             []byte
+		created, updated int64
+		seq              int64
+	)
+	if err := sc.Scan(&c.ID, &body, &created, &updated, &c.Version, &seq); err != nil {
+		return nil, err
+	}
+	if err := c.SetDocument(body); err != nil {
+		return nil, fmt.Errorf("contest %s: %w", c.ID, err)
+	}
+	c.CreatedAt, c.UpdatedAt, c.Seq = podium.FromMillis(created), podium.FromMillis(updated), uint64(seq)
+	return &c, nil
+}
+
+// Contests lists every contest with its head, ordered by id.
+func (s *Store) Contests(ctx context.Context) ([]contest.Stored, error) {
+	rows, err := s.r.QueryContext(ctx, "SELECT "+contestCols+" FROM contests ORDER BY id")
+	if err != nil {
+		return nil, fmt.Errorf("contests: %w", err)
+	}
+	defer rows.Close()
+	var out []contest.Stored
+	for rows.Next() {
+		c, err := scanContest(rows)
+		if err != nil {
+			return nil, fmt.Errorf("contests: %w", err)
+		}
+		out = append(out, *c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("contests: %w", err)
+	}
+	return out, nil
+}
+
+// LoadContest returns one contest with its head, nil if it does not exist.
+func (s *Store) LoadContest(ctx context.Context, id string) (*contest.Stored, error) {
+	c, err := scanContest(s.r.QueryRowContext(ctx, "SELECT "+contestCols+" FROM contests WHERE id = ?", id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load contest: %w", err)
+	}
+	return c, nil
+}
+
+// PutContest creates c or replaces it, keeping its head and moving its
+// version on.
+func (s *Store) PutContest(ctx context.Context, c *contest.Contest) error {
+	body, err := c.Document()
+	if err != nil {
+		return fmt.Errorf("put contest: %w", err)
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	_, err = s.w.ExecContext(ctx, `INSERT INTO contests (id, body, created_ms, updated_ms, version) VALUES (?, ?, ?, ?, 1)
+		ON CONFLICT (id) DO UPDATE SET body = excluded.body, created_ms = excluded.created_ms,
+		updated_ms = excluded.updated_ms, version = contests.version + 1`,
+		c.ID, string(body), podium.Millis(c.CreatedAt), podium.Millis(c.UpdatedAt))
+	if err != nil {
+		return fmt.Errorf("put contest: %w", err)
+	}
+	return s.durable(ctx)
+}
+
+// Challenges lists a contest's challenges by order, then id.
+func (s *Store) Challenges(ctx context.Context, id string) ([]contest.Challenge, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT id, body, ord, created_ms, updated_ms FROM contest_challenges
+		WHERE contest = ? ORDER BY ord, id`, id)
+	if err != nil {
+		return nil, fmt.Errorf("challenges: %w", err)
+	}
+	defer rows.Close()
+	var out []contest.Challenge
+	for rows.Next() {
+		var (
+			ch               = contest.Challenge{Contest: id}
+			body             []byte
+			created, updated int64
+		)
+		if err := rows.Scan(&ch.ID, &body, &ch.Order, &created, &updated); err != nil {
+			return nil, fmt.Errorf("challenges: %w", err)
+		}
+		if err := ch.SetDocument(body); err != nil {
+			return nil, fmt.Errorf("challenges: %s/%s: %w", id, ch.ID, err)
+		}
+		ch.CreatedAt, ch.UpdatedAt = podium.FromMillis(created), podium.FromMillis(updated)
+		out = append(out, ch)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("challenges: %w", err)
+	}
+	return out, nil
+}
+
+// PutChallenge creates or replaces a challenge and moves its contest's
+// version on. A missing contest is ECodeNotFound.
+func (s *Store) PutChallenge(ctx context.Context, ch *contest.Challenge) error {
+	body, err := ch.Document()
+	if err != nil {
+		return fmt.Errorf("put challenge: %w", err)
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("put challenge: %w", err)
+	}
+	defer rollback(tx)
+	res, err := tx.ExecContext(ctx, "UPDATE contests SET version = version + 1 WHERE id = ?", ch.Contest)
+	if err != nil {
+		return fmt.Errorf("put challenge: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("put challenge: %w", err)
+	} else if n == 0 {
+		return podium.Errorf(podium.ECodeNotFound, "contest %q does not exist", ch.Contest)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO contest_challenges (contest, id, body, ord, created_ms, updated_ms)
+		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (contest, id) DO UPDATE SET body = excluded.body, ord = excluded.ord,
+		created_ms = excluded.created_ms, updated_ms = excluded.updated_ms`,
+		ch.Contest, ch.ID, string(body), ch.Order, podium.Millis(ch.CreatedAt), podium.Millis(ch.UpdatedAt)); err != nil {
+		return fmt.Errorf("put challenge: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return podium.OutcomeUnknown(fmt.Errorf("put challenge: %w", err))
+	}
+	return s.durable(ctx)
+}
+
+func solves(ctx context.Context, db querier, id string, after uint64, fn func(*contest.Solve) error) error {
+	if after > math.MaxInt64 {
+		return nil
+	}
+	rows, err := db.QueryContext(ctx, `SELECT seq, challenge, team, at_ms FROM contest_solves
+		WHERE contest = ? AND seq > ? ORDER BY seq`, id, int64(after))
+	if err != nil {
+		return fmt.Errorf("solves: %w", err)
+	}
+	defer rows.Close()
+	sv := contest.Solve{Contest: id}
+	for rows.Next() {
+		var seq, at int64
+		if err := rows.Scan(&seq, &sv.Challenge, &sv.Team, &at); err != nil {
+			return fmt.Errorf("solves: %w", err)
+		}
+		sv.Seq, sv.At = uint64(seq), podium.FromMillis(at)
+		if err := fn(&sv); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("solves: %w", err)
+	}
+	return nil
+}
+
+// Solves calls fn for every solve of a contest after seq after, in order.
+func (s *Store) Solves(ctx context.Context, id string, after uint64, fn func(*contest.Solve) error) error {
+	return solves(ctx, s.r, id, after, fn)
+}
+
+// Attempt records one attempt (see contest.Store). The write connection is
+// this process's only writer and SQLite takes the database's write lock
+// at the first write, so the contest's writers take turns.
+func (s *Store) Attempt(ctx context.Context, id string, after uint64, ref contest.AttemptRef, catchUp func(*contest.Solve) error,
+	decide func(last uint64, prior *contest.Attempt) (*contest.Attempt, error)) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("attempt: %w", err)
+	}
+	defer rollback(tx)
+	// Writing the row first takes the write lock before anything is read.
+	if _, err := tx.ExecContext(ctx, "UPDATE contests SET seq = seq WHERE id = ?", id); err != nil {
+		return fmt.Errorf("attempt: %w", err)
+	}
+	var last int64
+	if err := tx.QueryRowContext(ctx, "SELECT seq FROM contests WHERE id = ?", id).Scan(&last); errors.Is(err, sql.ErrNoRows) {
+		return podium.Errorf(podium.ECodeNotFound, "contest %q does not exist", id)
+	} else if err != nil {
+		return fmt.Errorf("attempt: %w", err)
+	}
+	if err := solves(ctx, tx, id, after, catchUp); err != nil {
+		return err
+	}
+	var prior *contest.Attempt
+	if ref.Idem != "" {
+		if prior, err = scanAttempt(tx.QueryRowContext(ctx, "SELECT "+attemptCols+` FROM contest_attempts
+			WHERE contest = ? AND key_id = ? AND idem = ?`, id, ref.Key, ref.Idem), id); errors.Is(err, sql.ErrNoRows) {
+			prior = nil
+		} else if err != nil {
+			return fmt.Errorf("attempt: %w", err)
+		}
+	}
+	a, err := decide(uint64(last), prior)
+	if err != nil {
+		return err
+	}
+	if a.ID != 0 {
+		return nil // already logged: a retry
+	}
+	if a.Result == contest.ResultSolved {
+		if a.Seq != uint64(last)+1 {
+			return fmt.Errorf("attempt: solve seq %d does not follow %d", a.Seq, last)
+		}
+		if _, err := tx.ExecContext(ctx, "INSERT INTO contest_solves (contest, seq, challenge, team, at_ms) VALUES (?, ?, ?, ?, ?)",
+			id, int64(a.Seq), a.Challenge, a.Team, podium.Millis(a.At)); err != nil {
+			if code := sqliteCode(err); code == codeConstraintUnique || code == codeConstraintPrimaryKey {
+				return podium.Errorf(podium.ECodeConflict, "team %q has already solved %q", a.Team, a.Challenge)
+			}
+			return fmt.Errorf("attempt: solve: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, "UPDATE contests SET seq = ? WHERE id = ?", int64(a.Seq), id); err != nil {
+			return fmt.Errorf("attempt: %w", err)
+		}
+	} else {
+		a.Seq = 0
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO contest_attempts (contest, challenge, team, result, at_ms, key_id, seq, idem)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, id, a.Challenge, a.Team, a.Result, podium.Millis(a.At), a.Key, int64(a.Seq), nullable(a.Idem))
+	if err != nil {
+		return fmt.Errorf("attempt: log: %w", err)
+	}
+	if a.ID, err = res.LastInsertId(); err != nil {
+		return fmt.Errorf("attempt: log: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return podium.OutcomeUnknown(fmt.Errorf("attempt: %w", err))
+	}
+	return s.durable(ctx)
+}
+
+const attemptCols = "id, challenge, team, result, at_ms, key_id, seq, coalesce(idem, '')"
+
+func scanAttempt(sc interface{ Scan(...any) error }, id string) (*contest.Attempt, error) {
+	a := contest.Attempt{Contest: id}
+	var at, seq int64
+	if err := sc.Scan(&a.ID, &a.Challenge, &a.Team, &a.Result, &at, &a.Key, &seq, &a.Idem); err != nil {
+		return nil, err
+	}
+	a.At, a.Seq = podium.FromMillis(at), uint64(seq)
+	return &a, nil
+}
+
+// nullable is s, or NULL for "".
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// Attempts returns up to limit attempts of a contest after id after.
+func (s *Store) Attempts(ctx context.Context, id string, after int64, limit int) ([]contest.Attempt, error) {
+	rows, err := s.r.QueryContext(ctx, "SELECT "+attemptCols+` FROM contest_attempts
+		WHERE contest = ? AND id > ? ORDER BY id LIMIT ?`, id, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("attempts: %w", err)
+	}
+	defer rows.Close()
+	out := []contest.Attempt{}
+	for rows.Next() {
+		a, err := scanAttempt(rows, id)
+		if err != nil {
+			return nil, fmt.Errorf("attempts: %w", err)
+		}
+		out = append(out, *a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("attempts: %w", err)
+	}
+	return out, nil
+}
+
+// PutSnapshot stores a standings snapshot unless one is stored for
+// (contest, at) already.
+func (s *Store) PutSnapshot(ctx context.Context, id string, at time.Time, seq uint64, doc []byte) (bool, error) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	res, err := s.w.ExecContext(ctx, `INSERT INTO contest_snapshots (contest, at_ms, seq, body) VALUES (?, ?, ?, ?)
+		ON CONFLICT (contest, at_ms) DO NOTHING`, id, podium.Millis(at), int64(seq), doc)
+	if err != nil {
+		return false, fmt.Errorf("put snapshot: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("put snapshot: %w", err)
+	}
+	return n == 1, s.durable(ctx)
+}
+
+// SnapshotAt returns the newest snapshot taken at or before at.
+func (s *Store) SnapshotAt(ctx context.Context, id string, at time.Time) (contest.Snapshot, bool, error) {
+	var (
+		snap    contest.Snapshot
+		ms, seq int64
+	)
+	err := s.r.QueryRowContext(ctx, `SELECT at_ms, seq, body FROM contest_snapshots WHERE contest = ? AND at_ms <= ?
+		ORDER BY at_ms DESC LIMIT 1`, id, podium.Millis(at)).Scan(&ms, &seq, &snap.Doc)
+	if errors.Is(err, sql.ErrNoRows) {
+		return snap, false, nil
+	}
+	if err != nil {
+		return snap, false, fmt.Errorf("snapshot: %w", err)
+	}
+	snap.At, snap.Seq = podium.FromMillis(ms), uint64(seq)
+	return snap, true, nil
+}
+
+// SnapshotTimes lists the times of a contest's snapshots, oldest first.
+func (s *Store) SnapshotTimes(ctx context.Context, id string) ([]time.Time, error) {
+	rows, err := s.r.QueryContext(ctx, "SELECT at_ms FROM contest_snapshots WHERE contest = ? ORDER BY at_ms", id)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot times: %w", err)
+	}
+	defer rows.Close()
+	out := []time.Time{}
+	for rows.Next() {
+		var ms int64
+		if err := rows.Scan(&ms); err != nil {
+			return nil, fmt.Errorf("snapshot times: %w", err)
+		}
+		out = append(out, podium.FromMillis(ms))
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("snapshot times: %w", err)
+	}
+	return out, nil
+}
