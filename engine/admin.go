@@ -162,6 +162,9 @@ func (e *Engine) applyDeleteBoard(o *op, del func(id string) error) error {
 	if err := e.aggCheckDelete(context.Background(), id); err != nil { // aggregate_admin.go
 		return err
 	}
+	if err := e.tourneyCheckDelete(context.Background(), id); err != nil { // tournament.go
+		return err
+	}
 	if err := del(id); err != nil {
 		return e.storeFailed("delete board", err)
 	}

@@ -382,3 +382,35 @@ func (e *Engine) joinCount(ctx context.Context, bs *boardState) (int64, error) {
 	}
 	return n, nil
 }
+
+// tourneyCheckDelete refuses to delete a tournament whose settlement has
+// credited points: its payouts would go with it while the points stayed on
+// the points boards, which podium check could then never reconcile. The
+// way out takes the points back first: remove the entries (or hide the
+// players) and settle again, which pays every unranked player 0.
+func (e *Engine) tourneyCheckDelete(ctx context.Context, id string) error {
+	bs := e.board(id)
+	if bs == nil || bs.def.Load().Tournament == nil {
+		return nil
+	}
+	ts, err := e.tourneyStore()
+	if err != nil {
+		return nil // a store without tournaments keeps no payouts
+	}
+	pays, err := ts.Payouts(ctx, id)
+	if err != nil {
+		return e.storeFailed("read payouts", err)
+	}
+	var players, points int64
+	for _, p := range pays {
+		if p.Points != 0 {
+			players++
+			points += p.Points
+		}
+	}
+	if players > 0 {
+		return podium.Errorf(podium.ECodeConflict, "tournament %q has credited %d points to %d players on its points boards; "+
+			"remove its entries and settle it again (which takes the points back) before deleting it", id, points, players)
+	}
+	return nil
+}

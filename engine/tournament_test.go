@@ -537,8 +537,25 @@ func TestSettleRecreatedTournament(t *testing.T) {
 	if rs, err := te.eng.SettleDue(ctx); err != nil || len(rs) != 1 {
 		t.Fatalf("first SettleDue = %+v, %v", rs, err)
 	}
+	// Its points are credited: deleting it would orphan them.
+	if err := te.eng.DeleteBoard(ctx, "w1"); podium.ErrorCode(err) != podium.ECodeConflict {
+		t.Fatalf("delete of a settled tournament = %v, want conflict", err)
+	}
+	if pts := values(t, te.eng, "pts:total"); pts["a"][0] != 1000 {
+		t.Fatalf("refused delete changed the points: %v", pts)
+	}
+	// Taking the points back first makes it deletable.
+	if err := te.eng.DeleteEntry(ctx, "w1", "", "a"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := te.eng.Settle(ctx, "w1"); err != nil {
+		t.Fatal(err)
+	}
 	if err := te.eng.DeleteBoard(ctx, "w1"); err != nil {
 		t.Fatal(err)
+	}
+	if pts := values(t, te.eng, "pts:total"); pts["a"][0] != 0 {
+		t.Fatalf("points after taking them back: %v", pts)
 	}
 	te.clock.Set(end.Add(11 * time.Hour))
 	te.put(cup("w1", end, nil)) // the same window, long past
