@@ -59,11 +59,7 @@ func (s *Server) entries(w http.ResponseWriter, r *http.Request) error {
 		writeJSON(w, http.StatusOK, appendPage(make([]byte, 0, 256+len(page.Entries)*160), &page))
 		return nil
 	}
-	offset, err := queryInt(r, "offset", 0, 0, 1<<31-1)
-	if err != nil {
-		return err
-	}
-	limit, err := queryInt(r, "limit", 100, 1, 1000)
+	offset, limit, err := queryPage(r)
 	if err != nil {
 		return err
 	}

@@ -129,3 +129,18 @@ func queryBool(r *http.Request, name string) (bool, error) {
 	}
 	return false, podium.Errorf(podium.ECodeInvalid, "%s must be true or false", name)
 }
+
+// maxOffset bounds the offset query parameter of every paged read.
+const maxOffset = 1<<31 - 1
+
+// queryPage parses the offset (default 0) and limit (default 100, 1 to
+// 1000) query parameters of a paged read.
+func queryPage(r *http.Request) (offset, limit int, err error) {
+	if offset, err = queryInt(r, "offset", 0, 0, maxOffset); err != nil {
+		return 0, 0, err
+	}
+	if limit, err = queryInt(r, "limit", 100, 1, 1000); err != nil {
+		return 0, 0, err
+	}
+	return offset, limit, nil
+}

@@ -277,11 +277,7 @@ func (s *Server) participants(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	offset, err := queryInt(r, "offset", 0, 0, 1<<31-1)
-	if err != nil {
-		return err
-	}
-	limit, err := queryInt(r, "limit", 100, 1, 1000)
+	offset, limit, err := queryPage(r)
 	if err != nil {
 		return err
 	}
@@ -363,11 +359,7 @@ func (s *Server) payouts(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	offset, err := queryInt(r, "offset", 0, 0, 1<<31-1)
-	if err != nil {
-		return err
-	}
-	limit, err := queryInt(r, "limit", 100, 1, 1000)
+	offset, limit, err := queryPage(r)
 	if err != nil {
 		return err
 	}
