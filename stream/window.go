@@ -380,11 +380,17 @@ func (w *window) overloadLimit() int {
 }
 
 // sameContent reports whether two views of an entry differ in anything but
-// rank.
+// rank. Value is left out: it follows from the keys and the clock, so it
+// moves on every read of a current points board while the ranking does
+// not; an entry is sent again when its keys change, with a fresh value,
+// and every snapshot restates them all.
 func sameContent(a, b *Entry) bool {
 	return a.Player == b.Player && a.Name == b.Name && a.AtText == b.AtText &&
-		slices.Equal(a.Keys, b.Keys) && string(a.Meta) == string(b.Meta)
+		slices.Equal(a.Keys, b.Keys) && string(a.Meta) == string(b.Meta) &&
+		slices.EqualFunc(a.Results, b.Results, sameResult)
 }
+
+func sameResult(a, b Result) bool { return a.AtText == b.AtText && slices.Equal(a.Keys, b.Keys) }
 
 func sameEntry(a, b *Entry) bool { return a.Rank == b.Rank && sameContent(a, b) }
 
