@@ -49,8 +49,13 @@
 
   // entry copies the fields of a ranked entry, leaving out the delta-only
   // prev_rank so that entries in a state all look alike.
+  // A best_k board's entries also carry results (the kept results, best
+  // first) and a current points board's value (the decayed points).
   function entry(e) {
-    return { rank: e.rank, player: e.player, name: e.name, keys: e.keys || [], at: e.at, meta: e.meta };
+    const out = { rank: e.rank, player: e.player, name: e.name, keys: e.keys || [], at: e.at, meta: e.meta };
+    if (e.results) out.results = e.results;
+    if (e.value !== undefined) out.value = e.value;
+    return out;
   }
 
   // Watcher follows one board. Create it with Podium.watch.
