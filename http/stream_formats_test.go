@@ -1,27 +1,58 @@
 package http_test
 
 import (
+	"context"
 	"fmt"
+	"io"
+	"log/slog"
+	"net/http/httptest"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/podiumhq/podium/engine"
+	podiumhttp "github.com/podiumhq/podium/http"
 	"github.com/podiumhq/podium/sqlite"
 	"github.com/podiumhq/podium/stream"
 )
 
-// TestStreamCurrentPointsValue: a current points board's stream entries
-// carry "value", the decayed points the REST read shows, next to the
-// exact keys; a stream opened a half-life later shows half of it.
-func TestStreamCurrentPointsValue(t *testing.T) {
+// newFormatsServer is newTourneyServer on SQLite with a hub that sends
+// its safety-net snapshot every 300 ms.
+func newFormatsServer(t *testing.T, now time.Time) *server {
+	t.Helper()
 	st, err := sqlite.Open(filepath.Join(t.TempDir(), "podium.db"), sqlite.Options{Sync: "normal"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	clk := &fakeClock{t: now}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	eng := engine.New(engine.Config{Store: st, Now: clk.Now, Logger: log, SettleEvery: -1, PollEvery: 50 * time.Millisecond})
+	eng.SetAdminSecret(adminKey)
+	hub := stream.New(podiumhttp.StreamSource(eng), stream.Config{Logger: log, SnapshotEvery: 300 * time.Millisecond})
+	eng.SetListener(hub)
+	if err := eng.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	srv := podiumhttp.New(podiumhttp.Config{Engine: eng, Store: st, Logger: log, Hub: hub})
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() {
+		hub.Close()
+		ts.Close()
+		eng.Close()
+	})
+	return &server{t: t, url: ts.URL, clock: clk, eng: eng, hub: hub, srv: srv}
+}
+
+// TestStreamCurrentPointsValue: a current points board's stream entries
+// carry "value", the decayed points the REST read shows, next to the
+// exact keys; a stream opened a half-life later shows half of it, and so
+// does the next periodic snapshot of a stream that stayed open, though
+// no entry changed.
+func TestStreamCurrentPointsValue(t *testing.T) {
 	start := time.Date(2026, 12, 7, 0, 0, 0, 0, time.UTC)
 	end := start.Add(7 * 24 * time.Hour)
-	s := newTourneyServer(t, st, start)
+	s := newFormatsServer(t, start)
 	set := func(at time.Time) { s.clock.mu.Lock(); s.clock.t = at; s.clock.mu.Unlock() }
 	s.mkBoard("pts:current", `{"keys": [{"name": "era", "order": "desc"}, {"name": "points", "order": "desc"}], "mode": "sum", "public": true,
 		"points": {"ladder": "pts", "kind": "current"}}`)
@@ -35,6 +66,7 @@ func TestStreamCurrentPointsValue(t *testing.T) {
 	set(end.Add(18 * 24 * time.Hour))
 	s.must(200, s.do("POST", "/v1/tournaments/wk/settle", adminKey, nil))
 
+	var checkEvent func(ev sseEvent, want map[string]float64)
 	// rest maps player -> [keys, value] of the REST read.
 	rest := func(board string) map[string][2]any {
 		page := s.must(200, s.do("GET", "/v1/boards/"+board+"/entries", "", nil)).json(t)
@@ -49,9 +81,12 @@ func TestStreamCurrentPointsValue(t *testing.T) {
 		t.Helper()
 		c := s.openSSE(fmt.Sprintf("/v1/boards/pts:current/stream?limit=%d", limit), "")
 		defer c.cancel()
-		ev := c.next(2 * time.Second)
+		checkEvent(c.next(2*time.Second), want)
+	}
+	checkEvent = func(ev sseEvent, want map[string]float64) {
+		t.Helper()
 		if ev.Type != "snapshot" {
-			t.Fatalf("first event %+v", ev)
+			t.Fatalf("want a snapshot, got %+v", ev)
 		}
 		r := rest("pts:current")
 		es := ev.Data["entries"].([]any)
@@ -71,9 +106,17 @@ func TestStreamCurrentPointsValue(t *testing.T) {
 	}
 	// Settled 18 days after the end: credits dated at the end, decayed
 	// since (the numbers of docs/API.md's example for amy and bob).
-	check(10, map[string]float64{"amy": 49.152696, "bob": 24.576348, "cid": 16.711917})
+	now := map[string]float64{"amy": 49.152696, "bob": 24.576348, "cid": 16.711917}
+	half := map[string]float64{"amy": 49.152696 / 2, "bob": 24.576348 / 2, "cid": 16.711917 / 2}
+	check(10, now)
+	open := s.openSSE("/v1/boards/pts:current/stream?limit=12", "")
+	defer open.cancel()
+	checkEvent(open.next(2*time.Second), now)
 	set(end.Add(18*24*time.Hour + 730*24*time.Hour))
-	check(11, map[string]float64{"amy": 49.152696 / 2, "bob": 24.576348 / 2, "cid": 16.711917 / 2})
+	check(11, half)
+	// The open stream: the next periodic snapshot has the values as they
+	// are now, with the same keys (nothing moved, so no delta came).
+	checkEvent(open.next(2*time.Second), half)
 
 	// Other boards carry no value.
 	c := s.openSSE("/v1/boards/pts:total/stream", "")

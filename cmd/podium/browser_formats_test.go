@@ -139,6 +139,15 @@ func TestBrowserFormatPages(t *testing.T) {
 		"agg:aggregate,bk:best_k,pts:current:points,wk:tournament", 5*time.Second)
 	wd.screenshot(filepath.Join(shots, "index-formats.png"))
 
+	// A phone: the tournament page fits the width (the table scrolls inside its frame if it must).
+	if _, err := wd.d.call("POST", wd.url+"/window/rect", map[string]int{"width": 380, "height": 800}); err != nil {
+		t.Fatalf("resize: %v", err)
+	}
+	wd.open(base + "/boards/wk")
+	wait(fact("state"), "settled", 5*time.Second)
+	wait(`return String(document.documentElement.scrollWidth <= document.documentElement.clientWidth);`, "true", time.Second)
+	wd.screenshot(filepath.Join(shots, "tournament-phone.png"))
+
 	for _, e := range wd.consoleLog() {
 		if e.Source == "javascript" || strings.Contains(e.Message, "Content Security Policy") {
 			t.Errorf("browser console: %s %s: %s", e.Level, e.Source, e.Message)
