@@ -367,7 +367,8 @@
           const o = before.get(e.player);
           before.delete(e.player);
           if (!o) { info.entered.push(e); info.changed.push(Object.assign({ prev_rank: null }, e)); continue; }
-          if (o.rank !== e.rank || !sameKeys(o.keys, e.keys) || o.name !== e.name) {
+          if (o.rank !== e.rank || !sameKeys(o.keys, e.keys) || o.name !== e.name ||
+              JSON.stringify(o.results) !== JSON.stringify(e.results)) {
             info.changed.push(Object.assign({ prev_rank: o.rank }, e));
           }
           if (o.rank !== e.rank) info.moved.push({ player: e.player, name: e.name, rank: e.rank, prev_rank: o.rank });
