@@ -52,9 +52,28 @@ func (s source) View(ctx context.Context, board string, limit int) (stream.View,
 		Period: lv.Period, NextReset: lv.NextReset, Seq: lv.Seq, Total: lv.Total, Entries: make([]stream.Entry, len(lv.Entries))}
 	for i, en := range lv.Entries {
 		v.Entries[i] = stream.Entry{Rank: en.Rank, Player: en.Player, Name: en.Name, Keys: en.Keys,
-			AtText: en.At.UTC().Format("2006-01-02T15:04:05.000Z07:00"), Meta: en.Meta}
+			AtText: en.At.UTC().Format("2006-01-02T15:04:05.000Z07:00"), Meta: en.Meta,
+			Results: streamResults(en.Results)}
+		if en.Decayed {
+			// The same number as the REST read's "value" (encode.go).
+			v.Entries[i].Value = json.Number(strconv.FormatFloat(en.Value, 'f', 6, 64))
+		}
 	}
 	return v, nil
+}
+
+// streamResults copies the best stream.MaxResults kept results of a
+// best_k entry (the engine's are shared with its index: read-only).
+func streamResults(rs []podium.Result) []stream.Result {
+	if len(rs) == 0 {
+		return nil
+	}
+	out := make([]stream.Result, min(len(rs), stream.MaxResults))
+	for i := range out {
+		out[i] = stream.Result{Keys: append([]int64(nil), rs[i].Keys...),
+			AtText: rs[i].At.UTC().Format("2006-01-02T15:04:05.000Z07:00")}
+	}
+	return out
 }
 
 // clientIP is the address a stream is counted against.

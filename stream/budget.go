@@ -50,14 +50,21 @@ func (m *memory) release(ev *Event) {
 
 // entryOverhead approximates an Entry's own bytes and its allocations
 // besides the strings and keys it holds.
-const entryOverhead = 112 + 48
+const entryOverhead = 152 + 48
+
+// resultOverhead approximates a kept Result's own bytes and its keys'
+// allocation besides the keys and time text.
+const resultOverhead = 40 + 16
 
 // viewSize estimates the heap a window's state holds.
 func viewSize(v *View) int64 {
 	n := int64(256 + 32*len(v.Keys))
 	for i := range v.Entries {
 		e := &v.Entries[i]
-		n += entryOverhead + int64(8*len(e.Keys)+len(e.Player)+len(e.Name)+len(e.AtText)+len(e.Meta))
+		n += entryOverhead + int64(8*len(e.Keys)+len(e.Player)+len(e.Name)+len(e.AtText)+len(e.Meta)+len(e.Value))
+		for _, r := range e.Results {
+			n += resultOverhead + int64(8*len(r.Keys)+len(r.AtText))
+		}
 	}
 	for i := range v.Feed {
 		f := &v.Feed[i]

@@ -18,7 +18,25 @@ type Entry struct {
 	Keys     []int64         `json:"keys"`
 	AtText   string          `json:"at"`
 	Meta     json.RawMessage `json:"meta"`
+	// Results are a best_k board's kept results, best first: at most
+	// MaxResults of them (the REST read has them all).
+	Results []Result `json:"results,omitempty"`
+	// Value is a current points board's decayed points when the entry
+	// was read, as the REST read shows them (6 decimals); the keys stay
+	// the exact ranking. Empty on other boards.
+	Value json.Number `json:"value,omitempty"`
 }
+
+// Result is one kept result of a best_k board's entry.
+type Result struct {
+	Keys   []int64 `json:"keys"`
+	AtText string  `json:"at"`
+}
+
+// MaxResults bounds the kept results a stream entry carries, so that a
+// window's events stay small whatever a board's keep (up to 100): a live
+// page shows a player's best few, and the REST read has the rest.
+const MaxResults = 10
 
 // Removed is an entry that left a window.
 type Removed struct {

@@ -187,6 +187,9 @@ func (w *window) due(now time.Time) (drop, flush bool) {
 	dead := w.dead
 	rollover := w.view.NextReset != nil && !now.Before(*w.view.NextReset)
 	idleFor := now.Sub(w.idleAt)
+	// Decayed values move with the clock alone: read them again before
+	// the periodic snapshot restates the window.
+	refresh := decaying(&w.view) && now.Sub(w.lastSnap) >= w.hub.cfg.SnapshotEvery
 	w.mu.Unlock()
 	if dead || idle && idleFor > w.hub.cfg.IdleWindow {
 		return true, false
@@ -200,7 +203,20 @@ func (w *window) due(now time.Time) (drop, flush bool) {
 		w.dirty.Store(false)
 		return false, true
 	}
-	return false, w.dirty.Swap(false) || rollover
+	return false, w.dirty.Swap(false) || rollover || refresh
+}
+
+// decaying reports whether a view's entries carry decayed values (a
+// current points board).
+func decaying(v *View) bool { return len(v.Entries) > 0 && v.Entries[0].Value != "" }
+
+func sameValues(a, b []Entry) bool {
+	for i := range a {
+		if a[i].Value != b[i].Value {
+			return false
+		}
+	}
+	return true
 }
 
 // periodic sends the safety-net snapshot when it is due.
@@ -313,6 +329,13 @@ func (w *window) apply(now time.Time, v View, err error) {
 		return
 	}
 	if v.Seq <= w.view.Seq && v.Total == w.view.Total && sameEntries(v.Entries, w.view.Entries) {
+		if v.Seq == w.view.Seq && !sameValues(v.Entries, w.view.Entries) {
+			// Only decayed values moved, with the clock: no delta, but
+			// the next snapshot (periodic, or a new subscriber's) shows
+			// them as they are now.
+			w.setViewLocked(v)
+			w.setSnapLocked(nil)
+		}
 		return
 	}
 	if v.Seq < w.view.Seq {
@@ -380,11 +403,17 @@ func (w *window) overloadLimit() int {
 }
 
 // sameContent reports whether two views of an entry differ in anything but
-// rank.
+// rank. Value is left out: it follows from the keys and the clock, so it
+// moves on every read of a current points board while the ranking does
+// not; an entry is sent again when its keys change, with a fresh value,
+// and every snapshot restates them all.
 func sameContent(a, b *Entry) bool {
 	return a.Player == b.Player && a.Name == b.Name && a.AtText == b.AtText &&
-		slices.Equal(a.Keys, b.Keys) && string(a.Meta) == string(b.Meta)
+		slices.Equal(a.Keys, b.Keys) && string(a.Meta) == string(b.Meta) &&
+		slices.EqualFunc(a.Results, b.Results, sameResult)
 }
+
+func sameResult(a, b Result) bool { return a.AtText == b.AtText && slices.Equal(a.Keys, b.Keys) }
 
 func sameEntry(a, b *Entry) bool { return a.Rank == b.Rank && sameContent(a, b) }
 

@@ -184,3 +184,24 @@ func TestWindowsShareOneRead(t *testing.T) {
 		}
 	}
 }
+
+// TestSameContentFormats: a best_k entry whose kept results changed is a
+// change even with the same keys; a current points entry whose value
+// alone moved (the clock, not the ranking) is not.
+func TestSameContentFormats(t *testing.T) {
+	a := Entry{Player: "a", Keys: []int64{28, 1 << 30}, AtText: "t", Value: "64.000000",
+		Results: []Result{{Keys: []int64{1}, AtText: "t"}}}
+	b := a
+	b.Value = "63.999999"
+	if !sameContent(&a, &b) {
+		t.Fatal("a value that decayed with the clock alone counts as a change")
+	}
+	b.Results = []Result{{Keys: []int64{1}, AtText: "t"}, {Keys: []int64{2}, AtText: "u"}}
+	if sameContent(&a, &b) {
+		t.Fatal("a new kept result is not a change")
+	}
+	b.Results = []Result{{Keys: []int64{1}, AtText: "u"}}
+	if sameContent(&a, &b) {
+		t.Fatal("a kept result with another time is not a change")
+	}
+}

@@ -60,17 +60,66 @@
 
   // --- table ---
 
-  function ensureHead(keys) {
-    const sig = JSON.stringify(keys);
+  // points shows a decayed points value: two decimals, grouped.
+  function points(v) {
+    const n = Number(v);
+    if (!Number.isFinite(n)) return "\u2014";
+    const [i, f] = n.toFixed(2).split(".");
+    return group(i) + "." + f;
+  }
+
+  // columns are what the table shows of an entry besides rank and player:
+  // one column per key; on a current points board (whose entries carry
+  // "value") the decayed points instead of the raw era and fixed-point
+  // keys, which stay in each cell's title and the JSON; on a best_k board
+  // (entries with "results") the kept results too.
+  function columns(state) {
+    const keys = state.keys;
+    const cols = [];
+    if (state.entries.length && state.entries.every((e) => e.value !== undefined)) {
+      cols.push({
+        name: "points", label: "Points", title: "points now: they decay with time (the ranking keys are exact integers)",
+        text: (e) => points(e.value), value: (e) => String(e.value),
+        hint: (e) => keys.map((k, i) => k.name + " " + e.keys[i]).join(", "),
+      });
+    } else {
+      keys.forEach((k, i) => cols.push({
+        name: k.name, label: k.name, minor: i > 0,
+        title: k.name + ": " + (k.order === "asc" ? "smaller is better" : "larger is better"),
+        text: (e) => Podium.formatKey(e.keys[i], k.name),
+        value: (e) => (e.keys[i] === undefined ? "" : String(e.keys[i])),
+      }));
+    }
+    if (state.entries.some((e) => e.results)) {
+      cols.push({ name: "results", label: "Best results", cls: "col-results", minor: true,
+        title: "each player's best kept results, best first", results: true });
+    }
+    return cols;
+  }
+
+  // resultsText shows kept results compactly: the first few, then "+n".
+  function resultsText(rs, keys) {
+    const show = 5;
+    const fmt = (r) => r.keys.map((v, i) => Podium.formatKey(v, keys[i] && keys[i].name)).join(" / ");
+    const all = (rs || []).map(fmt);
+    const text = all.slice(0, show).join(" \u00b7 ") + (all.length > show ? " \u00b7 +" + (all.length - show) : "");
+    return { text, title: all.join(", ") };
+  }
+
+  let cols = [];
+  function ensureHead(state) {
+    const next = columns(state);
+    const sig = JSON.stringify([state.keys, next.map((c) => c.name)]);
     if (sig === headSig) return;
     headSig = sig;
+    cols = next;
     const head = $("head-row");
     while (head.children.length > 2) head.lastElementChild.remove();
-    keys.forEach((k, i) => {
-      const th = el("th", "num col-key" + (i > 0 ? " minor" : ""), k.name);
+    cols.forEach((c) => {
+      const th = el("th", (c.cls || "num col-key") + (c.minor ? " minor" : ""), c.label);
       th.scope = "col";
-      th.dataset.key = k.name;
-      th.title = k.name + ": " + (k.order === "asc" ? "smaller is better" : "larger is better");
+      th.dataset.key = c.name;
+      th.title = c.title;
       head.append(th);
     });
     const at = el("th", "col-at minor", "When");
@@ -80,16 +129,16 @@
     rowByPlayer.clear();
   }
 
-  function makeRow(keys) {
+  function makeRow() {
     const tr = el("tr");
     const rank = el("td", "col-rank");
     rank.append(el("span", "rank"), el("span", "move"));
     const player = el("td", "col-player");
     player.append(el("span", "name"));
     tr.append(rank, player);
-    keys.forEach((k, i) => {
-      const td = el("td", "num col-key" + (i > 0 ? " minor" : ""));
-      td.dataset.key = k.name;
+    cols.forEach((c) => {
+      const td = el("td", (c.cls || "num col-key") + (c.minor ? " minor" : ""));
+      td.dataset.key = c.name;
       tr.append(td);
     });
     const at = el("td", "col-at minor");
@@ -106,11 +155,17 @@
     const name = cells[1].firstChild;
     name.textContent = e.name || e.player;
     if (e.name && e.name !== e.player) name.title = e.player; else name.removeAttribute("title");
-    keys.forEach((k, i) => {
+    cols.forEach((c, i) => {
       const td = cells[2 + i];
-      const v = e.keys[i];
-      td.textContent = Podium.formatKey(v, k.name);
-      td.dataset.value = v === undefined ? "" : String(v);
+      if (c.results) {
+        const r = resultsText(e.results, keys);
+        td.textContent = r.text;
+        td.title = r.title;
+        return;
+      }
+      td.textContent = c.text(e);
+      td.dataset.value = c.value(e);
+      if (c.hint) td.title = c.hint(e);
     });
     const time = cells[cells.length - 1].firstChild;
     time.dateTime = e.at || "";
@@ -149,13 +204,13 @@
     $("total").textContent = group(state.total);
     $("total-label").textContent = (state.total === 1 ? "entry" : "entries") +
       (state.total > state.entries.length && state.entries.length > 0 ? " (top " + state.entries.length + " shown)" : "");
-    ensureHead(state.keys);
+    ensureHead(state);
 
     const seen = new Set();
     state.entries.forEach((e, i) => {
       let tr = rowByPlayer.get(e.player);
       if (!tr) {
-        tr = makeRow(state.keys);
+        tr = makeRow();
         rowByPlayer.set(e.player, tr);
       }
       fillRow(tr, e, state.keys);
@@ -286,5 +341,12 @@
   addEventListener("offline", paintStatus);
   setInterval(tick, 1000);
   tick();
-  Podium.watch({ board, limit, transport, onUpdate: render, onStatus });
+  // Closed when the page is hidden (left, or kept in the back/forward
+  // cache) so that pages left behind hold no connection (a browser has 6
+  // per server); followed again when it comes back.
+  let watcher = Podium.watch({ board, limit, transport, onUpdate: render, onStatus });
+  addEventListener("pagehide", () => watcher.close());
+  addEventListener("pageshow", (e) => {
+    if (e.persisted) watcher = Podium.watch({ board, limit, transport, onUpdate: render, onStatus });
+  });
 })();

@@ -63,20 +63,29 @@
     section.hidden = events.length === 0;
   }
 
-  const es = new EventSource("/v1/feed/stream?" + (onBoard ? "board=" + encodeURIComponent(board) + "&" : "") + "limit=" + limit);
-  es.addEventListener("snapshot", (e) => {
-    events = JSON.parse(e.data).events;
-    render();
-  });
-  es.addEventListener("delta", (e) => {
-    events = JSON.parse(e.data).events.concat(events).slice(0, limit);
-    render();
-  });
-  es.addEventListener("error", (e) => {
-    if (e.data) { // the server ended the stream (the board went private or was deleted)
-      es.close();
-      section.hidden = true;
-    }
-  });
+  // The stream is closed when the page is hidden (left, or kept in the
+  // back/forward cache), so that pages left behind hold no connection
+  // (a browser has 6 per server), and opened again when it comes back.
+  let es = null;
+  function open() {
+    es = new EventSource("/v1/feed/stream?" + (onBoard ? "board=" + encodeURIComponent(board) + "&" : "") + "limit=" + limit);
+    es.addEventListener("snapshot", (e) => {
+      events = JSON.parse(e.data).events;
+      render();
+    });
+    es.addEventListener("delta", (e) => {
+      events = JSON.parse(e.data).events.concat(events).slice(0, limit);
+      render();
+    });
+    es.addEventListener("error", (e) => {
+      if (e.data) { // the server ended the stream (the board went private or was deleted)
+        es.close();
+        section.hidden = true;
+      }
+    });
+  }
+  open();
+  addEventListener("pagehide", () => es.close());
+  addEventListener("pageshow", (e) => { if (e.persisted) open(); });
   setInterval(render, 30000); // keep "ago" current
 })();

@@ -1,5 +1,6 @@
 // The board list, /: the public boards (GET /v1/boards), each linking to
-// its live page.
+// its live page, with tournaments, points and aggregate boards marked;
+// and the contests (GET /v1/contests), each linking to /contests/{id}.
 (function () {
   "use strict";
 
@@ -33,6 +34,51 @@
     return s;
   }
 
+  // boardKind names a board's format for its badge; a tournament's state
+  // comes from its window and the clock (the settlement shows on its page).
+  function boardKind(b) {
+    if (b.tournament) {
+      const now = Date.now();
+      const state = now < Date.parse(b.tournament.start) ? "upcoming" : now < Date.parse(b.tournament.end) ? "open" : "ended";
+      return { kind: "tournament", state, text: "tournament \u00b7 " + (state === "open" ? "running" : state) };
+    }
+    if (b.aggregate) return { kind: "aggregate", text: "aggregate" };
+    if (b.points) return { kind: "points", text: b.points.kind === "current" ? "points \u00b7 decaying" : "points" };
+    if (b.mode === "best_k") return { kind: "best_k", text: "best " + b.keep };
+    return null;
+  }
+
+  const CONTEST = { upcoming: "upcoming", running: "running", frozen: "running (frozen)", ended: "ended", final: "final" };
+
+  function renderContests(contests) {
+    const list = $("contests");
+    list.textContent = "";
+    for (const c of contests) {
+      const li = el("li");
+      li.dataset.contest = c.id;
+      const h = el("h2");
+      const a = el("a", "", c.title || c.id);
+      a.href = "/contests/" + encodeURIComponent(c.id);
+      const badge = el("span", "badge", CONTEST[c.state] || c.state);
+      badge.dataset.state = c.state;
+      h.append(a, badge);
+      const dl = el("dl");
+      pair(dl, "id", el("code", "", c.id));
+      pair(dl, "starts", new Date(c.start).toLocaleString());
+      pair(dl, "ends", new Date(c.end).toLocaleString());
+      li.append(h, dl);
+      list.append(li);
+    }
+    $("contests-section").hidden = contests.length === 0;
+  }
+
+  function loadContests() {
+    fetch("/v1/contests", { headers: { Accept: "application/json" } })
+      .then((res) => (res.ok ? res.json() : { contests: [] }))
+      .then((body) => renderContests(body.contests || []))
+      .catch(() => {}); // the boards say whether the server answers
+  }
+
   function render(boards) {
     const list = $("boards");
     list.textContent = "";
@@ -43,12 +89,21 @@
       const a = el("a", "", b.title || b.id);
       a.href = "/boards/" + encodeURIComponent(b.id);
       h.append(a);
+      const kind = boardKind(b);
+      if (kind) {
+        const badge = el("span", "badge", kind.text);
+        badge.dataset.kind = kind.kind;
+        if (kind.state) badge.dataset.state = kind.state;
+        h.append(badge);
+      }
       const dl = el("dl");
       pair(dl, "id", el("code", "", b.id));
       pair(dl, "keys", (b.keys || []).map((k) => k.name + (k.order === "asc" ? " (lower wins)" : " (higher wins)")).join(", "));
       pair(dl, "mode", b.mode);
       pair(dl, "resets", resetText(b));
       pair(dl, "period", b.period);
+      if (b.tournament) pair(dl, "window", new Date(b.tournament.start).toLocaleString() + " \u2013 " + new Date(b.tournament.end).toLocaleString());
+      if (b.aggregate) pair(dl, "sums", b.aggregate.sources.map((s) => s.board).join(" + "));
       li.append(h, dl);
       list.append(li);
     }
@@ -77,5 +132,6 @@
   }
 
   load();
-  setInterval(load, 60000);
+  loadContests();
+  setInterval(() => { load(); loadContests(); }, 60000);
 })();

@@ -49,8 +49,13 @@
 
   // entry copies the fields of a ranked entry, leaving out the delta-only
   // prev_rank so that entries in a state all look alike.
+  // A best_k board's entries also carry results (the kept results, best
+  // first) and a current points board's value (the decayed points).
   function entry(e) {
-    return { rank: e.rank, player: e.player, name: e.name, keys: e.keys || [], at: e.at, meta: e.meta };
+    const out = { rank: e.rank, player: e.player, name: e.name, keys: e.keys || [], at: e.at, meta: e.meta };
+    if (e.results) out.results = e.results;
+    if (e.value !== undefined) out.value = e.value;
+    return out;
   }
 
   // Watcher follows one board. Create it with Podium.watch.
@@ -362,7 +367,8 @@
           const o = before.get(e.player);
           before.delete(e.player);
           if (!o) { info.entered.push(e); info.changed.push(Object.assign({ prev_rank: null }, e)); continue; }
-          if (o.rank !== e.rank || !sameKeys(o.keys, e.keys) || o.name !== e.name) {
+          if (o.rank !== e.rank || !sameKeys(o.keys, e.keys) || o.name !== e.name ||
+              JSON.stringify(o.results) !== JSON.stringify(e.results)) {
             info.changed.push(Object.assign({ prev_rank: o.rank }, e));
           }
           if (o.rank !== e.rank) info.moved.push({ player: e.player, name: e.name, rank: e.rank, prev_rank: o.rank });
