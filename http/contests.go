@@ -359,13 +359,14 @@ type attemptJSON struct {
 	Team      string `json:"team"`
 	Challenge string `json:"challenge"`
 	Result    string `json:"result"`
+	Correct   bool   `json:"correct"`
 	At        *jtime `json:"at"`
 	Key       string `json:"key"`
 	Seq       uint64 `json:"seq,omitempty"`
 }
 
 func attemptOut(a *contest.Attempt) attemptJSON {
-	return attemptJSON{ID: a.ID, Team: a.Team, Challenge: a.Challenge, Result: a.Result, At: jt(a.At), Key: a.Key, Seq: a.Seq}
+	return attemptJSON{ID: a.ID, Team: a.Team, Challenge: a.Challenge, Result: a.Result, Correct: a.Correct, At: jt(a.At), Key: a.Key, Seq: a.Seq}
 }
 
 // postAttempt records a verdict of the judge (submit scope on the
