@@ -17,7 +17,7 @@ func (s *Service) PutContest(ctx context.Context, c *contest.Contest) (contest.C
 		return contest.Contest{}, false, err
 	}
 	now := s.now()
-	c.CreatedAt, c.UpdatedAt, c.Revealed = now, now, false
+	c.CreatedAt, c.UpdatedAt, c.Revealed = s.newCreatedAt(c.ID, now), now, false
 	created := true
 	if cur, err := s.store.LoadContest(ctx, c.ID); err != nil {
 		return contest.Contest{}, false, err

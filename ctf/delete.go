@@ -1,0 +1,103 @@
+package ctf
+
+import (
+	"context"
+	"time"
+
+	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/contest"
+)
+
+// Deletes. A deleted contest leaves the map at once on this node and at
+// the next Sync on the others (woken by a notice when there is a broker);
+// its listeners are told, and its streams end because the contest reads
+// as missing. A contest made again under the same id is another
+// generation (Generation): its streams start a new chain.
+
+// DeleteContest deletes a contest with its challenges, solves, attempts
+// and snapshots. A missing one is ECodeNotFound.
+func (s *Service) DeleteContest(ctx context.Context, id string) error {
+	st, err := s.get(id)
+	if err == nil {
+		// This node's writers of the contest finish first.
+		st.wmu.Lock()
+		defer st.wmu.Unlock()
+	}
+	found, err := s.store.DeleteContest(ctx, id)
+	if err != nil {
+		return err
+	}
+	s.drop(id, st)
+	if s.broker != nil && found {
+		if err := s.broker.Publish(ctx, podium.Notice{Node: s.node, Contest: id}); err != nil {
+			s.log.Warn("ctf: publish", "err", err)
+		}
+	}
+	if !found {
+		return errNotFound(id)
+	}
+	return nil
+}
+
+// drop forgets a deleted contest (st, if it is still the one in the
+// map) and tells the listeners.
+func (s *Service) drop(id string, st *state) {
+	s.mu.Lock()
+	cur := s.contests[id]
+	if cur != nil && (st == nil || cur == st) {
+		delete(s.contests, id)
+		s.gone[id] = podium.Millis(cur.createdAt())
+	}
+	s.mu.Unlock()
+	if cur != nil {
+		s.changed(id)
+	}
+}
+
+// createdAt is the creation time of st's contest.
+func (st *state) createdAt() time.Time {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.def.CreatedAt
+}
+
+// newCreatedAt is the creation time of a contest made now under id: after
+// the creation time of a contest of that id this node deleted, so that
+// the two generations differ even within a millisecond.
+func (s *Service) newCreatedAt(id string, now time.Time) time.Time {
+	s.mu.RLock()
+	prev, ok := s.gone[id]
+	s.mu.RUnlock()
+	if ok && podium.Millis(now) <= prev {
+		return podium.FromMillis(prev + 1)
+	}
+	return now
+}
+
+// Generation numbers a contest's incarnation: it changes when the contest
+// is deleted and made again under its id (its creation time, in unix ms).
+func Generation(c *contest.Contest) uint64 { return uint64(podium.Millis(c.CreatedAt)) }
+
+// DeleteChallenge deletes a challenge that no team has solved (its
+// attempts stay in the audit log). A solved one is ECodeConflict: a solve
+// is never taken back, since seqs chain the standings, their snapshots
+// and the streams' resume ids; to take a challenge out of a running
+// contest, set its value to 0 instead. A missing contest or challenge is
+// ECodeNotFound.
+func (s *Service) DeleteChallenge(ctx context.Context, id, challenge string) error {
+	if !contest.ValidChallengeID(challenge) {
+		return podium.Errorf(podium.ECodeInvalid, "challenge id must match [a-z0-9][a-z0-9_.:-]{0,63}")
+	}
+	if _, err := s.get(id); err != nil {
+		return err
+	}
+	if err := s.store.DeleteChallenge(ctx, id, challenge); err != nil {
+		return err
+	}
+	if s.broker != nil {
+		if err := s.broker.Publish(ctx, podium.Notice{Node: s.node, Contest: id}); err != nil {
+			s.log.Warn("ctf: publish", "err", err)
+		}
+	}
+	return s.syncOne(ctx, id)
+}
