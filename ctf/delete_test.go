@@ -1,0 +1,102 @@
+package ctf
+
+import (
+	"testing"
+	"time"
+
+	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/contest"
+)
+
+// Two services on one database, as two nodes that only learn by polling
+// (Sync): a contest deleted on one goes from the other at its next Sync,
+// and one deleted and made again under its id is loaded afresh, not mixed
+// with what the node held (same version and a lower seq).
+func TestDeleteReachesOtherNode(t *testing.T) {
+	store := openSQLite(t)
+	clk, pl := &clock{t: t0.Add(time.Minute)}, &players{hidden: map[string]bool{}}
+	a, b := newService(t, store, clk, pl), newService(t, store, clk, pl)
+	setup(t, a)
+	if err := b.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, team := range []string{"x", "y"} {
+		if _, err := b.Attempt(ctx, "ctf", team, "web", true, "judge", ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var told []string
+	b.OnChange(func(id string) { told = append(told, id) })
+	if err := a.DeleteContest(ctx, "ctf"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Contest("ctf"); podium.ErrorCode(err) != podium.ECodeNotFound {
+		t.Fatalf("deleting node still has it: %v", err)
+	}
+	if err := a.DeleteContest(ctx, "ctf"); podium.ErrorCode(err) != podium.ECodeNotFound {
+		t.Fatalf("second delete = %v, want not_found", err)
+	}
+	if err := b.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Standings("ctf", Live); podium.ErrorCode(err) != podium.ECodeNotFound || len(told) != 1 {
+		t.Fatalf("other node after Sync: %v, told %v", err, told)
+	}
+
+	setup(t, b)
+	if _, err := b.Attempt(ctx, "ctf", "x", "web", true, "judge", ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.DeleteContest(ctx, "ctf"); err != nil {
+		t.Fatal(err)
+	}
+	// a holds the contest at seq 1; b makes it again, and a next sees a
+	// contest of the same version with seq 1.
+	setup(t, b)
+	if _, err := b.Attempt(ctx, "ctf", "z", "pwn", true, "judge", ""); err != nil {
+		t.Fatal(err)
+	}
+	old, _ := b.Contest("ctf")
+	if err := a.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	la, _ := a.Standings("ctf", Live)
+	lb, _ := b.Standings("ctf", Live)
+	if lines(la) != lines(lb) || lines(la) != "[1:z:330]" {
+		t.Fatalf("after delete and make again: a %s, b %s", lines(la), lines(lb))
+	}
+	// Same node, same millisecond: the generations still differ.
+	if err := b.DeleteContest(ctx, "ctf"); err != nil {
+		t.Fatal(err)
+	}
+	setup(t, b)
+	again, _ := b.Contest("ctf")
+	if Generation(&again) == Generation(&old) {
+		t.Fatalf("a contest made again within a millisecond has the old generation %d", Generation(&old))
+	}
+}
+
+// A challenge made on another node is attempted here before this node
+// polled: the attempt looks again instead of refusing it as unknown.
+func TestAttemptOnChallengeFromOtherNode(t *testing.T) {
+	store := openSQLite(t)
+	clk, pl := &clock{t: t0.Add(time.Minute)}, &players{hidden: map[string]bool{}}
+	a, b := newService(t, store, clk, pl), newService(t, store, clk, pl)
+	setup(t, a)
+	if err := b.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := a.PutChallenge(ctx, &contest.Challenge{Contest: "ctf", ID: "rev", Scoring: contest.Scoring{Value: 50}}); err != nil {
+		t.Fatal(err)
+	}
+	if o, err := b.Attempt(ctx, "ctf", "x", "rev", true, "judge", ""); err != nil || o.Value != 50 {
+		t.Fatalf("attempt on a challenge made on the other node: %+v, %v", o, err)
+	}
+	// Solved (on b): a refuses to delete it.
+	if err := a.DeleteChallenge(ctx, "ctf", "rev"); podium.ErrorCode(err) != podium.ECodeConflict {
+		t.Fatalf("delete a solved challenge = %v, want conflict", err)
+	}
+}
