@@ -28,10 +28,8 @@ func (s *Service) DeleteContest(ctx context.Context, id string) error {
 		return err
 	}
 	s.drop(id, st)
-	if s.broker != nil && found {
-		if err := s.broker.Publish(ctx, podium.Notice{Node: s.node, Contest: id}); err != nil {
-			s.log.Warn("ctf: publish", "err", err)
-		}
+	if found {
+		s.publish(ctx, id, 0)
 	}
 	if !found {
 		return errNotFound(id)
@@ -88,16 +86,40 @@ func (s *Service) DeleteChallenge(ctx context.Context, id, challenge string) err
 	if !contest.ValidChallengeID(challenge) {
 		return podium.Errorf(podium.ECodeInvalid, "challenge id must match [a-z0-9][a-z0-9_.:-]{0,63}")
 	}
-	if _, err := s.get(id); err != nil {
+	if _, err := s.load(ctx, id); err != nil {
 		return err
 	}
 	if err := s.store.DeleteChallenge(ctx, id, challenge); err != nil {
 		return err
 	}
-	if s.broker != nil {
-		if err := s.broker.Publish(ctx, podium.Notice{Node: s.node, Contest: id}); err != nil {
-			s.log.Warn("ctf: publish", "err", err)
-		}
-	}
+	s.publish(ctx, id, 0)
 	return s.syncOne(ctx, id)
+}
+
+// publish tells the other nodes that a contest changed (seq: its last
+// solve, for a solve; 0 for a change of definition, challenges or a
+// delete), so that they Sync now rather than at their next poll.
+func (s *Service) publish(ctx context.Context, id string, seq uint64) {
+	if s.broker == nil {
+		return
+	}
+	if err := s.broker.Publish(ctx, podium.Notice{Node: s.node, Contest: id, Seq: seq}); err != nil {
+		s.log.Warn("ctf: publish", "err", err)
+	}
+}
+
+// load returns a contest's state, reading the database when this node
+// does not hold it: one made on another node since this node last looked
+// can be written to at once.
+func (s *Service) load(ctx context.Context, id string) (*state, error) {
+	if st, err := s.get(id); err == nil {
+		return st, nil
+	}
+	if !podium.ValidBoardID(id) {
+		return nil, errNotFound(id)
+	}
+	if err := s.syncOne(ctx, id); err != nil {
+		return nil, err
+	}
+	return s.get(id)
 }

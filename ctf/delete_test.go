@@ -79,15 +79,24 @@ func TestDeleteReachesOtherNode(t *testing.T) {
 	}
 }
 
-// A challenge made on another node is attempted here before this node
-// polled: the attempt looks again instead of refusing it as unknown.
+// A contest or challenge made on another node is written to here before
+// this node polled: the write looks again instead of refusing it as
+// unknown.
 func TestAttemptOnChallengeFromOtherNode(t *testing.T) {
 	store := openSQLite(t)
 	clk, pl := &clock{t: t0.Add(time.Minute)}, &players{hidden: map[string]bool{}}
 	a, b := newService(t, store, clk, pl), newService(t, store, clk, pl)
-	setup(t, a)
-	if err := b.Sync(ctx); err != nil {
+	if _, _, err := a.PutContest(ctx, &contest.Contest{ID: "ctf", Start: t0, End: t0.Add(2 * time.Hour)}); err != nil {
 		t.Fatal(err)
+	}
+	if _, _, err := b.PutChallenge(ctx, &contest.Challenge{Contest: "ctf", ID: "web", Scoring: contest.Scoring{Value: 100}}); err != nil {
+		t.Fatalf("a challenge on b of a contest made on a: %v", err)
+	}
+	if _, err := a.Attempt(ctx, "ctf", "x", "web", false, "judge", ""); err != nil {
+		t.Fatalf("an attempt on a of a challenge made on b: %v", err)
+	}
+	if _, err := b.Attempt(ctx, "nope", "x", "web", false, "judge", ""); podium.ErrorCode(err) != podium.ECodeNotFound {
+		t.Fatalf("an attempt on a missing contest = %v, want not_found", err)
 	}
 	if _, _, err := a.PutChallenge(ctx, &contest.Challenge{Contest: "ctf", ID: "rev", Scoring: contest.Scoring{Value: 50}}); err != nil {
 		t.Fatal(err)

@@ -28,6 +28,7 @@ func (s *Service) PutContest(ctx context.Context, c *contest.Contest) (contest.C
 	if err := s.store.PutContest(ctx, c); err != nil {
 		return contest.Contest{}, false, err
 	}
+	s.publish(ctx, c.ID, 0)
 	if err := s.syncOne(ctx, c.ID); err != nil {
 		return contest.Contest{}, false, err
 	}
@@ -51,6 +52,7 @@ func (s *Service) Unfreeze(ctx context.Context, id string) (contest.Contest, err
 		if err := s.store.PutContest(ctx, &c); err != nil {
 			return contest.Contest{}, err
 		}
+		s.publish(ctx, id, 0)
 	}
 	if err := s.syncOne(ctx, id); err != nil {
 		return contest.Contest{}, err
@@ -65,7 +67,7 @@ func (s *Service) PutChallenge(ctx context.Context, ch *contest.Challenge) (cont
 	if err := ch.Normalize(); err != nil {
 		return contest.Challenge{}, false, err
 	}
-	st, err := s.get(ch.Contest)
+	st, err := s.load(ctx, ch.Contest)
 	if err != nil {
 		return contest.Challenge{}, false, err
 	}
@@ -86,6 +88,7 @@ func (s *Service) PutChallenge(ctx context.Context, ch *contest.Challenge) (cont
 	if err := s.store.PutChallenge(ctx, ch); err != nil {
 		return contest.Challenge{}, false, err
 	}
+	s.publish(ctx, ch.Contest, 0)
 	if err := s.syncOne(ctx, ch.Contest); err != nil {
 		return contest.Challenge{}, false, err
 	}
@@ -150,7 +153,7 @@ func (s *Service) Attempt(ctx context.Context, id, team, challenge string, corre
 	if !contest.ValidChallengeID(challenge) {
 		return Outcome{}, podium.Errorf(podium.ECodeInvalid, "challenge id must match [a-z0-9][a-z0-9_.:-]{0,63}")
 	}
-	st, err := s.get(id)
+	st, err := s.load(ctx, id)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -220,11 +223,7 @@ func (s *Service) Attempt(ctx context.Context, id, team, challenge string, corre
 			if err := st.apply(&contest.Solve{Contest: id, Seq: a.Seq, Challenge: challenge, Team: team, At: a.At}); err != nil {
 				return Outcome{}, err
 			}
-			if s.broker != nil {
-				if err := s.broker.Publish(ctx, podium.Notice{Node: s.node, Contest: id, Seq: a.Seq}); err != nil {
-					s.log.Warn("ctf: publish", "err", err)
-				}
-			}
+			s.publish(ctx, id, a.Seq)
 		}
 		live := s.standings(st, time.Time{})
 		out.Standing = live.Team(team)
