@@ -17,8 +17,7 @@ import (
 // DeleteContest deletes a contest with its challenges, solves, attempts
 // and snapshots. A missing one is ECodeNotFound.
 func (s *Service) DeleteContest(ctx context.Context, id string) error {
-	st, err := s.get(id)
-	if err == nil {
+	if st, err := s.get(id); err == nil {
 		// This node's writers of the contest finish first.
 		st.wmu.Lock()
 		defer st.wmu.Unlock()
@@ -27,27 +26,38 @@ func (s *Service) DeleteContest(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	s.drop(id, st)
-	if found {
-		s.publish(ctx, id, 0)
-	}
+	s.drop(id, nil) // whatever this node holds of it, also one a Sync loaded meanwhile
 	if !found {
 		return errNotFound(id)
 	}
+	s.publish(ctx, id, 0)
 	return nil
 }
 
+type goneContest struct {
+	created int64 // unix ms
+	drop    uint64
+}
+
 // drop forgets a deleted contest (st, if it is still the one in the
-// map) and tells the listeners.
+// map; nil: any) and tells the listeners.
 func (s *Service) drop(id string, st *state) {
-	s.mu.Lock()
+	s.mu.RLock()
 	cur := s.contests[id]
-	if cur != nil && (st == nil || cur == st) {
+	s.mu.RUnlock()
+	if cur == nil || st != nil && cur != st {
+		return
+	}
+	created := cur.createdAt() // not under s.mu (the lock order)
+	s.mu.Lock()
+	removed := s.contests[id] == cur
+	if removed {
 		delete(s.contests, id)
-		s.gone[id] = podium.Millis(cur.createdAt())
+		s.drops++
+		s.gone[id] = goneContest{created: podium.Millis(created), drop: s.drops}
 	}
 	s.mu.Unlock()
-	if cur != nil {
+	if removed {
 		s.changed(id)
 	}
 }
@@ -64,10 +74,10 @@ func (st *state) createdAt() time.Time {
 // the two generations differ even within a millisecond.
 func (s *Service) newCreatedAt(id string, now time.Time) time.Time {
 	s.mu.RLock()
-	prev, ok := s.gone[id]
+	g, ok := s.gone[id]
 	s.mu.RUnlock()
-	if ok && podium.Millis(now) <= prev {
-		return podium.FromMillis(prev + 1)
+	if ok && podium.Millis(now) <= g.created {
+		return podium.FromMillis(g.created + 1)
 	}
 	return now
 }

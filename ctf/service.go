@@ -71,9 +71,12 @@ type Service struct {
 	// mu guards contests (the map, not the states).
 	mu       sync.RWMutex
 	contests map[string]*state
-	// gone holds the creation times (unix ms) of the contests this node
-	// deleted, by id (delete.go).
-	gone map[string]int64
+	// gone holds, by id, the contests this node dropped (delete.go):
+	// their creation time and the drops count when they went. drops
+	// counts drops; a Sync that read the list before a drop does not
+	// load the dropped contest again from that list.
+	gone  map[string]goneContest
+	drops uint64
 
 	listenMu  sync.Mutex
 	listeners []func(id string)
@@ -136,7 +139,7 @@ func New(cfg Config) *Service {
 	}
 	return &Service{store: cfg.Store, players: cfg.Players, now: cfg.Now, log: cfg.Logger, broker: cfg.Broker,
 		node: cfg.Node, poll: cfg.Poll, every: cfg.SnapshotEvery, delay: cfg.SnapshotDelay,
-		contests: map[string]*state{}, gone: map[string]int64{}, wake: make(chan struct{}, 1), stop: make(chan struct{})}
+		contests: map[string]*state{}, gone: map[string]goneContest{}, wake: make(chan struct{}, 1), stop: make(chan struct{})}
 }
 
 // Start loads every contest from the store and starts the background work:
@@ -252,6 +255,9 @@ func (s *Service) Sync(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	s.mu.RLock()
+	drops := s.drops
+	s.mu.RUnlock()
 	changed := []string{}
 	listed := make(map[string]bool, len(heads))
 	for i := range heads {
@@ -280,7 +286,8 @@ func (s *Service) Sync(ctx context.Context) error {
 				return err
 			}
 			s.mu.Lock()
-			if cur := s.contests[h.ID]; cur == nil || cur == old {
+			cur, fresh := s.contests[h.ID], s.gone[h.ID].drop <= drops
+			if fresh && (cur == nil || cur == old) {
 				s.contests[h.ID] = st
 			}
 			s.mu.Unlock()
