@@ -109,3 +109,27 @@ func TestAttemptOnChallengeFromOtherNode(t *testing.T) {
 		t.Fatalf("delete a solved challenge = %v, want conflict", err)
 	}
 }
+
+// A contest may last thousands of years: its periodic snapshots are at
+// most MaxSnapshots, spaced over its time, and finding the due ones does
+// not walk them all.
+func TestSnapshotTimesBounded(t *testing.T) {
+	c := &contest.Contest{Start: time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC), End: time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)}
+	all := snapshotTimes(c, 5*time.Minute, time.Time{}, c.End)
+	if len(all) > MaxSnapshots+1 || len(all) < MaxSnapshots-1 || !all[len(all)-1].Equal(c.End) {
+		t.Fatalf("%d snapshot times, last %v", len(all), all[len(all)-1])
+	}
+	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	if due := snapshotTimes(c, 5*time.Minute, time.Time{}, now); len(due) != 7 {
+		t.Fatalf("%d due by 2026, want 7 (one every ~8 years)", len(due))
+	}
+	if due := snapshotTimes(c, 5*time.Minute, all[5], now); len(due) != 1 || !due[0].Equal(all[6]) {
+		t.Fatalf("due after the 6th: %v, want %v", due, all[6])
+	}
+	// A short contest keeps its interval.
+	short := &contest.Contest{Start: t0, End: t0.Add(time.Hour)}
+	if got := snapshotTimes(short, 5*time.Minute, t0.Add(10*time.Minute), t0.Add(2*time.Hour)); len(got) != 10 ||
+		!got[0].Equal(t0.Add(15*time.Minute)) || !got[9].Equal(t0.Add(time.Hour)) {
+		t.Fatalf("short contest: %v", got)
+	}
+}
