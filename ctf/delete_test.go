@@ -133,3 +133,52 @@ func TestSnapshotTimesBounded(t *testing.T) {
 		t.Fatalf("short contest: %v", got)
 	}
 }
+
+// A Board's challenges are those its standings were computed with, index
+// for index, while challenges are added and deleted (readers took them
+// before computing: a delete between made the HTTP handlers index past
+// the standings' challenges, an add name values after the wrong ones).
+func TestBoardChallengesMatchStandings(t *testing.T) {
+	clk, pl := &clock{t: t0.Add(time.Minute)}, &players{hidden: map[string]bool{}}
+	s := newService(t, openSQLite(t), clk, pl)
+	setup(t, s)
+	if _, err := s.Attempt(ctx, "ctf", "x", "web", true, "judge", ""); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 300 {
+			ch := contest.Challenge{Contest: "ctf", ID: "aaa", Order: -1, Scoring: contest.Scoring{Value: 1}}
+			if _, _, err := s.PutChallenge(ctx, &ch); err != nil {
+				t.Error(err)
+				return
+			}
+			if err := s.DeleteChallenge(ctx, "ctf", "aaa"); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	for n := 0; ; n++ {
+		select {
+		case <-done:
+			return
+		default:
+		}
+		for _, v := range []View{Public, Live} {
+			b, err := s.Standings("ctf", v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(b.Challenges) != len(b.Standings.Challenges) {
+				t.Fatalf("read %d: %d challenges, standings of %d", n, len(b.Challenges), len(b.Standings.Challenges))
+			}
+			for i := range b.Challenges {
+				if b.Challenges[i].ID != b.Standings.Challenges[i].ID {
+					t.Fatalf("read %d: challenge %d is %s, its standing %s", n, i, b.Challenges[i].ID, b.Standings.Challenges[i].ID)
+				}
+			}
+		}
+	}
+}

@@ -116,8 +116,9 @@ type state struct {
 type pair struct{ team, challenge string }
 
 type cached struct {
-	standings *contest.Standings
-	hidden    []string
+	standings  *contest.Standings
+	hidden     []string
+	challenges []contest.Challenge // never modified: refresh replaces the slice
 }
 
 // New returns a service; Start loads the contests.
