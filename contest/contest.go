@@ -229,11 +229,23 @@ type Solve struct {
 	At        time.Time `json:"at"`
 }
 
-// Results of an attempt in the audit log.
+// Results of an attempt in the audit log. The last three are refusals:
+// the attempt is logged and nothing else changes.
 const (
 	ResultSolved = "solved" // correct, and the team's first: a solve
 	ResultWrong  = "wrong"  // incorrect
+	// ResultDuplicate: correct, on a challenge the team has solved.
+	ResultDuplicate = "duplicate"
+	// ResultUnknownChallenge: the contest has no such challenge.
+	ResultUnknownChallenge = "unknown_challenge"
+	// ResultClosed: before the contest's start or from its end on.
+	ResultClosed = "closed"
 )
+
+// Refused reports whether result is a refusal: logged, and nothing else.
+func Refused(result string) bool {
+	return result == ResultDuplicate || result == ResultUnknownChallenge || result == ResultClosed
+}
 
 // Attempt is one row of a contest's append-only audit log: a report from
 // a judge that a team tried a challenge. ID numbers the log; Key is the id
@@ -247,6 +259,9 @@ type Attempt struct {
 	At        time.Time `json:"at"`
 	Key       string    `json:"key"`
 	Seq       uint64    `json:"seq,omitempty"` // the solve's seq, for ResultSolved
+	// Correct is the judge's verdict on the flag (a refused attempt may
+	// have either).
+	Correct bool `json:"correct"`
 	// Idem is the request's Idempotency-Key ("" for none): a retry with
 	// the same key id and Idem gets this attempt back.
 	Idem string `json:"-"`

@@ -45,6 +45,16 @@ type Store interface {
 	// podium.OutcomeUnknown.
 	Attempt(ctx context.Context, contest string, after uint64, ref AttemptRef, catchUp func(*Solve) error,
 		decide func(last uint64, prior *Attempt) (*Attempt, error)) error
+	// DeleteContest deletes a contest with its challenges, solves,
+	// attempts and snapshots, in one transaction that first locks the
+	// contest as Attempt does. It reports whether the contest existed.
+	DeleteContest(ctx context.Context, id string) (bool, error)
+	// DeleteChallenge deletes a challenge that has no solve and moves its
+	// contest's version on; its attempts stay in the log. A missing
+	// contest or challenge is ECodeNotFound, a challenge with solves
+	// ECodeConflict (solves are never taken back: their seqs chain the
+	// standings and the streams).
+	DeleteChallenge(ctx context.Context, contest, id string) error
 	// Attempts returns up to limit attempts of a contest with an ID above
 	// after, oldest first.
 	Attempts(ctx context.Context, contest string, after int64, limit int) ([]Attempt, error)

@@ -39,18 +39,29 @@ func (s *Service) Standings(id string, view View) (*Board, error) {
 		return nil, err
 	}
 	st.mu.Lock()
-	def, chals := st.def, slices.Clone(st.challenges)
+	def := st.def
 	st.mu.Unlock()
 	var cutoff time.Time
 	if view == Public {
 		cutoff = def.FrozenAt(s.now())
 	}
-	return &Board{Contest: def, Challenges: chals, Standings: s.standings(st, cutoff), Frozen: !cutoff.IsZero()}, nil
+	// The challenges are those the standings were computed with: its
+	// Challenges follow them index for index, also while a challenge is
+	// added or deleted.
+	res, chals := s.standingsWith(st, cutoff)
+	return &Board{Contest: def, Challenges: chals, Standings: res, Frozen: !cutoff.IsZero()}, nil
 }
 
 // standings computes (or takes from the cache) st's standings with the
 // solves before cutoff (zero: all).
 func (s *Service) standings(st *state, cutoff time.Time) *contest.Standings {
+	res, _ := s.standingsWith(st, cutoff)
+	return res
+}
+
+// standingsWith is standings, with the challenges they were computed
+// with (a copy).
+func (s *Service) standingsWith(st *state, cutoff time.Time) (*contest.Standings, []contest.Challenge) {
 	key := int64(0)
 	if !cutoff.IsZero() {
 		key = podium.Millis(cutoff)
@@ -59,14 +70,14 @@ func (s *Service) standings(st *state, cutoff time.Time) *contest.Standings {
 	defer st.mu.Unlock()
 	hidden := s.hiddenTeams(st)
 	if c := st.cache[key]; c != nil && slices.Equal(c.hidden, hidden) {
-		return c.standings
+		return c.standings, slices.Clone(c.challenges)
 	}
 	res := st.compute(cutoff, hidden)
 	if len(st.cache) >= 16 {
 		clear(st.cache)
 	}
-	st.cache[key] = &cached{standings: res, hidden: hidden}
-	return res
+	st.cache[key] = &cached{standings: res, hidden: hidden, challenges: st.challenges}
+	return res, slices.Clone(st.challenges)
 }
 
 // compute runs the reducer over st; the caller holds mu.

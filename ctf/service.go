@@ -71,6 +71,12 @@ type Service struct {
 	// mu guards contests (the map, not the states).
 	mu       sync.RWMutex
 	contests map[string]*state
+	// gone holds, by id, the contests this node dropped (delete.go):
+	// their creation time and the drops count when they went. drops
+	// counts drops; a Sync that read the list before a drop does not
+	// load the dropped contest again from that list.
+	gone  map[string]goneContest
+	drops uint64
 
 	listenMu  sync.Mutex
 	listeners []func(id string)
@@ -110,8 +116,9 @@ type state struct {
 type pair struct{ team, challenge string }
 
 type cached struct {
-	standings *contest.Standings
-	hidden    []string
+	standings  *contest.Standings
+	hidden     []string
+	challenges []contest.Challenge // never modified: refresh replaces the slice
 }
 
 // New returns a service; Start loads the contests.
@@ -133,7 +140,7 @@ func New(cfg Config) *Service {
 	}
 	return &Service{store: cfg.Store, players: cfg.Players, now: cfg.Now, log: cfg.Logger, broker: cfg.Broker,
 		node: cfg.Node, poll: cfg.Poll, every: cfg.SnapshotEvery, delay: cfg.SnapshotDelay,
-		contests: map[string]*state{}, wake: make(chan struct{}, 1), stop: make(chan struct{})}
+		contests: map[string]*state{}, gone: map[string]goneContest{}, wake: make(chan struct{}, 1), stop: make(chan struct{})}
 }
 
 // Start loads every contest from the store and starts the background work:
@@ -242,18 +249,30 @@ func (s *Service) Challenges(id string) ([]contest.Challenge, error) {
 }
 
 // Sync brings every contest in memory up to the database: new contests,
-// changed definitions and challenges, solves committed by other nodes.
+// changed definitions and challenges, solves committed by other nodes,
+// contests deleted (or deleted and made again) by other nodes.
 func (s *Service) Sync(ctx context.Context) error {
 	heads, err := s.store.Contests(ctx)
 	if err != nil {
 		return err
 	}
+	s.mu.RLock()
+	drops := s.drops
+	s.mu.RUnlock()
 	changed := []string{}
+	listed := make(map[string]bool, len(heads))
 	for i := range heads {
 		h := &heads[i]
+		listed[h.ID] = true
 		s.mu.RLock()
 		st := s.contests[h.ID]
 		s.mu.RUnlock()
+		var old *state
+		if st != nil && !st.createdAt().Equal(h.CreatedAt) {
+			// Deleted and made again since this node loaded it: the new
+			// one is loaded from scratch and takes the old one's place.
+			old, st = st, nil
+		}
 		if st == nil {
 			// A new contest is loaded before it is shown.
 			st = &state{solved: map[pair]bool{}, known: map[string]bool{}, cache: map[int64]*cached{}, version: -1}
@@ -268,7 +287,8 @@ func (s *Service) Sync(ctx context.Context) error {
 				return err
 			}
 			s.mu.Lock()
-			if s.contests[h.ID] == nil {
+			cur, fresh := s.contests[h.ID], s.gone[h.ID].drop <= drops
+			if fresh && (cur == nil || cur == old) {
 				s.contests[h.ID] = st
 			}
 			s.mu.Unlock()
@@ -281,6 +301,30 @@ func (s *Service) Sync(ctx context.Context) error {
 		}
 		if moved {
 			changed = append(changed, h.ID)
+		}
+	}
+	// Contests deleted by another node. One made here since the list was
+	// read is not in it: only one the database does not have goes.
+	s.mu.RLock()
+	var missing []string
+	for id := range s.contests {
+		if !listed[id] {
+			missing = append(missing, id)
+		}
+	}
+	s.mu.RUnlock()
+	for _, id := range missing {
+		h, err := s.store.LoadContest(ctx, id)
+		if err != nil {
+			return err
+		}
+		if h == nil {
+			s.mu.RLock()
+			st := s.contests[id]
+			s.mu.RUnlock()
+			if st != nil {
+				s.drop(id, st)
+			}
 		}
 	}
 	for _, id := range changed {

@@ -158,7 +158,7 @@ func TestAttemptsAndViews(t *testing.T) {
 	if got, want := lines(pub), "[1:b:851 2:a:546]"; got != want || pub.Frozen {
 		t.Fatalf("revealed %s (frozen %v), want %s", got, pub.Frozen, want)
 	}
-	// The audit log has every attempt that was taken, in order.
+	// The audit log has every attempt, refused ones too, in order.
 	log, err := s.Attempts(ctx, "ctf", 0, 100)
 	if err != nil {
 		t.Fatal(err)
@@ -167,7 +167,8 @@ func TestAttemptsAndViews(t *testing.T) {
 	for _, a := range log {
 		got = append(got, a.Team+"/"+a.Challenge+"/"+a.Result)
 	}
-	if fmt.Sprint(got) != "[a/web/wrong staff/web/solved a/web/solved b/pwn/solved b/web/solved c/web/solved]" {
+	if fmt.Sprint(got) != "[a/web/closed a/crypto/unknown_challenge a/web/wrong staff/web/solved a/web/solved a/web/duplicate "+
+		"b/pwn/solved b/web/solved c/web/solved d/web/closed]" {
 		t.Fatalf("audit log %v", got)
 	}
 	// A restarted service loads the same state.
@@ -354,8 +355,25 @@ func TestAttemptIdempotency(t *testing.T) {
 	if err != nil || !w2.Replayed || w2.Attempt.ID != w1.Attempt.ID {
 		t.Fatalf("retried wrong attempt: %+v, %v", w2, err)
 	}
-	if log, _ := s.Attempts(ctx, "ctf", 0, 100); len(log) != 2 {
-		t.Fatalf("%d attempts logged, want 2", len(log))
+	// A refusal retried with its key is the same refusal, logged once.
+	for range 2 {
+		if _, err := s.Attempt(ctx, "ctf", "a", "web", true, "judge", "k-3"); podium.ErrorCode(err) != podium.ECodeConflict {
+			t.Fatalf("a retried second solve = %v, want conflict", err)
+		}
+	}
+	if _, err := s.Attempt(ctx, "ctf", "a", "web", false, "judge", "k-3"); podium.ErrorCode(err) != podium.ECodeConflict ||
+		!strings.Contains(err.Error(), "Idempotency-Key") {
+		t.Fatalf("the refusal's key for another verdict = %v, want conflict", err)
+	}
+	log, _ := s.Attempts(ctx, "ctf", 0, 100)
+	var got []string
+	for _, a := range log {
+		got = append(got, fmt.Sprintf("%s/%s/%s/%s", a.Team, a.Challenge, a.Result, a.Idem))
+	}
+	// The solve, the other key's late attempt, the second solve without
+	// a key, the wrong attempt once, the retried refusal once.
+	if fmt.Sprint(got) != "[a/web/solved/k-1 a/web/closed/k-1 a/web/duplicate/ a/pwn/wrong/k-2 a/web/duplicate/k-3]" {
+		t.Fatalf("attempts logged %v", got)
 	}
 }
 

@@ -64,11 +64,32 @@ func snapshotDoc(at time.Time, c *contest.Contest, chals []contest.Challenge, hi
 	return d
 }
 
+// MaxSnapshots bounds the periodic snapshots of a contest: a contest
+// longer than MaxSnapshots intervals has its snapshots spaced evenly over
+// its time instead (a contest may last from 1970 to 9999: at 5 minutes,
+// 800 million snapshots, each a copy of the standings).
+const MaxSnapshots = 1000
+
 // snapshotTimes returns the snapshot times of c after after and at or
 // before upTo, oldest first.
 func snapshotTimes(c *contest.Contest, every time.Duration, after, upTo time.Time) []time.Time {
 	var out []time.Time
-	for t := c.Start.Add(every); t.Before(c.End) && !t.After(upTo); t = t.Add(every) {
+	// In milliseconds: the span of a contest (up to 8000 years) overflows
+	// a Duration.
+	start, end := podium.Millis(c.Start), podium.Millis(c.End)
+	step := max(every.Milliseconds(), 1)
+	if (end-start)/step > MaxSnapshots {
+		step = (end - start + MaxSnapshots - 1) / MaxSnapshots
+	}
+	k := int64(1)
+	if a := podium.Millis(after); a > start {
+		k = (a-start)/step + 1 // the first time after after
+	}
+	for ; start+k*step < end; k++ {
+		t := podium.FromMillis(start + k*step)
+		if t.After(upTo) {
+			break
+		}
 		if t.After(after) {
 			out = append(out, t)
 		}

@@ -17,7 +17,7 @@ func (s *Service) PutContest(ctx context.Context, c *contest.Contest) (contest.C
 		return contest.Contest{}, false, err
 	}
 	now := s.now()
-	c.CreatedAt, c.UpdatedAt, c.Revealed = now, now, false
+	c.CreatedAt, c.UpdatedAt, c.Revealed = s.newCreatedAt(c.ID, now), now, false
 	created := true
 	if cur, err := s.store.LoadContest(ctx, c.ID); err != nil {
 		return contest.Contest{}, false, err
@@ -28,6 +28,7 @@ func (s *Service) PutContest(ctx context.Context, c *contest.Contest) (contest.C
 	if err := s.store.PutContest(ctx, c); err != nil {
 		return contest.Contest{}, false, err
 	}
+	s.publish(ctx, c.ID, 0)
 	if err := s.syncOne(ctx, c.ID); err != nil {
 		return contest.Contest{}, false, err
 	}
@@ -51,6 +52,7 @@ func (s *Service) Unfreeze(ctx context.Context, id string) (contest.Contest, err
 		if err := s.store.PutContest(ctx, &c); err != nil {
 			return contest.Contest{}, err
 		}
+		s.publish(ctx, id, 0)
 	}
 	if err := s.syncOne(ctx, id); err != nil {
 		return contest.Contest{}, err
@@ -65,7 +67,7 @@ func (s *Service) PutChallenge(ctx context.Context, ch *contest.Challenge) (cont
 	if err := ch.Normalize(); err != nil {
 		return contest.Challenge{}, false, err
 	}
-	st, err := s.get(ch.Contest)
+	st, err := s.load(ctx, ch.Contest)
 	if err != nil {
 		return contest.Challenge{}, false, err
 	}
@@ -86,6 +88,7 @@ func (s *Service) PutChallenge(ctx context.Context, ch *contest.Challenge) (cont
 	if err := s.store.PutChallenge(ctx, ch); err != nil {
 		return contest.Challenge{}, false, err
 	}
+	s.publish(ctx, ch.Contest, 0)
 	if err := s.syncOne(ctx, ch.Contest); err != nil {
 		return contest.Challenge{}, false, err
 	}
@@ -129,16 +132,20 @@ type Outcome struct {
 }
 
 // Attempt records what a judge reports: team tried challenge, rightly or
-// not. Every attempt goes to the audit log; a correct one is the team's
-// solve of the challenge. An unknown contest or challenge is
-// ECodeNotFound; an attempt outside the contest's time is
-// ECodeUnprocessable; a correct attempt on a challenge the team has
-// solved is ECodeConflict. None of these stores anything.
+// not. Every attempt on an existing contest goes to the audit log, in the
+// transaction of its effect: a correct one is the team's solve of the
+// challenge; a refused one is logged and changes nothing else. Refusals:
+// an unknown challenge is ECodeNotFound, an attempt outside the contest's
+// time ECodeUnprocessable, a correct attempt on a challenge the team has
+// solved ECodeConflict. A missing contest is ECodeNotFound and logs
+// nothing (there is no log to write to), nor does a malformed team or
+// challenge id (ECodeInvalid).
 //
 // idem, when not empty, is the request's Idempotency-Key: an attempt that
 // key (the API key id) logged with it before is answered again, whatever
-// happened since (the contest ended, the team solved it); the same idem
-// for another team, challenge or verdict is ECodeConflict.
+// happened since (the contest ended, the team solved it), a refusal with
+// the same refusal, and nothing is logged again; the same idem for
+// another team, challenge or verdict is ECodeConflict.
 func (s *Service) Attempt(ctx context.Context, id, team, challenge string, correct bool, key, idem string) (Outcome, error) {
 	if err := podium.ValidPlayerID(team); err != nil {
 		return Outcome{}, podium.Errorf(podium.ECodeInvalid, "team must be 1 to %d bytes of text", podium.MaxPlayerIDLen)
@@ -146,23 +153,21 @@ func (s *Service) Attempt(ctx context.Context, id, team, challenge string, corre
 	if !contest.ValidChallengeID(challenge) {
 		return Outcome{}, podium.Errorf(podium.ECodeInvalid, "challenge id must match [a-z0-9][a-z0-9_.:-]{0,63}")
 	}
-	st, err := s.get(id)
+	st, err := s.load(ctx, id)
 	if err != nil {
 		return Outcome{}, err
 	}
 	st.mu.Lock()
-	def, known, dup := st.def, st.has(challenge), correct && st.solved[pair{team, challenge}]
+	known := st.has(challenge)
 	st.mu.Unlock()
 	if !known {
-		return Outcome{}, podium.Errorf(podium.ECodeNotFound, "challenge %q is not part of contest %q", challenge, id)
-	}
-	if idem == "" {
-		// Without a key there is no earlier answer to give: refuse early.
-		if err := running(&def, s.now()); err != nil {
+		// Made on another node since this one last looked? Look before
+		// logging a refusal.
+		if err := s.syncOne(ctx, id); err != nil {
 			return Outcome{}, err
 		}
-		if dup {
-			return Outcome{}, errSolved(team, challenge)
+		if st, err = s.get(id); err != nil {
+			return Outcome{}, err
 		}
 	}
 
@@ -173,32 +178,35 @@ func (s *Service) Attempt(ctx context.Context, id, team, challenge string, corre
 	st.mu.Unlock()
 	var (
 		a        *contest.Attempt
+		def      contest.Contest
 		replayed bool
 	)
 	err = s.store.Attempt(ctx, id, after, contest.AttemptRef{Key: key, Idem: idem}, st.apply, func(last uint64, prior *contest.Attempt) (*contest.Attempt, error) {
+		st.mu.Lock()
+		cur, dup, known := st.seq(), st.solved[pair{team, challenge}], st.has(challenge)
+		def = st.def
+		st.mu.Unlock()
 		if prior != nil {
-			if prior.Team != team || prior.Challenge != challenge || (prior.Result == contest.ResultSolved) != correct {
+			if prior.Team != team || prior.Challenge != challenge || prior.Correct != correct {
 				return nil, podium.Errorf(podium.ECodeConflict, "this Idempotency-Key was used for another attempt (%s on %s, %s)", prior.Team, prior.Challenge, prior.Result)
 			}
 			a, replayed = prior, true
 			return prior, nil
 		}
-		st.mu.Lock()
-		cur, dup := st.seq(), correct && st.solved[pair{team, challenge}]
-		st.mu.Unlock()
 		if last != cur {
 			return nil, fmt.Errorf("ctf: contest %s: the database is at seq %d, this node at %d after catching up", id, last, cur)
 		}
 		at := s.now()
-		if err := running(&def, at); err != nil {
-			return nil, err
-		}
 		a = &contest.Attempt{Contest: id, Challenge: challenge, Team: team, Result: contest.ResultWrong,
-			At: podium.FromMillis(podium.Millis(at)), Key: key, Idem: idem}
-		if correct {
-			if dup {
-				return nil, errSolved(team, challenge)
-			}
+			At: podium.FromMillis(podium.Millis(at)), Key: key, Idem: idem, Correct: correct}
+		switch {
+		case !known:
+			a.Result = contest.ResultUnknownChallenge
+		case !def.Running(at):
+			a.Result = contest.ResultClosed
+		case correct && dup:
+			a.Result = contest.ResultDuplicate
+		case correct:
 			a.Result, a.Seq = contest.ResultSolved, last+1
 		}
 		return a, nil
@@ -206,17 +214,16 @@ func (s *Service) Attempt(ctx context.Context, id, team, challenge string, corre
 	if err != nil {
 		return Outcome{}, err
 	}
+	if contest.Refused(a.Result) {
+		return Outcome{}, refusal(a, &def)
+	}
 	out := Outcome{Attempt: *a, Replayed: replayed}
 	if a.Result == contest.ResultSolved {
 		if !replayed {
 			if err := st.apply(&contest.Solve{Contest: id, Seq: a.Seq, Challenge: challenge, Team: team, At: a.At}); err != nil {
 				return Outcome{}, err
 			}
-			if s.broker != nil {
-				if err := s.broker.Publish(ctx, podium.Notice{Node: s.node, Contest: id, Seq: a.Seq}); err != nil {
-					s.log.Warn("ctf: publish", "err", err)
-				}
-			}
+			s.publish(ctx, id, a.Seq)
 		}
 		live := s.standings(st, time.Time{})
 		out.Standing = live.Team(team)
@@ -232,19 +239,22 @@ func (s *Service) Attempt(ctx context.Context, id, team, challenge string, corre
 	return out, nil
 }
 
-func errSolved(team, challenge string) error {
-	return podium.Errorf(podium.ECodeConflict, "team %q has already solved %q", team, challenge)
-}
-
-// running refuses an attempt at t outside the contest's time.
-func running(c *contest.Contest, t time.Time) error {
-	if t.Before(c.Start) {
+// refusal is the error of a refused attempt a of contest c.
+func refusal(a *contest.Attempt, c *contest.Contest) error {
+	switch a.Result {
+	case contest.ResultUnknownChallenge:
+		return podium.Errorf(podium.ECodeNotFound, "challenge %q is not part of contest %q", a.Challenge, c.ID)
+	case contest.ResultDuplicate:
+		return errSolved(a.Team, a.Challenge)
+	}
+	if a.At.Before(c.Start) {
 		return podium.Errorf(podium.ECodeUnprocessable, "contest %q has not started: it starts at %s", c.ID, c.Start.Format(time.RFC3339))
 	}
-	if !t.Before(c.End) {
-		return podium.Errorf(podium.ECodeUnprocessable, "contest %q has ended (at %s)", c.ID, c.End.Format(time.RFC3339))
-	}
-	return nil
+	return podium.Errorf(podium.ECodeUnprocessable, "contest %q has ended (at %s)", c.ID, c.End.Format(time.RFC3339))
+}
+
+func errSolved(team, challenge string) error {
+	return podium.Errorf(podium.ECodeConflict, "team %q has already solved %q", team, challenge)
 }
 
 // has reports whether the contest has a challenge; the caller holds mu.

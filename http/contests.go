@@ -23,6 +23,8 @@ func (s *Server) contestRoutes() {
 	s.mux.HandleFunc("GET /v1/contests", s.api(s.listContests))
 	s.mux.HandleFunc("GET /v1/contests/{contest}", s.api(s.getContest))
 	s.mux.HandleFunc("PUT /v1/contests/{contest}", s.api(s.putContest))
+	s.mux.HandleFunc("DELETE /v1/contests/{contest}", s.api(s.deleteContest))
+	s.mux.HandleFunc("DELETE /v1/contests/{contest}/challenges/{challenge}", s.api(s.deleteChallenge))
 	s.mux.HandleFunc("POST /v1/contests/{contest}/unfreeze", s.api(s.unfreezeContest))
 	s.mux.HandleFunc("PUT /v1/contests/{contest}/challenges/{challenge}", s.api(s.putChallenge))
 	s.mux.HandleFunc("GET /v1/contests/{contest}/challenges", s.api(s.contestChallenges, "view"))
@@ -34,7 +36,7 @@ func (s *Server) contestRoutes() {
 	s.mux.HandleFunc("GET /v1/contests/{contest}/snapshots", s.api(s.contestSnapshots))
 	s.mux.HandleFunc("GET /v1/contests/{contest}/chart", s.api(s.contestChart, "view", "top"))
 	s.mux.HandleFunc("GET /v1/contests/{contest}/ctftime", s.api(s.contestCTFtime, "view"))
-	s.mux.HandleFunc("GET /v1/contests/{contest}/stream", s.api(s.contestSSE, "limit", "last_event_id"))
+	s.mux.HandleFunc("GET /v1/contests/{contest}/stream", s.api(s.contestSSE, "limit", "last_event_id", "view"))
 	s.timing["GET /v1/contests/{contest}/stream"] = untimed
 	s.mux.HandleFunc("GET /contests/{contest}", s.contestPage)
 }
@@ -359,13 +361,14 @@ type attemptJSON struct {
 	Team      string `json:"team"`
 	Challenge string `json:"challenge"`
 	Result    string `json:"result"`
+	Correct   bool   `json:"correct"`
 	At        *jtime `json:"at"`
 	Key       string `json:"key"`
 	Seq       uint64 `json:"seq,omitempty"`
 }
 
 func attemptOut(a *contest.Attempt) attemptJSON {
-	return attemptJSON{ID: a.ID, Team: a.Team, Challenge: a.Challenge, Result: a.Result, At: jt(a.At), Key: a.Key, Seq: a.Seq}
+	return attemptJSON{ID: a.ID, Team: a.Team, Challenge: a.Challenge, Result: a.Result, Correct: a.Correct, At: jt(a.At), Key: a.Key, Seq: a.Seq}
 }
 
 // postAttempt records a verdict of the judge (submit scope on the

@@ -30,16 +30,23 @@ type contestSource struct {
 
 var scoreKeys = []podium.KeyDef{{Name: "score", Order: podium.Desc}}
 
-func (s contestSource) View(ctx context.Context, id string, limit int) (stream.View, error) {
-	b, err := s.c.Standings(id, ctf.Public)
+func (s contestSource) View(ctx context.Context, window string, limit int) (stream.View, error) {
+	id, live := liveContest(window)
+	view := ctf.Public
+	if live {
+		view = ctf.Live
+	}
+	b, err := s.c.Standings(id, view)
 	if err != nil {
 		if podium.ErrorCode(err) == podium.ECodeNotFound {
 			return stream.View{}, podium.Errorf(podium.ECodeBoardNotFound, "%s", podium.ErrorMessage(err))
 		}
 		return stream.View{}, err
 	}
-	v := stream.View{Board: id, Title: b.Contest.Title, Keys: scoreKeys, Public: b.Contest.Public, Generation: 1,
-		Period: "all", Seq: b.Standings.Seq}
+	// A contest deleted and made again is another generation: a new
+	// chain, whose ids an old client's Last-Event-ID never resumes.
+	v := stream.View{Board: window, Title: b.Contest.Title, Keys: scoreKeys, Public: b.Contest.Public || live,
+		Generation: ctf.Generation(&b.Contest), Period: "all", Seq: b.Standings.Seq}
 	for i := range b.Standings.Teams {
 		t := &b.Standings.Teams[i]
 		if t.Hidden {
@@ -79,6 +86,14 @@ func (s *Server) contestSSE(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	live, err := s.streamView(r, c.ID)
+	if err != nil {
+		return err
+	}
+	window := c.ID
+	if live {
+		window = liveWindow(c.ID)
+	}
 	limit, err := queryInt(r, "limit", 50, 1, s.contestHub.Config().MaxLimit)
 	if err != nil {
 		return err
@@ -93,7 +108,7 @@ func (s *Server) contestSSE(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	defer conn.Close()
-	if _, err := conn.Subscribe(r.Context(), c.ID, limit, lastID); err != nil {
+	if _, err := conn.Subscribe(r.Context(), window, limit, lastID); err != nil {
 		retryAfter(w, err)
 		return err
 	}

@@ -110,7 +110,10 @@ func New(cfg Config) *Server {
 		hc := cfg.Hub.Config()
 		hc.ManualTick, hc.Now = false, nil
 		s.contestHub = stream.New(ContestStreamSource(cfg.Contests, cfg.Engine), hc)
-		cfg.Contests.OnChange(func(id string) { s.contestHub.Applied(id, "all", 0, nil) })
+		cfg.Contests.OnChange(func(id string) {
+			s.contestHub.Applied(id, "all", 0, nil)
+			s.contestHub.Applied(liveWindow(id), "all", 0, nil)
+		})
 	}
 	s.reg.MustRegister(s.requests, s.latency, streamCollector{s.hub})
 	s.routes()

@@ -242,19 +242,73 @@ func (s *Store) Attempt(ctx context.Context, id string, after uint64, ref contes
 		if a.Idem != "" {
 			idem = &a.Idem
 		}
-		return tx.QueryRow(ctx, `INSERT INTO contest_attempts (contest, challenge, team, result, at_ms, key_id, seq, idem)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`, id, a.Challenge, a.Team, a.Result, podium.Millis(a.At), a.Key,
-			int64(a.Seq), idem).Scan(&a.ID)
+		return tx.QueryRow(ctx, `INSERT INTO contest_attempts (contest, challenge, team, result, at_ms, key_id, seq, idem, correct)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`, id, a.Challenge, a.Team, a.Result, podium.Millis(a.At), a.Key,
+			int64(a.Seq), idem, a.Correct).Scan(&a.ID)
 	})
 }
 
-const attemptCols = "id, challenge, team, result, at_ms, key_id, seq, coalesce(idem, '')"
+const attemptCols = "id, challenge, team, result, at_ms, key_id, seq, coalesce(idem, ''), correct"
+
+// DeleteContest deletes a contest and everything of it in one
+// transaction, holding the contest's row first as Attempt does.
+func (s *Store) DeleteContest(ctx context.Context, id string) (bool, error) {
+	found := false
+	err := s.contestTx(ctx, "delete contest", func(tx pgx.Tx) error {
+		var one int
+		err := tx.QueryRow(ctx, "SELECT 1 FROM contests WHERE id = $1 FOR UPDATE", id).Scan(&one)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		found = true
+		for _, table := range []string{"contest_challenges", "contest_solves", "contest_attempts", "contest_snapshots"} {
+			if _, err := tx.Exec(ctx, "DELETE FROM "+table+" WHERE contest = $1", id); err != nil {
+				return err
+			}
+		}
+		_, err = tx.Exec(ctx, "DELETE FROM contests WHERE id = $1", id)
+		return err
+	})
+	return found && err == nil, err
+}
+
+// DeleteChallenge deletes a challenge without solves, holding the
+// contest's row so that no solve of it commits meanwhile.
+func (s *Store) DeleteChallenge(ctx context.Context, id, challenge string) error {
+	return s.contestTx(ctx, "delete challenge", func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, "UPDATE contests SET version = version + 1 WHERE id = $1", id)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return podium.Errorf(podium.ECodeNotFound, "contest %q does not exist", id)
+		}
+		var solved int
+		if err := tx.QueryRow(ctx, "SELECT count(*) FROM contest_solves WHERE contest = $1 AND challenge = $2", id, challenge).Scan(&solved); err != nil {
+			return err
+		}
+		if solved > 0 {
+			return podium.Errorf(podium.ECodeConflict, "challenge %q has %d solves: a solved challenge cannot be deleted (its solves chain the standings)", challenge, solved)
+		}
+		tag, err = tx.Exec(ctx, "DELETE FROM contest_challenges WHERE contest = $1 AND id = $2", id, challenge)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return podium.Errorf(podium.ECodeNotFound, "challenge %q is not part of contest %q", challenge, id)
+		}
+		return nil
+	})
+}
 
 func attemptScanner(id string) pgx.RowToFunc[contest.Attempt] {
 	return func(r pgx.CollectableRow) (contest.Attempt, error) {
 		a := contest.Attempt{Contest: id}
 		var at, seq int64
-		err := r.Scan(&a.ID, &a.Challenge, &a.Team, &a.Result, &at, &a.Key, &seq, &a.Idem)
+		err := r.Scan(&a.ID, &a.Challenge, &a.Team, &a.Result, &at, &a.Key, &seq, &a.Idem, &a.Correct)
 		a.At, a.Seq = podium.FromMillis(at), uint64(seq)
 		return a, err
 	}

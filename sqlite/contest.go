@@ -242,8 +242,8 @@ func (s *Store) Attempt(ctx context.Context, id string, after uint64, ref contes
 	} else {
 		a.Seq = 0
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO contest_attempts (contest, challenge, team, result, at_ms, key_id, seq, idem)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, id, a.Challenge, a.Team, a.Result, podium.Millis(a.At), a.Key, int64(a.Seq), nullable(a.Idem))
+	res, err := tx.ExecContext(ctx, `INSERT INTO contest_attempts (contest, challenge, team, result, at_ms, key_id, seq, idem, correct)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, a.Challenge, a.Team, a.Result, podium.Millis(a.At), a.Key, int64(a.Seq), nullable(a.Idem), a.Correct)
 	if err != nil {
 		return fmt.Errorf("attempt: log: %w", err)
 	}
@@ -256,12 +256,88 @@ func (s *Store) Attempt(ctx context.Context, id string, after uint64, ref contes
 	return s.durable(ctx)
 }
 
-const attemptCols = "id, challenge, team, result, at_ms, key_id, seq, coalesce(idem, '')"
+// DeleteContest deletes a contest and everything of it in one
+// transaction.
+func (s *Store) DeleteContest(ctx context.Context, id string) (bool, error) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return false, fmt.Errorf("delete contest: %w", err)
+	}
+	defer rollback(tx)
+	for _, table := range []string{"contest_challenges", "contest_solves", "contest_attempts", "contest_snapshots"} {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM "+table+" WHERE contest = ?", id); err != nil {
+			return false, fmt.Errorf("delete contest: %s: %w", table, err)
+		}
+	}
+	res, err := tx.ExecContext(ctx, "DELETE FROM contests WHERE id = ?", id)
+	if err != nil {
+		return false, fmt.Errorf("delete contest: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("delete contest: %w", err)
+	}
+	if n == 0 {
+		return false, nil // nothing of it was there: the rollback undoes nothing
+	}
+	if err := tx.Commit(); err != nil {
+		return false, podium.OutcomeUnknown(fmt.Errorf("delete contest: %w", err))
+	}
+	return true, s.durable(ctx)
+}
+
+// DeleteChallenge deletes a challenge without solves.
+func (s *Store) DeleteChallenge(ctx context.Context, id, challenge string) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("delete challenge: %w", err)
+	}
+	defer rollback(tx)
+	res, err := tx.ExecContext(ctx, "UPDATE contests SET version = version + 1 WHERE id = ?", id)
+	if err != nil {
+		return fmt.Errorf("delete challenge: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("delete challenge: %w", err)
+	} else if n == 0 {
+		return podium.Errorf(podium.ECodeNotFound, "contest %q does not exist", id)
+	}
+	var solved int
+	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM contest_solves WHERE contest = ? AND challenge = ?", id, challenge).Scan(&solved); err != nil {
+		return fmt.Errorf("delete challenge: %w", err)
+	}
+	if solved > 0 {
+		return errChallengeSolved(challenge, solved)
+	}
+	res, err = tx.ExecContext(ctx, "DELETE FROM contest_challenges WHERE contest = ? AND id = ?", id, challenge)
+	if err != nil {
+		return fmt.Errorf("delete challenge: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("delete challenge: %w", err)
+	} else if n == 0 {
+		return podium.Errorf(podium.ECodeNotFound, "challenge %q is not part of contest %q", challenge, id)
+	}
+	if err := tx.Commit(); err != nil {
+		return podium.OutcomeUnknown(fmt.Errorf("delete challenge: %w", err))
+	}
+	return s.durable(ctx)
+}
+
+func errChallengeSolved(challenge string, n int) error {
+	return podium.Errorf(podium.ECodeConflict, "challenge %q has %d solves: a solved challenge cannot be deleted (its solves chain the standings)", challenge, n)
+}
+
+const attemptCols = "id, challenge, team, result, at_ms, key_id, seq, coalesce(idem, ''), correct"
 
 func scanAttempt(sc interface{ Scan(...any) error }, id string) (*contest.Attempt, error) {
 	a := contest.Attempt{Contest: id}
 	var at, seq int64
-	if err := sc.Scan(&a.ID, &a.Challenge, &a.Team, &a.Result, &at, &a.Key, &seq, &a.Idem); err != nil {
+	if err := sc.Scan(&a.ID, &a.Challenge, &a.Team, &a.Result, &at, &a.Key, &seq, &a.Idem, &a.Correct); err != nil {
 		return nil, err
 	}
 	a.At, a.Seq = podium.FromMillis(at), uint64(seq)

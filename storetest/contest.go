@@ -21,6 +21,7 @@ func RunContests(t *testing.T, open func(t *testing.T) contest.Store) {
 	t.Run("AttemptIdempotency", func(t *testing.T) { testAttemptIdempotency(t, open(t)) })
 	t.Run("AttemptConcurrent", func(t *testing.T) { testAttemptConcurrent(t, open(t)) })
 	t.Run("Snapshots", func(t *testing.T) { testSnapshots(t, open(t)) })
+	runContestDeletes(t, open)
 }
 
 // cat is at(ms) as stores keep it, to the millisecond.
