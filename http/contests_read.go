@@ -96,11 +96,7 @@ func (s *Server) contestStandings(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	offset, err := queryInt(r, "offset", 0, 0, 1<<30)
-	if err != nil {
-		return err
-	}
-	limit, err := queryInt(r, "limit", 100, 1, 1000)
+	offset, limit, err := queryPage(r)
 	if err != nil {
 		return err
 	}
