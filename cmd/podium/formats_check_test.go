@@ -346,7 +346,7 @@ func (r *fmtRun) checkTournament() {
 		points["pts:current"][p.Player] = fmtRef{keys: []int64{era, scoring.Scaled(p.Points, end, era, h)}}
 	}
 	for _, nd := range r.c.nodes {
-		eventually(t, 15*time.Second, "settlement seen on "+nd.name, func() string {
+		eventually(t, 5*time.Second, "settlement on "+nd.name, func() string {
 			_, b, _ := do(nd.url, "GET", "/v1/tournaments/"+fmtTourney, "", "")
 			var st fmtSettlement
 			json.Unmarshal(b, &st)
@@ -355,6 +355,9 @@ func (r *fmtRun) checkTournament() {
 			}
 			if s := st.Settlement; s.Runs != 1 || s.Players != int64(len(places)) || s.Paid != paid {
 				t.Fatalf("settlement on %s: %s, want 1 run, %d players, %d paid", nd.name, b, len(places), paid)
+			}
+			if nd == r.c.nodes[0] {
+				t.Logf("settled by %s: %d players, %d points", st.Settlement.Node, len(places), paid)
 			}
 			return ""
 		})
@@ -383,7 +386,6 @@ func (r *fmtRun) checkTournament() {
 			t.Errorf("a score after the end on %s: %d %s", nd.name, code, b)
 		}
 	}
-	r.settledSeen = time.Now()
 	r.checkSettledEvent(places, paid)
 }
 
@@ -418,29 +420,6 @@ func (r *fmtRun) checkSettledEvent(places []fmtPlace, paid int64) {
 			return ""
 		})
 	}
-}
-
-// checkSettledOnce runs last: by then every node's scheduler has looked
-// again at the ended tournament (each looks every second); none may have
-// settled it a second time.
-func (r *fmtRun) checkSettledOnce() {
-	if d := 2*time.Second - time.Since(r.settledSeen); d > 0 {
-		time.Sleep(d) // gives the schedulers their chance; asserts no timing
-	}
-	for _, nd := range r.c.nodes {
-		_, b, _ := do(nd.url, "GET", "/v1/tournaments/"+fmtTourney, "", "")
-		var st fmtSettlement
-		json.Unmarshal(b, &st)
-		if st.Settlement == nil || st.Settlement.Runs != 1 {
-			r.t.Errorf("the tournament on %s after every scheduler looked again: %s", nd.name, b)
-		}
-	}
-	places := r.tourneyRef()
-	var paid int64
-	for _, p := range places {
-		paid += p.Points
-	}
-	r.checkSettledEvent(places, paid)
 }
 
 // standingLine is a line of the standings as a node answers it.

@@ -97,12 +97,12 @@ type fmtRun struct {
 	solvedBy map[[2]string]map[uint64]bool // distinct solve seqs per pair
 	wrong    map[int64]bool                // ids of acknowledged wrong attempts
 
-	tourneyEnd  time.Time
-	settledSeen time.Time
-	contest     contest.Contest
-	challenges  []contest.Challenge
-	closed      atomic.Int64 // tournament submissions refused as closed
-	retries     atomic.Int64
+	tourneyEnd time.Time
+	contest    contest.Contest
+	challenges []contest.Challenge
+	ctfDone    atomic.Bool
+	closed     atomic.Int64 // tournament submissions refused as closed
+	retries    atomic.Int64
 }
 
 func testClusterFormats(t *testing.T, redisURL string) {
@@ -134,6 +134,7 @@ func testClusterFormats(t *testing.T, redisURL string) {
 	go func() {
 		defer wg.Done()
 		r.ctfLoad(rand.New(rand.NewPCG(r.seed, 1000)))
+		r.ctfDone.Store(true)
 	}()
 
 	// A node dies in the middle of the load and comes back.
@@ -145,7 +146,22 @@ func testClusterFormats(t *testing.T, redisURL string) {
 	})
 	r.mu.Lock()
 	c.kill(2)
+	solvesAtKill := len(r.solves)
 	r.mu.Unlock()
+	// It stays down while the others take a sixth of the load and a solve
+	// or two (unless the contest's attempts are over).
+	eventually(t, 30*time.Second, "load while a node is down", func() string {
+		r.mu.Lock()
+		solves := len(r.solves)
+		r.mu.Unlock()
+		if n := done.Load(); n < workers*perWorker/2 && !t.Failed() {
+			return fmt.Sprintf("%d submissions", n)
+		}
+		if solves < solvesAtKill+2 && !r.ctfDone.Load() && !t.Failed() {
+			return fmt.Sprintf("%d solves", solves)
+		}
+		return ""
+	})
 	r.restartChecked(2)
 	wg.Wait()
 	if t.Failed() {
@@ -156,11 +172,25 @@ func testClusterFormats(t *testing.T, redisURL string) {
 
 	r.checkBoards()
 	r.checkFeed()
-	r.checkTournament()
+	// The settlement is seen in the feed, which no node's scheduler reads:
+	// a node asked for the tournament's status reloads the settlements,
+	// which would hide a scheduler that settles again from a stale view.
+	eventually(t, 15*time.Second, "the settlement in the feed", func() string {
+		_, evs, _, err := feedIDs(c.nodes[0].url, "&board="+fmtTourney)
+		for _, ev := range evs {
+			if ev["kind"] == "tournament_settled" {
+				return ""
+			}
+		}
+		return fmt.Sprintf("no tournament_settled event yet (%v)", err)
+	})
+	settled := time.Now()
 	r.checkContest()
-	// Every scheduler has had a second or more since the settlement to
-	// run it again; none may have.
-	r.checkSettledOnce()
+	// Every node's scheduler looks every second: give each two looks at
+	// the settled tournament (this asserts no timing), then none may have
+	// settled it again.
+	time.Sleep(2500*time.Millisecond - time.Since(settled))
+	r.checkTournament()
 }
 
 // urls returns the live nodes' urls.
@@ -434,6 +464,7 @@ func (r *fmtRun) restartChecked(i int) {
 	r.mu.Lock()
 	acks, solves := r.acks[:len(r.acks):len(r.acks)], r.solves[:len(r.solves):len(r.solves)]
 	r.mu.Unlock()
+	r.t.Logf("restarting %s with %d submissions and %d solves acknowledged", nd.name, len(acks), len(solves))
 	result := make(chan string, 1)
 	stop := make(chan struct{})
 	defer close(stop)
