@@ -130,6 +130,22 @@ func testClusterFormats(t *testing.T, redisURL string) {
 			}
 		}(w)
 	}
+	// Two more goroutines play the tournament until it closes on them, so
+	// that scores land on every node up to its end, racing the settlement.
+	for w := 0; w < 2; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(r.seed, uint64(100+w)))
+			for i, closed := 0, 0; closed < 3 && !t.Failed(); i++ {
+				player := fmt.Sprintf("q%d", rng.IntN(6))
+				if !r.submit(rng, fmtTourney, player, int64(1000+rng.IntN(99000)), fmt.Sprintf("t%d-%d-%d", w, i, r.seed)) {
+					closed++
+				}
+				time.Sleep(time.Duration(10+rng.IntN(20)) * time.Millisecond)
+			}
+		}(w)
+	}
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -287,8 +303,9 @@ func errCode(b []byte) string {
 }
 
 // submit sends one score to random nodes with an Idempotency-Key until it
-// is acknowledged (or refused for good: the tournament closed).
-func (r *fmtRun) submit(rng *rand.Rand, board, player string, ms int64, idem string) {
+// is acknowledged (or refused for good: the tournament closed, when it
+// returns false).
+func (r *fmtRun) submit(rng *rand.Rand, board, player string, ms int64, idem string) bool {
 	t := r.t
 	body := fmt.Sprintf(`{"player":%q,"keys":[%d]}`, player, ms)
 	for attempt := 0; ; attempt++ {
@@ -297,36 +314,41 @@ func (r *fmtRun) submit(rng *rand.Rand, board, player string, ms int64, idem str
 		code, b, hdr := do(base, "POST", "/v1/boards/"+board+"/scores", clusterKey, body, "Idempotency-Key", idem)
 		switch {
 		case code == 200:
-			var res struct{ Seq uint64 }
+			var res struct {
+				Seq   uint64
+				Entry struct{ At time.Time }
+			}
 			if err := json.Unmarshal(b, &res); err != nil || res.Seq == 0 {
 				t.Errorf("answer: %v %s", err, b)
-				return
+				return true
 			}
-			a := ack{board: board, player: player, keys: []int64{ms}, seq: res.Seq}
-			if hdr.Get("Idempotent-Reconstructed") == "true" {
-				a.at = "reconstructed"
+			// The entry's time is the submission's, unless the answer was
+			// rebuilt after its node died; a tournament takes none from
+			// its end on (its best entry may be older).
+			if board == fmtTourney && hdr.Get("Idempotent-Reconstructed") != "true" && !res.Entry.At.Before(r.tourneyEnd) {
+				t.Errorf("a score to the tournament was taken at or after its end: %s", b)
 			}
 			r.mu.Lock()
-			r.acks = append(r.acks, a)
+			r.acks = append(r.acks, ack{board: board, player: player, keys: []int64{ms}, seq: res.Seq})
 			r.mu.Unlock()
-			return
+			return true
 		case code == 409 && errCode(b) == "tournament_closed" && board == fmtTourney:
 			if time.Now().Before(r.tourneyEnd) {
 				t.Errorf("a score to the tournament was refused before its end: %s", b)
 			}
 			r.closed.Add(1)
-			return
+			return false
 		case code == 0 || code == 503 || code == 409 && errCode(b) == "conflict":
 			// A killed node, nothing applied or the outcome unknown, or the
 			// key in flight on another node: retry with the same key.
 		default:
 			t.Errorf("submit %s to %s: %d %s", body, base, code, b)
-			return
+			return true
 		}
 		r.retries.Add(1)
 		if attempt > 300 {
 			t.Errorf("submission %s never acknowledged", idem)
-			return
+			return true
 		}
 		time.Sleep(time.Duration(5+rng.IntN(20)) * time.Millisecond)
 	}
