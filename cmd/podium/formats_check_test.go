@@ -198,7 +198,7 @@ func (r *fmtRun) checkBoards() {
 				if i == 0 {
 					first = raw
 				} else if raw != first {
-					return fmt.Sprintf("differs from %s:\n%s\n%s", r.c.nodes[0].name, first, raw)
+					return fmt.Sprintf("differs from %s:\n%s\n%s", r.c.nodes[0].name, clip(first), clip(raw))
 				}
 				return ""
 			})
@@ -258,8 +258,7 @@ func (r *fmtRun) checkFeed() {
 		}
 	}
 	slices.Reverse(want) // newest first; at one seq, new_leader before personal_best
-	var first string
-	for i, nd := range r.c.nodes {
+	for _, nd := range r.c.nodes {
 		eventually(r.t, 10*time.Second, "feed of a1 on "+nd.name, func() string {
 			ids, _, _, err := feedIDs(nd.url, "&board=a1")
 			if err != nil {
@@ -270,22 +269,35 @@ func (r *fmtRun) checkFeed() {
 			}
 			return ""
 		})
-		eventually(r.t, 10*time.Second, "whole feed on "+nd.name, func() string {
+	}
+	// The whole feed, every node read in the same round (a settlement
+	// may add events between rounds).
+	eventually(r.t, 10*time.Second, "the same whole feed on every node", func() string {
+		var first string
+		for i, nd := range r.c.nodes {
 			_, evs, body, err := feedIDs(nd.url, "")
 			if err != nil {
 				return err.Error()
 			}
 			if len(evs) == 0 {
-				return "empty"
+				return "empty on " + nd.name
 			}
 			if i == 0 {
 				first = body
 			} else if body != first {
-				return fmt.Sprintf("differs from %s:\n%s\n%s", r.c.nodes[0].name, first, body)
+				return fmt.Sprintf("%s and %s differ:\n%s\n%s", r.c.nodes[0].name, nd.name, clip(first), clip(body))
 			}
-			return ""
-		})
+		}
+		return ""
+	})
+}
+
+// clip shortens an answer for a failure message.
+func clip(s string) string {
+	if len(s) > 3000 {
+		return s[:3000] + "..."
 	}
+	return s
 }
 
 // fmtPlace is a tournament player's final place.
@@ -546,7 +558,7 @@ func (r *fmtRun) checkContest() {
 					return fmt.Sprintf("%d %s", code, body)
 				}
 				if got, _ := json.Marshal(page.Standings); string(got) != string(wantLines) {
-					return fmt.Sprintf("\n got %s\nwant %s", got, wantLines)
+					return fmt.Sprintf("\n got %s\nwant %s", clip(string(got)), clip(string(wantLines)))
 				}
 				if page.Frozen != (v.name == "public") {
 					return fmt.Sprintf("frozen %t in the %s view", page.Frozen, v.name)
@@ -557,13 +569,13 @@ func (r *fmtRun) checkContest() {
 					return fmt.Sprintf("ctftime: %d %s", code, export)
 				}
 				if got, _ := json.Marshal(parsed); string(got) != string(wantExport) {
-					return fmt.Sprintf("ctftime\n got %s\nwant %s", got, wantExport)
+					return fmt.Sprintf("ctftime\n got %s\nwant %s", clip(string(got)), clip(string(wantExport)))
 				}
 				for what, b := range map[string][]byte{"standings": body, "ctftime": export} {
 					if f, ok := firsts[what]; !ok {
 						firsts[what] = string(b)
 					} else if f != string(b) {
-						return fmt.Sprintf("%s differ between nodes:\n%s\n%s", what, f, b)
+						return fmt.Sprintf("%s differ between nodes:\n%s\n%s", what, clip(f), clip(string(b)))
 					}
 				}
 				return ""

@@ -510,8 +510,7 @@ func (r *fmtRun) restartChecked(i int) {
 			time.Sleep(2 * time.Millisecond)
 		}
 	}()
-	args := append(append(append([]string(nil), r.c.args...), "--node", nd.name), nd.extra...)
-	cmd, url := startProcess(t, r.c.env, args...)
+	cmd, url := startProcess(t, r.c.env, r.c.argsOf(i)...)
 	if url != base {
 		t.Fatalf("restarted node serves %s, want %s", url, base)
 	}
