@@ -189,9 +189,19 @@ func (e *Engine) Now() time.Time { return e.now() }
 // Start loads boards, players, idempotency answers and the current and
 // previous period of every board from the store, then starts the writer.
 // Ready is false until it returns.
-func (e *Engine) Start(ctx context.Context) error {
+func (e *Engine) Start(ctx context.Context) (err error) {
 	t0 := time.Now()
 	if e.sh != nil {
+		// Notices first: what other nodes commit while this one loads, after
+		// it read a board's head, then wakes the follower as soon as it
+		// starts, instead of waiting for the next poll (follow.go).
+		if cancel := e.listen(ctx); cancel != nil {
+			defer func() {
+				if err != nil {
+					cancel()
+				}
+			}()
+		}
 		// The feed position comes first: a change made while this node
 		// loads is applied again after, which is harmless.
 		cursor, err := e.sh.store.LastChange(ctx)
@@ -241,17 +251,6 @@ func (e *Engine) Start(ctx context.Context) error {
 		if err := e.catchUpAll(ctx); err != nil {
 			return fmt.Errorf("catch up with the other nodes: %w", err)
 		}
-		if b := e.sh.broker; b != nil {
-			go func() {
-				bctx, cancel := context.WithCancel(context.Background())
-				defer cancel()
-				go func() { <-e.stop; cancel() }()
-				if err := b.Subscribe(bctx, e.sh.notice); err != nil && bctx.Err() == nil {
-					e.log.Warn("broker: subscribe ended", "err", err)
-				}
-			}()
-		}
-		go e.follow()
 		go e.runShared()
 	} else {
 		go e.run()
@@ -260,6 +259,11 @@ func (e *Engine) Start(ctx context.Context) error {
 	e.log.Info("indexes loaded", "boards", len(boards), "entries", entries, "players", e.players.count(), "shared", e.sh != nil, "took", time.Since(t0).Round(time.Millisecond))
 	go e.scheduler() // settle.go
 	e.loaded.Store(true)
+	if e.sh != nil {
+		// Once loaded, since the writer refuses ops before: the first pass
+		// may come at once, for the notices heard while loading.
+		go e.follow()
+	}
 	return nil
 }
 

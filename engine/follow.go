@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	mrand "math/rand/v2"
 	"slices"
 	"time"
 
@@ -13,6 +14,67 @@ import (
 
 // The follower: every node learns what the others committed (see the
 // comment at the top of shared.go) and applies it on its writer.
+
+// listen subscribes to the broker's notices (none without a broker: nil)
+// until the engine stops, or until the returned cancel is called (a start
+// that failed), and waits until the subscription delivers. Start calls it
+// before it loads anything: a notice of a commit made while the node
+// loads, after it read that board's head, is then kept and wakes the
+// follower at once (TestSharedStartFollowsWritesMadeWhileLoading), where
+// a subscription made after the load lost it, and the write arrived only
+// with the next poll.
+func (e *Engine) listen(ctx context.Context) (cancel func()) {
+	b := e.sh.broker
+	if b == nil {
+		return nil
+	}
+	bctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		select {
+		case <-e.stop:
+		case <-bctx.Done():
+		}
+		cancel()
+	}()
+	go func() {
+		if err := b.Subscribe(bctx, e.sh.notice); err != nil && bctx.Err() == nil {
+			e.log.Warn("broker: subscribe ended", "err", err)
+		}
+	}()
+	e.awaitSubscribed(ctx)
+	return cancel
+}
+
+// probeWait bounds how long a start waits for its subscription: a broker
+// that is down costs a start this much, and the node then polls.
+const probeWait = 2 * time.Second
+
+// awaitSubscribed publishes a probe, a notice naming only this node and a
+// random number, until the subscription delivers it back (a notice sent
+// before the subscription listens is lost), or for at most probeWait.
+// Other nodes ignore probes.
+func (e *Engine) awaitSubscribed(ctx context.Context) {
+	nonce := mrand.Uint64() | 1
+	e.sh.probe.Store(nonce)
+	defer e.sh.probe.Store(0)
+	deadline := time.NewTimer(probeWait)
+	defer deadline.Stop()
+	again := time.NewTicker(20 * time.Millisecond)
+	defer again.Stop()
+	for {
+		e.publish(podium.Notice{Seq: nonce})
+		select {
+		case <-e.sh.probed:
+			return
+		case <-again.C:
+		case <-deadline.C:
+			e.log.Warn("broker: the subscription delivered nothing yet; starting anyway, changes from other nodes arrive by polling until it does", "waited", probeWait)
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
 
 // follow is the follower goroutine: it learns what other nodes changed,
 // from notices and by polling, and hands it to the writer.

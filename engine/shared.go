@@ -61,6 +61,11 @@ type sharedState struct {
 	nrows   int                     // rows held, bounded by maxNoticeRows
 	changes bool                    // a notice said the change feed moved
 	wake    chan struct{}
+
+	// probe is the number of the probe notice a start waits for (0: none),
+	// probed where its arrival is signalled (follow.go, awaitSubscribed).
+	probe  atomic.Uint64
+	probed chan struct{}
 }
 
 // maxNoticeRows bounds the rows a node keeps from notices between two
@@ -69,11 +74,18 @@ const maxNoticeRows = 20000
 
 func newSharedState(st podium.SharedStore, b podium.Broker, node string, poll time.Duration) *sharedState {
 	return &sharedState{store: st, broker: b, node: node, poll: poll, advance: map[string]uint64{},
-		rows: map[string][]podium.Row{}, wake: make(chan struct{}, 1)}
+		rows: map[string][]podium.Row{}, wake: make(chan struct{}, 1), probed: make(chan struct{}, 1)}
 }
 
 // notice records a notice from the broker and wakes the follower.
 func (sh *sharedState) notice(n podium.Notice) {
+	if n.Node == sh.node && n.Board == "" && n.Contest == "" && n.Seq != 0 && n.Seq == sh.probe.Load() {
+		select { // this node's start probing its subscription
+		case sh.probed <- struct{}{}:
+		default:
+		}
+		return
+	}
 	if n.Node == sh.node || n.Contest != "" { // contest notices are package ctf's
 		return
 	}

@@ -76,8 +76,23 @@ func newClusterWith(t *testing.T, n int, redisURL string, extra func(i int, dsn 
 func (c *cluster) start(i int) {
 	c.t.Helper()
 	nd := c.nodes[i]
-	args := append(append(append([]string(nil), c.args...), "--node", nd.name), nd.extra...)
-	nd.cmd, nd.url = startProcess(c.t, c.env, args...)
+	nd.cmd, nd.url = startProcess(c.t, c.env, c.argsOf(i)...)
+}
+
+// startLocked starts node i again while other goroutines read the nodes'
+// urls under mu: it publishes the new url under mu.
+func (c *cluster) startLocked(i int, mu sync.Locker) {
+	c.t.Helper()
+	cmd, url := startProcess(c.t, c.env, c.argsOf(i)...)
+	mu.Lock()
+	c.nodes[i].cmd, c.nodes[i].url = cmd, url
+	mu.Unlock()
+}
+
+// argsOf is the command line of node i.
+func (c *cluster) argsOf(i int) []string {
+	nd := c.nodes[i]
+	return append(append(append([]string(nil), c.args...), "--node", nd.name), nd.extra...)
 }
 
 // kill kills node i with SIGKILL, as a crash would.
@@ -276,7 +291,7 @@ func testClusterLoad(t *testing.T, redisURL string) {
 	c.kill(2)
 	mu.Unlock()
 	time.Sleep(300 * time.Millisecond)
-	c.start(2)
+	c.startLocked(2, &mu)
 	wg.Wait()
 	if t.Failed() {
 		return
