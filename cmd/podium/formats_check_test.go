@@ -592,18 +592,20 @@ func (r *fmtRun) checkContest() {
 			}
 		}
 		json.Unmarshal(body, &log)
-		solved, wrong := 0, 0
+		solved, wrong, dups := 0, 0, 0
 		for _, a := range log.Attempts {
 			switch {
 			case a.Result == "solved":
 				solved++
 			case a.Result == "wrong" && r.wrong[a.ID]:
 				wrong++
+			case a.Result == "duplicate":
+				dups++
 			}
 		}
-		if code != 200 || solved != len(r.solves) || wrong != len(r.wrong) || len(log.Attempts) != solved+wrong {
-			t.Errorf("audit log on %s: %d, %d attempts: %d solved (want %d), %d wrong (want %d)",
-				nd.name, code, len(log.Attempts), solved, len(r.solves), wrong, len(r.wrong))
+		if code != 200 || solved != len(r.solves) || wrong != len(r.wrong) || dups != r.dups || len(log.Attempts) != solved+wrong+dups {
+			t.Errorf("audit log on %s: %d, %d attempts: %d solved (want %d), %d wrong (want %d), %d duplicates (want %d)",
+				nd.name, code, len(log.Attempts), solved, len(r.solves), wrong, len(r.wrong), dups, r.dups)
 		}
 	}
 }

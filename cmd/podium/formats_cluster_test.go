@@ -96,6 +96,7 @@ type fmtRun struct {
 	attempts map[[2]string][]string
 	solvedBy map[[2]string]map[uint64]bool // distinct solve seqs per pair
 	wrong    map[int64]bool                // ids of acknowledged wrong attempts
+	dups     int                           // correct attempts refused as duplicates (409), each logged once
 
 	tourneyEnd time.Time
 	contest    contest.Contest
@@ -442,6 +443,7 @@ func (r *fmtRun) attempt(rng *rand.Rand, p [2]string, node int, correct bool, id
 		case code == 409 && correct:
 			r.mu.Lock()
 			r.attempts[p] = append(r.attempts[p], "409")
+			r.dups++
 			r.mu.Unlock()
 			return
 		case code == 0 || code == 503:
