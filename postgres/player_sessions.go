@@ -137,7 +137,7 @@ func (s *Store) PutSession(ctx context.Context, ses *podium.Session, max int) ([
 			return err
 		}
 		ids, err = collectIDs(ctx, tx, `DELETE FROM player_sessions WHERE id IN (SELECT id FROM player_sessions WHERE player = $1
-			ORDER BY created_ms DESC, id DESC OFFSET $2) RETURNING id`, ses.Player, max)
+			ORDER BY id = $2 DESC, created_ms DESC, id DESC OFFSET $3) RETURNING id`, ses.Player, ses.ID, max)
 		if err != nil {
 			return err
 		}

@@ -128,7 +128,7 @@ func (s *Store) PutSession(ctx context.Context, ses *podium.Session, max int) ([
 		return nil, fmt.Errorf("put session: %w", err)
 	}
 	if err := collect(`DELETE FROM player_sessions WHERE id IN (SELECT id FROM player_sessions WHERE player = ?
-		ORDER BY created_ms DESC, id DESC LIMIT -1 OFFSET ?) RETURNING id`, ses.Player, max); err != nil {
+		ORDER BY id = ? DESC, created_ms DESC, id DESC LIMIT -1 OFFSET ?) RETURNING id`, ses.Player, ses.ID, max); err != nil {
 		return nil, fmt.Errorf("put session: %w", err)
 	}
 	if err := tx.Commit(); err != nil {

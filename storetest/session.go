@@ -162,6 +162,13 @@ func testSessions(t *testing.T, open func(*testing.T) podium.Store) {
 	if list, _ := ss.PlayerSessions(ctx, "alice"); len(list) != 0 {
 		t.Fatalf("alice still has %v", sessionIDs(list))
 	}
+	// A tie on creation time never evicts the new session.
+	put(newSession("ses_t9", "tie", "one", 0), 1)
+	put(newSession("ses_t1", "tie", "two", 0), 1, "ses_t9")
+	if _, err := ss.DeleteSessions(ctx, "tie", ""); err != nil {
+		t.Fatal(err)
+	}
+	wantChanges("ses_t1")
 	// The sweep: bounded, expired only.
 	for i, id := range []string{"ses_s1", "ses_s2", "ses_s3"} {
 		put(newSession(id, "carol", id, int64(i)), 10)
