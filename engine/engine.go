@@ -86,7 +86,7 @@ type Engine struct {
 	metrics  *metrics
 	idem     *idempotency
 	keys     keyring
-	ses      *sessions // player sessions (sessions.go)
+	ses      *sessions    // player sessions (sessions.go)
 	cp       checkpointer // committer goroutine only (or the writer behind a barrier)
 
 	pipe          chan *group   // writer -> committer
