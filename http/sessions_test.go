@@ -185,3 +185,27 @@ func TestPlayerSessions(t *testing.T) {
 }
 
 func bytesContain(b []byte, s string) bool { return strings.Contains(string(b), s) }
+
+// TestPlayerSubmitSetting: player_submit is off by default, turned on and
+// off by a PUT, kept by a PUT that leaves it out, and shown only when on.
+func TestPlayerSubmitSetting(t *testing.T) {
+	s := newServer(t)
+	s.mkBoard("b", plainBoard)
+	tok, _ := s.issue("alice", "phone", adminKey)
+	if r := s.do("POST", "/v1/boards/b/scores", tok, sessionScore("alice", 1)); r.status != 403 {
+		t.Fatalf("default: %d %s", r.status, r.body)
+	}
+	s.must(200, s.do("PUT", "/v1/boards/b", adminKey, `{"player_submit":true}`))
+	s.must(200, s.do("PUT", "/v1/boards/b", adminKey, `{"title":"renamed"}`))
+	if m := s.must(200, s.do("GET", "/v1/boards/b", "", nil)).json(t); m["player_submit"] != true || m["title"] != "renamed" {
+		t.Fatalf("board after the updates: %v", m)
+	}
+	s.must(200, s.do("POST", "/v1/boards/b/scores", tok, sessionScore("alice", 1)))
+	s.must(200, s.do("PUT", "/v1/boards/b", adminKey, `{"player_submit":false}`))
+	if m := s.must(200, s.do("GET", "/v1/boards/b", "", nil)).json(t); m["player_submit"] != nil {
+		t.Fatalf("board shows player_submit when off: %v", m)
+	}
+	if r := s.do("POST", "/v1/boards/b/scores", tok, sessionScore("alice", 2)); r.status != 403 {
+		t.Fatalf("after turning it off: %d %s", r.status, r.body)
+	}
+}
