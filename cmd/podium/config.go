@@ -18,19 +18,15 @@ import (
 // Config is the configuration of podium serve. Every field is a flag and a
 // PODIUM_* environment variable; flags win over the environment.
 type Config struct {
-	// Player sessions (engine/sessions.go): default and longest TTL, and
-	// sessions per player.
-	SessionTTL, SessionMaxTTL time.Duration
-	SessionCap                int
-	Addr                      string // listen address
-	Data                      string // data directory
-	Demo                      bool   // create demo boards and feed them
-	Sync                      string // full | normal
-	MaxBody                   int64  // request body limit, bytes
-	MaxBatch                  int    // submissions per group commit
-	LogLevel                  string // debug | info | warn | error
-	AdminKey                  string // from PODIUM_ADMIN_KEY only (flags show in ps)
-	Shutdown                  time.Duration
+	Addr     string // listen address
+	Data     string // data directory
+	Demo     bool   // create demo boards and feed them
+	Sync     string // full | normal
+	MaxBody  int64  // request body limit, bytes
+	MaxBatch int    // submissions per group commit
+	LogLevel string // debug | info | warn | error
+	AdminKey string // from PODIUM_ADMIN_KEY only (flags show in ps)
+	Shutdown time.Duration
 
 	Coalesce      time.Duration // live: window that coalesces changes into one delta
 	SnapshotEvery time.Duration // live: safety-net snapshot interval
@@ -55,6 +51,11 @@ type Config struct {
 	PollEvery time.Duration
 
 	FeedCap int // activity feed events kept per board
+
+	// Player sessions (engine/sessions.go): default and longest TTL, and
+	// sessions per player.
+	SessionTTL, SessionMaxTTL time.Duration
+	SessionCap                int
 }
 
 // allowedOrigins splits --allowed-origins.
@@ -195,8 +196,9 @@ func (c *Config) validate() error {
 		}
 
 	}
-	if c.SessionTTL < 0 || c.SessionTTL > 0 && c.SessionTTL < time.Minute || c.SessionMaxTTL < 0 || c.SessionCap < 0 || c.SessionCap > 1000 {
-		return usagef("serve", "--session-ttl and --session-max-ttl must be at least 1m, --session-cap 1 to 1000")
+	if c.SessionTTL < 0 || c.SessionTTL > 0 && c.SessionTTL < time.Minute || c.SessionMaxTTL < 0 ||
+		c.SessionMaxTTL > 0 && c.SessionMaxTTL < max(c.SessionTTL, time.Minute) || c.SessionCap < 0 || c.SessionCap > 1000 {
+		return usagef("serve", "--session-ttl must be at least 1m, --session-max-ttl at least --session-ttl, --session-cap 1 to 1000")
 	}
 	switch c.Sync {
 	case "", "full", "normal":
