@@ -82,6 +82,9 @@ type Board struct {
 	// Tournament and points boards (tournament.go); nil on other boards.
 	Tournament *Tournament `json:"tournament,omitempty"`
 	Points     *Points     `json:"points,omitempty"`
+	// PlayerSubmit lets player sessions submit their own scores
+	// (session.go).
+	PlayerSubmit bool `json:"player_submit,omitempty"`
 }
 
 var (
@@ -187,13 +190,16 @@ type BoardUpdate struct {
 	// Tournament and points parts (tournament.go); nil: keep.
 	Tournament *Tournament
 	Points     *Points
+	// PlayerSubmit: nil keeps it.
+	PlayerSubmit *bool
 }
 
 // FullUpdate is the update that replaces every field of a board with b's.
 func FullUpdate(b *Board) *BoardUpdate {
 	c := *b
 	return &BoardUpdate{ID: c.ID, Title: &c.Title, Keys: c.Keys, Mode: &c.Mode, Reset: &c.Reset, Public: &c.Public, Meta: c.Meta,
-		Keep: &c.Keep, Aggregate: c.Aggregate.Clone(), Tournament: c.Tournament, Points: c.Points}
+		Keep: &c.Keep, Aggregate: c.Aggregate.Clone(), Tournament: c.Tournament, Points: c.Points,
+		PlayerSubmit: &c.PlayerSubmit}
 }
 
 // Apply returns the board that results from applying u to cur (nil for a
@@ -233,6 +239,9 @@ func (u *BoardUpdate) Apply(cur *Board) Board {
 	}
 	if u.Meta != nil {
 		b.Meta = u.Meta
+	}
+	if u.PlayerSubmit != nil {
+		b.PlayerSubmit = *u.PlayerSubmit
 	}
 	if b.Tournament != nil {
 		t := *b.Tournament

@@ -21,6 +21,9 @@ type APIKey struct {
 	Boards    []string  `json:"boards"` // board-id prefixes; empty means every board
 	Hash      string    `json:"-"`      // hex SHA-256 of the secret
 	CreatedAt time.Time `json:"created_at"`
+	// Player is set on the principal of a player session (session.go):
+	// its id is the session's, it holds no scope, and it acts as Player.
+	Player string `json:"-"`
 }
 
 // Normalize validates k's name, scopes and board prefixes.
@@ -31,12 +34,12 @@ func (k *APIKey) Normalize() error {
 	if err := validText("name", k.Name); err != nil {
 		return err
 	}
-	if len(k.Scopes) == 0 || len(k.Scopes) > 3 {
-		return Errorf(ECodeInvalid, "scopes must list 1 to 3 of read, submit, admin")
+	if len(k.Scopes) == 0 || len(k.Scopes) > 4 {
+		return Errorf(ECodeInvalid, "scopes must list 1 to 4 of read, submit, admin, sessions")
 	}
 	for _, s := range k.Scopes {
-		if s != ScopeRead && s != ScopeSubmit && s != ScopeAdmin {
-			return Errorf(ECodeInvalid, "scope %q is not one of read, submit, admin", s)
+		if s != ScopeRead && s != ScopeSubmit && s != ScopeAdmin && s != ScopeSessions {
+			return Errorf(ECodeInvalid, "scope %q is not one of read, submit, admin, sessions", s)
 		}
 	}
 	if len(k.Boards) > 100 {

@@ -228,6 +228,9 @@ const (
 	ChangeBoard  ChangeKind = "board"  // created, updated or deleted
 	ChangePlayer ChangeKind = "player" // registered, renamed, hidden or shown
 	ChangeKey    ChangeKind = "key"    // created or revoked
+	// ChangeSession: a player session issued, refreshed or revoked
+	// (session.go); Key is the session id.
+	ChangeSession ChangeKind = "session"
 )
 
 // Change is one entry of a SharedStore's change feed: which object changed.
@@ -235,7 +238,7 @@ const (
 type Change struct {
 	ID   int64
 	Kind ChangeKind
-	Key  string // board id, player id or API key id
+	Key  string // board id, player id, API key id or session id
 }
 
 // Check reports what in b no store can keep faithfully: more than MaxKeys

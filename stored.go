@@ -21,12 +21,15 @@ type boardDocument struct {
 	// Tournament and points parts (tournament.go).
 	Tournament *Tournament `json:"tournament,omitempty"`
 	Points     *Points     `json:"points,omitempty"`
+	// PlayerSubmit (session.go).
+	PlayerSubmit bool `json:"player_submit,omitempty"`
 }
 
 // Document returns b's definition as stores keep it (see SetDocument).
 func (b *Board) Document() ([]byte, error) {
 	return json.Marshal(boardDocument{Title: b.Title, Keys: b.Keys, Mode: b.Mode, Reset: b.Reset, Public: b.Public,
-		Meta: StoredMeta(b.Meta), Keep: b.Keep, Aggregate: b.Aggregate, Tournament: b.Tournament, Points: b.Points})
+		Meta: StoredMeta(b.Meta), Keep: b.Keep, Aggregate: b.Aggregate, Tournament: b.Tournament, Points: b.Points,
+		PlayerSubmit: b.PlayerSubmit})
 }
 
 // SetDocument sets b's definition from a document Document made; the id,
@@ -40,6 +43,7 @@ func (b *Board) SetDocument(doc []byte) error {
 	b.Meta = LoadedMeta(d.Meta)
 	b.Keep, b.Aggregate = d.Keep, d.Aggregate
 	b.Tournament, b.Points = d.Tournament, d.Points
+	b.PlayerSubmit = d.PlayerSubmit
 	return nil
 }
 

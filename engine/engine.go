@@ -58,6 +58,8 @@ type Config struct {
 	// tournaments to settle (default 1s; negative: no scheduler, for
 	// tests that call SettleDue themselves).
 	SettleEvery time.Duration
+	// Sessions configures player sessions (sessions.go).
+	Sessions SessionConfig
 }
 
 // Listener hears about changes after they are committed and applied.
@@ -84,6 +86,7 @@ type Engine struct {
 	metrics  *metrics
 	idem     *idempotency
 	keys     keyring
+	ses      *sessions    // player sessions (sessions.go)
 	cp       checkpointer // committer goroutine only (or the writer behind a barrier)
 
 	pipe          chan *group   // writer -> committer
@@ -146,6 +149,7 @@ func New(cfg Config) *Engine {
 		done:      make(chan struct{}),
 	}
 	e.idem = newIdempotency(cfg.IdempotencyTTL, cfg.Now)
+	e.ses = newSessions(cfg.Store, cfg.Sessions)
 	e.tn = newTourney(cfg.SettleEvery)
 	if st, ok := cfg.Store.(podium.SharedStore); ok {
 		if cfg.Node == "" {
@@ -239,6 +243,9 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 	if err := e.loadKeys(ctx); err != nil {
 		return fmt.Errorf("load api keys: %w", err)
 	}
+	if err := e.loadSessions(ctx); err != nil { // sessions.go
+		return fmt.Errorf("load player sessions: %w", err)
+	}
 	recs, err := e.store.IdempotencyRecords(ctx, e.now().Add(-e.idem.ttl))
 	if err != nil {
 		return fmt.Errorf("load idempotency keys: %w", err)
@@ -258,6 +265,7 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 	e.startFeed()
 	e.log.Info("indexes loaded", "boards", len(boards), "entries", entries, "players", e.players.count(), "shared", e.sh != nil, "took", time.Since(t0).Round(time.Millisecond))
 	go e.scheduler() // settle.go
+	e.startSessions()
 	e.loaded.Store(true)
 	if e.sh != nil {
 		// Once loaded, since the writer refuses ops before: the first pass
@@ -280,6 +288,7 @@ func (e *Engine) Close() error {
 		close(e.stop)
 		<-e.done
 		e.feedStopped() // feed.go
+		e.sessionsStopped()
 	}
 	return nil
 }

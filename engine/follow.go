@@ -277,6 +277,8 @@ func (e *Engine) refresh(ctx context.Context, c podium.Change) error {
 		} else {
 			e.keys.put(k)
 		}
+	case podium.ChangeSession:
+		return e.refreshSession(ctx, c.Key) // sessions.go
 	}
 	return nil
 }
@@ -375,6 +377,9 @@ func (e *Engine) resync(ctx context.Context) (int64, error) {
 		if !kept[id] {
 			e.revokeKey(id) // ends its live streams too
 		}
+	}
+	if err := e.resyncSessions(ctx); err != nil { // sessions.go
+		return 0, err
 	}
 	return cursor, nil
 }

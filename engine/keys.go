@@ -66,8 +66,11 @@ func (e *Engine) Authenticate(secret string) (*podium.APIKey, bool) {
 	if subtle.ConstantTimeCompare(h[:], e.keys.admin[:]) == 1 {
 		return AdminKey, true
 	}
-	k, ok := e.keys.byHash[hex.EncodeToString(h[:])]
-	return k, ok
+	hash := hex.EncodeToString(h[:])
+	if k, ok := e.keys.byHash[hash]; ok {
+		return k, true
+	}
+	return e.ses.lookup(hash, e.now()) // a player session (sessions.go)
 }
 
 // CreateKey stores a new scoped key (already normalized) and returns it

@@ -35,6 +35,9 @@ func (s *Server) require(r *http.Request, scope, board string) (*podium.APIKey, 
 	if k == nil {
 		return nil, podium.Errorf(podium.ECodeUnauthenticated, "this request needs an API key: send Authorization: Bearer <key>")
 	}
+	if k.Player != "" { // a player session holds no scope (sessions.go)
+		return nil, podium.Errorf(podium.ECodeForbidden, "a player session may not do this: it reads public boards and submits its own scores")
+	}
 	if !k.Allows(scope, board) {
 		if board != "" && k.Allows(scope, "") {
 			return nil, podium.Errorf(podium.ECodeForbidden, "this key is limited to other boards than %q", board)

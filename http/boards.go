@@ -25,6 +25,8 @@ type boardBody struct {
 	// Tournaments and points (tournaments.go).
 	Tournament *tournamentBody `json:"tournament"`
 	Points     *pointsBody     `json:"points"`
+	// PlayerSubmit lets player sessions submit (sessions.go).
+	PlayerSubmit *bool `json:"player_submit"`
 }
 
 type resetBody struct {
@@ -74,6 +76,9 @@ func appendBoard(b []byte, bi *engine.BoardInfo) []byte {
 	b = append(b, `,"seq":`...)
 	b = strconv.AppendUint(b, bi.Seq, 10)
 	b = appendTourneyFields(b, &bi.Board) // tournaments.go
+	if bi.PlayerSubmit {
+		b = append(b, `,"player_submit":true`...) // sessions.go
+	}
 	return append(b, '}')
 }
 
@@ -132,7 +137,7 @@ func (s *Server) putBoard(w http.ResponseWriter, r *http.Request) error {
 		return podium.Errorf(podium.ECodeInvalid, "id %q in the body differs from the board %q in the path", body.ID, id)
 	}
 	u := &podium.BoardUpdate{ID: id, Title: body.Title, Keys: body.Keys, Mode: body.Mode, Public: body.Public, Meta: body.Meta,
-		Keep: body.Keep, Aggregate: body.Aggregate}
+		Keep: body.Keep, Aggregate: body.Aggregate, PlayerSubmit: body.PlayerSubmit}
 	if body.Reset != nil {
 		u.Reset = &podium.Reset{Every: body.Reset.Every, TZ: body.Reset.TZ}
 	}

@@ -96,7 +96,7 @@ func (s *Server) answerPrior(w http.ResponseWriter, r *http.Request, prior *podi
 
 func (s *Server) submit(w http.ResponseWriter, r *http.Request) error {
 	board := r.PathValue("board")
-	k, err := s.require(r, podium.ScopeSubmit, board)
+	k, err := s.requireSubmitter(r, board) // a key or a player session (sessions.go)
 	if err != nil {
 		return err
 	}
@@ -117,6 +117,9 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) error {
 	}
 	sc, err := sb.toScore(board)
 	if err != nil {
+		return err
+	}
+	if err := s.submitMay(k, board, sc.Player); err != nil {
 		return err
 	}
 	replay := func(w http.ResponseWriter, rec podium.IdempotencyRecord) error {
@@ -149,7 +152,7 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) submitBatch(w http.ResponseWriter, r *http.Request) error {
-	k, err := s.require(r, podium.ScopeSubmit, "")
+	k, err := s.requireSubmitter(r, "")
 	if err != nil {
 		return err
 	}
@@ -174,8 +177,8 @@ func (s *Server) submitBatch(w http.ResponseWriter, r *http.Request) error {
 			errs[i] = podium.Errorf(podium.ECodeInvalid, "board must match [a-z0-9][a-z0-9_.:-]{0,127}")
 			continue
 		}
-		if !k.Allows(podium.ScopeSubmit, it.Board) {
-			errs[i] = podium.Errorf(podium.ECodeForbidden, "this key may not submit to board %q", it.Board)
+		if err := s.submitMay(k, it.Board, it.Player); err != nil {
+			errs[i] = err
 			continue
 		}
 		sc, err := it.toScore(it.Board)

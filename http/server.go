@@ -149,6 +149,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /v1/feed", s.api(s.feed, "board", "limit")) // feed.go
 	s.mux.HandleFunc("GET /v1/feed/stream", s.api(s.feedStream, "board", "limit", "last_event_id"))
 	s.tourneyRoutes() // tournaments.go
+	s.sessionRoutes() // sessions.go
 	s.timing = map[string]routeTiming{
 		"GET /v1/boards/{board}/stream": untimed,
 		"GET /v1/stream":                untimed,

@@ -51,6 +51,11 @@ type Config struct {
 	PollEvery time.Duration
 
 	FeedCap int // activity feed events kept per board
+
+	// Player sessions (engine/sessions.go): default and longest TTL, and
+	// sessions per player.
+	SessionTTL, SessionMaxTTL time.Duration
+	SessionCap                int
 }
 
 // allowedOrigins splits --allowed-origins.
@@ -146,6 +151,9 @@ func (c *Config) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Env, "env", "default", "the deployment's name in the Redis keyspace podium:{env}:v1:..., so several deployments can share one Redis")
 	fs.StringVar(&c.Node, "node", "", "this node's name in logs and notices (default: host name and a random suffix)")
 	fs.DurationVar(&c.PollEvery, "poll-every", time.Second, "with --db: how often to poll the database for what other nodes changed, notices or not")
+	fs.DurationVar(&c.SessionTTL, "session-ttl", 30*24*time.Hour, "player sessions: how long a session lives when the request names no ttl")
+	fs.DurationVar(&c.SessionMaxTTL, "session-max-ttl", 90*24*time.Hour, "player sessions: the longest ttl a request may ask")
+	fs.IntVar(&c.SessionCap, "session-cap", 10, "player sessions: sessions per player (the oldest goes when a new one passes it)")
 	fs.IntVar(&c.FeedCap, "feed-cap", 200, "activity feed: events kept per board (older ones are pruned; GET /v1/feed's largest limit)")
 }
 
@@ -187,6 +195,10 @@ func (c *Config) validate() error {
 			return usagef("serve", "--redis: %q is not a redis:// URL", redactURL(c.Redis))
 		}
 
+	}
+	if c.SessionTTL < 0 || c.SessionTTL > 0 && c.SessionTTL < time.Minute || c.SessionMaxTTL < 0 ||
+		c.SessionMaxTTL > 0 && c.SessionMaxTTL < max(c.SessionTTL, time.Minute) || c.SessionCap < 0 || c.SessionCap > 1000 {
+		return usagef("serve", "--session-ttl must be at least 1m, --session-max-ttl at least --session-ttl, --session-cap 1 to 1000")
 	}
 	switch c.Sync {
 	case "", "full", "normal":
