@@ -35,16 +35,16 @@ type Limit struct {
 // Unlimited reports whether l limits nothing.
 func (l Limit) Unlimited() bool { return l.Quota <= 0 || l.Window <= 0 }
 
-// interval is GCRA's emission interval T in µs: one request's share of
+// Interval is GCRA's emission interval T in µs: one request's share of
 // the window. At least 1 µs.
-func (l Limit) interval() int64 {
+func (l Limit) Interval() int64 {
 	t := l.Window.Microseconds() / int64(l.Quota)
 	return max(t, 1)
 }
 
-// tolerance is how far ahead of now the TAT may be after admitting a
+// Tolerance is how far ahead of now the TAT may be after admitting a
 // request: the window, so that a full bucket admits Quota requests at once.
-func (l Limit) tolerance() int64 { return int64(l.Quota) * l.interval() }
+func (l Limit) Tolerance() int64 { return int64(l.Quota) * l.Interval() }
 
 // String formats l as ParseLimit reads it ("600/1m0s"); "off" when
 // unlimited.
@@ -115,8 +115,8 @@ func Decide(tat, now int64, l Limit, cost int) (newTAT int64, r Result) {
 		c = 1
 	}
 	base := max(tat, now)
-	next := base + int64(c)*l.interval()
-	if next-now > l.tolerance() {
+	next := base + int64(c)*l.Interval()
+	if next-now > l.Tolerance() {
 		return tat, Denied(base, now, l, c)
 	}
 	if cost <= 0 {
@@ -131,7 +131,7 @@ func Decide(tat, now int64, l Limit, cost int) (newTAT int64, r Result) {
 // headers are computed in one place.
 func Admitted(tat, now int64, l Limit) Result {
 	used := max(tat-now, 0)
-	return Result{Allowed: true, Remaining: int((l.tolerance() - used) / l.interval()),
+	return Result{Allowed: true, Remaining: int((l.Tolerance() - used) / l.Interval()),
 		Reset: time.Duration(used) * time.Microsecond}
 }
 
@@ -139,7 +139,7 @@ func Admitted(tat, now int64, l Limit) Result {
 // TAT, taken as no earlier than now, is base.
 func Denied(base, now int64, l Limit, cost int) Result {
 	used := max(base-now, 0)
-	wait := used + int64(cost)*l.interval() - l.tolerance()
-	return Result{Remaining: int(max(l.tolerance()-used, 0) / l.interval()),
+	wait := used + int64(cost)*l.Interval() - l.Tolerance()
+	return Result{Remaining: int(max(l.Tolerance()-used, 0) / l.Interval()),
 		Reset: time.Duration(used) * time.Microsecond, RetryAfter: time.Duration(max(wait, 1)) * time.Microsecond}
 }
