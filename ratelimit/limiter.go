@@ -211,4 +211,3 @@ func (l *Limiter) RunSweeper(ctx context.Context, every time.Duration, batch int
 		}
 	}
 }
-

@@ -51,6 +51,8 @@ type Config struct {
 	PollEvery time.Duration
 
 	FeedCap int // activity feed events kept per board
+
+	RateLimit RateConfig // rate limits and trusted proxies (ratelimit.go)
 }
 
 // allowedOrigins splits --allowed-origins.
@@ -147,6 +149,7 @@ func (c *Config) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Node, "node", "", "this node's name in logs and notices (default: host name and a random suffix)")
 	fs.DurationVar(&c.PollEvery, "poll-every", time.Second, "with --db: how often to poll the database for what other nodes changed, notices or not")
 	fs.IntVar(&c.FeedCap, "feed-cap", 200, "activity feed: events kept per board (older ones are pruned; GET /v1/feed's largest limit)")
+	c.RateLimit.flags(fs) // ratelimit.go
 }
 
 // validate checks what the flag types cannot; a mistake is a *usageError
@@ -159,6 +162,9 @@ func (c *Config) validate() error {
 		if _, _, err := net.SplitHostPort(c.DebugAddr); err != nil {
 			return usagef("serve", "--debug-addr: %q is not host:port (e.g. 127.0.0.1:6060)", c.DebugAddr)
 		}
+	}
+	if _, _, err := c.RateLimit.parsed(); err != nil {
+		return err
 	}
 	if err := podiumhttp.CheckOrigins(c.allowedOrigins()); err != nil {
 		return usagef("serve", "--allowed-origins: %v", err)
