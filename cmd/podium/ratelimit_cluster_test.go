@@ -72,4 +72,3 @@ func testClusterRateLimits(t *testing.T, redisURL, store string) {
 		t.Fatalf("readyz on node B: %d %s", st, body)
 	}
 }
-
