@@ -330,7 +330,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	}
 	if s.rates != nil && s.rates.Limiter != nil {
 		checks["rate_limits"] = s.rates.Limiter.Store()
-		if st := s.rates.Limiter.Status(); st != "" {
+		if st := s.rates.Limiter.Check(r.Context()); st != "" {
 			degrade("rate_limits", st)
 		}
 	}

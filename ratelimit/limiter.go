@@ -170,6 +170,16 @@ func (l *Limiter) Status() string {
 	return l.name + " failing, limits enforced per node: " + l.lastErr
 }
 
+// Check is Status after trying the shared store again if it failed more
+// than RetryEvery ago (a peek, which changes nothing), so that /readyz
+// sees a recovery even while no limited request comes.
+func (l *Limiter) Check(ctx context.Context) string {
+	if l.down.Load() != 0 {
+		l.takeShared(ctx, "probe", Limit{Quota: 1, Window: time.Second}, 0, l.now())
+	}
+	return l.Status()
+}
+
 // Store names the store decisions are taken on: "memory" or the shared
 // store's name.
 func (l *Limiter) Store() string { return l.name }

@@ -79,6 +79,10 @@ func TestLimiterFallback(t *testing.T) {
 		t.Fatal("the shared store was tried again before RetryEvery")
 	}
 	now = now.Add(time.Second)
+	// A readiness check alone sees the recovery.
+	if st := l.Check(ctx); st != "" {
+		t.Fatalf("Check after recovery = %q", st)
+	}
 	if r := l.Take(ctx, "submit", "k", lim, 1); !r.Allowed || r.Remaining != 0 {
 		t.Fatalf("back on the shared store (1 of 2 used): %+v", r)
 	}
