@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"time"
 
@@ -47,6 +48,11 @@ type Config struct {
 	AllowedOrigins []string
 	// Contests serves /v1/contests and the contest pages (none if nil).
 	Contests *ctf.Service
+	// RateLimits limits the API's requests (ratelimit.go; none if nil).
+	// TrustedProxies are the proxies whose X-Forwarded-For gives the
+	// client's address (clientip.go).
+	RateLimits     *RateLimits
+	TrustedProxies []netip.Prefix
 }
 
 // Server is the HTTP face of an engine.
@@ -65,6 +71,8 @@ type Server struct {
 
 	streamCfg StreamConfig
 	origins   origins
+	rates     *RateLimits    // ratelimit.go
+	trusted   []netip.Prefix // clientip.go
 
 	bodyTimeout    time.Duration
 	requestTimeout time.Duration
@@ -98,7 +106,7 @@ func New(cfg Config) *Server {
 	s := &Server{eng: cfg.Engine, store: cfg.Store, log: cfg.Logger, maxBody: cfg.MaxBody, mux: http.NewServeMux(),
 		reg: cfg.Registry, hub: cfg.Hub, streamCfg: cfg.Stream,
 		bodyTimeout: cfg.BodyTimeout, requestTimeout: cfg.RequestTimeout, origins: newOrigins(cfg.AllowedOrigins),
-		contests: cfg.Contests}
+		contests: cfg.Contests, rates: cfg.RateLimits, trusted: cfg.TrustedProxies}
 	s.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "podium_http_requests_total", Help: "HTTP requests by route and status.",
 	}, []string{"route", "code"})
@@ -258,6 +266,9 @@ func (s *Server) api(f apiFunc, params ...string) http.HandlerFunc {
 			s.writeError(w, r, podium.Errorf(podium.ECodeUnavailable, "%s", msg))
 			return
 		}
+		if !s.rateLimit(w, r) { // ratelimit.go
+			return
+		}
 		if err := f(w, r); err != nil {
 			s.writeError(w, r, err)
 		}
@@ -316,6 +327,12 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 		checks["broker"] = "ok"
 		if st.Broker != "" {
 			degrade("broker", st.Broker)
+		}
+	}
+	if s.rates != nil && s.rates.Limiter != nil {
+		checks["rate_limits"] = s.rates.Limiter.Store()
+		if st := s.rates.Limiter.Check(r.Context()); st != "" {
+			degrade("rate_limits", st)
 		}
 	}
 	if code != http.StatusOK {

@@ -3,7 +3,6 @@ package http
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"net/http"
 	"strconv"
 	"time"
@@ -76,20 +75,11 @@ func streamResults(rs []podium.Result) []stream.Result {
 	return out
 }
 
-// clientIP is the address a stream is counted against.
-func clientIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
-}
-
 // connect opens a stream connection for the principal key (nil:
 // anonymous), which its subscriptions are authorised for and which ends it
 // when the key is revoked.
 func (s *Server) connect(r *http.Request, w http.ResponseWriter, key *podium.APIKey) (*stream.Conn, error) {
-	conn, err := s.hub.Connect(clientIP(r), key)
+	conn, err := s.hub.Connect(s.clientIP(r), key)
 	retryAfter(w, err)
 	return conn, err
 }

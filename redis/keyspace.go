@@ -52,11 +52,23 @@ func (k Keyspace) Prefix() string { return k.prefix }
 //   - TTL: none needed
 func (k Keyspace) Notices() string { return k.prefix + "notices" }
 
+// RateLimit is the bucket of one rate limit (package ratelimit), holding
+// its GCRA theoretical arrival time.
+//   - type: string (an integer, unix microseconds)
+//   - written by: every node, by one Lua script per request (ratelimit.go)
+//   - read by: the same script only
+//   - TTL: until the bucket is full again (the TAT), so that a bucket no
+//     request touched for a window is gone; nothing lists these keys.
+//
+// bucket is scope:principal[:board], for example "submit:key:k_12:chess".
+func (k Keyspace) RateLimit(bucket string) string { return k.prefix + "ratelimit:" + bucket }
+
 // Keys lists every key and channel of the keyspace with its
 // documentation, for docs and for podium check.
 func (k Keyspace) Keys() []KeyDoc {
 	return []KeyDoc{
 		{Name: k.Notices(), Type: "pub/sub channel", Owner: "every node publishes after a commit or a metadata change; every node subscribes", TTL: "none (a channel holds no data)"},
+		{Name: k.RateLimit("{scope}:{principal}[:{board}]"), Type: "string", Owner: "every node, one Lua script per rate-limited request", TTL: "until the bucket is full again (at most the limit's window)"},
 	}
 }
 

@@ -56,6 +56,7 @@ type Config struct {
 	// sessions per player.
 	SessionTTL, SessionMaxTTL time.Duration
 	SessionCap                int
+	RateLimit                 RateConfig // rate limits and trusted proxies (ratelimit.go)
 }
 
 // allowedOrigins splits --allowed-origins.
@@ -155,6 +156,7 @@ func (c *Config) flags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.SessionMaxTTL, "session-max-ttl", 90*24*time.Hour, "player sessions: the longest ttl a request may ask")
 	fs.IntVar(&c.SessionCap, "session-cap", 10, "player sessions: sessions per player (the oldest goes when a new one passes it)")
 	fs.IntVar(&c.FeedCap, "feed-cap", 200, "activity feed: events kept per board (older ones are pruned; GET /v1/feed's largest limit)")
+	c.RateLimit.flags(fs) // ratelimit.go
 }
 
 // validate checks what the flag types cannot; a mistake is a *usageError
@@ -167,6 +169,9 @@ func (c *Config) validate() error {
 		if _, _, err := net.SplitHostPort(c.DebugAddr); err != nil {
 			return usagef("serve", "--debug-addr: %q is not host:port (e.g. 127.0.0.1:6060)", c.DebugAddr)
 		}
+	}
+	if _, _, err := c.RateLimit.parsed(); err != nil {
+		return err
 	}
 	if err := podiumhttp.CheckOrigins(c.allowedOrigins()); err != nil {
 		return usagef("serve", "--allowed-origins: %v", err)

@@ -48,6 +48,7 @@ type Main struct {
 	debug    *http.Server // --debug-addr, if set
 	log      *slog.Logger
 	demo     context.CancelFunc
+	rates    *rateWiring // ratelimit.go
 }
 
 // testHookWrapStore, when set by a test, wraps the store before the engine
@@ -118,6 +119,7 @@ func (m *Main) Open(ctx context.Context) (err error) {
 		m.log.Info("admin key from PODIUM_ADMIN_KEY", "source", "environment")
 	}
 	cstore, _ := m.Store.(contest.Store)
+	pgStore, _ := m.Store.(*postgres.Store) // before a test wraps it: the rate limits' table
 	if testHookWrapStore != nil {
 		m.Store = testHookWrapStore(m.Store)
 	}
@@ -143,7 +145,11 @@ func (m *Main) Open(ctx context.Context) (err error) {
 		SnapshotEvery: m.Config.SnapshotEvery, MaxPerIP: m.Config.StreamsPerIP, MaxTotal: m.Config.StreamsMax,
 		MemoryBudget: m.Config.StreamMemory, Logger: m.log})
 	m.Engine.SetListener(m.Hub)
-	m.Server = podiumhttp.New(podiumhttp.Config{Engine: m.Engine, Store: store, Logger: m.log, MaxBody: m.Config.MaxBody,
+	rates, proxies, err := m.openRateLimits(pgStore, reg)
+	if err != nil {
+		return err
+	}
+	m.Server = podiumhttp.New(podiumhttp.Config{RateLimits: rates, TrustedProxies: proxies, Engine: m.Engine, Store: store, Logger: m.log, MaxBody: m.Config.MaxBody,
 		Registry: reg, Hub: m.Hub, BodyTimeout: m.Config.BodyTimeout, RequestTimeout: m.Config.RequestTimeout,
 		AllowedOrigins: m.Config.allowedOrigins(), Contests: m.Contests})
 
@@ -209,6 +215,7 @@ func (m *Main) Close() error {
 	if m.Engine != nil {
 		errs = append(errs, m.Engine.Close())
 	}
+	m.closeRateLimits()
 	if m.Broker != nil {
 		errs = append(errs, m.Broker.Close())
 	}
