@@ -1,6 +1,10 @@
 package stream
 
-import "github.com/podiumhq/podium"
+import (
+	"time"
+
+	"github.com/podiumhq/podium"
+)
 
 // CanRead is the read rule for a board, as streams apply it at subscribe
 // time and again whenever a board's visibility or generation changes:
@@ -29,7 +33,10 @@ var errRevoked = podium.Errorf(podium.ECodeUnauthenticated, "the API key of this
 // a key is deleted; it does not block.
 func (h *Hub) KeyRevoked(id string) {
 	h.mu.Lock()
-	h.revoked[id] = struct{}{}
+	now := h.cfg.Now()
+	h.revoked[id] = now
+	h.revokedOrder = append(h.revokedOrder, revocation{id: id, at: now})
+	h.forgetRevocations(now)
 	conns := make([]*Conn, 0, len(h.byKey[id]))
 	for c := range h.byKey[id] {
 		conns = append(conns, c)
@@ -37,5 +44,34 @@ func (h *Hub) KeyRevoked(id string) {
 	h.mu.Unlock()
 	for _, c := range conns {
 		c.end(errRevoked)
+	}
+}
+
+// revokedKeep is how long the hub remembers a revoked id. The memory only
+// covers the moment between a request's authentication and its Connect
+// (a lookup in the same request): afterwards the engine no longer
+// authenticates the id, so the hub need not remember it. Forgetting keeps
+// memory bounded by the revocations of the last minute, not of the
+// process's life (sessions are revoked and expire all the time).
+const revokedKeep = time.Minute
+
+// revocation is one id in the hub's memory of revoked keys.
+type revocation struct {
+	id string
+	at time.Time
+}
+
+// forgetRevocations drops the revocations older than revokedKeep; h.mu
+// held.
+func (h *Hub) forgetRevocations(now time.Time) {
+	n := 0
+	for n < len(h.revokedOrder) && now.Sub(h.revokedOrder[n].at) > revokedKeep {
+		if r := h.revokedOrder[n]; h.revoked[r.id].Equal(r.at) { // not revoked again since
+			delete(h.revoked, r.id)
+		}
+		n++
+	}
+	if n > 0 {
+		h.revokedOrder = append(h.revokedOrder[:0], h.revokedOrder[n:]...)
 	}
 }

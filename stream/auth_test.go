@@ -3,8 +3,10 @@ package stream
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/podiumhq/podium"
 )
@@ -296,5 +298,30 @@ func TestResubscribeAfterEnd(t *testing.T) {
 	h.Tick()
 	if evs := drain(c); len(evs) != 1 || evs[0].Type != "delta" {
 		t.Fatalf("the new subscription got:\n%s", describe(evs))
+	}
+}
+
+// TestRevokedIDsForgotten: the hub remembers revoked ids only for
+// revokedKeep, so its memory is bounded by recent revocations (sessions are
+// revoked and expire all the time); an id revoked again stays remembered.
+func TestRevokedIDsForgotten(t *testing.T) {
+	h, clk := newTestHub(t, newFakeSource(), Config{})
+	for i := range 1000 {
+		h.KeyRevoked(fmt.Sprintf("s%d", i))
+	}
+	h.KeyRevoked("again")
+	clk.Add(revokedKeep / 2)
+	h.KeyRevoked("again")
+	clk.Add(revokedKeep/2 + time.Second)
+	h.KeyRevoked("last")
+	h.mu.Lock()
+	n, again := len(h.revoked), h.revoked["again"]
+	h.mu.Unlock()
+	if n != 2 || again.IsZero() {
+		t.Fatalf("remembered %d ids (again at %v), want 2: again and last", n, again)
+	}
+	key := &podium.APIKey{ID: "last", Scopes: []string{podium.ScopeRead}, Boards: []string{}}
+	if _, err := h.Connect("192.0.2.1", key); podium.ErrorCode(err) != podium.ECodeUnauthenticated {
+		t.Fatalf("connect with a key just revoked: %v", err)
 	}
 }

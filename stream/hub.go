@@ -86,14 +86,15 @@ type Hub struct {
 	cfg Config
 	log *slog.Logger
 
-	mu      sync.Mutex
-	windows map[windowKey]*window
-	byBoard map[string][]*window
-	conns   map[*Conn]struct{}
-	perIP   map[string]int
-	byKey   map[string]map[*Conn]struct{} // open connections by API key id
-	revoked map[string]struct{}           // ids of keys revoked while running
-	closed  bool
+	mu           sync.Mutex
+	windows      map[windowKey]*window
+	byBoard      map[string][]*window
+	conns        map[*Conn]struct{}
+	perIP        map[string]int
+	byKey        map[string]map[*Conn]struct{} // open connections by API key id
+	revoked      map[string]time.Time          // ids of keys revoked in the last revokedKeep, when (auth.go)
+	revokedOrder []revocation                  // the same, oldest first, to forget them
+	closed       bool
 
 	tickMu  sync.Mutex    // one coalescing round at a time
 	snapSeq atomic.Uint64 // snapshot ids, unique across restarts
@@ -158,7 +159,7 @@ func New(src Source, cfg Config) *Hub {
 	}
 	h := &Hub{src: src, cfg: cfg, log: cfg.Logger,
 		windows: map[windowKey]*window{}, byBoard: map[string][]*window{},
-		conns: map[*Conn]struct{}{}, perIP: map[string]int{}, byKey: map[string]map[*Conn]struct{}{}, revoked: map[string]struct{}{},
+		conns: map[*Conn]struct{}{}, perIP: map[string]int{}, byKey: map[string]map[*Conn]struct{}{}, revoked: map[string]time.Time{},
 		stop: make(chan struct{}), done: make(chan struct{})}
 	h.mem.budget = cfg.MemoryBudget
 	h.snapSeq.Store(snapshotBase())
