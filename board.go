@@ -85,6 +85,8 @@ type Board struct {
 	// PlayerSubmit lets player sessions submit their own scores
 	// (session.go).
 	PlayerSubmit bool `json:"player_submit,omitempty"`
+	// Review holds submissions for a moderator (review.go).
+	Review *Review `json:"review,omitempty"`
 }
 
 var (
@@ -158,7 +160,10 @@ func (b *Board) Normalize() error {
 		return err
 	}
 	b.Meta = meta
-	return b.normalizeTournament() // tournament.go
+	if err := b.normalizeTournament(); err != nil { // tournament.go
+		return err
+	}
+	return b.normalizeReview() // review.go
 }
 
 // Orders returns the order of each key.
@@ -192,6 +197,8 @@ type BoardUpdate struct {
 	Points     *Points
 	// PlayerSubmit: nil keeps it.
 	PlayerSubmit *bool
+	// Review: nil keeps it; Hold "none" removes it (review.go).
+	Review *Review
 }
 
 // FullUpdate is the update that replaces every field of a board with b's.
@@ -199,7 +206,7 @@ func FullUpdate(b *Board) *BoardUpdate {
 	c := *b
 	return &BoardUpdate{ID: c.ID, Title: &c.Title, Keys: c.Keys, Mode: &c.Mode, Reset: &c.Reset, Public: &c.Public, Meta: c.Meta,
 		Keep: &c.Keep, Aggregate: c.Aggregate.Clone(), Tournament: c.Tournament, Points: c.Points,
-		PlayerSubmit: &c.PlayerSubmit}
+		PlayerSubmit: &c.PlayerSubmit, Review: c.Review}
 }
 
 // Apply returns the board that results from applying u to cur (nil for a
@@ -242,6 +249,20 @@ func (u *BoardUpdate) Apply(cur *Board) Board {
 	}
 	if u.PlayerSubmit != nil {
 		b.PlayerSubmit = *u.PlayerSubmit
+	}
+	if u.Review != nil { // review.go
+		b.Review = u.Review
+		if u.Review.Hold == HoldNone {
+			b.Review = nil
+		}
+	}
+	if b.Review != nil {
+		r := *b.Review
+		r.Threshold = append([]int64(nil), r.Threshold...)
+		if len(r.Threshold) == 0 {
+			r.Threshold = nil
+		}
+		b.Review = &r
 	}
 	if b.Tournament != nil {
 		t := *b.Tournament
