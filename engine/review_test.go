@@ -93,6 +93,7 @@ func TestReviewHoldApproveReject(t *testing.T) {
 
 	e.restart()
 	eq(t, e.top("b", ""), []string{"1:bob:[500]", "2:alice:[100]"})
+	e.held(e.submit("b", "carol", 1), podium.HoldAll) // the setting was stored
 	if it, err := e.eng.ReviewItem(ctx, lowID); err != nil || it.Status != podium.ReviewRejected || it.DecidedBy != "key_1" {
 		t.Errorf("after a restart: %+v %v", it, err)
 	}

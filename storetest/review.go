@@ -48,6 +48,22 @@ func testReview(t *testing.T, open func(*testing.T) podium.Store) {
 	rs := reviewStore(t, st)
 	bd := putBoard(t, st, "b", podium.Never, 2)
 	putBoard(t, st, "c", podium.Never, 2)
+	// A board keeps its review setting.
+	rb := board(t, "r", 2)
+	rb.Review = &podium.Review{Hold: podium.HoldThreshold, Threshold: []int64{3, -4}}
+	mustNormalize(t, rb)
+	if err := st.PutBoard(ctx, rb); err != nil {
+		t.Fatal(err)
+	}
+	boards, err := st.Boards(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range boards {
+		if x.ID == "r" && !reflect.DeepEqual(x.Review, rb.Review) {
+			t.Errorf("board r's review setting = %+v, want %+v", x.Review, rb.Review)
+		}
+	}
 
 	a := reviewItem("rv_000000000000000a", "b", "alice", 10, 5, -7)
 	a.Meta = []byte(`{"replay":"x"}`)
