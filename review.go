@@ -157,7 +157,8 @@ type HistoryRow struct {
 
 // ReviewStore is the optional Store ability moderation needs; both stores
 // have it. Held items and decisions are written through Batch (Review,
-// Decisions); the methods here read, and keep freezes.
+// Decisions); the methods here read, and keep freezes. DeleteBoard removes
+// a board's review items with its log.
 type ReviewStore interface {
 	// ReviewItem returns one item, nil if there is none.
 	ReviewItem(ctx context.Context, id string) (*ReviewItem, error)

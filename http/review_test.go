@@ -3,6 +3,7 @@ package http_test
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -176,6 +177,34 @@ func TestModeration(t *testing.T) {
 		}
 		a.must(200, a.do("POST", "/v1/boards/mod/scores", sub, `{"player":"bob","score":2}`))
 
+		// One item approved on both nodes at once: one approval wins, the
+		// other is 409, and the log holds the score once.
+		a.must(200, a.do("PUT", "/v1/boards/mod", adminKey, `{"review":{"hold":"all"}}`))
+		a.clock.Add(time.Second)
+		race := a.must(202, a.do("POST", "/v1/boards/mod/scores", sub, `{"player":"gus","score":7}`)).json(t)["id"].(string)
+		statuses := make(chan int, 2)
+		var wg sync.WaitGroup
+		for _, n := range []*server{a, b} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				statuses <- n.do("POST", "/v1/review/"+race+"/approve", adminKey, nil).status
+			}()
+		}
+		wg.Wait()
+		close(statuses)
+		got := map[int]int{}
+		for s := range statuses {
+			got[s]++
+		}
+		if got[200] != 1 || got[409] != 1 {
+			t.Fatalf("two approvals at once: %v, want one 200 and one 409", got)
+		}
+		if h := b.must(200, b.do("GET", "/v1/boards/mod/entries/gus/history", "", nil)).json(t); len(h["items"].([]any)) != 1 {
+			t.Fatalf("gus's history after two approvals %v", h)
+		}
+		a.must(200, a.do("PUT", "/v1/boards/mod", adminKey, `{"review":{"hold":"none"}}`))
+
 		// The queue pages in submission order; status=all shows decided ones.
 		seen := []string{}
 		cursor := ""
@@ -190,7 +219,7 @@ func TestModeration(t *testing.T) {
 			}
 			cursor = "&cursor=" + q["next_cursor"].(string)
 		}
-		if want := "dave:top:approved carol:top:rejected erin:threshold:pending bob:frozen:pending"; strings.Join(seen, " ") != want {
+		if want := "dave:top:approved carol:top:rejected erin:threshold:pending bob:frozen:pending gus:all:approved"; strings.Join(seen, " ") != want {
 			t.Fatalf("queue pages %v, want %s", seen, want)
 		}
 

@@ -25,6 +25,10 @@ const codeDecided = "P0005"
 
 const reviewCols = "id, board, period, player, keys, meta, submitted_ms, reason, status, decided_ms, decided_by, note, seq"
 
+// reviewDelete removes a board's review items with the board (its log
+// goes too): a board made again under the same id starts with no queue.
+const reviewDelete = "DELETE FROM review_items WHERE board = $1"
+
 // review queues the held submissions and decisions of a batch, one JSON
 // parameter each kind.
 func (w *writer) review(pb *pgconn.Batch, items []podium.ReviewItem, decs []podium.ReviewDecision) {

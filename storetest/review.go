@@ -180,6 +180,15 @@ func testReview(t *testing.T, open func(*testing.T) podium.Store) {
 		}
 	})
 
+	t.Run("DeleteBoard", func(t *testing.T) {
+		if err := st.DeleteBoard(ctx, "c"); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := rs.ReviewItem(ctx, c.ID); got != nil || err != nil {
+			t.Errorf("an item of a deleted board = %+v, %v; want it gone with the board", got, err)
+		}
+	})
+
 	t.Run("Freeze", func(t *testing.T) {
 		shared, _ := st.(podium.SharedStore)
 		var cursor int64
