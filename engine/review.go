@@ -383,11 +383,15 @@ func (e *Engine) approvalOp(o *op, it *podium.ReviewItem) (*op, error) {
 	}
 	def := bs.def.Load()
 	if now := podium.PeriodAt(def.Reset, e.now()).ID; now != it.Period {
-		return nil, podium.Errorf(podium.ECodeConflict, "the item was submitted in period %s, which has ended (now %s): it can only be rejected", it.Period, now)
+		return nil, errPeriodEnded(it.Period, now)
 	}
 	d := o.decide.dec
-	sc := Score{Board: it.Board, Player: it.Player, Keys: it.Keys, Meta: it.Meta, approval: &d}
+	sc := Score{Board: it.Board, Player: it.Player, Keys: it.Keys, Meta: it.Meta, approval: &d, approvalPeriod: it.Period}
 	return &op{kind: opScores, single: true, scores: []Score{sc}, results: make([]Result, 1)}, nil
+}
+
+func errPeriodEnded(item, now string) error {
+	return podium.Errorf(podium.ECodeConflict, "the item was submitted in period %s, which has ended (now %s): it can only be rejected", item, now)
 }
 
 // finishApproval answers an approval from the score op that applied it.

@@ -18,8 +18,10 @@ type Score struct {
 	Meta   json.RawMessage
 
 	// approval: the decision that applies this held score (review.go);
-	// it is never held again.
-	approval *podium.ReviewDecision
+	// it is never held again, and applies only in approvalPeriod, the
+	// period it was submitted in.
+	approval       *podium.ReviewDecision
+	approvalPeriod string
 }
 
 // Result is the answer to one Score.
@@ -363,6 +365,9 @@ func (e *Engine) computeScore(g *group, s *Score, res *Result) error {
 			return err
 		}
 		g.periods[bs] = period
+	}
+	if s.approval != nil && period != s.approvalPeriod {
+		return errPeriodEnded(s.approvalPeriod, period) // review.go
 	}
 	join, err := e.tourneyGate(g, bs, def, s.Player) // tournament.go: window, joins, points boards
 	if err != nil {
