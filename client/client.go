@@ -318,3 +318,6 @@ func path(segs ...string) string {
 	}
 	return b.String()
 }
+
+// BaseURL returns the server's base URL the client was made with.
+func (c *Client) BaseURL() string { return c.base }
