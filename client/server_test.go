@@ -31,6 +31,8 @@ type testServer struct {
 	URL  string
 	// wrap, if set, wraps the API handler (to fail or cut requests).
 	wrap func(http.Handler) http.Handler
+	// now, if set, is the clock of the engine and the stream hub.
+	now func() time.Time
 
 	st  *sqlite.Store
 	eng *engine.Engine
@@ -41,7 +43,13 @@ type testServer struct {
 
 func newTestServer(t *testing.T, wrap func(http.Handler) http.Handler) *testServer {
 	t.Helper()
-	s := &testServer{t: t, dir: t.TempDir(), addr: "127.0.0.1:0", wrap: wrap}
+	return newClockServer(t, wrap, nil)
+}
+
+// newClockServer is newTestServer on the clock now.
+func newClockServer(t *testing.T, wrap func(http.Handler) http.Handler, now func() time.Time) *testServer {
+	t.Helper()
+	s := &testServer{t: t, dir: t.TempDir(), addr: "127.0.0.1:0", wrap: wrap, now: now}
 	s.start()
 	t.Cleanup(s.stop)
 	return s
@@ -55,10 +63,10 @@ func (s *testServer) start() {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	eng := engine.New(engine.Config{Store: st, Logger: log})
+	eng := engine.New(engine.Config{Store: st, Logger: log, Now: s.now})
 	eng.SetAdminSecret(adminKey)
 	// A short coalescing window keeps the stream tests quick.
-	hub := stream.New(podiumhttp.StreamSource(eng), stream.Config{Logger: log, Coalesce: 20 * time.Millisecond})
+	hub := stream.New(podiumhttp.StreamSource(eng), stream.Config{Logger: log, Coalesce: 20 * time.Millisecond, Now: s.now})
 	eng.SetListener(hub)
 	if err := eng.Start(context.Background()); err != nil {
 		t.Fatal(err)
