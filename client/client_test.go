@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -371,6 +372,27 @@ func TestContests(t *testing.T) {
 	ctft := must(admin.CTFtimeFeed(ctx, "ctf:q", client.ViewLive))
 	if len(ctft.Tasks) != 2 || len(ctft.Standings) != 2 || ctft.Standings[0].Score != 220 || ctft.Standings[0].TaskStats["Ch pwn"].Points != 220 {
 		t.Fatalf("CTFtimeFeed: %+v", ctft)
+	}
+	// The live standings over SSE: a snapshot, then a delta for a new solve.
+	wctx, cancel := context.WithCancel(ctx)
+	var views []string
+	var statuses []string
+	err = client.New(srv.URL).WatchContest(wctx, "ctf:q", client.WatchOptions{Limit: 10,
+		OnStatus: func(s client.Status) { statuses = append(statuses, s.State) }},
+		func(s client.State, u client.Update) {
+			views = append(views, u.Type+" "+ranking(s.Entries))
+			if len(views) == 1 {
+				must(judge.Attempt(ctx, "ctf:q", "carol", "web", true))
+			} else {
+				cancel()
+			}
+		})
+	if !errors.Is(err, context.Canceled) || len(views) != 2 ||
+		views[0] != "snapshot 1:bob:[220] 2:alice:[110] " || !strings.HasPrefix(views[1], "delta 1:bob:[220] 2:alice:[110] 3:carol:") {
+		t.Fatalf("WatchContest: %v %q", err, views)
+	}
+	if strings.Join(statuses, ",") != "connecting,live" {
+		t.Fatalf("WatchContest statuses: %q", statuses)
 	}
 	if c := must(admin.Unfreeze(ctx, "ctf:q")); !c.Revealed {
 		t.Fatalf("Unfreeze: %+v", c)
