@@ -25,7 +25,7 @@ const adminKey = "client-test-admin-key"
 // HTTP API) on a fixed address, which restart stops and starts again on
 // the same address and data, as a deploy would.
 type testServer struct {
-	t    *testing.T
+	t    testing.TB
 	dir  string
 	addr string
 	URL  string
@@ -41,13 +41,13 @@ type testServer struct {
 	hs  *http.Server
 }
 
-func newTestServer(t *testing.T, wrap func(http.Handler) http.Handler) *testServer {
+func newTestServer(t testing.TB, wrap func(http.Handler) http.Handler) *testServer {
 	t.Helper()
 	return newClockServer(t, wrap, nil)
 }
 
 // newClockServer is newTestServer on the clock now.
-func newClockServer(t *testing.T, wrap func(http.Handler) http.Handler, now func() time.Time) *testServer {
+func newClockServer(t testing.TB, wrap func(http.Handler) http.Handler, now func() time.Time) *testServer {
 	t.Helper()
 	s := &testServer{t: t, dir: t.TempDir(), addr: "127.0.0.1:0", wrap: wrap, now: now}
 	s.start()

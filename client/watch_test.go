@@ -423,3 +423,56 @@ func viewer(t *testing.T, url string) {
 	go io.Copy(io.Discard, resp.Body)
 	t.Cleanup(func() { cancel(); resp.Body.Close() })
 }
+
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *testClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *testClock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// A daily board at midnight: the watch gets the server's period event and
+// the new period's snapshot, reports the period that ended, and follows
+// the new period's deltas.
+func TestWatchPeriodRolloverOnServer(t *testing.T) {
+	clk := &testClock{t: time.Date(2026, 11, 30, 23, 0, 0, 0, time.UTC)}
+	srv := newClockServer(t, nil, clk.Now)
+	ctx := ctxT(t)
+	admin := client.New(srv.URL, client.WithKey(adminKey))
+	if _, _, err := admin.PutBoard(ctx, "day", client.BoardSpec{Keys: []client.KeyDef{{Name: "n", Order: "desc"}},
+		Reset: &client.Reset{Every: "day"}, Public: client.Bool(true)}); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range []string{"a", "b", "c"} {
+		must(admin.Submit(ctx, "day", client.Score{Player: p, Score: score(int64(10 * (i + 1)))}))
+	}
+	w := startWatch(t, client.New(srv.URL), "day", 2)
+	w.match("before midnight")
+	if w.last.Period != "2026-11-30" || w.last.NextReset == nil || !w.last.NextReset.Equal(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)) {
+		t.Fatalf("state before midnight: %+v", w.last)
+	}
+	w.log = nil
+	clk.Add(time.Hour)
+	for w.last.Period != "2026-12-01" {
+		if !waitUpdate(w, 10*time.Second) {
+			t.Fatalf("no snapshot of the new period (updates %q)", w.types())
+		}
+	}
+	u := w.log[len(w.log)-1].update
+	if u.Type != "snapshot" || u.PreviousPeriod != "2026-11-30" || len(u.Changed) != 0 || len(w.last.Entries) != 0 || w.last.Total != 0 {
+		t.Fatalf("the new period's snapshot: %+v, state %+v", u, w.last)
+	}
+	w.match("after midnight")
+	w.log = nil
+	must(admin.Submit(ctx, "day", client.Score{Player: "b", Score: score(5)}))
+	must(admin.Submit(ctx, "day", client.Score{Player: "d", Score: score(7)}))
+	w.match("the new period's deltas")
+	if ty := w.types(); ty == "" || !isDeltas(ty) {
+		t.Fatalf("updates in the new period %q, want deltas", ty)
+	}
+}
