@@ -321,3 +321,24 @@ func path(segs ...string) string {
 
 // BaseURL returns the server's base URL the client was made with.
 func (c *Client) BaseURL() string { return c.base }
+
+// Do sends a request to an endpoint that has no method yet (one added to
+// the server after this client): path is under the base URL ("/v1/..."),
+// already escaped (see url.PathEscape); body, if not nil, is sent as JSON;
+// the answer is decoded into out unless it is nil. GET is retried as a
+// read, PUT and DELETE as idempotent writes, and POST only when the server
+// says nothing was applied, unless idempotencyKey is set: then the POST
+// carries it on every attempt and is retried as a submission is.
+func (c *Client) Do(ctx context.Context, method, path string, query url.Values, body, out any, idempotencyKey string) error {
+	k := once
+	switch {
+	case method == http.MethodGet || method == http.MethodHead:
+		k = read
+	case method == http.MethodPut || method == http.MethodDelete:
+		k = idempotent
+	case idempotencyKey != "":
+		k = keyed
+	}
+	_, err := c.call(ctx, request{method: method, path: path, query: query, body: body, kind: k, idem: idempotencyKey}, out)
+	return err
+}

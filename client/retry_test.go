@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"sync"
 	"testing"
 	"time"
@@ -255,5 +256,34 @@ func TestRetryReadsAndUnsafeWrites(t *testing.T) {
 	}
 	if keys := must(c.ListKeys(ctx)); len(keys) != 2 {
 		t.Fatalf("%d keys, want the one whose answer was lost and k2", len(keys))
+	}
+}
+
+// Do reaches endpoints without a method of their own, with the retries of
+// their kind.
+func TestDo(t *testing.T) {
+	f, c := retryServer(t)
+	ctx := ctxT(t)
+	var page client.Page
+	f.set("GET /v1/boards/sum/entries", drop)
+	if err := c.Do(ctx, http.MethodGet, "/v1/boards/sum/entries", url.Values{"limit": {"5"}}, nil, &page, ""); err != nil || page.Board != "sum" || len(f.attempts()) != 2 {
+		t.Fatalf("Do GET: %v %+v after %d attempts", err, page, len(f.attempts()))
+	}
+	var res client.Submitted
+	f.set("POST /v1/boards/sum/scores", applyAndDrop)
+	body := client.Score{Player: "zed", Score: score(3)}
+	if err := c.Do(ctx, http.MethodPost, "/v1/boards/sum/scores", nil, body, &res, "do-1"); err != nil || res.Entry.Keys[0] != 3 {
+		t.Fatalf("Do POST with a key: %v %+v", err, res)
+	}
+	sameKey(t, f.attempts(), 2)
+	f.set("POST /v1/boards/sum/scores", applyAndDrop)
+	if err := c.Do(ctx, http.MethodPost, "/v1/boards/sum/scores", nil, body, &res, ""); err == nil || len(f.attempts()) != 1 {
+		t.Fatalf("Do POST without a key after a lost answer: %v after %d attempts", err, len(f.attempts()))
+	}
+	if got := points(t, c, "zed"); got != 6 {
+		t.Fatalf("zed has %d points, want 6 (3 once with the key, 3 once without)", got)
+	}
+	if err := c.Do(ctx, http.MethodGet, "/v1/nope", nil, nil, nil, ""); !client.IsNotFound(err) {
+		t.Fatalf("Do of an unknown route: %v", err)
 	}
 }
