@@ -25,6 +25,8 @@ type Budgets struct {
 	cfg BudgetConfig
 	lim *ratelimit.Limiter
 
+	step int64 // what a Meter charges at a time
+
 	mu     sync.Mutex
 	active map[string]int // uploads running per player
 	total  int
@@ -65,7 +67,15 @@ func NewBudgets(cfg BudgetConfig, lim *ratelimit.Limiter) *Budgets {
 	if lim == nil {
 		lim = ratelimit.New(ratelimit.Config{})
 	}
-	return &Budgets{cfg: cfg, lim: lim, active: map[string]int{}}
+	b := &Budgets{cfg: cfg, lim: lim, active: map[string]int{}, step: Step}
+	// A step is at most a quarter of the smaller byte budget, so that a
+	// small budget still admits bodies of unknown length.
+	for _, l := range []ratelimit.Limit{cfg.PlayerBytes, cfg.GlobalBytes} {
+		if !l.Unlimited() {
+			b.step = max(min(b.step, int64(l.Quota)<<10/4), 1<<10)
+		}
+	}
+	return b
 }
 
 // Config returns the budgets' configuration with the defaults filled in.
@@ -137,7 +147,7 @@ func (b *Budgets) Charge(ctx context.Context, player string, n int64) error {
 	return nil
 }
 
-// Step is how many bytes a Meter charges at a time.
+// Step is how many bytes a Meter charges at a time, at most.
 const Step = 64 << 10
 
 // Meter returns a reader that charges the budgets ahead of what it reads
@@ -167,11 +177,11 @@ func (m *meter) Read(p []byte) (int, error) {
 		return 0, m.err
 	}
 	if m.read >= m.paid {
-		if err := m.b.Charge(m.ctx, m.player, Step); err != nil {
+		if err := m.b.Charge(m.ctx, m.player, m.b.step); err != nil {
 			m.err = err
 			return 0, err
 		}
-		m.paid += Step
+		m.paid += m.b.step
 	}
 	if room := m.paid - m.read; int64(len(p)) > room {
 		p = p[:room]

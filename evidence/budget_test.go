@@ -71,7 +71,7 @@ func TestMeter(t *testing.T) {
 	if !errors.As(err, &ref) || ref.Budget != "player_bytes" {
 		t.Fatalf("err %v", err)
 	}
-	if n != 3*Step { // 192 KiB paid, the fourth step refused
+	if n != 200<<10 { // four steps of 50 KiB (a quarter of the budget) paid, the fifth refused
 		t.Fatalf("read %d bytes", n)
 	}
 	// Prepaid bytes are not charged again.
