@@ -337,8 +337,14 @@ func (s *Server) mayReadEvidence(r *http.Request, k *podium.APIKey, bi *engine.B
 		return nil
 	}
 	if bi.Evidence != nil && bi.Evidence.Public {
-		_, err := s.canRead(r, bi.ID, bi.Public)
-		return err
+		if _, err := s.canRead(r, bi.ID, bi.Public); err != nil {
+			return err
+		}
+		if p, err := s.eng.Player(player); err == nil && p.Hidden {
+			// Hidden players are left out of public reads.
+			return podium.Errorf(podium.ECodeNotFound, "no evidence of player %q on board %q", player, bi.ID)
+		}
+		return nil
 	}
 	if k == nil {
 		return podium.Errorf(podium.ECodeUnauthenticated, "this evidence is not public: send an admin key or the player's session")

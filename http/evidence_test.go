@@ -417,6 +417,12 @@ func TestEvidenceUploads(t *testing.T) {
 		if r := b.do("GET", "/v1/boards/pub/entries/alice/evidence", "", nil); r.status != 200 || !bytes.Equal(r.body, pu.body) {
 			t.Fatalf("public evidence: %d", r.status)
 		}
+		// Not for a hidden player, but still for their admins.
+		a.must(200, a.do("PUT", "/v1/players/alice", adminKey, `{"name":"Alice","hidden":true}`))
+		sessionsEventually(t, "node b hides alice", func() bool {
+			return b.do("GET", "/v1/boards/pub/entries/alice/evidence", "", nil).status == 404
+		})
+		b.must(200, b.do("GET", "/v1/boards/pub/entries/alice/evidence", adminKey, nil))
 		// The board setting reads back.
 		if m := a.must(200, a.do("GET", "/v1/boards/pub", "", nil)).json(t); fmt.Sprint(m["evidence"]) != "map[public:true]" {
 			t.Fatalf("board evidence setting: %v", m["evidence"])
