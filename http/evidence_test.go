@@ -206,8 +206,7 @@ func nothingStored(t *testing.T, st podium.EvidenceStore, player string, seq uin
 // TestEvidenceLimits (issue 9 §4): every limit gets its status and
 // nothing is stored, on SQLite and on two PostgreSQL nodes.
 func TestEvidenceLimits(t *testing.T) {
-	slowBody := func(c *podiumhttp.Config) { c.BodyTimeout = 300 * time.Millisecond }
-	evidenceBackends(t, slowBody, func(t *testing.T, a, b *server, st podium.EvidenceStore) {
+	evidenceBackends(t, nil, func(t *testing.T, a, b *server, st podium.EvidenceStore) {
 		a.mkBoard("ev", evBoard)
 		seq := a.evScore("ev", adminKey, "alice", 10)
 		bobSeq := a.evScore("ev", adminKey, "bob", 10)
@@ -292,21 +291,6 @@ func TestEvidenceLimits(t *testing.T) {
 		if line := b.raw("PUT "+ok.path("ev", "alice")+" HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "+adminKey+
 			fmt.Sprintf("\r\nContent-Length: %d\r\n\r\n", len(ok.body)-10), ok.body); !strings.Contains(line, " 422 ") {
 			t.Fatalf("lying length: %s", line)
-		}
-		// A body that stalls is cut with 408.
-		pr, pw := io.Pipe()
-		req, _ = http.NewRequest("PUT", a.url+ok.path("ev", "alice"), pr)
-		req.Header.Set("Authorization", "Bearer "+adminKey)
-		go func() { pw.Write(ok.body[:10]) }() // then nothing
-		t0 := time.Now()
-		res, err = http.DefaultClient.Do(req)
-		pw.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		res.Body.Close()
-		if res.StatusCode != 408 || time.Since(t0) > 5*time.Second {
-			t.Fatalf("slow body: %d after %s", res.StatusCode, time.Since(t0))
 		}
 		nothingStored(t, st, "alice", seq, append(refused, ok)...)
 		if r := b.do("GET", "/v1/boards/ev/entries/alice/evidence", adminKey, nil); r.status != 404 {
@@ -566,5 +550,32 @@ func TestEvidenceExpiry(t *testing.T) {
 		if n, err := a.eng.SweepEvidence(context.Background(), 10); err != nil || n != 2 {
 			t.Fatalf("sweep after retention: %d %v", n, err)
 		}
+	})
+}
+
+// TestEvidenceSlowBody: a body that stalls is cut with 408 and nothing is
+// stored.
+func TestEvidenceSlowBody(t *testing.T) {
+	slowBody := func(c *podiumhttp.Config) { c.BodyTimeout = 300 * time.Millisecond }
+	evidenceBackends(t, slowBody, func(t *testing.T, a, b *server, st podium.EvidenceStore) {
+		a.mkBoard("ev", evBoard)
+		seq := a.evScore("ev", adminKey, "alice", 10)
+		ok := newUpload(t, events(3, "ok"), seq)
+		// A body that stalls is cut with 408.
+		pr, pw := io.Pipe()
+		req, _ := http.NewRequest("PUT", a.url+ok.path("ev", "alice"), pr)
+		req.Header.Set("Authorization", "Bearer "+adminKey)
+		go func() { pw.Write(ok.body[:10]) }() // then nothing
+		t0 := time.Now()
+		res, err := http.DefaultClient.Do(req)
+		pw.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != 408 || time.Since(t0) > 5*time.Second {
+			t.Fatalf("slow body: %d after %s", res.StatusCode, time.Since(t0))
+		}
+		nothingStored(t, st, "alice", seq, ok)
 	})
 }
