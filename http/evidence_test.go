@@ -473,8 +473,8 @@ func TestEvidenceBudgets(t *testing.T) {
 			res.Body.Close()
 			done <- res.StatusCode
 		}()
-		pw.Write(u3.body[:5]) // the upload is running once its first bytes are read
-		time.Sleep(100 * time.Millisecond)
+		pw.Write(u3.body[:5])              // the upload is running once its first bytes are read
+		time.Sleep(500 * time.Millisecond) // for the handler to pass its checks and take the slot
 		dave2 := a.evScore("ev", adminKey, "dave", 2)
 		r = a.putEvidence("ev", "dave", adminKey, newUpload(t, events(2, "4"), dave2))
 		if r.status != 429 || r.header.Get("Retry-After") != "1" {
