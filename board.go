@@ -106,6 +106,9 @@ type Board struct {
 	// PlayerSubmit lets player sessions submit their own scores
 	// (session.go).
 	PlayerSubmit bool `json:"player_submit,omitempty"`
+	// Evidence sets the board's evidence limits, expiry and visibility
+	// (evidence.go); nil: the defaults.
+	Evidence *EvidencePolicy `json:"evidence,omitempty"`
 }
 
 var (
@@ -190,6 +193,14 @@ func (b *Board) Normalize() error {
 		return err
 	}
 	b.Meta = meta
+	if b.Evidence != nil { // evidence.go
+		if err := b.Evidence.Normalize(); err != nil {
+			return err
+		}
+		if *b.Evidence == (EvidencePolicy{}) {
+			b.Evidence = nil
+		}
+	}
 	return b.normalizeTournament() // tournament.go
 }
 
@@ -224,6 +235,8 @@ type BoardUpdate struct {
 	Points     *Points
 	// PlayerSubmit: nil keeps it.
 	PlayerSubmit *bool
+	// Evidence: nil keeps it; replaced as a whole.
+	Evidence *EvidencePolicy
 }
 
 // FullUpdate is the update that replaces every field of a board with b's.
@@ -231,7 +244,7 @@ func FullUpdate(b *Board) *BoardUpdate {
 	c := *b
 	return &BoardUpdate{ID: c.ID, Title: &c.Title, Keys: c.Keys, Mode: &c.Mode, Reset: &c.Reset, Public: &c.Public, Meta: c.Meta,
 		Keep: &c.Keep, Aggregate: c.Aggregate.Clone(), Tournament: c.Tournament, Points: c.Points,
-		PlayerSubmit: &c.PlayerSubmit}
+		PlayerSubmit: &c.PlayerSubmit, Evidence: c.Evidence}
 }
 
 // Apply returns the board that results from applying u to cur (nil for a
@@ -274,6 +287,10 @@ func (u *BoardUpdate) Apply(cur *Board) Board {
 	}
 	if u.PlayerSubmit != nil {
 		b.PlayerSubmit = *u.PlayerSubmit
+	}
+	if u.Evidence != nil {
+		ev := *u.Evidence
+		b.Evidence = &ev
 	}
 	if b.Tournament != nil {
 		t := *b.Tournament
