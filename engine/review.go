@@ -33,9 +33,10 @@ import (
 
 // EvidenceLookup returns what is known of the evidence of one submission
 // (board, player, and the seq of its log row; 0 for a held submission,
-// which has none yet), as a JSON object, or nil for none. The evidence
-// feature provides it; the review queue shows what it returns as
-// "evidence". A nil lookup shows null.
+// which has none yet), as a JSON object, or nil for none. The review queue
+// shows what it returns as "evidence". Without a lookup, the queue shows
+// the evidence attached to an approved item's log row (http/review.go);
+// a pending item has no seq, so no evidence can be attached to it yet.
 type EvidenceLookup func(ctx context.Context, board, player string, seq uint64, reviewID string) ([]byte, error)
 
 // SetEvidenceLookup sets the lookup the review queue uses (nil: none).
@@ -264,13 +265,14 @@ func (e *Engine) History(ctx context.Context, board, player string, before uint6
 	return e.rv.store.History(ctx, board, player, before, limit)
 }
 
-// Evidence returns the evidence metadata of a submission, nil without a
-// lookup or evidence.
-func (e *Engine) Evidence(ctx context.Context, board, player string, seq uint64, reviewID string) ([]byte, error) {
+// ReviewEvidence returns what the lookup set with SetEvidenceLookup says
+// of an item's evidence; ok is false without a lookup.
+func (e *Engine) ReviewEvidence(ctx context.Context, board, player string, seq uint64, reviewID string) (doc []byte, ok bool, err error) {
 	if e.rv.evidence == nil {
-		return nil, nil
+		return nil, false, nil
 	}
-	return e.rv.evidence(ctx, board, player, seq, reviewID)
+	doc, err = e.rv.evidence(ctx, board, player, seq, reviewID)
+	return doc, true, err
 }
 
 // decideOp is what an opDecide carries.

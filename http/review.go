@@ -297,17 +297,35 @@ func (s *Server) appendReviewItem(ctx context.Context, b []byte, it *podium.Revi
 	}
 	b = append(b, `,"history":`...)
 	b = appendHistory(b, rows, true)
-	ev, err := s.eng.Evidence(ctx, it.Board, it.Player, it.Seq, it.ID)
-	if err != nil {
+	b = append(b, `,"evidence":`...)
+	if b, err = s.appendItemEvidence(ctx, b, it); err != nil {
 		return nil, err
 	}
-	b = append(b, `,"evidence":`...)
-	if ev == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, ev...)
-	}
 	return append(b, '}'), nil
+}
+
+// appendItemEvidence appends an item's evidence: the engine's lookup's
+// answer if one is set, else the evidence attached to the log row an
+// approval wrote (evidence.go), else null. A held submission has no seq
+// yet, so nothing can be attached to it before it is approved.
+func (s *Server) appendItemEvidence(ctx context.Context, b []byte, it *podium.ReviewItem) ([]byte, error) {
+	doc, ok, err := s.eng.ReviewEvidence(ctx, it.Board, it.Player, it.Seq, it.ID)
+	switch {
+	case err != nil:
+		return nil, err
+	case ok && doc != nil:
+		return append(b, doc...), nil
+	case ok || it.Seq == 0:
+		return append(b, "null"...), nil
+	}
+	ev, err := s.eng.Evidence(ctx, it.Board, it.Player, it.Seq)
+	if err != nil && podium.ErrorCode(err) != podium.ECodeUnavailable { // unavailable: the store keeps none
+		return nil, err
+	}
+	if ev == nil {
+		return append(b, "null"...), nil
+	}
+	return appendEvidence(b, ev, false), nil
 }
 
 // appendHistory appends log rows; admin adds the review item whose

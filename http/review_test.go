@@ -129,6 +129,12 @@ func TestModeration(t *testing.T) {
 		if ev := sse.next(5 * time.Second); ev.Type != "delta" || !contains(fmt.Sprint(ev.Data), "dave") {
 			t.Fatalf("stream after the approval: %+v", ev)
 		}
+		// Evidence attached to the approved row shows in the item.
+		up := newUpload(t, events(3, "dave"), uint64(res["seq"].(float64)))
+		b.must(201, b.putEvidence("mod", "dave", adminKey, up))
+		if ev := a.must(200, a.do("GET", "/v1/review/"+daveID, rev, nil)).json(t)["evidence"].(map[string]any); ev["events"] != 3.0 || ev["content_sha256"] != sha([]byte(up.plain)) {
+			t.Fatalf("evidence of the approved item %v", ev)
+		}
 		for _, path := range []string{"/approve", "/reject"} {
 			if r := b.do("POST", "/v1/review/"+daveID+path, adminKey, `{"reason":"again"}`); r.status != 409 || r.errCode(t) != "conflict" {
 				t.Fatalf("deciding %s twice: %d %s", path, r.status, r.body)
