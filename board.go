@@ -50,6 +50,10 @@ const (
 type KeyDef struct {
 	Name  string `json:"name"`
 	Order Order  `json:"order"`
+	// Min and Max bound the values a submission may carry for this key
+	// (bounds.go); nil: unbounded.
+	Min *int64 `json:"min,omitempty"`
+	Max *int64 `json:"max,omitempty"`
 }
 
 // Reset says when a board starts a new period, in which IANA zone.
@@ -85,6 +89,8 @@ type Board struct {
 	// PlayerSubmit lets player sessions submit their own scores
 	// (session.go).
 	PlayerSubmit bool `json:"player_submit,omitempty"`
+	// Quota caps a player's submissions per period (quota.go); nil: none.
+	Quota *Quota `json:"quota,omitempty"`
 }
 
 var (
@@ -158,6 +164,9 @@ func (b *Board) Normalize() error {
 		return err
 	}
 	b.Meta = meta
+	if err := b.normalizeLimits(); err != nil { // bounds.go, quota.go
+		return err
+	}
 	return b.normalizeTournament() // tournament.go
 }
 
@@ -192,6 +201,8 @@ type BoardUpdate struct {
 	Points     *Points
 	// PlayerSubmit: nil keeps it.
 	PlayerSubmit *bool
+	// Quota: nil keeps it; a Max of 0 removes it (quota.go).
+	Quota *Quota
 }
 
 // FullUpdate is the update that replaces every field of a board with b's.
@@ -199,7 +210,7 @@ func FullUpdate(b *Board) *BoardUpdate {
 	c := *b
 	return &BoardUpdate{ID: c.ID, Title: &c.Title, Keys: c.Keys, Mode: &c.Mode, Reset: &c.Reset, Public: &c.Public, Meta: c.Meta,
 		Keep: &c.Keep, Aggregate: c.Aggregate.Clone(), Tournament: c.Tournament, Points: c.Points,
-		PlayerSubmit: &c.PlayerSubmit}
+		PlayerSubmit: &c.PlayerSubmit, Quota: fullQuota(c.Quota)}
 }
 
 // Apply returns the board that results from applying u to cur (nil for a
@@ -243,6 +254,7 @@ func (u *BoardUpdate) Apply(cur *Board) Board {
 	if u.PlayerSubmit != nil {
 		b.PlayerSubmit = *u.PlayerSubmit
 	}
+	b.Quota = u.applyQuota(b.Quota) // quota.go
 	if b.Tournament != nil {
 		t := *b.Tournament
 		b.Tournament = &t
@@ -280,7 +292,9 @@ func (b *Board) SameRanking(o *Board) bool {
 		return false
 	}
 	for i := range b.Keys {
-		if b.Keys[i] != o.Keys[i] {
+		// Bounds (Min, Max) only filter what comes in: changing them
+		// leaves the ranking alone.
+		if b.Keys[i].Name != o.Keys[i].Name || b.Keys[i].Order != o.Keys[i].Order {
 			return false
 		}
 	}
