@@ -27,6 +27,8 @@ type boardBody struct {
 	Points     *pointsBody     `json:"points"`
 	// PlayerSubmit lets player sessions submit (sessions.go).
 	PlayerSubmit *bool `json:"player_submit"`
+	// Quota caps each player's submissions per period (quota.go).
+	Quota *podium.Quota `json:"quota"`
 }
 
 type resetBody struct {
@@ -48,6 +50,7 @@ func appendBoard(b []byte, bi *engine.BoardInfo) []byte {
 		b = appendString(b, k.Name)
 		b = append(b, `,"order":`...)
 		b = appendString(b, string(k.Order))
+		b = appendKeyBounds(b, &k) // quota.go
 		b = append(b, '}')
 	}
 	b = append(b, `],"mode":`...)
@@ -79,6 +82,7 @@ func appendBoard(b []byte, bi *engine.BoardInfo) []byte {
 	if bi.PlayerSubmit {
 		b = append(b, `,"player_submit":true`...) // sessions.go
 	}
+	b = appendQuota(b, bi.Quota) // quota.go
 	return append(b, '}')
 }
 
@@ -137,7 +141,7 @@ func (s *Server) putBoard(w http.ResponseWriter, r *http.Request) error {
 		return podium.Errorf(podium.ECodeInvalid, "id %q in the body differs from the board %q in the path", body.ID, id)
 	}
 	u := &podium.BoardUpdate{ID: id, Title: body.Title, Keys: body.Keys, Mode: body.Mode, Public: body.Public, Meta: body.Meta,
-		Keep: body.Keep, Aggregate: body.Aggregate, PlayerSubmit: body.PlayerSubmit}
+		Keep: body.Keep, Aggregate: body.Aggregate, PlayerSubmit: body.PlayerSubmit, Quota: body.Quota}
 	if body.Reset != nil {
 		u.Reset = &podium.Reset{Every: body.Reset.Every, TZ: body.Reset.TZ}
 	}
