@@ -134,8 +134,12 @@ func quotaScenario(t *testing.T, a, b *server) {
 		e["message"] != `key "time_ms" must be >= 1000; 5 given` || items[1].(map[string]any)["player"] != "carol" {
 		t.Fatalf("batch with a value out of bounds: %s", r.body)
 	}
-	if got := b.must(200, b.do("GET", "/v1/boards/daily/entries", "", nil)).json(t); got["total"] != 1.0 {
-		t.Fatalf("entries after refused values: %v", got)
+	// Only carol's entry; seq 1 says that nothing else was logged.
+	for _, n := range []*server{a, b} {
+		quotaWait(t, func() bool {
+			got := n.do("GET", "/v1/boards/daily/entries", "", nil).json(t)
+			return got["total"] == 1.0 && got["seq"] == 1.0
+		}, "carol's entry alone")
 	}
 
 	// An Idempotency-Key retry returns the first answer and is not

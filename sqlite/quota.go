@@ -16,7 +16,7 @@ import (
 // migration 0070 and decodes kind and time from each rec (they are packed,
 // not columns): a player's rows in one period are few.
 func (s *Store) CountSubmissions(ctx context.Context, board, period, player string, upTo uint64, since, until time.Time) (int, error) {
-	rows, err := s.r.QueryContext(ctx, "SELECT rec FROM submissions WHERE board = ? AND period = ? AND player = ? AND seq <= ?",
+	rows, err := s.r.QueryContext(ctx, "SELECT rec FROM submissions INDEXED BY submissions_player WHERE board = ? AND period = ? AND player = ? AND seq <= ?",
 		board, period, player, int64(min(upTo, math.MaxInt64)))
 	if err != nil {
 		return 0, fmt.Errorf("count submissions: %w", err)
