@@ -199,6 +199,20 @@ func quotaScenario(t *testing.T, a, b *server) {
 		}, "the entries of the day")
 	}
 
+	// Bounds may change on a board with entries (they do not change the
+	// ranking); the entries stay, on both nodes, and the new bounds hold.
+	r = b.must(200, b.do("PUT", "/v1/boards/daily", adminKey, `{"keys": [{"name": "time_ms", "order": "asc", "min": 2000}]}`))
+	if !bytes.Contains(r.body, []byte(`"keys":[{"name":"time_ms","order":"asc","min":2000}]`)) {
+		t.Fatalf("board after new bounds: %s", r.body)
+	}
+	for _, n := range []*server{a, b} {
+		quotaWait(t, func() bool {
+			got := n.do("GET", "/v1/boards/daily/entries", "", nil).json(t)
+			return got["total"] == 3.0 && bytes.Contains(n.do("GET", "/v1/boards/daily", "", nil).body, []byte(`"min":2000}`))
+		}, "the entries under the new bounds")
+	}
+	a.must(422, a.do("POST", "/v1/boards/daily/scores", adminKey, `{"player": "erin", "score": 1500}`))
+
 	// The next day brings a new quota.
 	a.clock.Add(14 * time.Hour)
 	for _, n := range []*server{a, b} {
