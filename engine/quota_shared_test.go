@@ -35,8 +35,8 @@ func TestSharedQuota(t *testing.T) {
 		_, err := submitOn(nodes[i%2], "daily", "alice", int64(5000+i))
 		return err
 	})
-	if ok != 3 || len(refused) != 29 {
-		t.Fatalf("accepted %d, refused %d; want 3 and 29", ok, len(refused))
+	if len(ok) != 3 || len(refused) != 29 {
+		t.Fatalf("accepted %d, refused %d; want 3 and 29", len(ok), len(refused))
 	}
 	for _, qe := range refused {
 		if !qe.ResetsAt.Equal(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)) || qe.RetryAfter != 12*time.Hour {
