@@ -2,6 +2,7 @@ package podium
 
 import (
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"time"
 )
@@ -50,11 +51,31 @@ const (
 type KeyDef struct {
 	Name  string `json:"name"`
 	Order Order  `json:"order"`
+	// Label and Format say how pages show the key; they never change the
+	// ranking, so editing them keeps a board's entries.
+	Label  string    `json:"label,omitempty"`
+	Format KeyFormat `json:"format,omitempty"`
 	// Min and Max bound the values a submission may carry for this key
 	// (bounds.go); nil: unbounded.
 	Min *int64 `json:"min,omitempty"`
 	Max *int64 `json:"max,omitempty"`
 }
+
+// KeyFormat says how a key's int64 values read to people. Empty leaves it
+// to the pages, which guess from the key's name (a _ms or _s suffix).
+type KeyFormat string
+
+// Key formats.
+const (
+	FormatInteger    KeyFormat = "integer"     // 1234567 -> 1,234,567
+	FormatDurationMS KeyFormat = "duration_ms" // milliseconds: 41234 -> 41.234 s
+	FormatSeconds    KeyFormat = "seconds"     // a duration in seconds: 125 -> 2:05
+	FormatPoints     KeyFormat = "points"      // points: 1234 -> 1,234 pts
+	FormatTimestamp  KeyFormat = "timestamp"   // Unix seconds, shown as a local date and time
+)
+
+// MaxKeyLabelLen bounds a key's label, in bytes.
+const MaxKeyLabelLen = 64
 
 // Reset says when a board starts a new period, in which IANA zone.
 type Reset struct {
@@ -131,6 +152,17 @@ func (b *Board) Normalize() error {
 			return Errorf(ECodeInvalid, "keys[%d].order is required: asc or desc", i)
 		default:
 			return Errorf(ECodeInvalid, "keys[%d].order must be asc or desc", i)
+		}
+		if len(k.Label) > MaxKeyLabelLen {
+			return Errorf(ECodeInvalid, "keys[%d].label is longer than %d bytes", i, MaxKeyLabelLen)
+		}
+		if err := validText(fmt.Sprintf("keys[%d].label", i), k.Label); err != nil {
+			return err
+		}
+		switch k.Format {
+		case "", FormatInteger, FormatDurationMS, FormatSeconds, FormatPoints, FormatTimestamp:
+		default:
+			return Errorf(ECodeInvalid, "keys[%d].format must be integer, duration_ms, seconds, points or timestamp", i)
 		}
 	}
 	switch b.Mode {
@@ -291,9 +323,7 @@ func (b *Board) SameRanking(o *Board) bool {
 	if b.Mode != o.Mode || b.Keep != o.Keep || len(b.Keys) != len(o.Keys) {
 		return false
 	}
-	for i := range b.Keys {
-		// Bounds (Min, Max) only filter what comes in: changing them
-		// leaves the ranking alone.
+	for i := range b.Keys { // a key's label, format and bounds do not rank
 		if b.Keys[i].Name != o.Keys[i].Name || b.Keys[i].Order != o.Keys[i].Order {
 			return false
 		}

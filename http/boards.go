@@ -50,6 +50,14 @@ func appendBoard(b []byte, bi *engine.BoardInfo) []byte {
 		b = appendString(b, k.Name)
 		b = append(b, `,"order":`...)
 		b = appendString(b, string(k.Order))
+		if k.Label != "" {
+			b = append(b, `,"label":`...)
+			b = appendString(b, k.Label)
+		}
+		if k.Format != "" {
+			b = append(b, `,"format":`...)
+			b = appendString(b, string(k.Format))
+		}
 		b = appendKeyBounds(b, &k) // quota.go
 		b = append(b, '}')
 	}

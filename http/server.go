@@ -77,6 +77,7 @@ type Server struct {
 	bodyTimeout    time.Duration
 	requestTimeout time.Duration
 	timing         map[string]routeTiming // by route pattern; absent: timedFully
+	exportPause    func(chunk int)        // tests: runs after each export chunk is written
 
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
@@ -145,6 +146,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("DELETE /v1/boards/{board}/entries/{player}", s.api(s.deleteEntry, "period"))
 	s.mux.HandleFunc("GET /v1/boards/{board}/entries/{player}/around", s.api(s.around, "period", "include_hidden", "radius"))
 	s.mux.HandleFunc("GET /v1/boards/{board}/periods", s.api(s.periods))
+	s.mux.HandleFunc("GET /v1/boards/{board}/export", s.api(s.exportBoard, "format", "period", "include_hidden")) // export.go
 	s.mux.HandleFunc("GET /v1/players/{player}", s.api(s.getPlayer))
 	s.mux.HandleFunc("PUT /v1/players/{player}", s.api(s.putPlayer))
 	s.mux.HandleFunc("POST /v1/keys", s.api(s.createKey))
@@ -162,6 +164,7 @@ func (s *Server) routes() {
 		"GET /v1/boards/{board}/stream": untimed,
 		"GET /v1/stream":                untimed,
 		"GET /v1/feed/stream":           untimed,
+		"GET /v1/boards/{board}/export": untimed, // bounds each chunk's write (export.go)
 		"POST /v1/admin/check":          timedBodyOnly,
 		"POST /v1/admin/reload":         timedBodyOnly,
 	}
