@@ -84,20 +84,10 @@ func (e *Engine) quotaCheck(bs *boardState, def *podium.Board, period, player st
 	counts := bs.quota.window(w.ID)
 	n, ok := counts[pid]
 	if !ok {
-		bs.mu.RLock()
-		upTo := bs.seq
-		bs.mu.RUnlock()
-		var since, until time.Time
-		if period == podium.PeriodAll {
-			since, until = w.Start, w.End
-		}
-		c, err := e.store.CountSubmissions(context.Background(), def.ID, period, player, upTo, since, until)
-		if err != nil {
-			e.log.Error("count submissions for a quota", "board", def.ID, "err", err)
+		if err := e.quotaLoad(bs, def, w, period, counts, []string{player}, []uint32{pid}); err != nil {
 			return nil, podium.Errorf(podium.ECodeUnavailable, "could not count the submissions of player %q against the quota of board %q; nothing was applied, retry shortly", player, def.ID)
 		}
-		n = c
-		counts[pid] = n
+		n = counts[pid]
 	}
 	if n >= def.Quota.Max {
 		what := "period " + w.ID
@@ -112,6 +102,83 @@ func (e *Engine) quotaCheck(bs *boardState, def *podium.Board, period, player st
 		}
 	}
 	return counts, nil
+}
+
+// quotaLoad reads the counts of players (whose ids are pids) in window w
+// from the store, up to the board's applied seq, into counts.
+func (e *Engine) quotaLoad(bs *boardState, def *podium.Board, w podium.Period, period string, counts map[uint32]int, players []string, pids []uint32) error {
+	bs.mu.RLock()
+	upTo := bs.seq
+	bs.mu.RUnlock()
+	var since, until time.Time
+	if period == podium.PeriodAll {
+		since, until = w.Start, w.End
+	}
+	got, err := e.store.CountSubmissions(context.Background(), def.ID, period, players, upTo, since, until)
+	if err != nil {
+		e.log.Error("count submissions for a quota", "board", def.ID, "players", len(players), "err", err)
+		return err
+	}
+	for i, p := range players {
+		counts[pids[i]] = got[p]
+	}
+	return nil
+}
+
+// quotaPreload loads, in one read per board, the counts of the players
+// that a group's scores need and that are not loaded yet, so that a group
+// of new players costs one query instead of one each. A failure is left
+// to quotaCheck, which tries each player again and fails only its score.
+func (e *Engine) quotaPreload(now time.Time, ops []*op) {
+	type need struct {
+		def     *podium.Board
+		w       podium.Period
+		period  string
+		counts  map[uint32]int
+		players []string
+		pids    []uint32
+		seen    map[uint32]bool
+	}
+	var needs map[*boardState]*need
+	for _, o := range ops {
+		if o.kind != opScores || o.err != nil {
+			continue
+		}
+		for i := range o.scores {
+			s := &o.scores[i]
+			bs := e.board(s.Board)
+			if bs == nil {
+				continue
+			}
+			n := needs[bs]
+			if n == nil {
+				n = &need{} // def nil: no quota
+				if def := bs.def.Load(); def.Quota != nil && def.Aggregate == nil {
+					w := podium.QuotaWindow(def, now)
+					n = &need{def: def, w: w, period: podium.PeriodAt(def.Reset, now).ID, counts: bs.quota.window(w.ID), seen: map[uint32]bool{}}
+				}
+				if needs == nil {
+					needs = map[*boardState]*need{}
+				}
+				needs[bs] = n
+			}
+			if n.def == nil {
+				continue
+			}
+			pid := e.players.intern(s.Player)
+			if _, loaded := n.counts[pid]; loaded || n.seen[pid] {
+				continue
+			}
+			n.seen[pid] = true
+			n.players = append(n.players, s.Player)
+			n.pids = append(n.pids, pid)
+		}
+	}
+	for bs, n := range needs {
+		if n.def != nil && len(n.players) > 0 {
+			e.quotaLoad(bs, n.def, n.w, n.period, n.counts, n.players, n.pids)
+		}
+	}
 }
 
 // quotaReplayed counts a submission another node logged (catchUp) in the

@@ -292,6 +292,7 @@ func (e *Engine) computeGroup(ops []*op) {
 // far. Ops that already carry an error are answered with it and skipped.
 func (e *Engine) buildGroup(ops []*op) *group {
 	g := &group{e: e, ops: append([]*op(nil), ops...), now: e.now(), overlay: map[ovKey]ovVal{}, seqs: map[*boardState]uint64{}, periods: map[*boardState]string{}}
+	e.quotaPreload(g.now, ops) // quota.go
 	for _, o := range ops {
 		if o.err != nil {
 			continue

@@ -7,25 +7,43 @@ import (
 	"time"
 )
 
-// sqlCountSubmissions counts a player's score submissions in a period up to
-// a seq and within [since, until) in unix milliseconds, through the index
-// of migration 0070.
-const sqlCountSubmissions = `SELECT count(*) FROM submissions
-	WHERE board = $1 AND period = $2 AND player = $3 AND seq <= $4 AND kind = 0 AND at_ms >= $5 AND at_ms < $6`
+// sqlCountSubmissions counts, per player of $3, the score submissions in a
+// period up to a seq and within [since, until) in unix milliseconds,
+// through the index of migration 0070.
+const sqlCountSubmissions = `SELECT player, count(*) FROM submissions
+	WHERE board = $1 AND period = $2 AND player = ANY($3::text[]) AND seq <= $4 AND kind = 0 AND at_ms >= $5 AND at_ms < $6
+	GROUP BY player`
 
-// CountSubmissions counts one player's score submissions on a board in a
-// period, up to seq upTo and, unless since and until are zero, made in
-// [since, until). A writer holding the board's head lock gets an exact
-// count: no other transaction can log to the board meanwhile.
-func (s *Store) CountSubmissions(ctx context.Context, board, period, player string, upTo uint64, since, until time.Time) (int, error) {
+// CountSubmissions counts, per player, the score submissions on a board in
+// a period up to seq upTo and, unless since and until are zero, made in
+// [since, until), in one statement. A writer holding the board's head lock
+// gets exact counts: no other transaction can log to the board meanwhile.
+func (s *Store) CountSubmissions(ctx context.Context, board, period string, players []string, upTo uint64, since, until time.Time) (map[string]int, error) {
+	out := map[string]int{}
+	if len(players) == 0 {
+		return out, nil
+	}
 	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
 	if !since.IsZero() || !until.IsZero() {
 		lo, hi = since.UnixMilli(), until.UnixMilli()
 	}
-	var n int64
-	err := s.pool.QueryRow(ctx, sqlCountSubmissions, board, period, player, int64(min(upTo, math.MaxInt64)), lo, hi).Scan(&n)
+	rows, err := s.pool.Query(ctx, sqlCountSubmissions, board, period, players, int64(min(upTo, math.MaxInt64)), lo, hi)
 	if err != nil {
-		return 0, fmt.Errorf("count submissions: %w", err)
+		return nil, fmt.Errorf("count submissions: %w", err)
 	}
-	return int(n), nil
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			player string
+			n      int64
+		)
+		if err := rows.Scan(&player, &n); err != nil {
+			return nil, fmt.Errorf("count submissions: %w", err)
+		}
+		out[player] = int(n)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("count submissions: %w", err)
+	}
+	return out, nil
 }

@@ -1,6 +1,8 @@
 package storetest
 
 import (
+	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
@@ -64,14 +66,29 @@ func testLimits(t *testing.T, open func(*testing.T) podium.Store) {
 			{"a window past them", "2026-11-30", "alice", 100, at(7), at(100), 0},
 			{"max seq", "2026-11-30", "alice", ^uint64(0), zero, zero, 4},
 		} {
-			n, err := s.CountSubmissions(ctx, b.ID, c.period, c.player, c.upTo, c.since, c.until)
-			if err != nil || n != c.want {
-				t.Errorf("%s: CountSubmissions = %d, %v; want %d", c.name, n, err, c.want)
+			got, err := s.CountSubmissions(ctx, b.ID, c.period, []string{c.player}, c.upTo, c.since, c.until)
+			if err != nil || got[c.player] != c.want || len(got) > 1 || c.want == 0 && len(got) != 0 {
+				t.Errorf("%s: CountSubmissions = %v, %v; want %s: %d", c.name, got, err, c.player, c.want)
 			}
 		}
-		n, err := s.CountSubmissions(ctx, "missing", "2026-11-30", "alice", 100, zero, zero)
-		if err != nil || n != 0 {
-			t.Errorf("CountSubmissions of a board without a log = %d, %v; want 0", n, err)
+		// Many players at once (more than a store may bind in one
+		// statement), the ones without submissions left out.
+		many := []string{"carol", "alice"}
+		for i := range 1200 {
+			many = append(many, fmt.Sprintf("nobody-%d", i))
+		}
+		many = append(many, "bob")
+		got, err := s.CountSubmissions(ctx, b.ID, "2026-11-30", many, 100, zero, zero)
+		if err != nil || !reflect.DeepEqual(got, map[string]int{"alice": 4, "bob": 1}) {
+			t.Errorf("CountSubmissions of %d players = %v, %v; want alice 4, bob 1", len(many), got, err)
+		}
+		got, err = s.CountSubmissions(ctx, "missing", "2026-11-30", []string{"alice"}, 100, zero, zero)
+		if err != nil || len(got) != 0 {
+			t.Errorf("CountSubmissions of a board without a log = %v, %v; want none", got, err)
+		}
+		got, err = s.CountSubmissions(ctx, b.ID, "2026-11-30", nil, 100, zero, zero)
+		if err != nil || len(got) != 0 {
+			t.Errorf("CountSubmissions of no players = %v, %v; want none", got, err)
 		}
 	})
 }
