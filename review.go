@@ -173,10 +173,10 @@ type ReviewStore interface {
 	PutFreeze(ctx context.Context, f *Freeze) error
 	// DeleteFreeze unfreezes a player; one not frozen is ECodeNotFound.
 	DeleteFreeze(ctx context.Context, player string) error
-	// History returns a player's logged submissions on a board with a
-	// seq below before (0: from the newest), newest first, at most
-	// limit.
-	History(ctx context.Context, board, player string, before uint64, limit int) ([]HistoryRow, error)
+	// History returns a player's logged submissions on a board in the
+	// given periods with a seq below before (0: from the newest), newest
+	// first, at most limit.
+	History(ctx context.Context, board, player string, periods []string, before uint64, limit int) ([]HistoryRow, error)
 }
 
 // ErrDecided is the answer to a decision of an item that is not pending

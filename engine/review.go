@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -257,12 +258,29 @@ func (e *Engine) ReviewItems(ctx context.Context, f podium.ReviewFilter) ([]podi
 }
 
 // History returns a player's logged submissions on a board, newest first,
-// with a seq below before (0: from the newest).
+// with a seq below before (0: from the newest), in every period the board
+// has entries in (and the current one): the log is read one period at a
+// time through the quota's index. A period whose every entry an admin
+// deleted is not listed.
 func (e *Engine) History(ctx context.Context, board, player string, before uint64, limit int) ([]podium.HistoryRow, error) {
 	if e.rv.store == nil {
 		return nil, errNoReview()
 	}
-	return e.rv.store.History(ctx, board, player, before, limit)
+	bs := e.board(board)
+	if bs == nil {
+		return nil, errBoardNotFound(board)
+	}
+	periods := []string{podium.PeriodAt(bs.def.Load().Reset, e.now()).ID}
+	bs.mu.RLock()
+	for id := range bs.periods {
+		periods = append(periods, id)
+	}
+	for id := range bs.known {
+		periods = append(periods, id)
+	}
+	bs.mu.RUnlock()
+	slices.Sort(periods)
+	return e.rv.store.History(ctx, board, player, slices.Compact(periods), before, limit)
 }
 
 // ReviewEvidence returns what the lookup set with SetEvidenceLookup says

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -205,5 +206,60 @@ func TestReviewPeriodEnded(t *testing.T) {
 	}
 	if _, err := e.eng.Reject(ctx, id, "admin", "too late"); err != nil {
 		t.Error(err)
+	}
+}
+
+// A board's quota counts logged submissions: held ones are checked when
+// they come but count only when approved, and an approval past the quota
+// is refused with the item left pending.
+func TestReviewQuota(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	e.board("q", podium.Best, podium.Daily, desc("points"))
+	if _, _, err := e.eng.UpdateBoard(ctx, &podium.BoardUpdate{ID: "q", Quota: &podium.Quota{Max: 1},
+		Review: &podium.Review{Hold: podium.HoldAll}}); err != nil {
+		t.Fatal(err)
+	}
+	first := e.held(e.submit("q", "a", 5), podium.HoldAll)
+	e.clock.Set(e.clock.Now().Add(time.Second))
+	second := e.held(e.submit("q", "a", 6), podium.HoldAll)
+	if _, _, err := e.eng.Approve(ctx, first, "admin", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.eng.Approve(ctx, second, "admin", ""); podium.ErrorCode(err) != podium.ECodeQuotaExceeded {
+		t.Fatalf("approving past the quota: %v, want quota_exceeded", err)
+	}
+	if it, err := e.eng.ReviewItem(ctx, second); err != nil || it.Status != podium.ReviewPending {
+		t.Errorf("item refused by the quota = %+v, %v; want pending", it, err)
+	}
+	// Over the quota now: a new score is refused, not held.
+	if _, err := e.eng.Submit(ctx, []engine.Score{{Board: "q", Player: "a", Keys: []int64{7}}}, true, nil); podium.ErrorCode(err) != podium.ECodeQuotaExceeded {
+		t.Errorf("a score past the quota: %v, want quota_exceeded", err)
+	}
+	eq(t, e.top("q", ""), []string{"1:a:[5]"})
+}
+
+// A player's history spans the board's periods, newest first, and pages
+// by seq.
+func TestReviewHistoryPeriods(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	e.board("h", podium.Best, podium.Daily, desc("points"))
+	for day := range 3 {
+		e.applied(e.submit("h", "a", int64(day+1)))
+		e.applied(e.submit("h", "b", 9))
+		e.clock.Set(e.clock.Now().Add(24 * time.Hour))
+	}
+	e.restart() // older periods are known, not loaded
+	h, err := e.eng.History(ctx, "h", "a", 0, 10)
+	var got []string
+	for _, r := range h {
+		got = append(got, fmt.Sprintf("%d:%s:%v", r.Seq, r.Period, r.Keys))
+	}
+	if err != nil || fmt.Sprint(got) != "[5:2026-12-02:[3] 3:2026-12-01:[2] 1:2026-11-30:[1]]" {
+		t.Fatalf("history = %v, %v", got, err)
+	}
+	if h, err := e.eng.History(ctx, "h", "a", 3, 1); err != nil || len(h) != 1 || h[0].Seq != 1 {
+		t.Errorf("History(before 3, limit 1) = %+v, %v; want seq 1", h, err)
 	}
 }

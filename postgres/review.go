@@ -223,13 +223,18 @@ func (s *Store) DeleteFreeze(ctx context.Context, player string) error {
 }
 
 // History returns a player's logged submissions on a board, newest first.
-func (s *Store) History(ctx context.Context, board, player string, before uint64, limit int) ([]podium.HistoryRow, error) {
+func (s *Store) History(ctx context.Context, board, player string, periods []string, before uint64, limit int) ([]podium.HistoryRow, error) {
+	if len(periods) == 0 {
+		return nil, nil
+	}
 	if before == 0 || before > math.MaxInt64 {
 		before = math.MaxInt64
 	}
+	// One range of submissions_player per period.
 	rows, err := s.pool.Query(ctx, `SELECT s.seq, s.period, s.kind, s.at_ms, s.k1, s.k2, s.k3, s.k4, s.meta, r.id
 		FROM submissions s LEFT JOIN review_items r ON r.board = s.board AND r.seq = s.seq
-		WHERE s.board = $1 AND s.player = $2 AND s.seq < $3 ORDER BY s.seq DESC LIMIT $4`, board, player, int64(before), limit)
+		WHERE s.board = $1 AND s.period = ANY($2::text[]) AND s.player = $3 AND s.seq < $4
+		ORDER BY s.seq DESC LIMIT $5`, board, periods, player, int64(before), limit)
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}

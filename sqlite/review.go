@@ -203,13 +203,23 @@ func (s *Store) DeleteFreeze(ctx context.Context, player string) error {
 }
 
 // History returns a player's logged submissions on a board, newest first.
-func (s *Store) History(ctx context.Context, board, player string, before uint64, limit int) ([]podium.HistoryRow, error) {
+func (s *Store) History(ctx context.Context, board, player string, periods []string, before uint64, limit int) ([]podium.HistoryRow, error) {
+	if len(periods) == 0 {
+		return nil, nil
+	}
 	if before == 0 || before > 1<<63-1 {
 		before = 1<<63 - 1
 	}
+	// One range of submissions_player per period (json_each keeps the
+	// statement one text whatever the number of periods).
+	ps, err := json.Marshal(periods)
+	if err != nil {
+		return nil, err
+	}
 	rows, err := s.r.QueryContext(ctx, `SELECT s.seq, s.period, s.rec, s.meta, r.id FROM submissions s
 		LEFT JOIN review_items r ON r.board = s.board AND r.seq = s.seq
-		WHERE s.board = ? AND s.player = ? AND s.seq < ? ORDER BY s.seq DESC LIMIT ?`, board, player, int64(before), limit)
+		WHERE s.board = ? AND s.period IN (SELECT value FROM json_each(?)) AND s.player = ? AND s.seq < ?
+		ORDER BY s.seq DESC LIMIT ?`, board, string(ps), player, int64(before), limit)
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}
