@@ -57,6 +57,7 @@ type Config struct {
 	SessionTTL, SessionMaxTTL time.Duration
 	SessionCap                int
 	RateLimit                 RateConfig // rate limits and trusted proxies (ratelimit.go)
+	LogFormat                 string     // text | json (logging.go)
 }
 
 // allowedOrigins splits --allowed-origins.
@@ -157,6 +158,7 @@ func (c *Config) flags(fs *flag.FlagSet) {
 	fs.IntVar(&c.SessionCap, "session-cap", 10, "player sessions: sessions per player (the oldest goes when a new one passes it)")
 	fs.IntVar(&c.FeedCap, "feed-cap", 200, "activity feed: events kept per board (older ones are pruned; GET /v1/feed's largest limit)")
 	c.RateLimit.flags(fs) // ratelimit.go
+	fs.StringVar(&c.LogFormat, "log-format", "text", "log format: text (key=value lines) or json (one object a line, for log collectors)")
 }
 
 // validate checks what the flag types cannot; a mistake is a *usageError
@@ -214,6 +216,9 @@ func (c *Config) validate() error {
 	case "", "debug", "info", "warn", "error":
 	default:
 		return usagef("serve", "--log-level: %q is not debug, info, warn or error", c.LogLevel)
+	}
+	if err := checkLogFormat(c.LogFormat); err != nil {
+		return err
 	}
 	for _, n := range []struct {
 		name string
