@@ -326,6 +326,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	useDemoDataDir(fs, &cfg) // demo.go
 	cfg.AdminKey = os.Getenv("PODIUM_ADMIN_KEY")
 	m := &Main{Config: cfg, Stderr: stderr}
 	if err := m.Open(ctx); err != nil {
