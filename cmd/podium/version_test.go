@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -60,5 +62,35 @@ func TestVersionLdflags(t *testing.T) {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("podium version lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// The Dockerfile stamps the variables that exist (a renamed one would be
+// silently ignored by the linker) and its HEALTHCHECK runs a command that
+// podium has.
+func TestDockerfileMatchesBinary(t *testing.T) {
+	df, err := os.ReadFile(filepath.Join("..", "..", "Dockerfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stamped := map[string]bool{}
+	for _, m := range regexp.MustCompile(`-X main\.(\w+)=`).FindAllStringSubmatch(string(df), -1) {
+		stamped[m[1]] = true
+	}
+	for _, name := range []string{"Version", "Commit", "Date"} {
+		if !stamped[name] {
+			t.Errorf("the Dockerfile does not stamp main.%s", name)
+		}
+		delete(stamped, name)
+	}
+	for name := range stamped {
+		t.Errorf("the Dockerfile stamps main.%s, which podium does not have", name)
+	}
+	hc := regexp.MustCompile(`(?m)^HEALTHCHECK .*CMD \["/podium", "(\w+)"`).FindStringSubmatch(string(df))
+	if hc == nil {
+		t.Fatal("no HEALTHCHECK running /podium in the Dockerfile")
+	}
+	if code, _, errs := runCLI(t, hc[1], "--help"); code != 0 {
+		t.Errorf("the HEALTHCHECK's command %q: %d %q", hc[1], code, errs)
 	}
 }
