@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -74,6 +75,10 @@ func specPath(pattern string) (method, path string) {
 	}
 	return method, path
 }
+
+// anyOperation are the statuses of components/responses/Failure, which
+// every operation's default stands for.
+var anyOperation = map[int]bool{408: true, 500: true, 503: true}
 
 type specChecker struct {
 	t    *testing.T
@@ -228,6 +233,11 @@ func (c *specChecker) check(req *http.Request, reqBody []byte, res *http.Respons
 	if err := openapi3filter.ValidateResponse(ctx, out); err != nil {
 		c.t.Errorf("%s: the answer does not match openapi.yaml (%s %s): %v\nanswer: %.600s",
 			what, route.Method, route.Path, err, body)
+	}
+	// default describes the failures any operation may meet; every other
+	// status must be declared where it is answered.
+	if route.Operation.Responses.Value(strconv.Itoa(res.StatusCode)) == nil && !anyOperation[res.StatusCode] {
+		c.t.Errorf("%s: openapi.yaml does not declare status %d for %s %s", what, res.StatusCode, route.Method, route.Path)
 	}
 	if strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
 		c.checkSSE(what, route, res.StatusCode, body)
