@@ -44,22 +44,40 @@ func init() {
 }
 
 // loadSpec loads and validates the spec as the server serves it (the JSON
-// converted from openapi.yaml).
+// converted from openapi.yaml), once.
 func loadSpec(t *testing.T) *openapi3.T {
 	t.Helper()
-	b, _, err := openapi.JSON()
+	doc, err := specDoc()
 	if err != nil {
 		t.Fatal(err)
+	}
+	return doc
+}
+
+var specDoc = sync.OnceValues(func() (*openapi3.T, error) {
+	b, _, err := openapi.JSON()
+	if err != nil {
+		return nil, err
 	}
 	loader := openapi3.NewLoader()
 	doc, err := loader.LoadFromData(b)
 	if err != nil {
-		t.Fatalf("openapi.yaml does not load: %v", err)
+		return nil, fmt.Errorf("openapi.yaml does not load: %w", err)
 	}
 	if err := doc.Validate(loader.Context); err != nil {
-		t.Fatalf("openapi.yaml is not a valid OpenAPI document: %v", err)
+		return nil, fmt.Errorf("openapi.yaml is not a valid OpenAPI document: %w", err)
 	}
-	return doc
+	return doc, nil
+})
+
+// checkedClient is the client of the test servers' do: with
+// PODIUM_OPENAPI_CHECK=1, every test of the package has its exchanges
+// checked against the spec (TestOpenAPIScenario always does).
+func checkedClient(t *testing.T) *http.Client {
+	if os.Getenv("PODIUM_OPENAPI_CHECK") == "" {
+		return http.DefaultClient
+	}
+	return newSpecChecker(t).client()
 }
 
 // specPath returns the spec's path template for a route pattern of the
@@ -208,6 +226,10 @@ func (c *specChecker) check(req *http.Request, reqBody []byte, res *http.Respons
 	if c.dump {
 		c.t.Logf("%s\n  request: %s\n  answer: %s", what, reqBody, body)
 	}
+	if req.Method == http.MethodOptions && req.Header.Get("Access-Control-Request-Method") != "" {
+		c.checkPreflight(what, res, body)
+		return
+	}
 	route, params, err := c.route(req)
 	if err != nil {
 		c.checkUnrouted(what, err, res, body)
@@ -219,11 +241,24 @@ func (c *specChecker) check(req *http.Request, reqBody []byte, res *http.Respons
 		ExcludeResponseBody: res.StatusCode == http.StatusSwitchingProtocols}
 	vreq := req.Clone(ctx)
 	vreq.Body = io.NopCloser(bytes.NewReader(reqBody))
+	if len(reqBody) > 0 && vreq.Header.Get("Content-Type") == "" {
+		vreq.Header.Set("Content-Type", "application/json") // podium reads such a body as JSON
+	}
 	in := &openapi3filter.RequestValidationInput{Request: vreq, PathParams: params, Route: route, Options: opts}
 	// A request the server accepted must be one the spec allows; refused
-	// ones are often refused because they do not fit, on purpose.
+	// ones are often refused because they do not fit, on purpose. An
+	// operation with x-item-errors accepts a body whose items do not fit
+	// (each gets its own error), so only its parameters must.
 	if res.StatusCode < 400 {
-		if err := openapi3filter.ValidateRequest(ctx, in); err != nil {
+		if route.Operation.Extensions["x-item-errors"] == true {
+			opts := *opts
+			opts.ExcludeRequestBody = true
+			in := *in
+			in.Options = &opts
+			if err := openapi3filter.ValidateRequest(ctx, &in); err != nil {
+				c.t.Errorf("%s: the request does not match openapi.yaml (%s %s): %v", what, route.Method, route.Path, err)
+			}
+		} else if err := openapi3filter.ValidateRequest(ctx, in); err != nil {
 			c.t.Errorf("%s: the request does not match openapi.yaml (%s %s): %v\nrequest body: %s",
 				what, route.Method, route.Path, err, reqBody)
 		}
@@ -343,5 +378,25 @@ func (c *specChecker) checkUnrouted(what string, err error, res *http.Response, 
 	c.checkEvent(what, c.doc.Components.Schemas["Error"].Value, body, "")
 	c.mu.Lock()
 	c.seen[fmt.Sprintf("unrouted - %d", res.StatusCode)]++
+	c.mu.Unlock()
+}
+
+// checkPreflight checks a CORS preflight, which the server answers on
+// every path before routing, as the spec's description says: 204, or 403
+// in the error shape.
+func (c *specChecker) checkPreflight(what string, res *http.Response, body []byte) {
+	c.t.Helper()
+	switch res.StatusCode {
+	case http.StatusNoContent:
+		if res.Header.Get("Access-Control-Allow-Methods") == "" {
+			c.t.Errorf("%s: a preflight answer without Access-Control-Allow-Methods", what)
+		}
+	case http.StatusForbidden:
+		c.checkEvent(what, c.doc.Components.Schemas["Error"].Value, body, "")
+	default:
+		c.t.Errorf("%s: a preflight answered %d, not 204 or 403", what, res.StatusCode)
+	}
+	c.mu.Lock()
+	c.seen[fmt.Sprintf("preflight - %d", res.StatusCode)]++
 	c.mu.Unlock()
 }

@@ -42,6 +42,9 @@ type server struct {
 	eng   *engine.Engine
 	hub   *stream.Hub
 	srv   *podiumhttp.Server
+	// client sends do's requests: through a specChecker when
+	// PODIUM_OPENAPI_CHECK is set (openapi_check_test.go).
+	client *http.Client
 }
 
 // streamStall shortens how long a stalled stream write may take.
@@ -151,7 +154,10 @@ func (s *server) do(method, path, key string, body any, hdr ...string) resp {
 			req.Header.Set(hdr[i], hdr[i+1])
 		}
 	}
-	res, err := http.DefaultClient.Do(req)
+	if s.client == nil {
+		s.client = checkedClient(s.t)
+	}
+	res, err := s.client.Do(req)
 	if err != nil {
 		s.t.Fatal(err)
 	}
