@@ -200,23 +200,33 @@ func (c *specChecker) RoundTrip(req *http.Request) (*http.Response, error) {
 	return res, nil
 }
 
-// sseTee keeps what was read of a stream and hands it to done on Close.
+// sseTee keeps what was read of a stream and hands it to done on Close
+// (which may come from another goroutine than the reads).
 type sseTee struct {
 	io.ReadCloser
-	buf  bytes.Buffer
 	once sync.Once
 	done func([]byte)
+
+	mu  sync.Mutex
+	buf bytes.Buffer
 }
 
 func (s *sseTee) Read(p []byte) (int, error) {
 	n, err := s.ReadCloser.Read(p)
+	s.mu.Lock()
 	s.buf.Write(p[:n])
+	s.mu.Unlock()
 	return n, err
 }
 
 func (s *sseTee) Close() error {
 	err := s.ReadCloser.Close()
-	s.once.Do(func() { s.done(s.buf.Bytes()) })
+	s.once.Do(func() {
+		s.mu.Lock()
+		b := bytes.Clone(s.buf.Bytes())
+		s.mu.Unlock()
+		s.done(b)
+	})
 	return err
 }
 
