@@ -161,7 +161,11 @@ func TestOpenAPIScenario(t *testing.T) {
 	c.must(200, "GET", "/v1/boards/ms:expert/entries/bob/around?radius=1", "", "")
 	c.must(200, "GET", "/v1/boards/ms:daily/periods", "", "")
 	c.must(200, "GET", "/v1/boards/ms:daily/entries?period=previous", "", "")
-	c.must(200, "GET", "/v1/boards/ms:expert/entries?include_hidden=true", A, "")
+	c.must(200, "PUT", "/v1/players/dave", A, `{"hidden":true}`)
+	if e := c.must(200, "GET", "/v1/boards/ms:expert/entries?include_hidden=true", A, "")["entries"].([]any); len(e) != 3 || e[2].(map[string]any)["hidden"] != true {
+		t.Fatalf("entries with hidden players: %v", e)
+	}
+	c.must(200, "PUT", "/v1/players/dave", A, `{"hidden":false}`)
 
 	// Errors.
 	c.fails(400, "invalid_argument", "GET", "/v1/boards/ms:expert/entries?limt=3", "", "")
@@ -174,6 +178,11 @@ func TestOpenAPIScenario(t *testing.T) {
 	c.fails(405, "method_not_allowed", "PATCH", "/v1/boards/ms:expert", A, "")
 	c.fails(409, "conflict", "PUT", "/v1/boards/ms:expert", A, `{"mode":"latest"}`)
 	c.fails(415, "unsupported_media_type", "POST", "/v1/boards/ms:expert/scores", A, `{}`, "Content-Type", "text/plain")
+	c.fails(413, "too_large", "POST", "/v1/boards/ms:expert/scores", A, `{"player":"x","meta":{"pad":"`+strings.Repeat("x", 1<<20)+`"}}`)
+	c.fails(400, "invalid_argument", "GET", "/v1/boards/ms:expert/stream?limit=0", "", "")
+	if r := c.do("GET", "/v1/stream", "", ""); r.status != http.StatusUpgradeRequired {
+		t.Fatalf("GET /v1/stream without a handshake: %d %s", r.status, r.body)
+	}
 	c.must(200, "POST", "/v1/boards/tight/scores", A, `{"player":"a","score":1}`)
 	c.fails(429, "rate_limited", "POST", "/v1/boards/tight/scores", A, `{"player":"a","score":2}`)
 
@@ -201,6 +210,9 @@ func TestOpenAPIScenario(t *testing.T) {
 	c.must(200, "DELETE", "/v1/players/alice/sessions", login, "")
 
 	// Tournaments.
+	c.must(201, "PUT", "/v1/boards/pts:current", A, `{"public":true,"mode":"sum","keys":[{"name":"era","order":"desc"},{"name":"points","order":"desc"}],"points":{"ladder":"pts","kind":"current","half_life_days":730}}`)
+	c.must(201, "PUT", "/v1/boards/pts:best", A, `{"public":true,"mode":"best","keys":[{"name":"rank","order":"asc"}],"points":{"ladder":"pts","kind":"best","series":"weekly-expert","by":"rank"}}`)
+	c.must(201, "PUT", "/v1/boards/pts:weekly", A, `{"public":true,"mode":"sum","keys":[{"name":"points","order":"desc"}],"points":{"ladder":"pts","kind":"category","category":"weekly"}}`)
 	c.must(201, "PUT", "/v1/boards/pts:total", A, `{"public":true,"mode":"sum","keys":[{"name":"points","order":"desc"}],"points":{"ladder":"pts","kind":"total"}}`)
 	c.must(201, "PUT", "/v1/boards/weekly:49", A, `{"title":"Weekly","public":true,"keys":[{"name":"time_ms","order":"asc"}],
 		"tournament":{"start":"2026-11-30T09:00:00Z","end":"2026-12-01T00:00:00Z","join_required":true,"max_participants":2,"weight":50,"category":"weekly","series":"weekly-expert","ladder":"pts"}}`)
@@ -215,6 +227,11 @@ func TestOpenAPIScenario(t *testing.T) {
 	c.must(200, "GET", "/v1/tournaments/weekly:49/participants?limit=10", "", "")
 	c.must(200, "POST", "/v1/tournaments/weekly:49/settle", A, "")
 	c.must(200, "GET", "/v1/tournaments/weekly:49/payouts?offset=0", "", "")
+	if e := c.must(200, "GET", "/v1/boards/pts:current/entries", "", "")["entries"].([]any); len(e) != 1 || e[0].(map[string]any)["value"] == nil {
+		t.Fatalf("current points board: %v", e)
+	}
+	c.sse("/v1/boards/pts:current/stream", "", 1, nil)
+	c.must(200, "GET", "/v1/boards/pts:best", "", "")
 	c.fails(404, "not_found", "GET", "/v1/tournaments/ms:expert", "", "")
 
 	// Contests.
@@ -236,6 +253,9 @@ func TestOpenAPIScenario(t *testing.T) {
 	c.must(200, "GET", "/v1/contests/ctf:finals/chart?top=5", "", "")
 	c.must(200, "GET", "/v1/contests/ctf:finals/ctftime", "", "")
 	c.must(200, "GET", "/v1/contests/ctf:finals/attempts?after=0&limit=10", A, "")
+	c.fails(401, "unauthenticated", "GET", "/v1/contests/ctf:finals/standings?view=live", "", "")
+	c.fails(404, "not_found", "GET", "/v1/contests/ctf:finals/standings?at=2026-11-30T08:00:00Z", "", "")
+	c.fails(404, "not_found", "GET", "/v1/contests/nope", "", "")
 	c.must(200, "POST", "/v1/contests/ctf:finals/unfreeze", A, "")
 	c.must(204, "DELETE", "/v1/contests/ctf:finals/challenges/misc", A, "")
 

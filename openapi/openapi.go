@@ -90,6 +90,11 @@ func writeJSON(buf *bytes.Buffer, n *yaml.Node) error {
 		}
 		buf.WriteByte(']')
 	case yaml.ScalarNode:
+		if n.Tag == "!!timestamp" { // a date stays the text written, not a time.Time
+			b, _ := json.Marshal(n.Value)
+			buf.Write(b)
+			return nil
+		}
 		var v any
 		if err := n.Decode(&v); err != nil {
 			return fmt.Errorf("line %d: %w", n.Line, err)
