@@ -227,6 +227,9 @@ func TestOpenAPIScenario(t *testing.T) {
 	c.must(200, "GET", "/v1/tournaments/weekly:49/participants?limit=10", "", "")
 	c.must(200, "POST", "/v1/tournaments/weekly:49/settle", A, "")
 	c.must(200, "GET", "/v1/tournaments/weekly:49/payouts?offset=0", "", "")
+	if st := c.must(200, "GET", "/v1/tournaments/weekly:49", "", ""); st["settlement"] == nil {
+		t.Fatalf("a settled tournament without settlement: %v", st)
+	}
 	if e := c.must(200, "GET", "/v1/boards/pts:current/entries", "", "")["entries"].([]any); len(e) != 1 || e[0].(map[string]any)["value"] == nil {
 		t.Fatalf("current points board: %v", e)
 	}

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
+
 	"github.com/podiumhq/podium/contest"
 	"github.com/podiumhq/podium/ctf"
 	podiumhttp "github.com/podiumhq/podium/http"
@@ -79,6 +81,7 @@ func TestOpenAPIRoutes(t *testing.T) {
 			t.Errorf("%s accepts query parameters %v, openapi.yaml lists %v", pattern, accepted, inSpec)
 		}
 	}
+	t.Logf("%d routes, %d paths in the spec", len(srv.Routes()), doc.Paths.Len())
 	for path, item := range doc.Paths.Map() {
 		for method := range item.Operations() {
 			if !served[method+" "+path] {
@@ -113,5 +116,27 @@ func TestOpenAPIServed(t *testing.T) {
 		if r := s.do("GET", path, "", nil, "If-None-Match", etag); r.status != http.StatusNotModified || len(r.body) != 0 {
 			t.Errorf("%s with If-None-Match: %d %q, want 304", path, r.status, r.body)
 		}
+	}
+}
+
+// TestOpenAPIExamples: the examples of the spec's schemas fit them
+// (kin-openapi does not check a 3.1 schema's examples when it loads it).
+func TestOpenAPIExamples(t *testing.T) {
+	doc := loadSpec(t)
+	n := 0
+	for name, s := range doc.Components.Schemas {
+		for i, ex := range s.Value.Examples {
+			n++
+			// through JSON, so that numbers are float64 as in an answer
+			b, _ := json.Marshal(ex)
+			var v any
+			json.Unmarshal(b, &v)
+			if err := s.Value.VisitJSON(v, openapi3.EnableJSONSchema2020()); err != nil {
+				t.Errorf("example %d of schema %s does not fit it: %v", i, name, err)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no examples found")
 	}
 }
