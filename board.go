@@ -2,6 +2,7 @@ package podium
 
 import (
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"time"
 )
@@ -50,7 +51,27 @@ const (
 type KeyDef struct {
 	Name  string `json:"name"`
 	Order Order  `json:"order"`
+	// Label and Format say how pages show the key; they never change the
+	// ranking, so editing them keeps a board's entries.
+	Label  string    `json:"label,omitempty"`
+	Format KeyFormat `json:"format,omitempty"`
 }
+
+// KeyFormat says how a key's int64 values read to people. Empty leaves it
+// to the pages, which guess from the key's name (a _ms or _s suffix).
+type KeyFormat string
+
+// Key formats.
+const (
+	FormatInteger    KeyFormat = "integer"     // 1234567 -> 1,234,567
+	FormatDurationMS KeyFormat = "duration_ms" // milliseconds: 41234 -> 41.234 s
+	FormatSeconds    KeyFormat = "seconds"     // a duration in seconds: 125 -> 2:05
+	FormatPoints     KeyFormat = "points"      // points: 1234 -> 1,234 pts
+	FormatTimestamp  KeyFormat = "timestamp"   // Unix seconds, shown as a local date and time
+)
+
+// MaxKeyLabelLen bounds a key's label, in bytes.
+const MaxKeyLabelLen = 64
 
 // Reset says when a board starts a new period, in which IANA zone.
 type Reset struct {
@@ -85,6 +106,9 @@ type Board struct {
 	// PlayerSubmit lets player sessions submit their own scores
 	// (session.go).
 	PlayerSubmit bool `json:"player_submit,omitempty"`
+	// Evidence sets the board's evidence limits, expiry and visibility
+	// (evidence.go); nil: the defaults.
+	Evidence *EvidencePolicy `json:"evidence,omitempty"`
 }
 
 var (
@@ -126,6 +150,17 @@ func (b *Board) Normalize() error {
 		default:
 			return Errorf(ECodeInvalid, "keys[%d].order must be asc or desc", i)
 		}
+		if len(k.Label) > MaxKeyLabelLen {
+			return Errorf(ECodeInvalid, "keys[%d].label is longer than %d bytes", i, MaxKeyLabelLen)
+		}
+		if err := validText(fmt.Sprintf("keys[%d].label", i), k.Label); err != nil {
+			return err
+		}
+		switch k.Format {
+		case "", FormatInteger, FormatDurationMS, FormatSeconds, FormatPoints, FormatTimestamp:
+		default:
+			return Errorf(ECodeInvalid, "keys[%d].format must be integer, duration_ms, seconds, points or timestamp", i)
+		}
 	}
 	switch b.Mode {
 	case "":
@@ -158,6 +193,14 @@ func (b *Board) Normalize() error {
 		return err
 	}
 	b.Meta = meta
+	if b.Evidence != nil { // evidence.go
+		if err := b.Evidence.Normalize(); err != nil {
+			return err
+		}
+		if *b.Evidence == (EvidencePolicy{}) {
+			b.Evidence = nil
+		}
+	}
 	return b.normalizeTournament() // tournament.go
 }
 
@@ -192,6 +235,8 @@ type BoardUpdate struct {
 	Points     *Points
 	// PlayerSubmit: nil keeps it.
 	PlayerSubmit *bool
+	// Evidence: nil keeps it; replaced as a whole.
+	Evidence *EvidencePolicy
 }
 
 // FullUpdate is the update that replaces every field of a board with b's.
@@ -199,7 +244,7 @@ func FullUpdate(b *Board) *BoardUpdate {
 	c := *b
 	return &BoardUpdate{ID: c.ID, Title: &c.Title, Keys: c.Keys, Mode: &c.Mode, Reset: &c.Reset, Public: &c.Public, Meta: c.Meta,
 		Keep: &c.Keep, Aggregate: c.Aggregate.Clone(), Tournament: c.Tournament, Points: c.Points,
-		PlayerSubmit: &c.PlayerSubmit}
+		PlayerSubmit: &c.PlayerSubmit, Evidence: c.Evidence}
 }
 
 // Apply returns the board that results from applying u to cur (nil for a
@@ -243,6 +288,10 @@ func (u *BoardUpdate) Apply(cur *Board) Board {
 	if u.PlayerSubmit != nil {
 		b.PlayerSubmit = *u.PlayerSubmit
 	}
+	if u.Evidence != nil {
+		ev := *u.Evidence
+		b.Evidence = &ev
+	}
 	if b.Tournament != nil {
 		t := *b.Tournament
 		b.Tournament = &t
@@ -279,8 +328,8 @@ func (b *Board) SameRanking(o *Board) bool {
 	if b.Mode != o.Mode || b.Keep != o.Keep || len(b.Keys) != len(o.Keys) {
 		return false
 	}
-	for i := range b.Keys {
-		if b.Keys[i] != o.Keys[i] {
+	for i := range b.Keys { // a key's label, format and bounds do not rank
+		if b.Keys[i].Name != o.Keys[i].Name || b.Keys[i].Order != o.Keys[i].Order {
 			return false
 		}
 	}

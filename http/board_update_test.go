@@ -1,6 +1,9 @@
 package http_test
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestBoardUpdateKeepsStoredEntries replays the issue's reproduction: a sum
 // board with an entry may not switch to daily resets (409, the stored "all"
@@ -38,5 +41,41 @@ func TestBoardUpdateKeepsStoredEntries(t *testing.T) {
 	r = s.do("PUT", "/v1/boards/n", adminKey, `{"title":"no keys"}`)
 	if r.status != 400 || r.errCode(t) != "invalid_argument" {
 		t.Fatalf("new board without keys: %d %s", r.status, r.body)
+	}
+}
+
+// TestKeyLabelsAndFormats: a key's label and format are stored and shown,
+// a bad one is refused with 400 and changes nothing, and changing them on a
+// board with entries keeps the entries (they do not rank).
+func TestKeyLabelsAndFormats(t *testing.T) {
+	s := newServer(t)
+	s.mkBoard("m", `{"keys":[{"name":"time_ms","order":"asc","label":"Time","format":"duration_ms"},{"name":"bbbv","order":"desc"}],"public":true}`)
+	s.must(200, s.do("POST", "/v1/boards/m/scores", adminKey, `{"player":"alice","keys":[41234,120]}`))
+	got := s.must(200, s.do("GET", "/v1/boards/m", "", "")).json(t)
+	k0 := got["keys"].([]any)[0].(map[string]any)
+	if k0["label"] != "Time" || k0["format"] != "duration_ms" {
+		t.Fatalf("first key: %v", k0)
+	}
+	if _, ok := got["keys"].([]any)[1].(map[string]any)["format"]; ok {
+		t.Fatalf("a key without a format shows one: %v", got["keys"])
+	}
+	for _, bad := range []string{
+		`{"keys":[{"name":"time_ms","order":"asc","format":"hours"},{"name":"bbbv","order":"desc"}]}`,
+		`{"keys":[{"name":"time_ms","order":"asc","label":"` + string(make([]byte, 0)) + `T\u0007"},{"name":"bbbv","order":"desc"}]}`,
+		`{"keys":[{"name":"time_ms","order":"asc","label":"` + strings.Repeat("x", 65) + `"},{"name":"bbbv","order":"desc"}]}`,
+	} {
+		r := s.do("PUT", "/v1/boards/m", adminKey, bad)
+		if r.status != 400 || r.errCode(t) != "invalid_argument" {
+			t.Fatalf("PUT %s: %d %s", bad, r.status, r.body)
+		}
+	}
+	got = s.must(200, s.do("PUT", "/v1/boards/m", adminKey,
+		`{"keys":[{"name":"time_ms","order":"asc","label":"Clear time","format":"duration_ms"},{"name":"bbbv","order":"desc","label":"3BV","format":"integer"}]}`)).json(t)
+	if k := got["keys"].([]any)[1].(map[string]any); k["label"] != "3BV" || k["format"] != "integer" {
+		t.Fatalf("after the relabel: %v", got["keys"])
+	}
+	page := s.must(200, s.do("GET", "/v1/boards/m/entries", "", "")).json(t)
+	if es := page["entries"].([]any); len(es) != 1 || es[0].(map[string]any)["player"] != "alice" {
+		t.Fatalf("a relabel lost the entries: %v", page)
 	}
 }

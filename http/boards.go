@@ -27,6 +27,8 @@ type boardBody struct {
 	Points     *pointsBody     `json:"points"`
 	// PlayerSubmit lets player sessions submit (sessions.go).
 	PlayerSubmit *bool `json:"player_submit"`
+	// Evidence sets the board's evidence policy (evidence.go).
+	Evidence *podium.EvidencePolicy `json:"evidence"`
 }
 
 type resetBody struct {
@@ -48,6 +50,14 @@ func appendBoard(b []byte, bi *engine.BoardInfo) []byte {
 		b = appendString(b, k.Name)
 		b = append(b, `,"order":`...)
 		b = appendString(b, string(k.Order))
+		if k.Label != "" {
+			b = append(b, `,"label":`...)
+			b = appendString(b, k.Label)
+		}
+		if k.Format != "" {
+			b = append(b, `,"format":`...)
+			b = appendString(b, string(k.Format))
+		}
 		b = append(b, '}')
 	}
 	b = append(b, `],"mode":`...)
@@ -78,6 +88,11 @@ func appendBoard(b []byte, bi *engine.BoardInfo) []byte {
 	b = appendTourneyFields(b, &bi.Board) // tournaments.go
 	if bi.PlayerSubmit {
 		b = append(b, `,"player_submit":true`...) // sessions.go
+	}
+	if bi.Evidence != nil { // evidence.go
+		ev, _ := json.Marshal(bi.Evidence)
+		b = append(b, `,"evidence":`...)
+		b = append(b, ev...)
 	}
 	return append(b, '}')
 }
@@ -137,7 +152,7 @@ func (s *Server) putBoard(w http.ResponseWriter, r *http.Request) error {
 		return podium.Errorf(podium.ECodeInvalid, "id %q in the body differs from the board %q in the path", body.ID, id)
 	}
 	u := &podium.BoardUpdate{ID: id, Title: body.Title, Keys: body.Keys, Mode: body.Mode, Public: body.Public, Meta: body.Meta,
-		Keep: body.Keep, Aggregate: body.Aggregate, PlayerSubmit: body.PlayerSubmit}
+		Keep: body.Keep, Aggregate: body.Aggregate, PlayerSubmit: body.PlayerSubmit, Evidence: body.Evidence}
 	if body.Reset != nil {
 		u.Reset = &podium.Reset{Every: body.Reset.Every, TZ: body.Reset.TZ}
 	}

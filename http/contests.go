@@ -36,6 +36,8 @@ func (s *Server) contestRoutes() {
 	s.mux.HandleFunc("GET /v1/contests/{contest}/snapshots", s.api(s.contestSnapshots))
 	s.mux.HandleFunc("GET /v1/contests/{contest}/chart", s.api(s.contestChart, "view", "top"))
 	s.mux.HandleFunc("GET /v1/contests/{contest}/ctftime", s.api(s.contestCTFtime, "view"))
+	s.mux.HandleFunc("GET /v1/contests/{contest}/export", s.api(s.exportContest, "format", "view", "include_hidden")) // contests_export.go
+	s.timing["GET /v1/contests/{contest}/export"] = untimed                                                           // bounds each chunk's write
 	s.mux.HandleFunc("GET /v1/contests/{contest}/stream", s.api(s.contestSSE, "limit", "last_event_id", "view"))
 	s.timing["GET /v1/contests/{contest}/stream"] = untimed
 	s.mux.HandleFunc("GET /contests/{contest}", s.contestPage)

@@ -18,6 +18,8 @@ import (
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/ctf"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/evidence"
+	"github.com/podiumhq/podium/ratelimit"
 	"github.com/podiumhq/podium/stream"
 )
 
@@ -53,6 +55,10 @@ type Config struct {
 	// client's address (clientip.go).
 	RateLimits     *RateLimits
 	TrustedProxies []netip.Prefix
+	// EvidenceBudgets bounds evidence uploads (evidence.go; zero values:
+	// the defaults). Their byte budgets are decided on RateLimits' limiter
+	// (shared by the nodes), or in this process without one.
+	EvidenceBudgets evidence.BudgetConfig
 }
 
 // Server is the HTTP face of an engine.
@@ -77,9 +83,16 @@ type Server struct {
 	bodyTimeout    time.Duration
 	requestTimeout time.Duration
 	timing         map[string]routeTiming // by route pattern; absent: timedFully
+	exportPause    func(chunk int)        // tests: runs after each export chunk is written
 
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
+
+	// Evidence uploads (evidence.go).
+	evCfg     evidence.BudgetConfig
+	evLimiter *ratelimit.Limiter
+	evb       *evidence.Budgets
+	evm       *evidenceMetrics
 }
 
 // New returns a server; Handler gives its http.Handler.
@@ -107,6 +120,10 @@ func New(cfg Config) *Server {
 		reg: cfg.Registry, hub: cfg.Hub, streamCfg: cfg.Stream,
 		bodyTimeout: cfg.BodyTimeout, requestTimeout: cfg.RequestTimeout, origins: newOrigins(cfg.AllowedOrigins),
 		contests: cfg.Contests, rates: cfg.RateLimits, trusted: cfg.TrustedProxies}
+	s.evCfg = cfg.EvidenceBudgets
+	if cfg.RateLimits != nil {
+		s.evLimiter = cfg.RateLimits.Limiter
+	}
 	s.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "podium_http_requests_total", Help: "HTTP requests by route and status.",
 	}, []string{"route", "code"})
@@ -145,6 +162,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("DELETE /v1/boards/{board}/entries/{player}", s.api(s.deleteEntry, "period"))
 	s.mux.HandleFunc("GET /v1/boards/{board}/entries/{player}/around", s.api(s.around, "period", "include_hidden", "radius"))
 	s.mux.HandleFunc("GET /v1/boards/{board}/periods", s.api(s.periods))
+	s.mux.HandleFunc("GET /v1/boards/{board}/export", s.api(s.exportBoard, "format", "period", "include_hidden")) // export.go
 	s.mux.HandleFunc("GET /v1/players/{player}", s.api(s.getPlayer))
 	s.mux.HandleFunc("PUT /v1/players/{player}", s.api(s.putPlayer))
 	s.mux.HandleFunc("POST /v1/keys", s.api(s.createKey))
@@ -158,10 +176,12 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /v1/feed/stream", s.api(s.feedStream, "board", "limit", "last_event_id"))
 	s.tourneyRoutes() // tournaments.go
 	s.sessionRoutes() // sessions.go
+	s.evidenceRoutes()
 	s.timing = map[string]routeTiming{
 		"GET /v1/boards/{board}/stream": untimed,
 		"GET /v1/stream":                untimed,
 		"GET /v1/feed/stream":           untimed,
+		"GET /v1/boards/{board}/export": untimed, // bounds each chunk's write (export.go)
 		"POST /v1/admin/check":          timedBodyOnly,
 		"POST /v1/admin/reload":         timedBodyOnly,
 	}

@@ -79,13 +79,17 @@ func boardJSON(b *podium.Board) (string, error) {
 const (
 	// sqlNewHead creates the head of a new board, with a new generation.
 	sqlNewHead = `INSERT INTO board_heads (board, seq) VALUES ($1, 0)`
-	// sqlNewGen gives a board a new generation when its keys, mode or
-	// reset change ($2 is the new body): what a node built under the old
-	// definition cannot be kept.
+	// sqlNewGen gives a board a new generation when its keys' names or
+	// orders, its mode or its reset change ($2 is the new body): what a
+	// node built under the old definition cannot be kept. A key's label,
+	// format or bounds do not rank, so changing them keeps the generation.
 	sqlNewGen = `UPDATE board_heads h SET gen = nextval('board_gen') FROM boards b
 		WHERE h.board = $1 AND b.id = $1
-		AND (b.body::jsonb -> 'keys', b.body::jsonb -> 'mode', b.body::jsonb -> 'reset')
-			IS DISTINCT FROM ($2::jsonb -> 'keys', $2::jsonb -> 'mode', $2::jsonb -> 'reset')
+		AND ((SELECT jsonb_agg(jsonb_build_array(k -> 'name', k -> 'order')) FROM jsonb_array_elements(b.body::jsonb -> 'keys') k),
+			b.body::jsonb -> 'mode', b.body::jsonb -> 'reset')
+			IS DISTINCT FROM
+			((SELECT jsonb_agg(jsonb_build_array(k -> 'name', k -> 'order')) FROM jsonb_array_elements($2::jsonb -> 'keys') k),
+			$2::jsonb -> 'mode', $2::jsonb -> 'reset')
 		RETURNING h.gen`
 	sqlPutBoard = `INSERT INTO boards (id, body, created_ms, updated_ms) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (id) DO UPDATE SET body = excluded.body, created_ms = excluded.created_ms, updated_ms = excluded.updated_ms`
@@ -127,6 +131,7 @@ func queueDeleteBoard(b *pgx.Batch, id string) {
 		"DELETE FROM entries WHERE board = $1",
 		"DELETE FROM watermarks WHERE board = $1",
 		"DELETE FROM feed WHERE board = $1",
+		"UPDATE evidence SET expires_ms = 0 WHERE board = $1", // evidence.go: the sweeper deletes it
 	} {
 		b.Queue(q, id)
 	}

@@ -366,6 +366,14 @@ func testGeneration(t *testing.T, open func(*testing.T) podium.SharedStore) {
 	same("title changed", b.Gen, first)
 	same("title changed, stored", stored("g"), first)
 
+	b.Keys = append([]podium.KeyDef(nil), b.Keys...)
+	b.Keys[0].Label, b.Keys[0].Format = "Time", podium.FormatDurationMS
+	if err := s.PutBoard(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	same("a key's label and format changed", b.Gen, first)
+	same("a key's label and format changed, stored", stored("g"), first)
+
 	b.Keys = append(b.Keys, podium.KeyDef{Name: "k2", Order: podium.Asc})
 	if err := s.PutBoard(ctx, b); err != nil {
 		t.Fatal(err)

@@ -82,7 +82,7 @@ func TestBrowserLiveBoard(t *testing.T) {
 	// newest event is Carol's personal best, submitted after Bob's.
 	if got, ok := wd.waitString(5*time.Second, `const li = document.querySelector('#feed li[data-kind="new_leader"]');
 		return li ? li.dataset.kind + ": " + li.textContent : "";`, func(s string) bool {
-		return strings.HasPrefix(s, "new_leader: Bob took #1 with 41,234 · 120 from Alice")
+		return strings.HasPrefix(s, "new_leader: Bob took #1 with 41.234 s · 120 from Alice")
 	}); !ok {
 		t.Errorf("the newest activity is %q, want Bob taking #1 from Alice", got)
 	}
@@ -94,7 +94,7 @@ func TestBrowserLiveBoard(t *testing.T) {
 		Move string   `json:"move"`
 	}
 	if err := wd.exec(&cells, `
-		const text = (l) => Array.from(l, (e) => e.textContent.trim());
+		const text = (l) => Array.from(l, (e) => e.innerText.trim());
 		return {
 			head: text(document.querySelectorAll("#board-table thead th")),
 			bob: text(document.querySelectorAll('#rows tr[data-player="bob"] td')),

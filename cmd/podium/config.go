@@ -57,6 +57,8 @@ type Config struct {
 	SessionTTL, SessionMaxTTL time.Duration
 	SessionCap                int
 	RateLimit                 RateConfig // rate limits and trusted proxies (ratelimit.go)
+
+	Evidence EvidenceConfig // evidence upload budgets (evidence.go)
 }
 
 // allowedOrigins splits --allowed-origins.
@@ -157,6 +159,7 @@ func (c *Config) flags(fs *flag.FlagSet) {
 	fs.IntVar(&c.SessionCap, "session-cap", 10, "player sessions: sessions per player (the oldest goes when a new one passes it)")
 	fs.IntVar(&c.FeedCap, "feed-cap", 200, "activity feed: events kept per board (older ones are pruned; GET /v1/feed's largest limit)")
 	c.RateLimit.flags(fs) // ratelimit.go
+	c.Evidence.flags(fs)  // evidence.go
 }
 
 // validate checks what the flag types cannot; a mistake is a *usageError
@@ -171,6 +174,9 @@ func (c *Config) validate() error {
 		}
 	}
 	if _, _, err := c.RateLimit.parsed(); err != nil {
+		return err
+	}
+	if _, err := c.Evidence.budgets(); err != nil {
 		return err
 	}
 	if err := podiumhttp.CheckOrigins(c.allowedOrigins()); err != nil {

@@ -14,13 +14,17 @@ import (
 // demoBoards are created by serve --demo (when missing).
 var demoBoards = []podium.Board{
 	{ID: "demo.minesweeper.expert", Title: "Minesweeper Expert: fastest time, then most 3BV",
-		Keys: []podium.KeyDef{{Name: "time_ms", Order: podium.Asc}, {Name: "bbbv", Order: podium.Desc}},
+		Keys: []podium.KeyDef{
+			{Name: "time_ms", Order: podium.Asc, Label: "Time", Format: podium.FormatDurationMS},
+			{Name: "bbbv", Order: podium.Desc, Label: "3BV", Format: podium.FormatInteger}},
 		Mode: podium.Best, Public: true},
 	{ID: "demo.daily", Title: "Daily puzzle points (resets at midnight UTC)",
-		Keys: []podium.KeyDef{{Name: "points", Order: podium.Desc}},
+		Keys: []podium.KeyDef{{Name: "points", Order: podium.Desc, Label: "Points", Format: podium.FormatPoints}},
 		Mode: podium.Sum, Reset: podium.Reset{Every: podium.Daily, TZ: "UTC"}, Public: true},
 	{ID: "demo.ctf", Title: "CTF: score, then earliest last solve",
-		Keys: []podium.KeyDef{{Name: "score", Order: podium.Desc}, {Name: "last_solve_s", Order: podium.Asc}},
+		Keys: []podium.KeyDef{
+			{Name: "score", Order: podium.Desc, Label: "Score", Format: podium.FormatPoints},
+			{Name: "last_solve_s", Order: podium.Asc, Label: "Last solve", Format: podium.FormatSeconds}},
 		Mode: podium.Latest, Public: true},
 }
 

@@ -128,7 +128,8 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.Engine = engine.New(engine.Config{Store: store, Now: m.Now, Logger: m.log, MaxBatch: m.Config.MaxBatch, Registerer: reg,
 		Broker: m.Broker, Node: m.Config.Node, PollEvery: m.Config.PollEvery, FeedCap: m.Config.FeedCap,
-		Sessions: engine.SessionConfig{TTL: m.Config.SessionTTL, MaxTTL: m.Config.SessionMaxTTL, Cap: m.Config.SessionCap}})
+		Sessions: engine.SessionConfig{TTL: m.Config.SessionTTL, MaxTTL: m.Config.SessionMaxTTL, Cap: m.Config.SessionCap},
+		Evidence: m.Config.Evidence.engine()})
 	m.Engine.SetAdminSecret(adminKey)
 	if cstore != nil {
 		poll := time.Duration(-1) // one node: nobody else writes
@@ -149,9 +150,13 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
+	evBudgets, err := m.Config.Evidence.budgets() // evidence.go
+	if err != nil {
+		return err
+	}
 	m.Server = podiumhttp.New(podiumhttp.Config{RateLimits: rates, TrustedProxies: proxies, Engine: m.Engine, Store: store, Logger: m.log, MaxBody: m.Config.MaxBody,
 		Registry: reg, Hub: m.Hub, BodyTimeout: m.Config.BodyTimeout, RequestTimeout: m.Config.RequestTimeout,
-		AllowedOrigins: m.Config.allowedOrigins(), Contests: m.Contests})
+		AllowedOrigins: m.Config.allowedOrigins(), Contests: m.Contests, EvidenceBudgets: evBudgets})
 
 	if ch := m.Server.ContestHub(); ch != nil {
 		m.Engine.SetListener(listeners{boards: m.Hub, contests: ch})

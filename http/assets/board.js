@@ -84,11 +84,14 @@
       });
     } else {
       keys.forEach((k, i) => cols.push({
-        name: k.name, label: k.name, minor: i > 0,
-        title: k.name + ": " + (k.order === "asc" ? "smaller is better" : "larger is better"),
-        text: (e) => Podium.formatKey(e.keys[i], k.name),
+        name: k.name, label: Podium.keyLabel(k), minor: i > 0,
+        title: (k.label ? k.label + " (" + k.name + ")" : k.name) + ": " + (k.order === "asc" ? "smaller is better" : "larger is better"),
+        text: (e) => Podium.formatKey(e.keys[i], k),
         value: (e) => (e.keys[i] === undefined ? "" : String(e.keys[i])),
       }));
+      if (keys.length > 1) {
+        cols[0].tiebreak = (e) => "then " + keys.slice(1).map((k, j) => Podium.keyLabel(k) + " " + Podium.formatKey(e.keys[j + 1], k)).join(", ");
+      }
     }
     if (state.entries.some((e) => e.results)) {
       cols.push({ name: "results", label: "Best results", cls: "col-results", minor: true,
@@ -100,7 +103,7 @@
   // resultsText shows kept results compactly: the first few, then "+n".
   function resultsText(rs, keys) {
     const show = 5;
-    const fmt = (r) => r.keys.map((v, i) => Podium.formatKey(v, keys[i] && keys[i].name)).join(" / ");
+    const fmt = (r) => r.keys.map((v, i) => Podium.formatKey(v, keys[i])).join(" / ");
     const all = (rs || []).map(fmt);
     const text = all.slice(0, show).join(" \u00b7 ") + (all.length > show ? " \u00b7 +" + (all.length - show) : "");
     return { text, title: all.join(", ") };
@@ -164,6 +167,11 @@
         return;
       }
       td.textContent = c.text(e);
+      if (c.tiebreak) {
+        // On a phone the later keys are hidden; a row tied on the first
+        // key shows them under it (render marks such rows "tied").
+        td.append(el("small", "tiebreak", c.tiebreak(e)));
+      }
       td.dataset.value = c.value(e);
       if (c.hint) td.title = c.hint(e);
     });
@@ -171,6 +179,17 @@
     time.dateTime = e.at || "";
     time.textContent = ago(e.at);
     time.title = e.at ? new Date(e.at).toLocaleString() : "";
+  }
+
+  // markTies marks the rows whose first key equals a neighbour's, so that a
+  // narrow screen shows what breaks the tie.
+  function markTies(entries) {
+    entries.forEach((e, i) => {
+      const tr = rowByPlayer.get(e.player);
+      if (!tr) return;
+      const same = (o) => !!o && o.keys[0] === e.keys[0];
+      tr.classList.toggle("tied", same(entries[i - 1]) || same(entries[i + 1]));
+    });
   }
 
   // mark highlights a row for 2 s and shows a movement marker for a while.
@@ -225,6 +244,8 @@
       }
     }
     $("empty").hidden = state.entries.length > 0;
+    markTies(state.entries);
+    $("order-rule").textContent = Podium.orderRule(state.keys);
 
     if (info.previous_period) {
       showNotice("A new period has started: " + state.period + " (the ranking of " + info.previous_period + " is final).", false, 15000);

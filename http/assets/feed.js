@@ -14,8 +14,26 @@
   const limit = 20;
   let events = []; // newest first
 
-  function keys(k) {
-    return k ? k.map((v) => String(v).replace(/\B(?=(\d{3})+(?!\d))/g, ",")).join(" · ") : "";
+  // defs holds the key definitions of the boards seen in events, read once
+  // per board (GET /v1/boards/{board}), so that values show in their
+  // formats (podium.js formatKey); at most 100 boards are looked up.
+  const defs = new Map();
+  function keyDefs(board) {
+    if (!defs.has(board) && defs.size < 100 && typeof Podium !== "undefined") {
+      defs.set(board, null);
+      fetch("/v1/boards/" + encodeURIComponent(board), { headers: { Accept: "application/json" } })
+        .then((res) => (res.ok ? res.json() : null))
+        .then((b) => { if (b && b.keys) { defs.set(board, b.keys); render(); } })
+        .catch(() => {});
+    }
+    return defs.get(board) || null;
+  }
+
+  function keys(k, board) {
+    if (!k) return "";
+    const d = keyDefs(board);
+    if (!d) return k.map((v) => String(v).replace(/\B(?=(\d{3})+(?!\d))/g, ",")).join(" · ");
+    return k.map((v, i) => Podium.formatKey(v, d[i])).join(" · ");
   }
 
   function ago(iso) {
@@ -35,10 +53,10 @@
   function what(ev, who) {
     switch (ev.kind) {
       case "personal_best":
-        return who + " set a personal best: " + keys(ev.keys) + (ev.old ? " (was " + keys(ev.old) + ")" : " (first entry)");
+        return who + " set a personal best: " + keys(ev.keys, ev.board) + (ev.old ? " (was " + keys(ev.old, ev.board) + ")" : " (first entry)");
       case "new_leader":
-        return who + " took #1 with " + keys(ev.keys) +
-          (ev.previous_player ? " from " + (ev.previous_name || ev.previous_player) + " (" + keys(ev.old) + ")" : "");
+        return who + " took #1 with " + keys(ev.keys, ev.board) +
+          (ev.previous_player ? " from " + (ev.previous_name || ev.previous_player) + " (" + keys(ev.old, ev.board) + ")" : "");
       case "tournament_settled":
         return "Tournament settled" + (who ? ": " + who + " won" : "");
     }

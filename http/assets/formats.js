@@ -51,7 +51,7 @@
   }
 
   function keyText(def, vals) {
-    return (vals || []).map((v, i) => Podium.formatKey(v, def.keys[i] && def.keys[i].name)).join(" / ");
+    return (vals || []).map((v, i) => Podium.formatKey(v, def.keys[i])).join(" / ");
   }
 
   // --- tournaments ---

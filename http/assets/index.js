@@ -98,7 +98,7 @@
       }
       const dl = el("dl");
       pair(dl, "id", el("code", "", b.id));
-      pair(dl, "keys", (b.keys || []).map((k) => k.name + (k.order === "asc" ? " (lower wins)" : " (higher wins)")).join(", "));
+      pair(dl, "keys", (b.keys || []).map((k) => Podium.keyLabel(k) + (k.order === "asc" ? " (lower wins)" : " (higher wins)")).join(", "));
       pair(dl, "mode", b.mode);
       pair(dl, "resets", resetText(b));
       pair(dl, "period", b.period);
@@ -107,6 +107,45 @@
       li.append(h, dl);
       list.append(li);
     }
+    boards.slice(0, MAX_LEADERS).forEach(leader);
+  }
+
+  // MAX_LEADERS bounds the top-1 reads the list makes (one per board).
+  const MAX_LEADERS = 50;
+
+  // leader adds a board's leader and entry count (the current period's
+  // first entry, from GET /v1/boards/{board}/entries?limit=1) to its item.
+  function leader(b) {
+    fetch("/v1/boards/" + encodeURIComponent(b.id) + "/entries?limit=1", { headers: { Accept: "application/json" } })
+      .then((res) => (res.ok ? res.json() : null))
+      .then((page) => {
+        const li = document.querySelector('#boards li[data-board="' + CSS.escape(b.id) + '"]');
+        if (!page || !li) return;
+        const dl = li.querySelector("dl");
+        const top = (page.entries || [])[0];
+        const who = el("span", "leader");
+        who.dataset.fact = "leader";
+        if (top) {
+          who.append(el("strong", "", top.name || top.player), " \u00b7 " +
+            (top.value !== undefined ? top.value.toFixed(2) + " pts" :
+              top.keys.map((v, i) => Podium.formatKey(v, (b.keys || [])[i])).join(" / ")));
+        } else {
+          who.textContent = "nobody yet";
+        }
+        const count = el("span", "", (page.total || 0).toLocaleString());
+        count.dataset.fact = "entries";
+        const item = (name, value) => {
+          const div = el("div", "pair");
+          const dd = el("dd");
+          dd.append(value);
+          div.append(el("dt", "", name), dd);
+          return div;
+        };
+        const after = dl.firstElementChild ? dl.firstElementChild.nextSibling : null; // after the id
+        dl.insertBefore(item("leader", who), after);
+        dl.insertBefore(item("entries", count), after);
+      })
+      .catch(() => {}); // the list itself says whether the server answers
   }
 
   function load() {

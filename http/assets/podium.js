@@ -472,26 +472,66 @@
   function pad2(n) { return n < 10 ? "0" + n : String(n); }
 
   /**
-   * formatKey shows a key value by the key's name:
-   *   *_ms   milliseconds as seconds with 3 decimals: 41234 -> "41.234 s"
-   *   *_s    seconds as m:ss (h:mm:ss from an hour): 125 -> "2:05"
-   *   other  an integer with thousands separators: 1234567 -> "1,234,567"
+   * formatKey shows a key value the way its board says: key is the key's
+   * definition from the board ({name, order, label, format}) or only its
+   * name. Formats:
+   *   duration_ms  milliseconds: 41234 -> "41.234 s", 125000 -> "2:05.000"
+   *   seconds      a duration: 125 -> "2:05" (h:mm:ss from an hour)
+   *   points       1234 -> "1,234 pts"
+   *   timestamp    Unix seconds, as a local date and time
+   *   integer      1234567 -> "1,234,567"
+   * Without a format the name decides: a _ms suffix reads as duration_ms,
+   * _s as seconds, anything else as integer.
    */
-  function formatKey(value, keyName) {
+  function formatKey(value, key) {
     if (value === null || value === undefined || value === "") return "\u2014";
     const v = Number(value);
     if (!Number.isFinite(v)) return String(value);
-    const name = String(keyName || "").toLowerCase();
+    const def = typeof key === "object" && key ? key : { name: key };
+    let format = def.format;
+    if (!format) {
+      const name = String(def.name || "").toLowerCase();
+      format = name.endsWith("_ms") ? "duration_ms" : name.endsWith("_s") ? "seconds" : "integer";
+    }
     const sign = v < 0 ? "-" : "";
     const a = Math.abs(Math.round(v));
-    if (name.endsWith("_ms")) {
-      return sign + group(Math.floor(a / 1000)) + "." + String(a % 1000).padStart(3, "0") + " s";
+    switch (format) {
+      case "duration_ms": {
+        const ms = String(a % 1000).padStart(3, "0");
+        const s = Math.floor(a / 1000);
+        if (s < 60) return sign + s + "." + ms + " s";
+        const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60);
+        return sign + (h ? h + ":" + pad2(m) : m) + ":" + pad2(s % 60) + "." + ms;
+      }
+      case "seconds": {
+        const h = Math.floor(a / 3600), m = Math.floor((a % 3600) / 60), s = a % 60;
+        return sign + (h ? h + ":" + pad2(m) + ":" + pad2(s) : m + ":" + pad2(s));
+      }
+      case "points":
+        return group(v) + " pts";
+      case "timestamp": {
+        const d = new Date(v * 1000);
+        return Number.isFinite(d.getTime()) ? d.toLocaleString() : group(v);
+      }
+      default:
+        return group(v);
     }
-    if (name.endsWith("_s")) {
-      const h = Math.floor(a / 3600), m = Math.floor((a % 3600) / 60), s = a % 60;
-      return sign + (h ? h + ":" + pad2(m) + ":" + pad2(s) : m + ":" + pad2(s));
-    }
-    return group(v);
+  }
+
+  /**
+   * orderRule says in words how a board with these keys ranks, e.g.
+   * "Time (lower is better), then 3BV (higher is better); an exact tie
+   * goes to whoever reached it first."
+   */
+  function orderRule(keys) {
+    const parts = (keys || []).map((k) => keyLabel(k) + (k.order === "asc" ? " (lower is better)" : " (higher is better)"));
+    if (!parts.length) return "";
+    return "Ranked by " + parts.join(", then ") + "; an exact tie goes to whoever reached it first.";
+  }
+
+  /** keyLabel is what a page calls a key: its label, or its name. */
+  function keyLabel(key) {
+    return (key && (key.label || key.name)) || "";
   }
 
   /**
@@ -517,7 +557,7 @@
    */
   function watch(opts) { return new Watcher(opts); }
 
-  const Podium = { watch, formatKey, formatCountdown, Watcher, version: "1" };
+  const Podium = { watch, formatKey, keyLabel, orderRule, formatCountdown, Watcher, version: "1" };
   root.Podium = Podium;
   if (typeof module === "object" && module && module.exports) module.exports = Podium;
 })(typeof globalThis !== "undefined" ? globalThis : this);
