@@ -38,8 +38,11 @@ func init() {
 		return string(b), err
 	})
 	openapi3filter.RegisterBodyDecoder("text/html", openapi3filter.PlainBodyDecoder)
-	for _, ct := range []string{"text/javascript", "text/css", "image/svg+xml"} {
+	for _, ct := range []string{"text/javascript", "text/css", "image/svg+xml", "application/jsonl"} {
 		openapi3filter.RegisterBodyDecoder(ct, openapi3filter.PlainBodyDecoder)
+	}
+	for _, ct := range []string{"application/gzip", "application/x-gzip"} {
+		openapi3filter.RegisterBodyDecoder(ct, openapi3filter.FileBodyDecoder)
 	}
 }
 

@@ -2,7 +2,11 @@ package http_test
 
 import (
 	"bufio"
+	"bytes"
+	"compress/gzip"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +16,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/getkin/kin-openapi/openapi3"
 )
 
 // specClient makes requests through a specChecker.
@@ -131,6 +136,7 @@ func TestOpenAPIScenario(t *testing.T) {
 	// Boards, scores, reads.
 	c.must(201, "PUT", "/v1/boards/ms:expert", A, msBoard)
 	c.must(200, "PUT", "/v1/boards/ms:expert", A, `{"title":"Expert (standard)","meta":{"level":3}}`)
+	c.must(201, "PUT", "/v1/boards/ms:labelled", A, `{"keys":[{"name":"time_ms","order":"asc","label":"Time","format":"duration_ms"}],"public":true,"evidence":{"public":true,"max_events":100}}`)
 	c.must(201, "PUT", "/v1/boards/ms:daily", A, `{"keys":[{"name":"points","order":"desc"}],"mode":"sum","reset":{"every":"day","tz":"Europe/Paris"},"public":true}`)
 	c.must(201, "PUT", "/v1/boards/t:beg", A, `{"keys":[{"name":"time_ms","order":"asc"}],"mode":"best_k","keep":3,"public":true}`)
 	c.must(201, "PUT", "/v1/boards/t:sum", A, `{"keys":[{"name":"time_ms","order":"asc"}],"public":true,"aggregate":{"kind":"best_k_sum","require_all":false,"sources":[{"board":"t:beg","k":2,"fill":[10000]}]}}`)
@@ -166,6 +172,11 @@ func TestOpenAPIScenario(t *testing.T) {
 		t.Fatalf("entries with hidden players: %v", e)
 	}
 	c.must(200, "PUT", "/v1/players/dave", A, `{"hidden":false}`)
+
+	// Exports, and evidence.
+	c.export("/v1/boards/ms:expert/export?format=jsonl", "", "ExportHead", "Entry", "ExportEnd")
+	c.export("/v1/boards/t:beg/export?format=csv&period=all", "", "", "", "")
+	c.evidence(A)
 
 	// Errors.
 	c.fails(400, "invalid_argument", "GET", "/v1/boards/ms:expert/entries?limt=3", "", "")
@@ -259,6 +270,8 @@ func TestOpenAPIScenario(t *testing.T) {
 	c.fails(401, "unauthenticated", "GET", "/v1/contests/ctf:finals/standings?view=live", "", "")
 	c.fails(404, "not_found", "GET", "/v1/contests/ctf:finals/standings?at=2026-11-30T08:00:00Z", "", "")
 	c.fails(404, "not_found", "GET", "/v1/contests/nope", "", "")
+	c.export("/v1/contests/ctf:finals/export?format=jsonl", "", "", "", "")
+	c.export("/v1/contests/ctf:finals/export?format=csv&view=live", A, "", "", "")
 	c.must(200, "POST", "/v1/contests/ctf:finals/unfreeze", A, "")
 	c.must(204, "DELETE", "/v1/contests/ctf:finals/challenges/misc", A, "")
 
@@ -376,4 +389,64 @@ func (c *specClient) websocket() {
 		`{"op":"unsubscribe","board":"ms:expert"}`,
 		`{"op":"unsubscribe_feed","board":"ms:expert"}`,
 	}, func() bool { return types["unsubscribed"] == 2 && types["pong"] == 1 && types["error"] == 1 })
+}
+
+// export reads an export (checked by the specChecker); for JSON Lines with
+// schemas named, its first line, middle lines and last line are checked
+// against them too.
+func (c *specClient) export(path, key, head, line, end string) {
+	c.t.Helper()
+	r := c.do("GET", path, key, "")
+	if r.status != 200 || !strings.Contains(r.header.Get("Content-Disposition"), "attachment") {
+		c.t.Fatalf("%s: %d %v %.300s", path, r.status, r.header, r.body)
+	}
+	if head == "" {
+		return
+	}
+	lines := strings.Split(strings.TrimSuffix(string(r.body), "\n"), "\n")
+	if len(lines) < 2 {
+		c.t.Fatalf("%s: %d lines", path, len(lines))
+	}
+	schema := func(name string) *openapi3.Schema { return c.chk.doc.Components.Schemas[name].Value }
+	for i, l := range lines {
+		name := line
+		switch i {
+		case 0:
+			name = head
+		case len(lines) - 1:
+			name = end
+		}
+		c.chk.checkEvent(fmt.Sprintf("%s line %d (%s)", path, i+1, name), schema(name), []byte(l), "")
+	}
+}
+
+// evidence attaches a replay to a submission and reads it back.
+func (c *specClient) evidence(key string) {
+	c.t.Helper()
+	seq := c.must(200, "POST", "/v1/boards/ms:labelled/scores", key, `{"player":"alice","score":41234}`)["seq"].(float64)
+	content := []byte("{\"t\":0,\"op\":\"start\"}\n{\"t\":41234,\"op\":\"win\"}\n")
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(content)
+	zw.Close()
+	hexsum := func(b []byte) string { h := sha256.Sum256(b); return hex.EncodeToString(h[:]) }
+	path := fmt.Sprintf("/v1/boards/ms:labelled/entries/alice/evidence?seq=%d&content_sha256=%s&compressed_sha256=%s",
+		int64(seq), hexsum(content), hexsum(gz.Bytes()))
+	req, _ := http.NewRequest("PUT", c.s.url+path, bytes.NewReader(gz.Bytes()))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/gzip")
+	res, err := c.c.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 201 {
+		c.t.Fatalf("evidence upload: %d %s", res.StatusCode, b)
+	}
+	r := c.do("GET", fmt.Sprintf("/v1/boards/ms:labelled/entries/alice/evidence?seq=%d", int64(seq)), "", "")
+	if r.status != 200 || !bytes.Equal(r.body, gz.Bytes()) {
+		c.t.Fatalf("evidence download: %d, %d bytes", r.status, len(r.body))
+	}
+	c.fails(404, "not_found", "GET", "/v1/boards/ms:expert/entries/alice/evidence", key, "")
 }
