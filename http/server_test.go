@@ -43,8 +43,15 @@ type server struct {
 	hub   *stream.Hub
 	srv   *podiumhttp.Server
 	// client sends do's requests: through a specChecker when
-	// PODIUM_OPENAPI_CHECK is set (openapi_check_test.go).
-	client *http.Client
+	// PODIUM_OPENAPI_CHECK is set (openapi_check_test.go); set once, on
+	// first use (httpClient).
+	clientOnce sync.Once
+	client     *http.Client
+}
+
+func (s *server) httpClient() *http.Client {
+	s.clientOnce.Do(func() { s.client = checkedClient(s.t) })
+	return s.client
 }
 
 // streamStall shortens how long a stalled stream write may take.
@@ -154,10 +161,7 @@ func (s *server) do(method, path, key string, body any, hdr ...string) resp {
 			req.Header.Set(hdr[i], hdr[i+1])
 		}
 	}
-	if s.client == nil {
-		s.client = checkedClient(s.t)
-	}
-	res, err := s.client.Do(req)
+	res, err := s.httpClient().Do(req)
 	if err != nil {
 		s.t.Fatal(err)
 	}
