@@ -55,6 +55,10 @@ type KeyDef struct {
 	// ranking, so editing them keeps a board's entries.
 	Label  string    `json:"label,omitempty"`
 	Format KeyFormat `json:"format,omitempty"`
+	// Min and Max bound the values a submission may carry for this key
+	// (bounds.go); nil: unbounded.
+	Min *int64 `json:"min,omitempty"`
+	Max *int64 `json:"max,omitempty"`
 }
 
 // KeyFormat says how a key's int64 values read to people. Empty leaves it
@@ -109,6 +113,8 @@ type Board struct {
 	// Evidence sets the board's evidence limits, expiry and visibility
 	// (evidence.go); nil: the defaults.
 	Evidence *EvidencePolicy `json:"evidence,omitempty"`
+	// Quota caps a player's submissions per period (quota.go); nil: none.
+	Quota *Quota `json:"quota,omitempty"`
 }
 
 var (
@@ -201,6 +207,9 @@ func (b *Board) Normalize() error {
 			b.Evidence = nil
 		}
 	}
+	if err := b.normalizeLimits(); err != nil { // bounds.go, quota.go
+		return err
+	}
 	return b.normalizeTournament() // tournament.go
 }
 
@@ -237,6 +246,8 @@ type BoardUpdate struct {
 	PlayerSubmit *bool
 	// Evidence: nil keeps it; replaced as a whole.
 	Evidence *EvidencePolicy
+	// Quota: nil keeps it; a Max of 0 removes it (quota.go).
+	Quota *Quota
 }
 
 // FullUpdate is the update that replaces every field of a board with b's.
@@ -244,7 +255,8 @@ func FullUpdate(b *Board) *BoardUpdate {
 	c := *b
 	return &BoardUpdate{ID: c.ID, Title: &c.Title, Keys: c.Keys, Mode: &c.Mode, Reset: &c.Reset, Public: &c.Public, Meta: c.Meta,
 		Keep: &c.Keep, Aggregate: c.Aggregate.Clone(), Tournament: c.Tournament, Points: c.Points,
-		PlayerSubmit: &c.PlayerSubmit, Evidence: c.Evidence}
+		PlayerSubmit: &c.PlayerSubmit, Evidence: c.Evidence,
+		Quota: fullQuota(c.Quota)}
 }
 
 // Apply returns the board that results from applying u to cur (nil for a
@@ -292,6 +304,7 @@ func (u *BoardUpdate) Apply(cur *Board) Board {
 		ev := *u.Evidence
 		b.Evidence = &ev
 	}
+	b.Quota = u.applyQuota(b.Quota) // quota.go
 	if b.Tournament != nil {
 		t := *b.Tournament
 		b.Tournament = &t

@@ -25,13 +25,15 @@ type boardDocument struct {
 	PlayerSubmit bool `json:"player_submit,omitempty"`
 	// Evidence (evidence.go).
 	Evidence *EvidencePolicy `json:"evidence,omitempty"`
+	// Quota (quota.go).
+	Quota *Quota `json:"quota,omitempty"`
 }
 
 // Document returns b's definition as stores keep it (see SetDocument).
 func (b *Board) Document() ([]byte, error) {
 	return json.Marshal(boardDocument{Title: b.Title, Keys: b.Keys, Mode: b.Mode, Reset: b.Reset, Public: b.Public,
 		Meta: StoredMeta(b.Meta), Keep: b.Keep, Aggregate: b.Aggregate, Tournament: b.Tournament, Points: b.Points,
-		PlayerSubmit: b.PlayerSubmit, Evidence: b.Evidence})
+		PlayerSubmit: b.PlayerSubmit, Evidence: b.Evidence, Quota: b.Quota})
 }
 
 // SetDocument sets b's definition from a document Document made; the id,
@@ -47,6 +49,7 @@ func (b *Board) SetDocument(doc []byte) error {
 	b.Tournament, b.Points = d.Tournament, d.Points
 	b.PlayerSubmit = d.PlayerSubmit
 	b.Evidence = d.Evidence
+	b.Quota = d.Quota
 	return nil
 }
 

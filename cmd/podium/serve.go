@@ -77,7 +77,7 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	if m.Stderr == nil {
 		m.Stderr = os.Stderr
 	}
-	m.log = slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: logLevel(m.Config.LogLevel)}))
+	m.log = newLogger(m.Stderr, m.Config) // logging.go
 	if err := m.Config.validate(); err != nil {
 		return err
 	}
@@ -183,7 +183,9 @@ func (m *Main) Open(ctx context.Context) (err error) {
 		if err := startDemo(dctx, m.Engine, m.log); err != nil {
 			return fmt.Errorf("demo: %w", err)
 		}
-		fmt.Fprintf(m.Stderr, "\n  podium demo is live: open %s/ in a browser\n\n", m.URL())
+		if m.Config.plainOutput() {
+			fmt.Fprintf(m.Stderr, "\n  podium demo is live: open %s/ in a browser\n\n", m.URL())
+		}
 	}
 	return nil
 }
@@ -303,6 +305,9 @@ func (m *Main) adminKey() (string, error) {
 		return "", fmt.Errorf("store admin key: %w", err)
 	}
 	m.log.Info("generated a new admin key", "source", "generated", "file", path)
+	if !m.Config.plainOutput() {
+		return k, nil // JSON logs carry no secret: the key is in the file
+	}
 	fmt.Fprintf(m.Stderr, "\n  Generated the admin key (shown once; stored in %s):\n\n    %s\n\n", path, k)
 	return k, nil
 }
@@ -326,6 +331,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	useDemoDataDir(fs, &cfg) // demo.go
 	cfg.AdminKey = os.Getenv("PODIUM_ADMIN_KEY")
 	m := &Main{Config: cfg, Stderr: stderr}
 	if err := m.Open(ctx); err != nil {
