@@ -136,7 +136,7 @@ func TestOpenAPIScenario(t *testing.T) {
 	// Boards, scores, reads.
 	c.must(201, "PUT", "/v1/boards/ms:expert", A, msBoard)
 	c.must(200, "PUT", "/v1/boards/ms:expert", A, `{"title":"Expert (standard)","meta":{"level":3}}`)
-	c.must(201, "PUT", "/v1/boards/ms:labelled", A, `{"keys":[{"name":"time_ms","order":"asc","label":"Time","format":"duration_ms"}],"public":true,"evidence":{"public":true,"max_events":100}}`)
+	c.must(201, "PUT", "/v1/boards/ms:labelled", A, `{"keys":[{"name":"time_ms","order":"asc","label":"Time","format":"duration_ms","min":1000,"max":3600000}],"public":true,"evidence":{"public":true,"max_events":100},"quota":{"max":2}}`)
 	c.must(201, "PUT", "/v1/boards/ms:daily", A, `{"keys":[{"name":"points","order":"desc"}],"mode":"sum","reset":{"every":"day","tz":"Europe/Paris"},"public":true}`)
 	c.must(201, "PUT", "/v1/boards/t:beg", A, `{"keys":[{"name":"time_ms","order":"asc"}],"mode":"best_k","keep":3,"public":true}`)
 	c.must(201, "PUT", "/v1/boards/t:sum", A, `{"keys":[{"name":"time_ms","order":"asc"}],"public":true,"aggregate":{"kind":"best_k_sum","require_all":false,"sources":[{"board":"t:beg","k":2,"fill":[10000]}]}}`)
@@ -177,6 +177,9 @@ func TestOpenAPIScenario(t *testing.T) {
 	c.export("/v1/boards/ms:expert/export?format=jsonl", "", "ExportHead", "Entry", "ExportEnd")
 	c.export("/v1/boards/t:beg/export?format=csv&period=all", "", "", "", "")
 	c.evidence(A)
+	c.fails(422, "unprocessable", "POST", "/v1/boards/ms:labelled/scores", A, `{"player":"bob","score":999}`)
+	c.must(200, "POST", "/v1/boards/ms:labelled/scores", A, `{"player":"alice","score":40000}`)
+	c.fails(429, "quota_exceeded", "POST", "/v1/boards/ms:labelled/scores", A, `{"player":"alice","score":39000}`)
 
 	// Errors.
 	c.fails(400, "invalid_argument", "GET", "/v1/boards/ms:expert/entries?limt=3", "", "")
