@@ -173,6 +173,36 @@ func TestOpenAPIScenario(t *testing.T) {
 	}
 	c.must(200, "PUT", "/v1/players/dave", A, `{"hidden":false}`)
 
+	// Moderation: held submissions, decisions, freezes, history.
+	c.must(201, "PUT", "/v1/boards/mod", A, `{"keys":[{"name":"points","order":"desc"}],"public":true,"review":{"hold":"all"}}`)
+	mods := c.must(201, "POST", "/v1/keys", A, `{"name":"mods","scopes":["review"],"boards":["mod"]}`)["key"].(string)
+	held := c.must(202, "POST", "/v1/boards/mod/scores", A, `{"player":"alice","score":10}`, "Idempotency-Key", "mod-1")["id"].(string)
+	c.must(202, "POST", "/v1/boards/mod/scores", A, `{"player":"alice","score":10}`, "Idempotency-Key", "mod-1")
+	c.must(200, "POST", "/v1/scores", A, `{"scores":[{"board":"mod","player":"bob","score":20}]}`)
+	items := c.must(200, "GET", "/v1/review?board=mod&status=pending&limit=10", mods, "")["items"].([]any)
+	if len(items) != 2 {
+		t.Fatalf("review queue: %v", items)
+	}
+	other := items[0].(map[string]any)["id"].(string)
+	if other == held {
+		other = items[1].(map[string]any)["id"].(string)
+	}
+	c.must(200, "GET", "/v1/review/"+held, mods, "")
+	c.must(200, "POST", "/v1/review/"+held+"/approve", mods, `{"reason":"replay checked"}`)
+	c.fails(400, "invalid_argument", "POST", "/v1/review/"+other+"/reject", mods, `{}`)
+	c.must(200, "POST", "/v1/review/"+other+"/reject", mods, `{"reason":"spliced replay"}`)
+	c.fails(409, "conflict", "POST", "/v1/review/"+other+"/reject", mods, `{"reason":"again"}`)
+	c.must(200, "GET", "/v1/review?board=mod&status=all", mods, "")
+	c.must(200, "POST", "/v1/players/carol/freeze", A, `{"reason":"reports of a macro"}`)
+	c.fails(403, "forbidden", "GET", "/v1/players/carol/freeze", mods, "")
+	c.must(200, "GET", "/v1/players/carol/freeze", A, "")
+	c.must(202, "POST", "/v1/boards/ms:daily/scores", A, `{"player":"carol","score":1}`)
+	c.must(200, "POST", "/v1/players/carol/unfreeze", A, "")
+	c.fails(404, "not_found", "POST", "/v1/players/carol/unfreeze", A, "")
+	c.must(200, "GET", "/v1/players/carol/freeze", A, "")
+	c.must(200, "GET", "/v1/boards/mod/entries/alice/history?limit=5", A, "")
+	c.must(200, "GET", "/v1/boards/ms:expert/entries/alice/history", "", "")
+
 	// Exports, and evidence.
 	c.export("/v1/boards/ms:expert/export?format=jsonl", "", "ExportHead", "Entry", "ExportEnd")
 	c.export("/v1/boards/t:beg/export?format=csv&period=all", "", "", "", "")
