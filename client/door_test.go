@@ -19,7 +19,7 @@ func TestPlayersAtTheDoor(t *testing.T) {
 	if _, _, err := admin.PutBoard(ctx, "daily", client.BoardSpec{
 		Keys:   []client.KeyDef{{Name: "time_ms", Order: "asc", Min: client.Int64(1000)}},
 		Public: client.Bool(true), PlayerSubmit: client.Bool(true),
-		Quota:  &client.Quota{Max: 3}, Review: &client.ReviewPolicy{Hold: "threshold", Threshold: []int64{30000}},
+		Quota: &client.Quota{Max: 3}, Review: &client.ReviewPolicy{Hold: "threshold", Threshold: []int64{30000}},
 	}); err != nil {
 		t.Fatal(err)
 	}
