@@ -58,7 +58,7 @@
         count,
         el("td", { class: "actions" },
           el("button", { type: "button", class: "small", "aria-label": "Edit " + b.id, onclick: () => openEditor(b) }, "Edit"),
-          el("button", { type: "button", class: "small secondary", "aria-label": "Entries of " + b.id, onclick: () => openEntries(b, 0, "") }, "Entries"),
+          el("button", { type: "button", class: "small secondary", "aria-label": "Entries of " + b.id, onclick: () => openEntries(b, 0, "", true) }, "Entries"),
           el("button", { type: "button", class: "small danger", "aria-label": "Delete " + b.id, onclick: () => deleteBoard(b) }, "Delete"))));
     }
     listBox.append(t.wrap);
@@ -263,7 +263,9 @@
 
   // --- entries ---
 
-  async function openEntries(b, offset, period) {
+  // openEntries shows a page of b's entries; focus moves to its heading
+  // when the admin opened it from the list.
+  async function openEntries(b, offset, period, focus) {
     entriesBox.hidden = false;
     entriesBox.dataset.board = b.id;
     entriesBox.textContent = "";
@@ -312,6 +314,7 @@
       el("span", { id: "entries-range" }, shown ? (offset + 1) + "\u2013" + (offset + shown) + " of " + data.total : "0 of " + data.total),
       el("button", { type: "button", class: "small secondary", disabled: shown < PAGE, onclick: () => openEntries(b, offset + PAGE, period) }, "Next"));
     entriesBox.append(el("p", { class: "order-rule" }, Podium.orderRule(keys)), t.wrap, pager);
+    if (focus) heading.focus();
 
     async function deleteEntry(player) {
       if (!(await A.confirm("Delete the entry of \u201c" + player + "\u201d in period " + data.period + " of " + b.id + "?", "Delete entry"))) return;
