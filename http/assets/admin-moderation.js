@@ -64,7 +64,7 @@
       const decide = (what) => async () => {
         try {
           await api("POST", "/v1/review/" + enc(it.id) + "/" + what, { reason: note.value });
-          A.notify(it.player + " on " + it.board + ": " + what + "d.");
+          A.notify(it.player + " on " + it.board + ": " + (what === "approve" ? "approved." : "rejected."));
           load(cursor);
         } catch (e) {
           A.showError(listError, e);
