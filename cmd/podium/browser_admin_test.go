@@ -220,6 +220,36 @@ func TestBrowserAdminConsole(t *testing.T) {
 		t.Errorf("the public ranking after hiding bob: %s", out)
 	}
 
+	click(`#entries-table tr[data-player="bob"] button[aria-label="Unhide bob"]`)
+	wait(5*time.Second, `const tr = document.querySelector('#entries-table tr[data-player="bob"]'); return tr ? tr.dataset.hidden : "";`, is("false"), "bob shown again")
+	if _, out := call("GET", "/v1/boards/con.sprint/entries", "", ""); !strings.Contains(out, `"total":2`) || !strings.Contains(out, `"bob"`) {
+		t.Errorf("the public ranking after unhiding bob: %s", out)
+	}
+
+	// Edit the board: a change the server refuses on a board with entries
+	// (a key's order) shows its 409; a new title is saved.
+	click(`#boards-table button[aria-label="Edit con.sprint"]`)
+	wait(time.Second, `return document.getElementById("board-id").readOnly + " " + document.getElementById("board-id").value;`, is("true con.sprint"), "the editor on con.sprint")
+	set("#board-title", "Sprint 2")
+	set("#board-keys .key-row:nth-child(1) .k-order", "desc")
+	wait(time.Second, text("#order-preview"), has("Time (higher is better)"), "the ordering rule follows the form")
+	submit("#board-form")
+	wait(5*time.Second, text("#board-form .error"), has("409 conflict"), "the server's refusal to reorder a board with entries")
+	set("#board-keys .key-row:nth-child(1) .k-order", "asc")
+	submit("#board-form")
+	wait(5*time.Second, text(`#boards-table tr[data-board="con.sprint"]`), has("Sprint 2"), "the new title in the list")
+
+	// The tabs follow the keyboard (ARIA tabs: arrows move and select).
+	key := func(k string) {
+		t.Helper()
+		run(`document.activeElement.dispatchEvent(new KeyboardEvent("keydown", {key: arguments[0], bubbles: true}));`, k)
+	}
+	run(`document.getElementById("tab-boards").focus();`)
+	key("ArrowRight")
+	wait(time.Second, `return document.activeElement.id + " " + document.getElementById("panel-keys").hidden;`, is("tab-keys false"), "ArrowRight to API keys")
+	key("ArrowLeft")
+	wait(time.Second, `return document.activeElement.id + " " + document.getElementById("panel-boards").hidden;`, is("tab-boards false"), "ArrowLeft back to Boards")
+
 	// A key: created in the console, its secret shown once; it works until
 	// the console revokes it, then the API refuses it.
 	click("#tab-keys")
@@ -252,7 +282,7 @@ func TestBrowserAdminConsole(t *testing.T) {
 	click("#tab-players")
 	set("#player-lookup", "alice")
 	submit("#player-form")
-	wait(5*time.Second, `return Array.from(document.querySelectorAll("#sessions-table tbody th"), (c) => c.innerText).join(",");`, is("phone,laptop"), "alice's sessions")
+	wait(5*time.Second, `return Array.from(document.querySelectorAll("#sessions-table tbody th"), (c) => c.innerText).sort().join(",");`, is("laptop,phone"), "alice's sessions")
 	set("#player-name", "Alice A.")
 	submit("#player-result form")
 	wait(5*time.Second, text("#notice"), has("Player alice saved"), "the rename")
@@ -288,7 +318,7 @@ func TestBrowserAdminConsole(t *testing.T) {
 
 	// A phone: the board list and entries fit the width.
 	click("#tab-boards")
-	wait(5*time.Second, text(`#boards-table tr[data-board="con.sprint"] [data-col=entries]`), is("2"), "the entry count after the changes")
+	wait(5*time.Second, text(`#boards-table tr[data-board="con.sprint"] [data-col=entries]`), is("3"), "the entry count after the changes (alice, bob, dave)")
 	resize(390, 844)
 	click(`#boards-table tr[data-board="con.sprint"] button[aria-label="Entries of con.sprint"]`)
 	wait(5*time.Second, rows, has("alice"), "the entries on a phone")
@@ -317,9 +347,10 @@ func TestBrowserAdminConsole(t *testing.T) {
 	t.Logf("browser console: %d messages", len(logs))
 	for _, e := range logs {
 		// Chromium logs every error answer as a network error: the wrong
-		// and the refused key (401), the refused board (400) and the
+		// and the refused key (401), the refused board (400), the refused
+		// reordering (409) and the
 		// moderation probe on a server without it (404) are expected.
-		if e.Source == "network" && (strings.Contains(e.Message, " 401 ") || strings.Contains(e.Message, " 400 ") ||
+		if e.Source == "network" && (strings.Contains(e.Message, " 401 ") || strings.Contains(e.Message, " 400 ") || strings.Contains(e.Message, " 409 ") ||
 			strings.Contains(e.Message, "/v1/review?limit=1 - Failed to load resource: the server responded with a status of 404")) {
 			continue
 		}
