@@ -75,7 +75,9 @@
     if (res.ok) return data;
     const e = data && data.error ? data.error : {};
     const err = new ApiError(res.status, e.code || "http_" + res.status, e.message || res.statusText || "request failed");
-    if ((res.status === 401 || res.status === 403) && !(opts && opts.noSignOut)) {
+    // 403 codes other than forbidden (not_joined...) are about the
+    // request, not the key.
+    if ((res.status === 401 || (res.status === 403 && err.code === "forbidden")) && !(opts && opts.noSignOut)) {
       signOut("The server refused the admin key (" + err + "). Sign in again.");
     }
     throw err;
