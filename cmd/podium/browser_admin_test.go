@@ -16,9 +16,10 @@ import (
 // TestBrowserAdminConsole drives the admin console (/admin) in headless
 // Chromium as an operator would: sign in with the admin key, create a
 // board through the console, see scores submitted through the API, delete
-// an entry, hide a player, create a key (its secret shown once), revoke it
-// and see it fail against the API, manage a player and their sessions,
-// create a contest, settle a tournament; a refused key signs out. The key
+// an entry, hide and unhide a player, edit the board (a refusal shown),
+// move between tabs by keyboard, create a key (its secret shown once),
+// revoke it and see it fail against the API, manage a player and their
+// sessions, create a contest, settle a tournament; a refused key signs out. The key
 // lives in sessionStorage only, and the page raises no script error or
 // Content-Security-Policy violation.
 func TestBrowserAdminConsole(t *testing.T) {
