@@ -310,6 +310,31 @@ func TestBrowserAdminConsole(t *testing.T) {
 	submit("#contest-form")
 	wait(5*time.Second, `const a = document.querySelector('#contests-table tr[data-contest="con.ctf"] th a'); return a ? a.getAttribute("href") : "";`,
 		is("/contests/con.ctf"), "the new contest, linked to its live page")
+	// The form, in the viewer's zone: a contest that ended frozen, then
+	// revealed from the console.
+	local := func(d time.Duration) string { return now.Add(d).Local().Format("2006-01-02T15:04") }
+	set("#contest-id", "con.past")
+	set("#contest-title", "Past")
+	set("#contest-start", local(-3*time.Hour))
+	set("#contest-end", local(-time.Hour))
+	set("#contest-freeze", local(-2*time.Hour))
+	set("#contest-first-blood", "10, 5, 3")
+	set("#contest-public", "true")
+	submit("#contest-form")
+	wait(5*time.Second, text(`#contests-table tr[data-contest="con.past"]`), has("ended"), "the frozen contest from the form")
+	_, out := call("GET", "/v1/contests/con.past", browserAdminKey, "")
+	var past struct {
+		Start, End, Freeze string
+		FirstBlood         []int `json:"first_blood"`
+		Public             bool
+	}
+	if err := json.Unmarshal([]byte(out), &past); err != nil || !past.Public || len(past.FirstBlood) != 3 || past.FirstBlood[0] != 10 ||
+		past.Start != now.Add(-3*time.Hour).Truncate(time.Minute).Format("2006-01-02T15:04:05.000Z") || past.Freeze == "" {
+		t.Errorf("the contest the form created: %s (err %v)", out, err)
+	}
+	click(`#contests-table button[aria-label="Unfreeze con.past"]`)
+	confirmDialog("Reveal the final standings of con.past")
+	wait(5*time.Second, text(`#contests-table tr[data-contest="con.past"]`), has("final"), "the revealed contest")
 	wait(5*time.Second, text(`#tournaments-table tr[data-board="con.cup"]`), has("open"), "the tournament's state")
 	click(`#tournaments-table button[aria-label="Settle con.cup"]`)
 	confirmDialog("Settle con.cup")
