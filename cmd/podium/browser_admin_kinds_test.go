@@ -85,6 +85,25 @@ func TestBrowserAdminEditEveryKind(t *testing.T) {
 		}
 		wd.exec(nil, `document.getElementById("notice").hidden = true;`)
 	}
+	// Entries are paged 50 at a time.
+	var batch []string
+	for i := 0; i < 54; i++ {
+		batch = append(batch, `{"board": "k.int", "player": "p`+strconv.Itoa(i)+`", "keys": [`+strconv.Itoa(60000+i)+`]}`)
+	}
+	api.do("POST", "/v1/scores", `{"scores": [`+strings.Join(batch, ",")+`]}`)
+	rng := `const r = document.getElementById("entries-range"); return r ? r.textContent + " " + document.querySelectorAll("#entries-table tbody tr[data-player]").length : "";`
+	if err := wd.exec(nil, `document.querySelector('#boards-table button[aria-label="Entries of k.int"]').click();`); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := wd.waitString(5*time.Second, rng, func(s string) bool { return s == "1–50 of 55 50" }); !ok {
+		t.Fatalf("the first page of entries: %q", got)
+	}
+	if err := wd.exec(nil, `Array.from(document.querySelectorAll(".pager button")).find((b) => b.textContent === "Next").click();`); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := wd.waitString(5*time.Second, rng, func(s string) bool { return s == "51–55 of 55 5" }); !ok {
+		t.Fatalf("the second page of entries: %q", got)
+	}
 	for _, e := range wd.consoleLog() {
 		if e.Source == "javascript" || strings.Contains(e.Message, "Content Security Policy") {
 			t.Errorf("browser console: %s %s: %s", e.Level, e.Source, e.Message)
