@@ -13,7 +13,7 @@ import (
 // editor and saves it unchanged: what the console reads back from
 // GET /v1/boards must be a body PUT accepts, for best_k, aggregate,
 // tournament, points, resetting and player_submit boards alike, and the
-// board must be the same afterwards.
+// board must be the same afterwards. Entries are paged 50 at a time.
 func TestBrowserAdminEditEveryKind(t *testing.T) {
 	chromium, chromedriver := browserBinaries(t)
 	addr := "127.0.0.1:" + strconv.Itoa(browserFreePort(t))
