@@ -55,6 +55,10 @@ type KeyDef struct {
 	// ranking, so editing them keeps a board's entries.
 	Label  string    `json:"label,omitempty"`
 	Format KeyFormat `json:"format,omitempty"`
+	// Min and Max bound the values a submission may carry for this key
+	// (bounds.go); nil: unbounded.
+	Min *int64 `json:"min,omitempty"`
+	Max *int64 `json:"max,omitempty"`
 }
 
 // KeyFormat says how a key's int64 values read to people. Empty leaves it
@@ -106,6 +110,11 @@ type Board struct {
 	// PlayerSubmit lets player sessions submit their own scores
 	// (session.go).
 	PlayerSubmit bool `json:"player_submit,omitempty"`
+	// Evidence sets the board's evidence limits, expiry and visibility
+	// (evidence.go); nil: the defaults.
+	Evidence *EvidencePolicy `json:"evidence,omitempty"`
+	// Quota caps a player's submissions per period (quota.go); nil: none.
+	Quota *Quota `json:"quota,omitempty"`
 }
 
 var (
@@ -190,6 +199,17 @@ func (b *Board) Normalize() error {
 		return err
 	}
 	b.Meta = meta
+	if b.Evidence != nil { // evidence.go
+		if err := b.Evidence.Normalize(); err != nil {
+			return err
+		}
+		if *b.Evidence == (EvidencePolicy{}) {
+			b.Evidence = nil
+		}
+	}
+	if err := b.normalizeLimits(); err != nil { // bounds.go, quota.go
+		return err
+	}
 	return b.normalizeTournament() // tournament.go
 }
 
@@ -224,6 +244,10 @@ type BoardUpdate struct {
 	Points     *Points
 	// PlayerSubmit: nil keeps it.
 	PlayerSubmit *bool
+	// Evidence: nil keeps it; replaced as a whole.
+	Evidence *EvidencePolicy
+	// Quota: nil keeps it; a Max of 0 removes it (quota.go).
+	Quota *Quota
 }
 
 // FullUpdate is the update that replaces every field of a board with b's.
@@ -231,7 +255,8 @@ func FullUpdate(b *Board) *BoardUpdate {
 	c := *b
 	return &BoardUpdate{ID: c.ID, Title: &c.Title, Keys: c.Keys, Mode: &c.Mode, Reset: &c.Reset, Public: &c.Public, Meta: c.Meta,
 		Keep: &c.Keep, Aggregate: c.Aggregate.Clone(), Tournament: c.Tournament, Points: c.Points,
-		PlayerSubmit: &c.PlayerSubmit}
+		PlayerSubmit: &c.PlayerSubmit, Evidence: c.Evidence,
+		Quota: fullQuota(c.Quota)}
 }
 
 // Apply returns the board that results from applying u to cur (nil for a
@@ -275,6 +300,11 @@ func (u *BoardUpdate) Apply(cur *Board) Board {
 	if u.PlayerSubmit != nil {
 		b.PlayerSubmit = *u.PlayerSubmit
 	}
+	if u.Evidence != nil {
+		ev := *u.Evidence
+		b.Evidence = &ev
+	}
+	b.Quota = u.applyQuota(b.Quota) // quota.go
 	if b.Tournament != nil {
 		t := *b.Tournament
 		b.Tournament = &t

@@ -54,6 +54,12 @@ type Store interface {
 	// greater than after, in seq order. The *Submission is reused between
 	// calls.
 	Log(ctx context.Context, board string, after uint64, fn func(*Submission) error) error
+	// CountSubmissions counts, for each of players, the score submissions
+	// on a board in a period that have a seq of at most upTo and, unless
+	// since and until are both zero, were made at or after since and
+	// before until (quota.go). Players without any are left out of the
+	// map. It reads an index, not the board's whole log.
+	CountSubmissions(ctx context.Context, board, period string, players []string, upTo uint64, since, until time.Time) (map[string]int, error)
 	// Watermarks returns, per board, the seq up to which the entries table
 	// reflects the log (boards without one are at 0). Entries are written
 	// behind the log: the log is the authority, the entries table a

@@ -23,13 +23,17 @@ type boardDocument struct {
 	Points     *Points     `json:"points,omitempty"`
 	// PlayerSubmit (session.go).
 	PlayerSubmit bool `json:"player_submit,omitempty"`
+	// Evidence (evidence.go).
+	Evidence *EvidencePolicy `json:"evidence,omitempty"`
+	// Quota (quota.go).
+	Quota *Quota `json:"quota,omitempty"`
 }
 
 // Document returns b's definition as stores keep it (see SetDocument).
 func (b *Board) Document() ([]byte, error) {
 	return json.Marshal(boardDocument{Title: b.Title, Keys: b.Keys, Mode: b.Mode, Reset: b.Reset, Public: b.Public,
 		Meta: StoredMeta(b.Meta), Keep: b.Keep, Aggregate: b.Aggregate, Tournament: b.Tournament, Points: b.Points,
-		PlayerSubmit: b.PlayerSubmit})
+		PlayerSubmit: b.PlayerSubmit, Evidence: b.Evidence, Quota: b.Quota})
 }
 
 // SetDocument sets b's definition from a document Document made; the id,
@@ -44,6 +48,8 @@ func (b *Board) SetDocument(doc []byte) error {
 	b.Keep, b.Aggregate = d.Keep, d.Aggregate
 	b.Tournament, b.Points = d.Tournament, d.Points
 	b.PlayerSubmit = d.PlayerSubmit
+	b.Evidence = d.Evidence
+	b.Quota = d.Quota
 	return nil
 }
 

@@ -37,6 +37,9 @@ type boardState struct {
 	// store assigned one (the same on every node), else a process-wide
 	// counter.
 	gen uint64
+
+	// quota holds the quota counts (quota.go); the writer's alone.
+	quota quotaCounts
 }
 
 // generations numbers boardStates within the process.

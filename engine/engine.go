@@ -60,6 +60,8 @@ type Config struct {
 	SettleEvery time.Duration
 	// Sessions configures player sessions (sessions.go).
 	Sessions SessionConfig
+	// Evidence configures the evidence sweeper (evidence.go).
+	Evidence EvidenceConfig
 }
 
 // Listener hears about changes after they are committed and applied.
@@ -115,6 +117,8 @@ type Engine struct {
 	sendMu sync.RWMutex
 	stop   chan struct{}
 	done   chan struct{}
+
+	ev *evidenceState // evidence uploads (evidence.go)
 }
 
 // New returns an engine over cfg.Store. Call Start to load the indexes and
@@ -150,6 +154,7 @@ func New(cfg Config) *Engine {
 	}
 	e.idem = newIdempotency(cfg.IdempotencyTTL, cfg.Now)
 	e.ses = newSessions(cfg.Store, cfg.Sessions)
+	e.ev = newEvidenceState(cfg.Store, cfg.Evidence)
 	e.tn = newTourney(cfg.SettleEvery)
 	if st, ok := cfg.Store.(podium.SharedStore); ok {
 		if cfg.Node == "" {
@@ -266,6 +271,7 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 	e.log.Info("indexes loaded", "boards", len(boards), "entries", entries, "players", e.players.count(), "shared", e.sh != nil, "took", time.Since(t0).Round(time.Millisecond))
 	go e.scheduler() // settle.go
 	e.startSessions()
+	e.startEvidence() // evidence.go
 	e.loaded.Store(true)
 	if e.sh != nil {
 		// Once loaded, since the writer refuses ops before: the first pass
@@ -289,6 +295,7 @@ func (e *Engine) Close() error {
 		<-e.done
 		e.feedStopped() // feed.go
 		e.sessionsStopped()
+		e.evidenceStopped()
 	}
 	return nil
 }

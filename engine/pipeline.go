@@ -103,6 +103,7 @@ func (e *Engine) recover() {
 	e.pend = newPending()
 	e.pmu.Unlock()
 	e.dropJoins(nil, true) // tournament.go: pending joins are gone too
+	e.quotaForget()        // quota.go: counts may include what failed
 }
 
 // deferredCommitter is an optional Store ability: commit without waiting

@@ -326,6 +326,7 @@ func (e *Engine) sharedGroup(ctx context.Context, ops []*op) {
 			e.log.Error("group commit failed; nothing of it was stored", "err", g.err)
 		}
 		e.commitFailed(g.err, unknown)
+		e.quotaForget() // quota.go: counts may include what failed
 	} else {
 		e.sh.dbWorked()
 		e.commitWorked()
@@ -453,6 +454,7 @@ func (e *Engine) catchUp(ctx context.Context, bs *boardState, read logReader) er
 		if err != nil {
 			return fmt.Errorf("replay seq %d: %w", sub.Seq, err)
 		}
+		e.quotaReplayed(bs, def, pid, &sub) // quota.go
 		if changed {
 			touched[sub.Period] = append(touched[sub.Period], pid)
 		}

@@ -292,6 +292,7 @@ func (e *Engine) computeGroup(ops []*op) {
 // far. Ops that already carry an error are answered with it and skipped.
 func (e *Engine) buildGroup(ops []*op) *group {
 	g := &group{e: e, ops: append([]*op(nil), ops...), now: e.now(), overlay: map[ovKey]ovVal{}, seqs: map[*boardState]uint64{}, periods: map[*boardState]string{}}
+	e.quotaPreload(g.now, ops) // quota.go
 	for _, o := range ops {
 		if o.err != nil {
 			continue
@@ -340,6 +341,9 @@ func (e *Engine) computeScore(g *group, s *Score, res *Result) error {
 	if len(s.Keys) != len(def.Keys) {
 		return podium.Errorf(podium.ECodeInvalid, "board %q has %d keys; %d given", def.ID, len(def.Keys), len(s.Keys))
 	}
+	if err := def.CheckBounds(s.Keys); err != nil { // bounds.go
+		return err
+	}
 	period, ok := g.periods[bs]
 	if !ok {
 		period = podium.PeriodAt(def.Reset, g.now).ID
@@ -357,6 +361,10 @@ func (e *Engine) computeScore(g *group, s *Score, res *Result) error {
 		return err
 	}
 	pid := e.players.intern(s.Player)
+	quota, err := e.quotaCheck(bs, def, period, s.Player, pid, g.now) // quota.go
+	if err != nil {
+		return err
+	}
 	k := ovKey{bs, period, pid}
 	cur := g.current(k)
 	seq := g.nextSeq(bs)
@@ -380,6 +388,9 @@ func (e *Engine) computeScore(g *group, s *Score, res *Result) error {
 	}
 	g.seqs[bs] = seq
 	g.batch.Submissions = append(g.batch.Submissions, sub)
+	if quota != nil {
+		quota[pid]++ // counted in the commit that logs it (quota.go)
+	}
 	if join {
 		e.addJoin(g, bs, def.ID, s.Player) // tournament.go: a first score on a capped tournament joins
 	}

@@ -27,6 +27,10 @@ type boardBody struct {
 	Points     *pointsBody     `json:"points"`
 	// PlayerSubmit lets player sessions submit (sessions.go).
 	PlayerSubmit *bool `json:"player_submit"`
+	// Evidence sets the board's evidence policy (evidence.go).
+	Evidence *podium.EvidencePolicy `json:"evidence"`
+	// Quota caps each player's submissions per period (quota.go).
+	Quota *podium.Quota `json:"quota"`
 }
 
 type resetBody struct {
@@ -56,6 +60,7 @@ func appendBoard(b []byte, bi *engine.BoardInfo) []byte {
 			b = append(b, `,"format":`...)
 			b = appendString(b, string(k.Format))
 		}
+		b = appendKeyBounds(b, &k) // quota.go
 		b = append(b, '}')
 	}
 	b = append(b, `],"mode":`...)
@@ -87,6 +92,12 @@ func appendBoard(b []byte, bi *engine.BoardInfo) []byte {
 	if bi.PlayerSubmit {
 		b = append(b, `,"player_submit":true`...) // sessions.go
 	}
+	if bi.Evidence != nil { // evidence.go
+		ev, _ := json.Marshal(bi.Evidence)
+		b = append(b, `,"evidence":`...)
+		b = append(b, ev...)
+	}
+	b = appendQuota(b, bi.Quota) // quota.go
 	return append(b, '}')
 }
 
@@ -145,7 +156,8 @@ func (s *Server) putBoard(w http.ResponseWriter, r *http.Request) error {
 		return podium.Errorf(podium.ECodeInvalid, "id %q in the body differs from the board %q in the path", body.ID, id)
 	}
 	u := &podium.BoardUpdate{ID: id, Title: body.Title, Keys: body.Keys, Mode: body.Mode, Public: body.Public, Meta: body.Meta,
-		Keep: body.Keep, Aggregate: body.Aggregate, PlayerSubmit: body.PlayerSubmit}
+		Keep: body.Keep, Aggregate: body.Aggregate, PlayerSubmit: body.PlayerSubmit, Evidence: body.Evidence,
+		Quota: body.Quota}
 	if body.Reset != nil {
 		u.Reset = &podium.Reset{Every: body.Reset.Every, TZ: body.Reset.TZ}
 	}

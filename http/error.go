@@ -33,6 +33,8 @@ var codeStatus = map[string]int{
 	podium.ECodeNotJoined:        http.StatusForbidden,
 	podium.ECodeTournamentFull:   http.StatusConflict,
 	podium.ECodePointsBoard:      http.StatusConflict,
+	// Quotas (quota.go).
+	podium.ECodeQuotaExceeded: http.StatusTooManyRequests,
 }
 
 // StatusOf returns the HTTP status for an error code.
@@ -60,12 +62,19 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		// carry another request.
 		w.Header().Set("Connection", "close")
 	}
+	qe := quotaError(err) // quota.go
+	if qe != nil {
+		setQuotaRetry(w.Header(), qe)
+	}
 	if status == http.StatusServiceUnavailable || status == http.StatusTooManyRequests {
 		if w.Header().Get("Retry-After") == "" {
 			w.Header().Set("Retry-After", "1")
 		}
 	}
 	b := appendErrorBody(make([]byte, 0, 128), code, podium.ErrorMessage(err))
+	if qe != nil {
+		b = appendQuotaErrorBody(b[:0], qe)
+	}
 	writeJSON(w, status, b)
 }
 

@@ -240,6 +240,9 @@ func (s *Server) submitBatch(w http.ResponseWriter, r *http.Request) error {
 }
 
 func appendItemError(b []byte, err error) []byte {
+	if qe := quotaError(err); qe != nil {
+		return appendQuotaErrorBody(b, qe) // quota.go
+	}
 	b = append(b, `{"error":{"code":`...)
 	b = appendString(b, podium.ErrorCode(err))
 	b = append(b, `,"message":`...)

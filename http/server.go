@@ -18,6 +18,8 @@ import (
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/ctf"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/evidence"
+	"github.com/podiumhq/podium/ratelimit"
 	"github.com/podiumhq/podium/stream"
 )
 
@@ -53,6 +55,10 @@ type Config struct {
 	// client's address (clientip.go).
 	RateLimits     *RateLimits
 	TrustedProxies []netip.Prefix
+	// EvidenceBudgets bounds evidence uploads (evidence.go; zero values:
+	// the defaults). Their byte budgets are decided on RateLimits' limiter
+	// (shared by the nodes), or in this process without one.
+	EvidenceBudgets evidence.BudgetConfig
 }
 
 // Server is the HTTP face of an engine.
@@ -81,6 +87,12 @@ type Server struct {
 
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
+
+	// Evidence uploads (evidence.go).
+	evCfg     evidence.BudgetConfig
+	evLimiter *ratelimit.Limiter
+	evb       *evidence.Budgets
+	evm       *evidenceMetrics
 }
 
 // New returns a server; Handler gives its http.Handler.
@@ -108,6 +120,10 @@ func New(cfg Config) *Server {
 		reg: cfg.Registry, hub: cfg.Hub, streamCfg: cfg.Stream,
 		bodyTimeout: cfg.BodyTimeout, requestTimeout: cfg.RequestTimeout, origins: newOrigins(cfg.AllowedOrigins),
 		contests: cfg.Contests, rates: cfg.RateLimits, trusted: cfg.TrustedProxies}
+	s.evCfg = cfg.EvidenceBudgets
+	if cfg.RateLimits != nil {
+		s.evLimiter = cfg.RateLimits.Limiter
+	}
 	s.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "podium_http_requests_total", Help: "HTTP requests by route and status.",
 	}, []string{"route", "code"})
@@ -160,6 +176,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /v1/feed/stream", s.api(s.feedStream, "board", "limit", "last_event_id"))
 	s.tourneyRoutes() // tournaments.go
 	s.sessionRoutes() // sessions.go
+	s.evidenceRoutes()
 	s.timing = map[string]routeTiming{
 		"GET /v1/boards/{board}/stream": untimed,
 		"GET /v1/stream":                untimed,

@@ -131,6 +131,7 @@ func queueDeleteBoard(b *pgx.Batch, id string) {
 		"DELETE FROM entries WHERE board = $1",
 		"DELETE FROM watermarks WHERE board = $1",
 		"DELETE FROM feed WHERE board = $1",
+		"UPDATE evidence SET expires_ms = 0 WHERE board = $1", // evidence.go: the sweeper deletes it
 	} {
 		b.Queue(q, id)
 	}

@@ -374,6 +374,15 @@ func testGeneration(t *testing.T, open func(*testing.T) podium.SharedStore) {
 	same("a key's label and format changed", b.Gen, first)
 	same("a key's label and format changed, stored", stored("g"), first)
 
+	b.Keys = append([]podium.KeyDef(nil), b.Keys...)
+	lo := int64(10)
+	b.Keys[0].Min = &lo // quota.go: bounds do not rank either
+	if err := s.PutBoard(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	same("a key's bounds changed", b.Gen, first)
+	same("a key's bounds changed, stored", stored("g"), first)
+
 	b.Keys = append(b.Keys, podium.KeyDef{Name: "k2", Order: podium.Asc})
 	if err := s.PutBoard(ctx, b); err != nil {
 		t.Fatal(err)

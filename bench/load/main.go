@@ -3,7 +3,9 @@
 // percentiles and errors; then it runs the same kind of work against Redis
 // in the same run and prints podium/Redis ratios.
 //
-// Usage (from the repository root, with a server already running):
+// Usage (from the repository root, with a server already running, started
+// with --rate-submit off --rate-key off --rate-anon off so that its default
+// rate limits do not answer the load with 429):
 //
 //	PODIUM_ADMIN_KEY=... go run ./bench/load --url http://127.0.0.1:8080 --duration 10s
 //

@@ -57,6 +57,10 @@ type Config struct {
 	SessionTTL, SessionMaxTTL time.Duration
 	SessionCap                int
 	RateLimit                 RateConfig // rate limits and trusted proxies (ratelimit.go)
+
+	Evidence EvidenceConfig // evidence upload budgets (evidence.go)
+
+	LogFormat string // text | json (logging.go)
 }
 
 // allowedOrigins splits --allowed-origins.
@@ -132,7 +136,7 @@ func parse(fs *flag.FlagSet, args []string) error {
 func (c *Config) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Addr, "addr", ":8080", "address to listen on")
 	fs.StringVar(&c.Data, "data", "./podium-data", "data directory (SQLite database, generated admin key)")
-	fs.BoolVar(&c.Demo, "demo", false, "create demo boards and feed them simulated players")
+	fs.BoolVar(&c.Demo, "demo", false, "create demo boards and feed them simulated players (data in ./podium-demo-data unless --data is given)")
 	fs.StringVar(&c.Sync, "sync", "full", "SQLite durability: full (survives power loss) or normal (survives a crash of podium, not of the OS)")
 	fs.Int64Var(&c.MaxBody, "max-body", 1<<20, "largest request body in bytes")
 	fs.IntVar(&c.MaxBatch, "max-batch", 8192, "most submissions in one group commit")
@@ -157,6 +161,9 @@ func (c *Config) flags(fs *flag.FlagSet) {
 	fs.IntVar(&c.SessionCap, "session-cap", 10, "player sessions: sessions per player (the oldest goes when a new one passes it)")
 	fs.IntVar(&c.FeedCap, "feed-cap", 200, "activity feed: events kept per board (older ones are pruned; GET /v1/feed's largest limit)")
 	c.RateLimit.flags(fs) // ratelimit.go
+	c.Evidence.flags(fs)  // evidence.go
+
+	fs.StringVar(&c.LogFormat, "log-format", "text", "log format: text (key=value lines) or json (one object a line, for log collectors)")
 }
 
 // validate checks what the flag types cannot; a mistake is a *usageError
@@ -171,6 +178,9 @@ func (c *Config) validate() error {
 		}
 	}
 	if _, _, err := c.RateLimit.parsed(); err != nil {
+		return err
+	}
+	if _, err := c.Evidence.budgets(); err != nil {
 		return err
 	}
 	if err := podiumhttp.CheckOrigins(c.allowedOrigins()); err != nil {
@@ -214,6 +224,9 @@ func (c *Config) validate() error {
 	case "", "debug", "info", "warn", "error":
 	default:
 		return usagef("serve", "--log-level: %q is not debug, info, warn or error", c.LogLevel)
+	}
+	if err := checkLogFormat(c.LogFormat); err != nil {
+		return err
 	}
 	for _, n := range []struct {
 		name string

@@ -1,81 +1,66 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"net/http"
-	"strings"
+	"errors"
 	"testing"
 	"time"
+
+	"github.com/podiumhq/podium/client"
 )
 
 // podium serve runs contests: a contest made through the API survives a
-// restart, and revoking a key ends its contest streams at once.
+// restart, and revoking a key ends its contest streams at once. It talks
+// to the server through the Go client, which it keeps honest.
 func TestServeContests(t *testing.T) {
 	dir := t.TempDir()
 	m := testMain(t, dir)
-	now := time.Now().UTC()
-	body := `{"title":"Quals","start":"` + now.Add(-time.Hour).Format(time.RFC3339) + `","end":"` + now.Add(time.Hour).Format(time.RFC3339) + `"}`
-	if code, r := call(t, m, "PUT", "/v1/contests/quals", body); code != 201 {
-		t.Fatalf("PUT contest: %d %v", code, r)
-	}
-	if code, r := call(t, m, "PUT", "/v1/contests/quals/challenges/web", `{"scoring":{"value":100}}`); code != 201 {
-		t.Fatalf("PUT challenge: %d %v", code, r)
-	}
-	if code, r := call(t, m, "POST", "/v1/contests/quals/attempts", `{"team":"alice","challenge":"web","correct":true}`); code != 200 {
-		t.Fatalf("attempt: %d %v", code, r)
-	}
-	_, k := call(t, m, "POST", "/v1/keys", `{"name":"viewer","scopes":["read"]}`)
-
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "GET", m.URL()+"/v1/contests/quals/stream", nil)
-	req.Header.Set("Authorization", "Bearer "+k["key"].(string))
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("stream: %v %v", resp, err)
+	admin := client.New(m.URL(), client.WithKey("admin-secret"))
+	now := time.Now().UTC()
+	if _, created, err := admin.PutContest(ctx, "quals", client.ContestSpec{Title: "Quals", Start: now.Add(-time.Hour), End: now.Add(time.Hour)}); err != nil || !created {
+		t.Fatalf("PUT contest: %v created %v", err, created)
 	}
-	defer resp.Body.Close()
-	lines := make(chan string, 100)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(resp.Body)
-		for sc.Scan() {
-			lines <- sc.Text()
+	if _, created, err := admin.PutChallenge(ctx, "quals", "web", client.ChallengeSpec{Scoring: client.Scoring{Value: 100}}); err != nil || !created {
+		t.Fatalf("PUT challenge: %v created %v", err, created)
+	}
+	if a, err := admin.Attempt(ctx, "quals", "alice", "web", true); err != nil || a.Attempt.Result != "solved" {
+		t.Fatalf("attempt: %v %+v", err, a)
+	}
+	k, err := admin.CreateKey(ctx, client.KeySpec{Name: "viewer", Scopes: []string{"read"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// A viewer follows the contest with the key; revoking the key ends
+	// the open stream with an unauthenticated error event, which ends the
+	// watch for good (without a reconnect, which a 401 would also end).
+	var snapshots int
+	var statuses []string
+	opts := client.WatchOptions{OnStatus: func(s client.Status) { statuses = append(statuses, s.State) }}
+	err = admin.WithKey(k.Key).WatchContest(ctx, "quals", opts, func(s client.State, u client.Update) {
+		if u.Type == "snapshot" {
+			snapshots++
 		}
-	}()
-	waitLine := func(prefix string) string {
-		t.Helper()
-		deadline := time.After(5 * time.Second)
-		for {
-			select {
-			case l, ok := <-lines:
-				if !ok {
-					t.Fatalf("stream ended before %q", prefix)
-				}
-				if strings.HasPrefix(l, prefix) {
-					return l
-				}
-			case <-deadline:
-				t.Fatalf("no %q line", prefix)
+		if len(s.Entries) != 1 || s.Entries[0].Player != "alice" {
+			t.Errorf("contest window: %+v", s.Entries)
+		}
+		if snapshots == 1 && u.Initial {
+			if err := admin.DeleteKey(ctx, k.ID); err != nil {
+				t.Errorf("revoke: %v", err)
 			}
 		}
+	})
+	if !errors.Is(err, client.ErrUnauthenticated) || client.StatusOf(err) != 0 || snapshots != 1 || len(statuses) != 2 || statuses[1] != "live" {
+		t.Fatalf("after the revocation: %v (%d snapshots, statuses %q)", err, snapshots, statuses)
 	}
-	waitLine("event: snapshot")
-	if code, _ := call(t, m, "DELETE", "/v1/keys/"+k["id"].(string), ""); code != 204 {
-		t.Fatalf("revoke: %d", code)
-	}
-	waitLine("event: error")
-	if l := waitLine("data: "); !strings.Contains(l, "unauthenticated") {
-		t.Fatalf("after the revocation: %s", l)
-	}
-	cancel()
 	if err := m.Close(); err != nil {
 		t.Fatal(err)
 	}
 	m = testMain(t, dir)
 	defer m.Close()
-	if code, r := call(t, m, "GET", "/v1/contests/quals/standings", ""); code != 200 || r["total"] != 1.0 {
-		t.Fatalf("after a restart: %d %v", code, r)
+	if st, err := client.New(m.URL(), client.WithKey("admin-secret")).Standings(ctx, "quals", client.StandingsOptions{}); err != nil || st.Total != 1 {
+		t.Fatalf("after a restart: %v %+v", err, st)
 	}
 }

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"os"
 	"time"
 
 	"github.com/podiumhq/podium"
@@ -96,5 +98,27 @@ func feedDemo(ctx context.Context, eng *engine.Engine, log *slog.Logger, players
 		if _, err := eng.Submit(ctx, []engine.Score{sc}, true, nil); err != nil && ctx.Err() == nil {
 			log.Warn("demo submission", "err", err)
 		}
+	}
+}
+
+// demoDataDir is where serve --demo keeps its data when neither --data nor
+// PODIUM_DATA names a directory: apart from the default ./podium-data, so
+// that the demo's boards and simulated players never mix with a
+// walkthrough's or a real deployment's, and deleting it removes the demo.
+const demoDataDir = "./podium-demo-data"
+
+// useDemoDataDir points a --demo server without a data directory of its
+// own at demoDataDir. fs has been parsed.
+func useDemoDataDir(fs *flag.FlagSet, c *Config) {
+	if !c.Demo {
+		return
+	}
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "data" })
+	if _, ok := os.LookupEnv("PODIUM_DATA"); ok {
+		given = true
+	}
+	if !given {
+		c.Data = demoDataDir
 	}
 }

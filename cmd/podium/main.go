@@ -7,6 +7,7 @@
 //	podium restore   put a backup in place of a data directory's database
 //	podium migrate   move a data directory to PostgreSQL and verify the copy
 //	podium version   print the version, VCS revision and commit time
+//	podium healthcheck  exit 0 if the local server's /readyz answers 200
 //
 // Exit codes: 0 success (and --help), 1 a failure or a check that found
 // differences, 2 a mistake on the command line.
@@ -41,6 +42,9 @@ Commands:
   migrate   move a data directory to PostgreSQL (--from DIR --db postgres://...) and
             verify the copy
   version   print the version, VCS revision and commit time
+  healthcheck
+            exit 0 if the server at --addr on this machine is ready (/readyz
+            answers 200), 1 if not: the container HEALTHCHECK (no curl needed)
 
 Run "podium <command> --help" for the flags of a command. Every flag can also be
 set as an environment variable: --data is PODIUM_DATA, --addr is PODIUM_ADDR, ...
@@ -73,6 +77,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = restoreCmd(ctx, args[1:], stdout, stderr)
 	case "migrate":
 		err = migrateCmd(ctx, args[1:], stdout, stderr)
+	case "healthcheck":
+		err = healthcheckCmd(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		readBuild().print(stdout)
 		return 0

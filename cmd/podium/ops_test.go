@@ -492,7 +492,7 @@ func TestVersion(t *testing.T) {
 		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "29b7f3d1e0c2aaaabbbbccccddddeeeeffff0000"},
 			{Key: "vcs.time", Value: "2026-11-30T18:56:00Z"}, {Key: "vcs.modified", Value: "true"}}}
 	var out bytes.Buffer
-	b := buildFrom(bi, "")
+	b := buildFrom(bi, stamp{})
 	b.print(&out)
 	for _, want := range []string{"podium v1.2.3\n", "29b7f3d1e0c2aaaabbbbccccddddeeeeffff0000 (with uncommitted changes)", "2026-11-30T18:56:00Z", "go1.26.8"} {
 		if !strings.Contains(out.String(), want) {
@@ -502,10 +502,10 @@ func TestVersion(t *testing.T) {
 	if s := b.short(); s != "29b7f3d1e0c2+modified" {
 		t.Errorf("short revision %q", s)
 	}
-	if v := buildFrom(bi, "v9").Version; v != "v9" {
+	if v := buildFrom(bi, stamp{Version: "v9"}).Version; v != "v9" {
 		t.Errorf("-X main.Version did not win: %q", v)
 	}
-	if b := buildFrom(nil, ""); b.Version != "(devel)" || b.short() != "unknown" {
+	if b := buildFrom(nil, stamp{}); b.Version != "(devel)" || b.short() != "unknown" {
 		t.Errorf("no build info: %+v", b)
 	}
 	code, stdout, _ := runCLI(t, "version")

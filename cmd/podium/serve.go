@@ -77,7 +77,7 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	if m.Stderr == nil {
 		m.Stderr = os.Stderr
 	}
-	m.log = slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: logLevel(m.Config.LogLevel)}))
+	m.log = newLogger(m.Stderr, m.Config) // logging.go
 	if err := m.Config.validate(); err != nil {
 		return err
 	}
@@ -128,7 +128,8 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.Engine = engine.New(engine.Config{Store: store, Now: m.Now, Logger: m.log, MaxBatch: m.Config.MaxBatch, Registerer: reg,
 		Broker: m.Broker, Node: m.Config.Node, PollEvery: m.Config.PollEvery, FeedCap: m.Config.FeedCap,
-		Sessions: engine.SessionConfig{TTL: m.Config.SessionTTL, MaxTTL: m.Config.SessionMaxTTL, Cap: m.Config.SessionCap}})
+		Sessions: engine.SessionConfig{TTL: m.Config.SessionTTL, MaxTTL: m.Config.SessionMaxTTL, Cap: m.Config.SessionCap},
+		Evidence: m.Config.Evidence.engine()})
 	m.Engine.SetAdminSecret(adminKey)
 	if cstore != nil {
 		poll := time.Duration(-1) // one node: nobody else writes
@@ -149,9 +150,13 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
+	evBudgets, err := m.Config.Evidence.budgets() // evidence.go
+	if err != nil {
+		return err
+	}
 	m.Server = podiumhttp.New(podiumhttp.Config{RateLimits: rates, TrustedProxies: proxies, Engine: m.Engine, Store: store, Logger: m.log, MaxBody: m.Config.MaxBody,
 		Registry: reg, Hub: m.Hub, BodyTimeout: m.Config.BodyTimeout, RequestTimeout: m.Config.RequestTimeout,
-		AllowedOrigins: m.Config.allowedOrigins(), Contests: m.Contests})
+		AllowedOrigins: m.Config.allowedOrigins(), Contests: m.Contests, EvidenceBudgets: evBudgets})
 
 	if ch := m.Server.ContestHub(); ch != nil {
 		m.Engine.SetListener(listeners{boards: m.Hub, contests: ch})
@@ -178,7 +183,9 @@ func (m *Main) Open(ctx context.Context) (err error) {
 		if err := startDemo(dctx, m.Engine, m.log); err != nil {
 			return fmt.Errorf("demo: %w", err)
 		}
-		fmt.Fprintf(m.Stderr, "\n  podium demo is live: open %s/ in a browser\n\n", m.URL())
+		if m.Config.plainOutput() {
+			fmt.Fprintf(m.Stderr, "\n  podium demo is live: open %s/ in a browser\n\n", m.URL())
+		}
 	}
 	return nil
 }
@@ -298,6 +305,9 @@ func (m *Main) adminKey() (string, error) {
 		return "", fmt.Errorf("store admin key: %w", err)
 	}
 	m.log.Info("generated a new admin key", "source", "generated", "file", path)
+	if !m.Config.plainOutput() {
+		return k, nil // JSON logs carry no secret: the key is in the file
+	}
 	fmt.Fprintf(m.Stderr, "\n  Generated the admin key (shown once; stored in %s):\n\n    %s\n\n", path, k)
 	return k, nil
 }
@@ -321,6 +331,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	useDemoDataDir(fs, &cfg) // demo.go
 	cfg.AdminKey = os.Getenv("PODIUM_ADMIN_KEY")
 	m := &Main{Config: cfg, Stderr: stderr}
 	if err := m.Open(ctx); err != nil {

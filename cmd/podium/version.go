@@ -7,9 +7,22 @@ import (
 	"runtime/debug"
 )
 
-// Version overrides the version from the build info when set at build
-// time, with -ldflags "-X main.Version=v1.2.3".
-var Version = ""
+// Set at build time by a release build or the Dockerfile, each optional:
+//
+//	go build -ldflags "-X main.Version=v1.2.3 -X main.Commit=$(git rev-parse HEAD) \
+//	  -X main.Date=$(date -u +%FT%TZ)" ./cmd/podium
+//
+// Version and Commit override what the build info says; Date is the build
+// time, which the build info never holds. Unset, podium version falls back
+// to the build info (runtime/debug.ReadBuildInfo).
+var (
+	Version = ""
+	Commit  = ""
+	Date    = ""
+)
+
+// stamp is what -ldflags -X set.
+type stamp struct{ Version, Commit, Date string }
 
 // build describes this binary, from the build info that the Go toolchain
 // records: the main module's version (a tag, or a pseudo-version made from
@@ -21,6 +34,7 @@ type build struct {
 	Revision string // full commit hash, "" if unknown
 	Time     string // commit time, RFC 3339, "" if unknown
 	Modified bool   // built from a tree with uncommitted changes
+	Built    string // build time from -X main.Date, "" if not stamped
 	Go       string // "go1.26.8"
 }
 
@@ -30,12 +44,14 @@ func readBuild() build {
 	if !ok {
 		bi = nil
 	}
-	return buildFrom(bi, Version)
+	return buildFrom(bi, stamp{Version: Version, Commit: Commit, Date: Date})
 }
 
 // buildFrom extracts a build from bi (nil when the binary has none, as
-// under some test runners); override, if set, replaces the version.
-func buildFrom(bi *debug.BuildInfo, override string) build {
+// under some test runners); what st holds replaces it. A stamped commit
+// that differs from the build info's revision drops the build info's
+// "modified" mark, which was about another revision.
+func buildFrom(bi *debug.BuildInfo, st stamp) build {
 	b := build{Version: "(devel)", Go: runtime.Version()}
 	if bi != nil {
 		if v := bi.Main.Version; v != "" {
@@ -55,9 +71,13 @@ func buildFrom(bi *debug.BuildInfo, override string) build {
 			}
 		}
 	}
-	if override != "" {
-		b.Version = override
+	if st.Version != "" {
+		b.Version = st.Version
 	}
+	if st.Commit != "" && st.Commit != b.Revision {
+		b.Revision, b.Modified = st.Commit, false
+	}
+	b.Built = st.Date
 	return b
 }
 
@@ -91,5 +111,8 @@ func (b build) print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "  revision:    %s\n", rev)
 	fmt.Fprintf(w, "  commit time: %s\n", at)
+	if b.Built != "" {
+		fmt.Fprintf(w, "  built:       %s\n", b.Built)
+	}
 	fmt.Fprintf(w, "  go:          %s %s/%s\n", b.Go, runtime.GOOS, runtime.GOARCH)
 }
