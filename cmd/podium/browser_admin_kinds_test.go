@@ -12,7 +12,8 @@ import (
 // TestBrowserAdminEditEveryKind opens every kind of board in the console's
 // editor and saves it unchanged: what the console reads back from
 // GET /v1/boards must be a body PUT accepts, for best_k, aggregate,
-// tournament, points, resetting and player_submit boards alike, and the
+// tournament, points, resetting and player_submit boards, key bounds,
+// quotas and evidence policies alike, and the
 // board must be the same afterwards. Entries are paged 50 at a time.
 func TestBrowserAdminEditEveryKind(t *testing.T) {
 	chromium, chromedriver := browserBinaries(t)
@@ -33,8 +34,9 @@ func TestBrowserAdminEditEveryKind(t *testing.T) {
 	api := browserAPI{t: t, base: base, hc: &http.Client{Timeout: 10 * time.Second}}
 	now := time.Now().UTC()
 	boards := map[string]string{
-		"k.daily": `{"title": "Daily", "keys": [{"name": "score", "order": "desc", "label": "Score", "format": "points"}],
-			"reset": {"every": "day", "tz": "Asia/Shanghai"}, "public": true, "player_submit": true, "meta": {"game": "ms"}}`,
+		"k.daily": `{"title": "Daily", "keys": [{"name": "score", "order": "desc", "label": "Score", "format": "points", "min": -5, "max": 9007199254740991}],
+			"reset": {"every": "day", "tz": "Asia/Shanghai"}, "public": true, "player_submit": true, "meta": {"game": "ms"},
+			"quota": {"max": 3}, "evidence": {"max_bytes": 65536, "public": true}}`,
 		"k.beg": `{"keys": [{"name": "time_ms", "order": "asc"}], "mode": "best_k", "keep": 5, "public": true}`,
 		"k.int": `{"keys": [{"name": "time_ms", "order": "asc"}], "mode": "best", "public": false}`,
 		"k.sum": `{"title": "Sum", "keys": [{"name": "time_ms", "order": "asc"}], "public": true,

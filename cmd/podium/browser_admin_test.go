@@ -1,7 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -16,7 +20,7 @@ import (
 // TestBrowserAdminConsole drives the admin console (/admin) in headless
 // Chromium as an operator would: sign in with the admin key, create a
 // board through the console, see scores submitted through the API, delete
-// an entry, hide and unhide a player, edit the board (a refusal shown),
+// an entry, download an entry's evidence, hide and unhide a player, edit the board (a refusal shown),
 // move between tabs by keyboard, create a key (its secret shown once),
 // revoke it and see it fail against the API, manage a player and their
 // sessions, create a contest, settle a tournament; a refused key signs out. The key
@@ -208,6 +212,27 @@ func TestBrowserAdminConsole(t *testing.T) {
 	wait(time.Second, rows, is("1 alice alice 41.234 s 120 | 2 bob bob 50.000 s 90 | 3 carol carol 1:05.000 80"), "the entries with their formats")
 	wd.screenshot(filepath.Join(shots, "admin-entries.png"))
 
+	// Evidence: alice's replay downloads with the admin key; carol has none.
+	replay := "{\"t\":0,\"click\":[1,2]}\n"
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(replay))
+	zw.Close()
+	sum := func(b []byte) string { h := sha256.Sum256(b); return hex.EncodeToString(h[:]) }
+	req, _ := http.NewRequest("PUT", base+"/v1/boards/con.sprint/entries/alice/evidence?content_sha256="+sum([]byte(replay))+
+		"&compressed_sha256="+sum(gz.Bytes()), bytes.NewReader(gz.Bytes()))
+	req.Header.Set("Authorization", "Bearer "+browserAdminKey)
+	req.Header.Set("Content-Type", "application/gzip")
+	if res, err := api.hc.Do(req); err != nil || res.StatusCode/100 != 2 {
+		t.Fatalf("upload alice's evidence: %v %v", res, err)
+	} else {
+		res.Body.Close()
+	}
+	click(`#entries-table button[aria-label="Evidence of alice"]`)
+	wait(5*time.Second, text("#notice"), is("Evidence of alice downloaded."), "alice's evidence")
+	click(`#entries-table button[aria-label="Evidence of carol"]`)
+	wait(5*time.Second, text("#notice"), has("No evidence for the entry of carol"), "carol's missing evidence")
+
 	// Delete Carol's entry (after confirming), hide Bob.
 	click(`#entries-table tr[data-player="carol"] button.danger`)
 	confirmDialog("Delete the entry of \u201ccarol\u201d")
@@ -374,10 +399,11 @@ func TestBrowserAdminConsole(t *testing.T) {
 	for _, e := range logs {
 		// Chromium logs every error answer as a network error: the wrong
 		// and the refused key (401), the refused board (400), the refused
-		// reordering (409) and the
+		// reordering (409), carol's missing evidence (404) and the
 		// moderation probe on a server without it (404) are expected.
 		if e.Source == "network" && (strings.Contains(e.Message, " 401 ") || strings.Contains(e.Message, " 400 ") || strings.Contains(e.Message, " 409 ") ||
-			strings.Contains(e.Message, "/v1/review?limit=1 - Failed to load resource: the server responded with a status of 404")) {
+			strings.Contains(e.Message, "/v1/review?limit=1 - Failed to load resource: the server responded with a status of 404") ||
+			strings.Contains(e.Message, "/entries/carol/evidence - Failed to load resource: the server responded with a status of 404")) {
 			continue
 		}
 		if e.Source == "javascript" || strings.Contains(e.Message, "Content Security Policy") || e.Level == "SEVERE" {

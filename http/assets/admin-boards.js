@@ -123,10 +123,14 @@
     const label = el("input", { type: "text", value: k.label || "", class: "k-label", autocomplete: "off" });
     const format = el("select", { class: "k-format" }, FORMATS.map((f) => el("option", { value: f }, f || "(by name)")));
     format.value = k.format || "";
+    // Bounds (min, max) are int64: kept as the text typed and sent as
+    // such, so no value loses precision in a JavaScript number.
+    const bound = (v, cls) => el("input", { type: "text", inputMode: "numeric", value: v === undefined || v === null ? "" : String(v), class: cls, autocomplete: "off", placeholder: "none" });
+    const min = bound(k.min, "k-min"), max = bound(k.max, "k-max");
     const row = el("div", { class: "key-row" });
     const remove = el("button", { type: "button", class: "small secondary", onclick: () => { row.remove(); preview(); } }, "Remove");
     row.append(field("Name", name), field("Order", order), field("Label", label), field("Format", format),
-      el("div", { class: "field end" }, remove));
+      field("Min", min), field("Max", max), el("div", { class: "field end" }, remove));
     for (const c of [name, order, label, format]) c.addEventListener("input", preview);
     rows.append(row);
     return row;
@@ -141,6 +145,25 @@
       if (format) k.format = format;
       return k;
     });
+  }
+
+  // keysJSON is the keys as JSON text, bounds spliced as typed. A bound
+  // that is not an integer is named (the body could not be built).
+  function keysJSON(rows) {
+    const defs = readKeys(rows);
+    const out = [];
+    for (const [i, r] of Array.from(rows.querySelectorAll(".key-row")).entries()) {
+      let text = JSON.stringify(defs[i]);
+      for (const b of ["min", "max"]) {
+        const input = r.querySelector(".k-" + b);
+        const v = input.value.trim();
+        if (!v) continue;
+        if (!/^-?[0-9]+$/.test(v)) return { error: "key " + (i + 1) + ": " + b + " must be an integer", input };
+        text = text.slice(0, -1) + "," + JSON.stringify(b) + ":" + v + "}";
+      }
+      out.push(text);
+    }
+    return { text: "[" + out.join(",") + "]" };
   }
 
   // openEditor shows the form for board b (null: a new board, with the
@@ -181,8 +204,10 @@
       raw[name] = el("textarea", { rows: 4, id: "board-" + name, spellcheck: false, class: "code" }, json(src[name]));
       return field(name[0].toUpperCase() + name.slice(1) + " (JSON)", raw[name], help);
     };
-    const advanced = el("details", { open: !!(src.tournament || src.points || src.aggregate) },
-      el("summary", {}, "Tournament, points and aggregate settings"),
+    const advanced = el("details", { open: !!(src.tournament || src.points || src.aggregate || src.quota || src.evidence) },
+      el("summary", {}, "Quota, evidence, tournament, points and aggregate settings"),
+      rawField("quota", "{\"max\": N}: score submissions per player and period; {\"max\": 0} removes it."),
+      rawField("evidence", "max_bytes, max_inflated_bytes, max_events, max_line_bytes, ttl_seconds, retention_seconds, public."),
       rawField("tournament", "start, end, join_required, max_participants, weight, category, series, ladder (docs/API.md, Tournaments)."),
       rawField("points", "ladder, kind (total, category, current, best), category, half_life_days, series, by."),
       rawField("aggregate", "kind (sum_of_bests, best_k_sum), require_all, sources [{board, k, fill}]."),
@@ -212,7 +237,9 @@
       const parts = [];
       const put = (k, v) => parts.push(JSON.stringify(k) + ":" + v);
       put("title", JSON.stringify(title.value));
-      put("keys", JSON.stringify(readKeys(rows)));
+      const keysOut = keysJSON(rows);
+      if (keysOut.error) { A.showError(err, keysOut.error); keysOut.input.focus(); return; }
+      put("keys", keysOut.text);
       put("mode", JSON.stringify(mode.value));
       if (mode.value === "best_k") put("keep", keep.value.trim() === "" ? "null" : keep.value.trim());
       const reset = { every: every.value };
@@ -305,7 +332,8 @@
         el("td", { class: "actions" },
           el("button", { type: "button", class: "small danger", "aria-label": "Delete the entry of " + e.player,
             onclick: () => deleteEntry(e.player) }, "Delete entry"),
-          hideBtn)));
+          hideBtn,
+          el("button", { type: "button", class: "small secondary", "aria-label": "Evidence of " + e.player, onclick: () => evidence(e.player) }, "Evidence"))));
     }
     if (!(data.entries || []).length) t.tbody.append(el("tr", {}, el("td", { colSpan: keys.length + 5, class: "empty" }, "No entries in this period.")));
     const shown = (data.entries || []).length;
@@ -325,6 +353,17 @@
         load();
       } catch (e) {
         A.showError(err, e);
+      }
+    }
+    // evidence downloads the entry's evidence (a replay), if any.
+    async function evidence(player) {
+      try {
+        await A.download("/v1/boards/" + enc(b.id) + "/entries/" + enc(player) + "/evidence",
+          b.id.replace(/[^a-z0-9_.-]/g, "_") + "-" + player.replace(/[^A-Za-z0-9_.-]/g, "_") + ".jsonl.gz");
+        A.notify("Evidence of " + player + " downloaded.");
+      } catch (e) {
+        if (e.status === 404) A.notify("No evidence for the entry of " + player + " (none uploaded, or expired).", true);
+        else A.showError(err, e);
       }
     }
     async function hide(player, hidden) {

@@ -83,6 +83,30 @@
     throw err;
   }
 
+  // download fetches a file with the key (a plain link could not carry
+  // it) and saves it under name; errors as for api.
+  async function download(path, name) {
+    let res;
+    try {
+      res = await fetch(path, { headers: { Authorization: "Bearer " + key() }, cache: "no-store", credentials: "omit", referrerPolicy: "no-referrer" });
+    } catch (err) {
+      throw new ApiError(0, "network", "Could not reach the server (" + err.message + ").");
+    }
+    if (!res.ok) {
+      const data = await res.json().catch(() => null);
+      const e = data && data.error ? data.error : {};
+      const err = new ApiError(res.status, e.code || "http_" + res.status, e.message || res.statusText);
+      if (res.status === 401 || (res.status === 403 && err.code === "forbidden")) signOut("The server refused the admin key (" + err + "). Sign in again.");
+      throw err;
+    }
+    const url = URL.createObjectURL(await res.blob());
+    const a = el("a", { href: url, download: name, hidden: true });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 60000);
+  }
+
   function showError(target, err) {
     target.textContent = err instanceof ApiError ? String(err) : (err && err.message) || String(err);
     target.hidden = false;
@@ -321,6 +345,6 @@
     if (key()) showConsole(); else $("signin-key").focus();
   }
 
-  window.PodiumAdmin = { api, el, tab, notify, confirm, showError, clearError, fmtTime, field, errorBox, table, busy, enc, ApiError, signOut, setHidden };
+  window.PodiumAdmin = { api, el, tab, notify, confirm, showError, clearError, fmtTime, field, errorBox, table, busy, enc, ApiError, signOut, setHidden, download };
   document.addEventListener("DOMContentLoaded", start);
 })();
