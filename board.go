@@ -110,6 +110,8 @@ type Board struct {
 	// PlayerSubmit lets player sessions submit their own scores
 	// (session.go).
 	PlayerSubmit bool `json:"player_submit,omitempty"`
+	// Review holds submissions for a moderator (review.go).
+	Review *Review `json:"review,omitempty"`
 	// Evidence sets the board's evidence limits, expiry and visibility
 	// (evidence.go); nil: the defaults.
 	Evidence *EvidencePolicy `json:"evidence,omitempty"`
@@ -210,7 +212,10 @@ func (b *Board) Normalize() error {
 	if err := b.normalizeLimits(); err != nil { // bounds.go, quota.go
 		return err
 	}
-	return b.normalizeTournament() // tournament.go
+	if err := b.normalizeTournament(); err != nil { // tournament.go
+		return err
+	}
+	return b.normalizeReview() // review.go
 }
 
 // Orders returns the order of each key.
@@ -244,6 +249,8 @@ type BoardUpdate struct {
 	Points     *Points
 	// PlayerSubmit: nil keeps it.
 	PlayerSubmit *bool
+	// Review: nil keeps it; Hold "none" removes it (review.go).
+	Review *Review
 	// Evidence: nil keeps it; replaced as a whole.
 	Evidence *EvidencePolicy
 	// Quota: nil keeps it; a Max of 0 removes it (quota.go).
@@ -255,7 +262,7 @@ func FullUpdate(b *Board) *BoardUpdate {
 	c := *b
 	return &BoardUpdate{ID: c.ID, Title: &c.Title, Keys: c.Keys, Mode: &c.Mode, Reset: &c.Reset, Public: &c.Public, Meta: c.Meta,
 		Keep: &c.Keep, Aggregate: c.Aggregate.Clone(), Tournament: c.Tournament, Points: c.Points,
-		PlayerSubmit: &c.PlayerSubmit, Evidence: c.Evidence,
+		PlayerSubmit: &c.PlayerSubmit, Review: c.Review, Evidence: c.Evidence,
 		Quota: fullQuota(c.Quota)}
 }
 
@@ -299,6 +306,20 @@ func (u *BoardUpdate) Apply(cur *Board) Board {
 	}
 	if u.PlayerSubmit != nil {
 		b.PlayerSubmit = *u.PlayerSubmit
+	}
+	if u.Review != nil { // review.go
+		b.Review = u.Review
+		if u.Review.Hold == HoldNone {
+			b.Review = nil
+		}
+	}
+	if b.Review != nil {
+		r := *b.Review
+		r.Threshold = append([]int64(nil), r.Threshold...)
+		if len(r.Threshold) == 0 {
+			r.Threshold = nil
+		}
+		b.Review = &r
 	}
 	if u.Evidence != nil {
 		ev := *u.Evidence

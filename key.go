@@ -34,12 +34,12 @@ func (k *APIKey) Normalize() error {
 	if err := validText("name", k.Name); err != nil {
 		return err
 	}
-	if len(k.Scopes) == 0 || len(k.Scopes) > 4 {
-		return Errorf(ECodeInvalid, "scopes must list 1 to 4 of read, submit, admin, sessions")
+	if len(k.Scopes) == 0 || len(k.Scopes) > 5 {
+		return Errorf(ECodeInvalid, "scopes must list 1 to 5 of read, submit, admin, sessions, review")
 	}
 	for _, s := range k.Scopes {
-		if s != ScopeRead && s != ScopeSubmit && s != ScopeAdmin && s != ScopeSessions {
-			return Errorf(ECodeInvalid, "scope %q is not one of read, submit, admin, sessions", s)
+		if s != ScopeRead && s != ScopeSubmit && s != ScopeAdmin && s != ScopeSessions && s != ScopeReview {
+			return Errorf(ECodeInvalid, "scope %q is not one of read, submit, admin, sessions, review", s)
 		}
 	}
 	if len(k.Boards) > 100 {

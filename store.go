@@ -97,6 +97,11 @@ type Batch struct {
 	Feed []FeedEvent
 	// Tourney: tournament rows in the same transaction (tournament.go).
 	Tourney *TourneyBatch
+	// Review holds new held submissions and Decisions decides pending
+	// ones (review.go). A decision of an item that is not pending fails
+	// the whole batch with ECodeConflict.
+	Review    []ReviewItem
+	Decisions []ReviewDecision
 }
 
 // Watermark says that the entries table reflects a board's log up to Seq.
@@ -107,7 +112,7 @@ type Watermark struct {
 
 // Len is the number of rows in the batch.
 func (b *Batch) Len() int {
-	return len(b.Submissions) + len(b.Upserts) + len(b.Deletes) + len(b.Watermarks) + len(b.Idempotency) + len(b.Feed) + b.Tourney.Len()
+	return len(b.Submissions) + len(b.Upserts) + len(b.Deletes) + len(b.Watermarks) + len(b.Idempotency) + len(b.Feed) + b.Tourney.Len() + len(b.Review) + len(b.Decisions)
 }
 
 // Reset empties b, keeping its capacity.
@@ -119,6 +124,8 @@ func (b *Batch) Reset() {
 	b.Idempotency = b.Idempotency[:0]
 	b.Feed = b.Feed[:0]
 	b.Tourney = nil
+	b.Review = b.Review[:0]
+	b.Decisions = b.Decisions[:0]
 }
 
 // EntryRef names one entry.
@@ -277,6 +284,16 @@ func (b *Batch) Check() error {
 	for i := range b.Feed {
 		if err := b.Feed[i].Check(); err != nil {
 			return err
+		}
+	}
+	for i := range b.Review {
+		if it := &b.Review[i]; len(it.Keys) < 1 || len(it.Keys) > MaxKeys {
+			return fmt.Errorf("review item %s has %d keys", it.ID, len(it.Keys))
+		}
+	}
+	for _, d := range b.Decisions {
+		if d.Seq > math.MaxInt64 {
+			return fmt.Errorf("decision seq %d is out of range", d.Seq)
 		}
 	}
 	return nil

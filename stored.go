@@ -23,6 +23,8 @@ type boardDocument struct {
 	Points     *Points     `json:"points,omitempty"`
 	// PlayerSubmit (session.go).
 	PlayerSubmit bool `json:"player_submit,omitempty"`
+	// Review (review.go).
+	Review *Review `json:"review,omitempty"`
 	// Evidence (evidence.go).
 	Evidence *EvidencePolicy `json:"evidence,omitempty"`
 	// Quota (quota.go).
@@ -33,7 +35,7 @@ type boardDocument struct {
 func (b *Board) Document() ([]byte, error) {
 	return json.Marshal(boardDocument{Title: b.Title, Keys: b.Keys, Mode: b.Mode, Reset: b.Reset, Public: b.Public,
 		Meta: StoredMeta(b.Meta), Keep: b.Keep, Aggregate: b.Aggregate, Tournament: b.Tournament, Points: b.Points,
-		PlayerSubmit: b.PlayerSubmit, Evidence: b.Evidence, Quota: b.Quota})
+		PlayerSubmit: b.PlayerSubmit, Review: b.Review, Evidence: b.Evidence, Quota: b.Quota})
 }
 
 // SetDocument sets b's definition from a document Document made; the id,
@@ -48,6 +50,7 @@ func (b *Board) SetDocument(doc []byte) error {
 	b.Keep, b.Aggregate = d.Keep, d.Aggregate
 	b.Tournament, b.Points = d.Tournament, d.Points
 	b.PlayerSubmit = d.PlayerSubmit
+	b.Review = d.Review
 	b.Evidence = d.Evidence
 	b.Quota = d.Quota
 	return nil

@@ -89,6 +89,7 @@ type Engine struct {
 	idem     *idempotency
 	keys     keyring
 	ses      *sessions    // player sessions (sessions.go)
+	rv       *reviewState // moderation (review.go)
 	cp       checkpointer // committer goroutine only (or the writer behind a barrier)
 
 	pipe          chan *group   // writer -> committer
@@ -154,6 +155,7 @@ func New(cfg Config) *Engine {
 	}
 	e.idem = newIdempotency(cfg.IdempotencyTTL, cfg.Now)
 	e.ses = newSessions(cfg.Store, cfg.Sessions)
+	e.rv = newReviewState(cfg.Store)
 	e.ev = newEvidenceState(cfg.Store, cfg.Evidence)
 	e.tn = newTourney(cfg.SettleEvery)
 	if st, ok := cfg.Store.(podium.SharedStore); ok {
@@ -247,6 +249,9 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 	}
 	if err := e.loadKeys(ctx); err != nil {
 		return fmt.Errorf("load api keys: %w", err)
+	}
+	if err := e.loadFreezes(ctx); err != nil { // review.go
+		return fmt.Errorf("load freezes: %w", err)
 	}
 	if err := e.loadSessions(ctx); err != nil { // sessions.go
 		return fmt.Errorf("load player sessions: %w", err)

@@ -262,6 +262,9 @@ func (e *Engine) refresh(ctx context.Context, c podium.Change) error {
 		}
 		return e.refreshBoard(ctx, c.Key, def)
 	case podium.ChangePlayer:
+		if err := e.refreshFreeze(ctx, c.Key); err != nil { // review.go
+			return err
+		}
 		p, err := st.LoadPlayer(ctx, c.Key)
 		if err != nil || p == nil {
 			return err
@@ -379,6 +382,9 @@ func (e *Engine) resync(ctx context.Context) (int64, error) {
 		}
 	}
 	if err := e.resyncSessions(ctx); err != nil { // sessions.go
+		return 0, err
+	}
+	if err := e.loadFreezes(ctx); err != nil { // review.go
 		return 0, err
 	}
 	return cursor, nil

@@ -105,6 +105,9 @@ func (c *Claim) marker(now time.Time, results []Result) podium.IdempotencyRecord
 			continue
 		}
 		m.Results[i].Seq, m.Results[i].Period, m.Results[i].Improved = res.Seq, res.Period, res.Improved
+		if res.Held != nil { // review.go
+			m.Results[i].Held, m.Results[i].Reason = res.Held.ID, res.Held.Reason
+		}
 	}
 	r.Body, _ = json.Marshal(m)
 	return r
@@ -122,6 +125,9 @@ type markerResult struct {
 	Improved bool   `json:"improved,omitempty"`
 	Code     string `json:"code,omitempty"`
 	Message  string `json:"message,omitempty"`
+	// Held: the review item a held score became, with its reason.
+	Held   string `json:"held,omitempty"`
+	Reason string `json:"reason,omitempty"`
 }
 
 // Reconstruct answers a request whose writes were committed but whose
@@ -140,6 +146,11 @@ func (e *Engine) Reconstruct(ctx context.Context, rec podium.IdempotencyRecord, 
 		mr := m.Results[i]
 		if mr.Code != "" {
 			out[i].Err = podium.Errorf(mr.Code, "%s", mr.Message)
+			continue
+		}
+		if mr.Held != "" { // review.go: the same pending answer
+			out[i] = Result{Board: sc.Board, Period: mr.Period, Player: sc.Player, Reconstructed: true,
+				Held: &podium.ReviewItem{ID: mr.Held, Board: sc.Board, Period: mr.Period, Player: sc.Player, Reason: mr.Reason, Status: podium.ReviewPending}}
 			continue
 		}
 		page, err := e.Entry(ctx, Query{Board: sc.Board, Period: mr.Period, IncludeHidden: true}, sc.Player)

@@ -162,6 +162,8 @@ func (e *Engine) commitLoop() {
 				merged.Idempotency = append(merged.Idempotency, x.batch.Idempotency...)
 				merged.Feed = append(merged.Feed, x.batch.Feed...)
 				merged.Tourney = podium.MergeTourney(merged.Tourney, x.batch.Tourney) // joins
+				merged.Review = append(merged.Review, x.batch.Review...)              // review.go
+				merged.Decisions = append(merged.Decisions, x.batch.Decisions...)
 			}
 			b = &merged
 		}
@@ -244,6 +246,8 @@ func (e *Engine) finishGroup(g *group) {
 					o.err = errOutcomeUnknown(g.err)
 				case g.err == errBroken:
 					o.err = errBroken
+				case errors.Is(g.err, podium.ErrDecided): // review.go
+					o.err = podium.ErrDecided
 				default:
 					o.err = podium.Errorf(podium.ECodeUnavailable, "the database could not store the write (%s); nothing was applied, retry later", storageCause(g.err))
 				}

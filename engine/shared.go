@@ -235,6 +235,8 @@ func (e *Engine) processShared(ops []*op) {
 			o.fn()
 		case opCheck:
 			o.diffs, o.err = e.applyCheck(ctx)
+		case opDecide:
+			e.sharedDecide(ctx, o) // review.go
 		}
 		close(o.done)
 		ops = ops[1:]
@@ -272,7 +274,9 @@ func (e *Engine) lockedMeta(ctx context.Context, board string, fn func(tx podium
 
 // sharedGroup runs one group of score and delete ops: lock, catch up,
 // compute, commit, apply, answer.
-func (e *Engine) sharedGroup(ctx context.Context, ops []*op) {
+// check, if given, runs once the locks are held and caught up with, before
+// the group is computed; its error fails the group (review.go).
+func (e *Engine) sharedGroup(ctx context.Context, ops []*op, check ...func() error) {
 	fail := func(err error) {
 		for _, o := range ops {
 			if o.err == nil {
@@ -309,6 +313,12 @@ func (e *Engine) sharedGroup(ctx context.Context, ops []*op) {
 	if err := e.checkClaims(ctx, tx, ops); err != nil {
 		fail(podium.Errorf(podium.ECodeUnavailable, "could not check the Idempotency-Key; nothing was applied, retry shortly"))
 		return
+	}
+	for _, c := range check {
+		if err := c(); err != nil {
+			fail(err)
+			return
+		}
 	}
 	g := e.buildGroup(ops)
 	e.writeThrough(g)

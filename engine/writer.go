@@ -16,6 +16,12 @@ type Score struct {
 	Player string
 	Keys   []int64
 	Meta   json.RawMessage
+
+	// approval: the decision that applies this held score (review.go);
+	// it is never held again, and applies only in approvalPeriod, the
+	// period it was submitted in.
+	approval       *podium.ReviewDecision
+	approvalPeriod string
 }
 
 // Result is the answer to one Score.
@@ -32,6 +38,9 @@ type Result struct {
 	// and this one was rebuilt (see Engine.Reconstruct): Entry is the
 	// entry now, Previous unknown.
 	Reconstructed bool
+	// Held: the score was held for review (review.go) and not applied;
+	// only Board, Period and Player are set besides.
+	Held *podium.ReviewItem
 }
 
 type opKind uint8
@@ -49,6 +58,7 @@ const (
 	// Tournaments (tournament.go, settle.go).
 	opJoin   // a join: rides in a group like a score
 	opSettle // a settlement: a group of its own
+	opDecide // a review decision (review.go): alone
 )
 
 // op is one request to the writer.
@@ -80,6 +90,8 @@ type op struct {
 	joinN        int64 // join: the player's join number
 	joinedBefore bool  // join: the player had joined already
 	settle       *settleOp
+
+	decide *decideOp // review.go
 
 	err  error
 	done chan struct{}
@@ -191,6 +203,8 @@ func (e *Engine) process(ops []*op) {
 			o.fn()
 		case opCheck:
 			o.diffs, o.err = e.applyCheck(context.Background())
+		case opDecide:
+			e.applyDecide(o) // review.go
 		}
 		close(o.done)
 		ops = ops[1:]
@@ -356,6 +370,9 @@ func (e *Engine) computeScore(g *group, s *Score, res *Result) error {
 		}
 		g.periods[bs] = period
 	}
+	if s.approval != nil && period != s.approvalPeriod {
+		return errPeriodEnded(s.approvalPeriod, period) // review.go
+	}
 	join, err := e.tourneyGate(g, bs, def, s.Player) // tournament.go: window, joins, points boards
 	if err != nil {
 		return err
@@ -378,6 +395,12 @@ func (e *Engine) computeScore(g *group, s *Score, res *Result) error {
 	if err != nil {
 		return err
 	}
+	if s.approval == nil && !g.internal { // review.go: held, not applied
+		if reason := e.holdReason(bs, def, period, pid, s.Player, &next, changed); reason != "" {
+			e.holdScore(g, def, period, s, reason, res)
+			return nil
+		}
+	}
 	var aggs []aggRow // aggregate.go: the aggregates this change moves
 	if changed {
 		nv := ovVal{entry: rank.Entry{Player: pid, At: next.At.UnixMilli(), Seq: next.Seq}, exists: true, results: next.Results}
@@ -390,6 +413,9 @@ func (e *Engine) computeScore(g *group, s *Score, res *Result) error {
 	g.batch.Submissions = append(g.batch.Submissions, sub)
 	if quota != nil {
 		quota[pid]++ // counted in the commit that logs it (quota.go)
+	}
+	if s.approval != nil {
+		e.approve(g, s, seq) // review.go
 	}
 	if join {
 		e.addJoin(g, bs, def.ID, s.Player) // tournament.go: a first score on a capped tournament joins

@@ -27,6 +27,8 @@ type boardBody struct {
 	Points     *pointsBody     `json:"points"`
 	// PlayerSubmit lets player sessions submit (sessions.go).
 	PlayerSubmit *bool `json:"player_submit"`
+	// Review holds submissions for moderators (review.go).
+	Review *podium.Review `json:"review"`
 	// Evidence sets the board's evidence policy (evidence.go).
 	Evidence *podium.EvidencePolicy `json:"evidence"`
 	// Quota caps each player's submissions per period (quota.go).
@@ -92,7 +94,8 @@ func appendBoard(b []byte, bi *engine.BoardInfo) []byte {
 	if bi.PlayerSubmit {
 		b = append(b, `,"player_submit":true`...) // sessions.go
 	}
-	if bi.Evidence != nil { // evidence.go
+	b = appendReviewSetting(b, bi.Review) // review.go
+	if bi.Evidence != nil {               // evidence.go
 		ev, _ := json.Marshal(bi.Evidence)
 		b = append(b, `,"evidence":`...)
 		b = append(b, ev...)
@@ -156,7 +159,7 @@ func (s *Server) putBoard(w http.ResponseWriter, r *http.Request) error {
 		return podium.Errorf(podium.ECodeInvalid, "id %q in the body differs from the board %q in the path", body.ID, id)
 	}
 	u := &podium.BoardUpdate{ID: id, Title: body.Title, Keys: body.Keys, Mode: body.Mode, Public: body.Public, Meta: body.Meta,
-		Keep: body.Keep, Aggregate: body.Aggregate, PlayerSubmit: body.PlayerSubmit, Evidence: body.Evidence,
+		Keep: body.Keep, Aggregate: body.Aggregate, PlayerSubmit: body.PlayerSubmit, Review: body.Review, Evidence: body.Evidence,
 		Quota: body.Quota}
 	if body.Reset != nil {
 		u.Reset = &podium.Reset{Every: body.Reset.Every, TZ: body.Reset.TZ}

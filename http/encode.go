@@ -165,6 +165,9 @@ func appendPage(b []byte, p *engine.Page) []byte {
 
 // appendResult appends one submit answer.
 func appendResult(b []byte, r *engine.Result) []byte {
+	if r.Held != nil {
+		return appendHeld(b, r) // review.go
+	}
 	b = append(b, `{"board":`...)
 	b = appendString(b, r.Board)
 	b = append(b, `,"period":`...)

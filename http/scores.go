@@ -127,7 +127,11 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) error {
 		if res[0].Err != nil {
 			return res[0].Err
 		}
-		writeJSON(w, http.StatusOK, appendResult(nil, &res[0]))
+		status := http.StatusOK
+		if res[0].Held != nil {
+			status = http.StatusAccepted
+		}
+		writeJSON(w, status, appendResult(nil, &res[0]))
 		return nil
 	}
 	claim, done, err := s.idempotent(w, r, k, buf.Bytes(), replay)
@@ -144,10 +148,14 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	out := appendResult(make([]byte, 0, 384), &res[0])
-	if claim != nil {
-		claim.Finish(http.StatusOK, append(append([]byte(nil), out...), '\n'))
+	status := http.StatusOK
+	if res[0].Held != nil {
+		status = http.StatusAccepted // held for review (review.go)
 	}
-	writeJSON(w, http.StatusOK, out)
+	if claim != nil {
+		claim.Finish(status, append(append([]byte(nil), out...), '\n'))
+	}
+	writeJSON(w, status, out)
 	return nil
 }
 

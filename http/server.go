@@ -174,6 +174,15 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /v1/stream", s.api(s.ws, "key"))
 	s.mux.HandleFunc("GET /v1/feed", s.api(s.feed, "board", "limit")) // feed.go
 	s.mux.HandleFunc("GET /v1/feed/stream", s.api(s.feedStream, "board", "limit", "last_event_id"))
+	// Moderation (review.go).
+	s.mux.HandleFunc("GET /v1/review", s.api(s.reviewQueue, "board", "player", "status", "cursor", "limit"))
+	s.mux.HandleFunc("GET /v1/review/{id}", s.api(s.getReviewItem))
+	s.mux.HandleFunc("POST /v1/review/{id}/approve", s.api(s.approveReview))
+	s.mux.HandleFunc("POST /v1/review/{id}/reject", s.api(s.rejectReview))
+	s.mux.HandleFunc("POST /v1/players/{player}/freeze", s.api(s.freeze))
+	s.mux.HandleFunc("POST /v1/players/{player}/unfreeze", s.api(s.unfreeze))
+	s.mux.HandleFunc("GET /v1/players/{player}/freeze", s.api(s.getFreeze))
+	s.mux.HandleFunc("GET /v1/boards/{board}/entries/{player}/history", s.api(s.history, "cursor", "limit"))
 	s.tourneyRoutes() // tournaments.go
 	s.sessionRoutes() // sessions.go
 	s.evidenceRoutes()

@@ -138,6 +138,7 @@ func queueDeleteBoard(b *pgx.Batch, id string) {
 	for _, q := range tourneyDeletes { // tourney.go
 		b.Queue(q, id)
 	}
+	b.Queue(reviewDelete, id) // review.go
 }
 
 // DeleteBoard removes a board with its head, entries, log and watermark, in

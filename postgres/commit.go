@@ -133,6 +133,9 @@ func commitError(err error) error {
 	if fe := fenceError(err); fe != nil { // tourney.go
 		return fe
 	}
+	if de := decidedError(err); de != nil { // review.go
+		return de
+	}
 	if code, constraint := pgCode(err); code == codeUniqueViolation && constraint == "submissions_pkey" {
 		return fmt.Errorf("commit: log: a submission's (board, seq) is already logged: %w", err)
 	}
@@ -153,7 +156,8 @@ func (w *writer) batch(pb *pgconn.Batch, st *statements, b *podium.Batch) {
 	w.upserts(pb, st, b.Upserts, w.pick)
 	w.watermarks(pb, st, b.Watermarks)
 	w.idempotency(pb, st, b.Idempotency)
-	w.feed(pb, st, b.Feed) // feed.go
+	w.feed(pb, st, b.Feed)              // feed.go
+	w.review(pb, b.Review, b.Decisions) // review.go
 }
 
 // execBatch runs b and returns the first error of its statements.

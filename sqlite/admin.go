@@ -76,7 +76,7 @@ func (s *Store) DeleteBoard(ctx context.Context, id string) error {
 		return podium.Errorf(podium.ECodeBoardNotFound, "board %q does not exist", id)
 	}
 	for _, q := range []string{"DELETE FROM entries WHERE board = ?", "DELETE FROM submissions WHERE board = ?", "DELETE FROM watermarks WHERE board = ?",
-		"DELETE FROM feed WHERE board = ?",
+		"DELETE FROM feed WHERE board = ?", "DELETE FROM review_items WHERE board = ?",
 		"UPDATE evidence SET expires_ms = 0 WHERE board = ?"} { // evidence.go: the sweeper deletes it
 		if _, err := tx.ExecContext(ctx, q, id); err != nil {
 			return fmt.Errorf("delete board: %w", err)

@@ -143,6 +143,9 @@ func (s *Store) commit(ctx context.Context, b *podium.Batch) error {
 	if err := s.insertFeed(ctx, tx, b.Feed); err != nil { // feed.go
 		return fmt.Errorf("commit: feed: %w", err)
 	}
+	if err := s.insertReview(ctx, tx, b.Review, b.Decisions); err != nil { // review.go
+		return fmt.Errorf("commit: review: %w", err)
+	}
 	if err := tx.Commit(); err != nil {
 		if sqliteCode(err)&0xff == codeFull {
 			// SQLite rolls a transaction back when the disk is full:

@@ -262,6 +262,9 @@ func (m *migration) copy(ctx context.Context) error {
 	if err := copyTourney(ctx, m.src, m.dst, s.boards, m.out); err != nil { // tourney.go
 		return err
 	}
+	if err := copyReview(ctx, m.src, m.dst, m.out); err != nil { // review.go
+		return err
+	}
 	for lo := 0; lo < len(s.idem); lo += 1000 {
 		if err := m.dst.Commit(ctx, &podium.Batch{Idempotency: s.idem[lo:min(lo+1000, len(s.idem))]}); err != nil {
 			return fmt.Errorf("idempotency records: %w", err)

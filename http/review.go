@@ -1,0 +1,497 @@
+package http
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/engine"
+)
+
+// Moderation (issue 9, section 5): the review queue, decisions, freezes
+// and a player's submission history. See docs/API.md, "Moderation".
+
+// reviewHistoryLen is how many of the player's latest log rows an item of
+// the queue shows.
+const reviewHistoryLen = 5
+
+// decisionBody is the body of an approve or reject.
+type decisionBody struct {
+	Reason string `json:"reason"`
+}
+
+// freezeBody is the body of a freeze.
+type freezeBody struct {
+	Reason string `json:"reason"`
+}
+
+// appendHeld is the answer to a held submission (status pending).
+func appendHeld(b []byte, r *engine.Result) []byte {
+	b = append(b, `{"status":"pending","id":`...)
+	b = appendString(b, r.Held.ID)
+	b = append(b, `,"board":`...)
+	b = appendString(b, r.Board)
+	b = append(b, `,"period":`...)
+	b = appendString(b, r.Period)
+	b = append(b, `,"player":`...)
+	b = appendString(b, r.Player)
+	b = append(b, `,"reason":`...)
+	b = appendString(b, r.Held.Reason)
+	if r.Reconstructed {
+		b = append(b, `,"reconstructed":true`...)
+	}
+	return append(b, '}')
+}
+
+// appendReviewSetting appends a board's review setting, if any.
+func appendReviewSetting(b []byte, r *podium.Review) []byte {
+	if r == nil {
+		return b
+	}
+	b = append(b, `,"review":{"hold":`...)
+	b = appendString(b, r.Hold)
+	if r.Top > 0 {
+		b = append(b, `,"top":`...)
+		b = strconv.AppendInt(b, int64(r.Top), 10)
+	}
+	if r.Threshold != nil {
+		b = append(b, `,"threshold":`...)
+		b = appendKeys(b, r.Threshold)
+	}
+	return append(b, '}')
+}
+
+// reviewKey returns the request's key if it may review board ("" for
+// every board: an unrestricted key): the review scope, or admin.
+func (s *Server) reviewKey(r *http.Request, board string) (*podium.APIKey, error) {
+	k, err := s.require(r, podium.ScopeReview, board)
+	if err != nil {
+		return nil, err
+	}
+	if board == "" && len(k.Boards) > 0 {
+		return nil, podium.Errorf(podium.ECodeForbidden, "this key is limited to some boards: name one with board=")
+	}
+	return k, nil
+}
+
+// parseReviewCursor reads a cursor of the queue: "<unix ms>.<item id>".
+func parseReviewCursor(v string) (podium.ReviewCursor, error) {
+	ms, id, ok := strings.Cut(v, ".")
+	n, err := strconv.ParseInt(ms, 10, 64)
+	if !ok || err != nil || n < 0 || !podium.ValidReviewID(id) {
+		return podium.ReviewCursor{}, podium.Errorf(podium.ECodeInvalid, "cursor is not one this API returned")
+	}
+	return podium.ReviewCursor{At: podium.FromMillis(n), ID: id}, nil
+}
+
+func (s *Server) reviewQueue(w http.ResponseWriter, r *http.Request) error {
+	board, _ := queryValue(r, "board")
+	if board != "" && !podium.ValidBoardID(board) {
+		return podium.Errorf(podium.ECodeInvalid, "board must match [a-z0-9][a-z0-9_.:-]{0,127}")
+	}
+	if _, err := s.reviewKey(r, board); err != nil {
+		return err
+	}
+	f := podium.ReviewFilter{Board: board, Status: podium.ReviewPending}
+	if p, ok := queryValue(r, "player"); ok {
+		if err := podium.ValidPlayerID(p); err != nil {
+			return err
+		}
+		f.Player = p
+	}
+	switch st, _ := queryValue(r, "status"); st {
+	case "", podium.ReviewPending:
+	case podium.ReviewApproved, podium.ReviewRejected:
+		f.Status = st
+	case "all":
+		f.Status = ""
+	default:
+		return podium.Errorf(podium.ECodeInvalid, "status must be pending, approved, rejected or all")
+	}
+	if c, ok := queryValue(r, "cursor"); ok {
+		cur, err := parseReviewCursor(c)
+		if err != nil {
+			return err
+		}
+		f.After = cur
+	}
+	limit, err := queryInt(r, "limit", 20, 1, podium.MaxReviewPageLimit)
+	if err != nil {
+		return err
+	}
+	f.Limit = limit + 1 // one more tells whether there is a next page
+	items, err := s.eng.ReviewItems(r.Context(), f)
+	if err != nil {
+		return err
+	}
+	more := len(items) > limit
+	if more {
+		items = items[:limit]
+	}
+	b := append(make([]byte, 0, 1024), `{"items":[`...)
+	for i := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if b, err = s.appendReviewItem(r.Context(), b, &items[i]); err != nil {
+			return err
+		}
+	}
+	b = append(b, `],"next_cursor":`...)
+	if more {
+		last := &items[len(items)-1]
+		b = appendString(b, strconv.FormatInt(podium.Millis(last.SubmittedAt), 10)+"."+last.ID)
+	} else {
+		b = append(b, "null"...)
+	}
+	writeJSON(w, http.StatusOK, append(b, '}'))
+	return nil
+}
+
+// reviewItemFor loads an item and checks that the request may review it.
+func (s *Server) reviewItemFor(r *http.Request) (*podium.ReviewItem, *podium.APIKey, error) {
+	if _, err := s.require(r, podium.ScopeReview, ""); err != nil {
+		return nil, nil, err
+	}
+	it, err := s.eng.ReviewItem(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return nil, nil, err
+	}
+	k, err := s.reviewKey(r, it.Board)
+	if err != nil {
+		return nil, nil, err
+	}
+	return it, k, nil
+}
+
+func (s *Server) getReviewItem(w http.ResponseWriter, r *http.Request) error {
+	it, _, err := s.reviewItemFor(r)
+	if err != nil {
+		return err
+	}
+	b, err := s.appendReviewItem(r.Context(), nil, it)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, b)
+	return nil
+}
+
+func (s *Server) approveReview(w http.ResponseWriter, r *http.Request) error {
+	return s.decideReview(w, r, podium.ReviewApproved)
+}
+
+func (s *Server) rejectReview(w http.ResponseWriter, r *http.Request) error {
+	return s.decideReview(w, r, podium.ReviewRejected)
+}
+
+func (s *Server) decideReview(w http.ResponseWriter, r *http.Request, status string) error {
+	_, k, err := s.reviewItemFor(r)
+	if err != nil {
+		return err
+	}
+	var body decisionBody
+	if err := s.optionalBody(r, &body); err != nil {
+		return err
+	}
+	if err := podium.ValidNote(body.Reason, status == podium.ReviewRejected); err != nil {
+		return err
+	}
+	var (
+		it  *podium.ReviewItem
+		res engine.Result
+	)
+	if status == podium.ReviewApproved {
+		it, res, err = s.eng.Approve(r.Context(), r.PathValue("id"), k.ID, body.Reason)
+	} else {
+		it, err = s.eng.Reject(r.Context(), r.PathValue("id"), k.ID, body.Reason)
+	}
+	if err != nil {
+		return err
+	}
+	b, err := s.appendReviewItem(r.Context(), nil, it)
+	if err != nil {
+		return err
+	}
+	if status == podium.ReviewApproved {
+		// The answer of the submission the approval applied, as a submit
+		// would have answered it.
+		b = append(b[:len(b)-1], `,"result":`...)
+		b = append(appendResult(b, &res), '}')
+	}
+	writeJSON(w, http.StatusOK, b)
+	return nil
+}
+
+// optionalBody decodes a JSON body into v; an empty body leaves v as it is.
+func (s *Server) optionalBody(r *http.Request, v any) error {
+	buf, err := readBody(r, s.maxBody)
+	if err != nil {
+		return err
+	}
+	defer putBody(buf)
+	if len(strings.TrimSpace(buf.String())) == 0 {
+		return nil
+	}
+	return decodeStrict(buf.Bytes(), v)
+}
+
+// appendReviewItem appends an item with the player's entry in its period,
+// their latest log rows and the evidence lookup's answer.
+func (s *Server) appendReviewItem(ctx context.Context, b []byte, it *podium.ReviewItem) ([]byte, error) {
+	b = append(b, `{"id":`...)
+	b = appendString(b, it.ID)
+	b = append(b, `,"board":`...)
+	b = appendString(b, it.Board)
+	b = append(b, `,"period":`...)
+	b = appendString(b, it.Period)
+	b = append(b, `,"player":`...)
+	b = appendString(b, it.Player)
+	b = append(b, `,"keys":`...)
+	b = appendKeys(b, it.Keys)
+	b = append(b, `,"meta":`...)
+	b = appendMeta(b, it.Meta)
+	b = append(b, `,"submitted_at":`...)
+	b = appendTime(b, it.SubmittedAt)
+	b = append(b, `,"reason":`...)
+	b = appendString(b, it.Reason)
+	b = append(b, `,"status":`...)
+	b = appendString(b, it.Status)
+	b = append(b, `,"decision":`...)
+	if it.Status == podium.ReviewPending {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, `{"by":`...)
+		b = appendString(b, it.DecidedBy)
+		b = append(b, `,"at":`...)
+		b = appendTime(b, it.DecidedAt)
+		b = append(b, `,"reason":`...)
+		b = appendString(b, it.Note)
+		if it.Seq > 0 {
+			b = append(b, `,"seq":`...)
+			b = strconv.AppendUint(b, it.Seq, 10)
+		}
+		b = append(b, '}')
+	}
+	b = append(b, `,"entry":`...)
+	page, err := s.eng.Entry(ctx, engine.Query{Board: it.Board, Period: it.Period, IncludeHidden: true}, it.Player)
+	switch code := podium.ErrorCode(err); {
+	case err == nil:
+		e := &page.Entries[0]
+		for i := range page.Entries {
+			if page.Entries[i].Player == it.Player {
+				e = &page.Entries[i]
+			}
+		}
+		b = appendEntry(b, e)
+	case code == podium.ECodeEntryNotFound || code == podium.ECodeBoardNotFound || code == podium.ECodeInvalid:
+		b = append(b, "null"...)
+	default:
+		return nil, err
+	}
+	rows, err := s.eng.History(ctx, it.Board, it.Player, 0, reviewHistoryLen)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, `,"history":`...)
+	b = appendHistory(b, rows, true)
+	b = append(b, `,"evidence":`...)
+	if b, err = s.appendItemEvidence(ctx, b, it); err != nil {
+		return nil, err
+	}
+	return append(b, '}'), nil
+}
+
+// appendItemEvidence appends an item's evidence: the engine's lookup's
+// answer if one is set, else the evidence attached to the log row an
+// approval wrote (evidence.go), else null. A held submission has no seq
+// yet, so nothing can be attached to it before it is approved.
+func (s *Server) appendItemEvidence(ctx context.Context, b []byte, it *podium.ReviewItem) ([]byte, error) {
+	doc, ok, err := s.eng.ReviewEvidence(ctx, it.Board, it.Player, it.Seq, it.ID)
+	switch {
+	case err != nil:
+		return nil, err
+	case ok && doc != nil:
+		return append(b, doc...), nil
+	case ok || it.Seq == 0:
+		return append(b, "null"...), nil
+	}
+	ev, err := s.eng.Evidence(ctx, it.Board, it.Player, it.Seq)
+	if err != nil && podium.ErrorCode(err) != podium.ECodeUnavailable { // unavailable: the store keeps none
+		return nil, err
+	}
+	if ev == nil {
+		return append(b, "null"...), nil
+	}
+	return appendEvidence(b, ev, false), nil
+}
+
+// appendHistory appends log rows; admin adds the review item whose
+// approval wrote each row.
+func appendHistory(b []byte, rows []podium.HistoryRow, admin bool) []byte {
+	b = append(b, '[')
+	for i := range rows {
+		h := &rows[i]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"seq":`...)
+		b = strconv.AppendUint(b, h.Seq, 10)
+		b = append(b, `,"period":`...)
+		b = appendString(b, h.Period)
+		b = append(b, `,"kind":`...)
+		if h.Kind == podium.KindDelete {
+			b = appendString(b, "delete")
+		} else {
+			b = appendString(b, "score")
+			b = append(b, `,"keys":`...)
+			b = appendKeys(b, h.Keys)
+		}
+		b = append(b, `,"at":`...)
+		b = appendTime(b, h.At)
+		b = append(b, `,"meta":`...)
+		b = appendMeta(b, h.Meta)
+		if admin {
+			b = append(b, `,"review":`...)
+			if h.ReviewID == "" {
+				b = append(b, "null"...)
+			} else {
+				b = append(b, `{"id":`...)
+				b = appendString(b, h.ReviewID)
+				b = append(b, `,"held":true,"status":"approved"}`...)
+			}
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+// history answers GET /v1/boards/{board}/entries/{player}/history: the
+// player's log rows, newest first. A public board's history is public; a
+// private board's needs a key that may read it, or the player's own
+// session. Admins (and review keys) also see which rows an approval wrote.
+func (s *Server) history(w http.ResponseWriter, r *http.Request) error {
+	bi, err := s.eng.Board(r.PathValue("board"))
+	if err != nil {
+		return err
+	}
+	player := r.PathValue("player")
+	if err := podium.ValidPlayerID(player); err != nil {
+		return err
+	}
+	k, err := s.principal(r)
+	if err != nil {
+		return err
+	}
+	switch {
+	case k != nil && k.Player != "": // a player session
+		if k.Player != player && !bi.Public {
+			return podium.Errorf(podium.ECodeForbidden, "a player session reads only its own player's history on a private board")
+		}
+	case !bi.Public:
+		if _, err := s.require(r, podium.ScopeRead, bi.ID); err != nil {
+			return err
+		}
+	}
+	admin := k != nil && k.Player == "" && k.Allows(podium.ScopeReview, bi.ID)
+	var before uint64
+	if c, ok := queryValue(r, "cursor"); ok {
+		if before, err = strconv.ParseUint(c, 10, 63); err != nil || before == 0 {
+			return podium.Errorf(podium.ECodeInvalid, "cursor is not one this API returned")
+		}
+	}
+	limit, err := queryInt(r, "limit", 20, 1, podium.MaxReviewPageLimit)
+	if err != nil {
+		return err
+	}
+	rows, err := s.eng.History(r.Context(), bi.ID, player, before, limit+1)
+	if err != nil {
+		return err
+	}
+	more := len(rows) > limit
+	if more {
+		rows = rows[:limit]
+	}
+	b := append(make([]byte, 0, 256+len(rows)*128), `{"board":`...)
+	b = appendString(b, bi.ID)
+	b = append(b, `,"player":`...)
+	b = appendString(b, player)
+	b = append(b, `,"items":`...)
+	b = appendHistory(b, rows, admin)
+	b = append(b, `,"next_cursor":`...)
+	if more {
+		b = appendString(b, strconv.FormatUint(rows[len(rows)-1].Seq, 10))
+	} else {
+		b = append(b, "null"...)
+	}
+	writeJSON(w, http.StatusOK, append(b, '}'))
+	return nil
+}
+
+func appendFreeze(b []byte, f *podium.Freeze) []byte {
+	b = append(b, `{"player":`...)
+	b = appendString(b, f.Player)
+	b = append(b, `,"frozen":true,"by":`...)
+	b = appendString(b, f.By)
+	b = append(b, `,"reason":`...)
+	b = appendString(b, f.Reason)
+	b = append(b, `,"at":`...)
+	b = appendTime(b, f.At)
+	return append(b, '}')
+}
+
+// freeze answers POST /v1/players/{player}/freeze (admin).
+func (s *Server) freeze(w http.ResponseWriter, r *http.Request) error {
+	k, err := s.requireGlobalAdmin(r)
+	if err != nil {
+		return err
+	}
+	var body freezeBody
+	if err := s.optionalBody(r, &body); err != nil {
+		return err
+	}
+	f, err := s.eng.Freeze(r.Context(), r.PathValue("player"), k.ID, body.Reason)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, appendFreeze(nil, &f))
+	return nil
+}
+
+// unfreeze answers POST /v1/players/{player}/unfreeze (admin).
+func (s *Server) unfreeze(w http.ResponseWriter, r *http.Request) error {
+	if _, err := s.requireGlobalAdmin(r); err != nil {
+		return err
+	}
+	player := r.PathValue("player")
+	if err := podium.ValidPlayerID(player); err != nil {
+		return err
+	}
+	if err := s.eng.Unfreeze(r.Context(), player); err != nil {
+		return err
+	}
+	b := appendString([]byte(`{"player":`), player)
+	writeJSON(w, http.StatusOK, append(b, `,"frozen":false}`...))
+	return nil
+}
+
+// getFreeze answers GET /v1/players/{player}/freeze (review or admin).
+func (s *Server) getFreeze(w http.ResponseWriter, r *http.Request) error {
+	if _, err := s.reviewKey(r, ""); err != nil {
+		return err
+	}
+	player := r.PathValue("player")
+	if err := podium.ValidPlayerID(player); err != nil {
+		return err
+	}
+	f := s.eng.Frozen(player)
+	if f == nil {
+		b := appendString([]byte(`{"player":`), player)
+		writeJSON(w, http.StatusOK, append(b, `,"frozen":false}`...))
+		return nil
+	}
+	writeJSON(w, http.StatusOK, appendFreeze(nil, f))
+	return nil
+}
