@@ -13,7 +13,7 @@ import (
 // editor and saves it unchanged: what the console reads back from
 // GET /v1/boards must be a body PUT accepts, for best_k, aggregate,
 // tournament, points, resetting and player_submit boards, key bounds,
-// quotas and evidence policies alike, and the
+// quotas, evidence policies and review holds alike, and the
 // board must be the same afterwards. Entries are paged 50 at a time.
 func TestBrowserAdminEditEveryKind(t *testing.T) {
 	chromium, chromedriver := browserBinaries(t)
@@ -36,7 +36,7 @@ func TestBrowserAdminEditEveryKind(t *testing.T) {
 	boards := map[string]string{
 		"k.daily": `{"title": "Daily", "keys": [{"name": "score", "order": "desc", "label": "Score", "format": "points", "min": -5, "max": 9007199254740991}],
 			"reset": {"every": "day", "tz": "Asia/Shanghai"}, "public": true, "player_submit": true, "meta": {"game": "ms"},
-			"quota": {"max": 3}, "evidence": {"max_bytes": 65536, "public": true}}`,
+			"quota": {"max": 3}, "evidence": {"max_bytes": 65536, "public": true}, "review": {"hold": "top", "top": 2}}`,
 		"k.beg": `{"keys": [{"name": "time_ms", "order": "asc"}], "mode": "best_k", "keep": 5, "public": true}`,
 		"k.int": `{"keys": [{"name": "time_ms", "order": "asc"}], "mode": "best", "public": false}`,
 		"k.sum": `{"title": "Sum", "keys": [{"name": "time_ms", "order": "asc"}], "public": true,

@@ -204,8 +204,9 @@
       raw[name] = el("textarea", { rows: 4, id: "board-" + name, spellcheck: false, class: "code" }, json(src[name]));
       return field(name[0].toUpperCase() + name.slice(1) + " (JSON)", raw[name], help);
     };
-    const advanced = el("details", { open: !!(src.tournament || src.points || src.aggregate || src.quota || src.evidence) },
-      el("summary", {}, "Quota, evidence, tournament, points and aggregate settings"),
+    const advanced = el("details", { open: !!(src.tournament || src.points || src.aggregate || src.quota || src.evidence || src.review) },
+      el("summary", {}, "Review, quota, evidence, tournament, points and aggregate settings"),
+      rawField("review", "{\"hold\": \"all\" | \"top\" | \"threshold\" | \"none\", \"top\": N, \"threshold\": [...]}: which submissions wait for a moderator."),
       rawField("quota", "{\"max\": N}: score submissions per player and period; {\"max\": 0} removes it."),
       rawField("evidence", "max_bytes, max_inflated_bytes, max_events, max_line_bytes, ttl_seconds, retention_seconds, public."),
       rawField("tournament", "start, end, join_required, max_participants, weight, category, series, ladder (docs/API.md, Tournaments)."),

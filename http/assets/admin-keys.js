@@ -9,6 +9,7 @@
     ["submit", "submit: scores, joins, attempts"],
     ["admin", "admin: everything (implies the others)"],
     ["sessions", "sessions: issue and revoke player sessions"],
+    ["review", "review: the moderation queue (approve, reject)"],
   ];
 
   let listBox, listError, secretBox;

@@ -1,5 +1,7 @@
-// Console tab "Moderation": the review queue (GET /v1/review), approve
-// and reject with a reason. Written against the moderation contract
+// Console tab "Moderation": the review queue (GET /v1/review) with each
+// item's entry now, the player's recent history, meta and evidence;
+// approve and reject with a reason (a rejection needs one: the server
+// says so). Written against the moderation contract
 // (GET /v1/review?status=&board=&cursor=&limit= -> {"items", "next_cursor"};
 // POST /v1/review/{id}/approve|reject {"reason"}), and feature-detected:
 // the tab stays hidden while the server answers GET /v1/review with 404,
@@ -57,7 +59,7 @@
       listBox.append(el("p", { class: "empty" }, "Nothing to review."));
       return;
     }
-    const t = A.table("Review queue", ["Submitted", "Board", "Player", "Keys", "Reason", "Status", "Evidence and meta", "Actions"]);
+    const t = A.table("Review queue", ["Submitted", "Board", "Player", "Keys", "Reason", "Status", "Entry now", "Recent history", "Evidence and meta", "Actions"]);
     t.table.id = "review-table";
     for (const it of items) {
       const note = el("input", { type: "text", class: "small-input", autocomplete: "off", "aria-label": "Reason for the decision on " + it.id });
@@ -77,7 +79,13 @@
         el("td", {}, (it.keys || []).join(" \u00b7 ")),
         el("td", {}, it.reason || ""),
         el("td", {}, it.status + (it.decision && it.decision.reason ? " (" + it.decision.reason + ")" : "")),
-        el("td", {}, el("code", { class: "meta-json" }, JSON.stringify(it.meta || {}))),
+        el("td", {}, it.entry ? "#" + it.entry.rank + ": " + (it.entry.keys || []).join(" \u00b7 ") : "none"),
+        el("td", {}, (it.history || []).length ? el("ul", { class: "plain" }, it.history.map((h) =>
+          el("li", {}, h.kind + " " + (h.keys || []).join(" \u00b7 ") + " (" + h.period + ", " + A.fmtTime(h.at) + ")"))) : "none"),
+        el("td", {}, el("code", { class: "meta-json" }, JSON.stringify(it.meta || {})),
+          it.evidence && it.decision && it.decision.seq ? el("button", { type: "button", class: "small secondary",
+            onclick: () => A.download("/v1/boards/" + enc(it.board) + "/entries/" + enc(it.player) + "/evidence?seq=" + it.decision.seq,
+              it.id + ".jsonl.gz").catch((e) => A.showError(listError, e)) }, "Evidence") : null),
         el("td", { class: "actions" }, it.status === "pending" ? [note,
           el("button", { type: "button", class: "small", onclick: decide("approve") }, "Approve"),
           el("button", { type: "button", class: "small danger", onclick: decide("reject") }, "Reject")] : null)));

@@ -64,7 +64,44 @@
       });
     });
     result.append(form);
+    await freeze(p.id);
     await sessions(p.id);
+  }
+
+  // freeze shows whether the player is frozen (every submission held for
+  // review) and freezes or unfreezes; absent on servers without
+  // moderation (404 for the route).
+  async function freeze(player) {
+    let st;
+    try {
+      st = await api("GET", "/v1/players/" + enc(player) + "/freeze", undefined, { noSignOut: true });
+    } catch (e) {
+      return; // no moderation on this server
+    }
+    const box = el("section", { class: "card", id: "freeze", "aria-labelledby": "freeze-title" });
+    const err = A.errorBox();
+    const reason = el("input", { type: "text", id: "freeze-reason", autocomplete: "off" });
+    const reload = () => show(player, err);
+    const act = async (what, body) => {
+      try {
+        await api("POST", "/v1/players/" + enc(player) + "/" + what, body);
+        A.notify(player + (what === "freeze" ? " is frozen: new submissions wait for review." : " is no longer frozen."));
+        reload();
+      } catch (e) {
+        A.showError(err, e);
+      }
+    };
+    box.append(el("h3", { id: "freeze-title" }, "Freeze"),
+      el("p", { id: "freeze-state" }, st.frozen
+        ? "Frozen since " + A.fmtTime(st.at) + " by " + st.by + (st.reason ? ": " + st.reason : "") + ". Every new submission is held for review."
+        : "Not frozen."),
+      st.frozen
+        ? el("button", { type: "button", id: "unfreeze-player", onclick: () => act("unfreeze") }, "Unfreeze")
+        : el("div", { class: "row" }, field("Reason (optional)", reason),
+          el("div", { class: "field end" }, el("button", { type: "button", class: "danger", id: "freeze-player",
+            onclick: () => act("freeze", { reason: reason.value }) }, "Freeze"))),
+      err);
+    result.append(box);
   }
 
   async function sessions(player) {
