@@ -126,6 +126,8 @@ var (
 	ErrRateLimited     = &Error{Code: "rate_limited"}
 	ErrUnavailable     = &Error{Code: "unavailable"}
 	ErrOutcomeUnknown  = &Error{Code: "outcome_unknown"}
+	ErrUnprocessable   = &Error{Code: "unprocessable"}  // e.g. a value outside its key's bounds
+	ErrQuotaExceeded   = &Error{Code: "quota_exceeded"} // the board's quota for the period is used up
 )
 
 // IsNotFound reports whether err is a 404 answer of any code.
@@ -164,6 +166,10 @@ type request struct {
 	body   any // nil: none
 	kind   kind
 	idem   string // Idempotency-Key; generated for keyed requests when empty
+	// raw is a body sent as it is, with rawType as its Content-Type,
+	// instead of body's JSON (evidence uploads).
+	raw     []byte
+	rawType string
 }
 
 // Meta is what an answer's headers said beyond its body.
@@ -178,7 +184,7 @@ type Meta struct {
 // call sends req (with retries) and decodes the answer into out (nil: the
 // body is discarded).
 func (c *Client) call(ctx context.Context, req request, out any) (Meta, error) {
-	var body []byte
+	body := req.raw
 	if req.body != nil {
 		var err error
 		if body, err = json.Marshal(req.body); err != nil {
@@ -202,6 +208,9 @@ func (c *Client) call(ctx context.Context, req request, out any) (Meta, error) {
 			meta.Reconstructed = resp.Header.Get("Idempotent-Reconstructed") == "true"
 			if resp.StatusCode >= 300 {
 				err = answerError(resp, b)
+			} else if raw, ok := out.(*[]byte); ok {
+				*raw = b
+				return meta, nil
 			} else if out != nil && len(b) > 0 {
 				if jerr := json.Unmarshal(b, out); jerr != nil {
 					return meta, fmt.Errorf("podium: decode the answer of %s %s: %w", req.method, req.path, jerr)
@@ -235,7 +244,9 @@ func (c *Client) send(ctx context.Context, req request, u string, body []byte) (
 	if err != nil {
 		return nil, nil, &permanent{err}
 	}
-	if body != nil {
+	if req.raw != nil {
+		hr.Header.Set("Content-Type", req.rawType)
+	} else if body != nil {
 		hr.Header.Set("Content-Type", "application/json")
 	}
 	hr.Header.Set("Accept", "application/json")

@@ -11,6 +11,39 @@ type KeyDef struct {
 	Order  string `json:"order"`            // "asc" or "desc"
 	Label  string `json:"label,omitempty"`  // what pages call it
 	Format string `json:"format,omitempty"` // integer, duration_ms, seconds, points, timestamp
+	// Min and Max bound the values a submission may carry (nil: none).
+	Min *int64 `json:"min,omitempty"`
+	Max *int64 `json:"max,omitempty"`
+}
+
+// Int64 returns a pointer to v, for the optional bounds of a KeyDef.
+func Int64(v int64) *int64 { return &v }
+
+// Quota caps each player's accepted submissions per period (per day on a
+// board that never resets).
+type Quota struct {
+	Max int `json:"max"`
+}
+
+// EvidencePolicy is a board's evidence limits, expiry and visibility; zero
+// fields take the server's defaults.
+type EvidencePolicy struct {
+	MaxBytes         int64 `json:"max_bytes,omitempty"`
+	MaxInflatedBytes int64 `json:"max_inflated_bytes,omitempty"`
+	MaxEvents        int   `json:"max_events,omitempty"`
+	MaxLineBytes     int   `json:"max_line_bytes,omitempty"`
+	TTLSeconds       int64 `json:"ttl_seconds,omitempty"`
+	RetentionSeconds int64 `json:"retention_seconds,omitempty"`
+	Public           bool  `json:"public,omitempty"`
+}
+
+// ReviewPolicy says which submissions a board holds for review: Hold is
+// all, top (those that would enter the top Top), threshold (those better
+// than Threshold), or none to remove the setting.
+type ReviewPolicy struct {
+	Hold      string  `json:"hold"`
+	Top       int     `json:"top,omitempty"`
+	Threshold []int64 `json:"threshold,omitempty"`
 }
 
 // Reset is a board's reset cadence.
@@ -69,6 +102,9 @@ type BoardSpec struct {
 	Tournament   *Tournament     `json:"tournament,omitempty"`
 	Points       *Points         `json:"points,omitempty"`
 	PlayerSubmit *bool           `json:"player_submit,omitempty"`
+	Quota        *Quota          `json:"quota,omitempty"`    // {"max": 0} removes it
+	Evidence     *EvidencePolicy `json:"evidence,omitempty"` // replaced as a whole
+	Review       *ReviewPolicy   `json:"review,omitempty"`
 }
 
 // Bool returns a pointer to v, for the optional booleans of specs.
@@ -88,6 +124,9 @@ type Board struct {
 	Tournament   *Tournament     `json:"tournament,omitempty"`
 	Points       *Points         `json:"points,omitempty"`
 	PlayerSubmit bool            `json:"player_submit,omitempty"`
+	Quota        *Quota          `json:"quota,omitempty"`
+	Evidence     *EvidencePolicy `json:"evidence,omitempty"`
+	Review       *ReviewPolicy   `json:"review,omitempty"`
 	CreatedAt    time.Time       `json:"created_at"`
 	UpdatedAt    time.Time       `json:"updated_at"`
 	Period       string          `json:"period"`
@@ -152,6 +191,12 @@ type Submitted struct {
 	Entry         SubmittedEntry `json:"entry"`
 	Previous      *Previous      `json:"previous"`
 	Reconstructed bool           `json:"reconstructed,omitempty"`
+	// Status is "pending" when the board held the submission for review
+	// (HTTP 202): it is not ranked until a moderator approves it, ID names
+	// its review item and HoldReason says why it was held.
+	Status     string `json:"status,omitempty"`
+	ID         string `json:"id,omitempty"`
+	HoldReason string `json:"reason,omitempty"`
 	// Replayed is true when the server answered a retry from the first
 	// attempt (Idempotent-Replayed), which the client sets from the header.
 	Replayed bool `json:"-"`

@@ -116,7 +116,7 @@ func (s *Server) cors(w http.ResponseWriter, r *http.Request) bool {
 	} else {
 		h.Set("Access-Control-Allow-Origin", origin)
 	}
-	h.Set("Access-Control-Expose-Headers", "Retry-After, Idempotent-Replayed")
+	h.Set("Access-Control-Expose-Headers", exposedHeaders)
 	if preflight {
 		h.Set("Access-Control-Allow-Methods", "GET, POST, PUT, DELETE")
 		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Idempotency-Key, Last-Event-ID")
@@ -126,3 +126,8 @@ func (s *Server) cors(w http.ResponseWriter, r *http.Request) bool {
 	}
 	return false
 }
+
+// exposedHeaders are the answer headers a page on another origin may read:
+// what a browser client needs to retry, pace itself and save exports.
+const exposedHeaders = "Retry-After, Idempotent-Replayed, Idempotent-Reconstructed, RateLimit, RateLimit-Policy, " +
+	"ETag, Content-Disposition, Podium-Seq, Podium-Export-Consistent"

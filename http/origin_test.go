@@ -49,6 +49,9 @@ func TestAllowedOrigins(t *testing.T) {
 	}
 	if r := open.do("GET", "/v1/boards/o/entries", "", nil, "Origin", "https://evil.example"); r.header.Get("Access-Control-Allow-Origin") != "*" {
 		t.Fatalf("default CORS: %v", r.header)
+	} else if exp := r.header.Get("Access-Control-Expose-Headers"); !strings.Contains(exp, "RateLimit-Policy") || !strings.Contains(exp, "Idempotent-Reconstructed") ||
+		!strings.Contains(exp, "Podium-Export-Consistent") {
+		t.Fatalf("a page on another origin cannot read the rate limit, reconstruction and export headers: %q", exp)
 	}
 
 	s := newServerOpts(t, stream.Config{}, false, func(c *podiumhttp.Config) {

@@ -100,6 +100,7 @@ func TestModeration(t *testing.T) {
 			{"GET", "/v1/review?status=maybe", adminKey, 400}, {"GET", "/v1/review?cursor=zz", adminKey, 400},
 			{"GET", "/v1/review?limit=101", adminKey, 400}, {"GET", "/v1/review?nope=1", adminKey, 400},
 			{"POST", "/v1/players/dave/freeze", rev, 403}, {"POST", "/v1/players/dave/unfreeze", sub, 403},
+			{"GET", "/v1/players/dave/freeze", rev, 200}, {"GET", "/v1/players/dave/freeze", sub, 403},
 		} {
 			if r := b.do(c.method, c.path, c.key, nil); r.status != c.status {
 				t.Fatalf("%s %s: %d %s, want %d", c.method, c.path, r.status, r.body, c.status)

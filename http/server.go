@@ -67,7 +67,7 @@ type Server struct {
 	store   podium.Store
 	log     *slog.Logger
 	maxBody int64
-	mux     *http.ServeMux
+	mux     *routeMux // routes.go
 	reg     *prometheus.Registry
 	hub     *stream.Hub
 	// contests runs CTF contests (contests.go); nil: no contest routes.
@@ -116,7 +116,7 @@ func New(cfg Config) *Server {
 		cfg.RequestTimeout = 60 * time.Second
 	}
 	cfg.Stream.defaults()
-	s := &Server{eng: cfg.Engine, store: cfg.Store, log: cfg.Logger, maxBody: cfg.MaxBody, mux: http.NewServeMux(),
+	s := &Server{eng: cfg.Engine, store: cfg.Store, log: cfg.Logger, maxBody: cfg.MaxBody, mux: newRouteMux(),
 		reg: cfg.Registry, hub: cfg.Hub, streamCfg: cfg.Stream,
 		bodyTimeout: cfg.BodyTimeout, requestTimeout: cfg.RequestTimeout, origins: newOrigins(cfg.AllowedOrigins),
 		contests: cfg.Contests, rates: cfg.RateLimits, trusted: cfg.TrustedProxies}
@@ -196,6 +196,7 @@ func (s *Server) routes() {
 	}
 	s.webRoutes()
 	s.contestRoutes()
+	s.openapiRoutes() // openapi.go
 }
 
 // Hub returns the stream hub the live endpoints use.
@@ -279,6 +280,7 @@ func (s *Server) api(f apiFunc, params ...string) http.HandlerFunc {
 	if len(params) > maxParams {
 		panic("http: too many query parameters for one route")
 	}
+	s.mux.next = append([]string{}, params...) // routes.go: for RouteQuery
 	return func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.RawQuery != "" {
 			if err := checkQuery(r.URL.RawQuery, params); err != nil {

@@ -42,6 +42,16 @@ type server struct {
 	eng   *engine.Engine
 	hub   *stream.Hub
 	srv   *podiumhttp.Server
+	// client sends do's requests: through a specChecker when
+	// PODIUM_OPENAPI_CHECK is set (openapi_check_test.go); set once, on
+	// first use (httpClient).
+	clientOnce sync.Once
+	client     *http.Client
+}
+
+func (s *server) httpClient() *http.Client {
+	s.clientOnce.Do(func() { s.client = checkedClient(s.t) })
+	return s.client
 }
 
 // streamStall shortens how long a stalled stream write may take.
@@ -151,7 +161,7 @@ func (s *server) do(method, path, key string, body any, hdr ...string) resp {
 			req.Header.Set(hdr[i], hdr[i+1])
 		}
 	}
-	res, err := http.DefaultClient.Do(req)
+	res, err := s.httpClient().Do(req)
 	if err != nil {
 		s.t.Fatal(err)
 	}

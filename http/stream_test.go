@@ -45,7 +45,7 @@ func (s *server) openSSE(path, lastID string, key ...string) *sseClient {
 	if len(key) > 0 {
 		req.Header.Set("Authorization", "Bearer "+key[0])
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := s.httpClient().Do(req)
 	if err != nil {
 		cancel()
 		s.t.Fatal(err)

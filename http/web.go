@@ -23,6 +23,7 @@ func (s *Server) webRoutes() {
 	static := http.FileServerFS(sub)
 	s.mux.HandleFunc("GET /{$}", s.page("index.html"))
 	s.mux.HandleFunc("GET /boards/{board}", s.page("board.html"))
+	s.mux.HandleFunc("GET /admin", s.page("admin.html")) // the console: a client of the public API (docs/CONSOLE.md)
 	s.mux.HandleFunc("GET /v1/client.js", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "public, max-age=300")
 		r2 := r.Clone(r.Context())
@@ -62,7 +63,17 @@ func (s *Server) page(name string) http.HandlerFunc {
 		h := w.Header()
 		h.Set("Content-Type", "text/html; charset=utf-8")
 		h.Set("Cache-Control", "no-cache")
-		h.Set("Content-Security-Policy", "default-src 'self'; style-src 'self'; script-src 'self'; connect-src 'self'; img-src 'self' data:")
+		csp := "default-src 'self'; style-src 'self'; script-src 'self'; connect-src 'self'; img-src 'self' data:"
+		if name == "admin.html" {
+			// The console holds an admin key: no framing (clickjacking),
+			// no native form submission (every form is sent by script, so
+			// a key can never land in a URL), no referrer, never cached.
+			csp += "; frame-ancestors 'none'; form-action 'none'; base-uri 'none'"
+			h.Set("Referrer-Policy", "no-referrer")
+			h.Set("X-Frame-Options", "DENY")
+			h.Set("Cache-Control", "no-store")
+		}
+		h.Set("Content-Security-Policy", csp)
 		if strings.HasSuffix(name, ".html") {
 			h.Set("X-Content-Type-Options", "nosniff")
 		}

@@ -35,3 +35,51 @@ func TestBoardPage(t *testing.T) {
 	s.must(204, s.do("DELETE", "/v1/boards/live", adminKey, nil))
 	s.must(404, s.do("GET", "/boards/live", "", nil))
 }
+
+// The admin console is a page like the others, with headers fit for a
+// page that holds the admin key, and every script and style it loads is
+// served from the binary, with no inline script or style.
+func TestAdminPage(t *testing.T) {
+	s := newServer(t)
+	page := s.must(200, s.do("GET", "/admin", "", nil))
+	h := page.header
+	want := map[string]string{
+		"Content-Security-Policy": "default-src 'self'; style-src 'self'; script-src 'self'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'none'; base-uri 'none'",
+		"X-Frame-Options":         "DENY",
+		"Referrer-Policy":         "no-referrer",
+		"Cache-Control":           "no-store",
+		"X-Content-Type-Options":  "nosniff",
+	}
+	for k, v := range want {
+		if got := h.Get(k); got != v {
+			t.Errorf("GET /admin: %s = %q, want %q", k, got, v)
+		}
+	}
+	// The other pages keep their policy without the console's additions.
+	if csp := s.must(200, s.do("GET", "/", "", nil)).header.Get("Content-Security-Policy"); strings.Contains(csp, "frame-ancestors") {
+		t.Errorf("the index page got the console's policy: %q", csp)
+	}
+	body := string(page.body)
+	if strings.Contains(body, "<style") || strings.Contains(body, " style=") || strings.Contains(body, " onclick=") {
+		t.Error("admin.html has an inline style or event handler, which the policy blocks")
+	}
+	n := 0
+	for _, part := range strings.Split(body, `src="`)[1:] {
+		src := part[:strings.IndexByte(part, '"')]
+		if !strings.HasSuffix(src, ".js") {
+			continue
+		}
+		n++
+		js := s.must(200, s.do("GET", src, "", nil))
+		if ct := js.header.Get("Content-Type"); !strings.Contains(ct, "javascript") {
+			t.Errorf("%s: Content-Type %q", src, ct)
+		}
+		if strings.Contains(string(js.body), "innerHTML") {
+			t.Errorf("%s assigns innerHTML: the console builds nodes, so names and titles cannot inject markup", src)
+		}
+	}
+	if n < 6 {
+		t.Errorf("admin.html loads %d scripts, want the client, the frame and its tabs", n)
+	}
+	s.must(200, s.do("GET", "/assets/admin.css", "", nil))
+}

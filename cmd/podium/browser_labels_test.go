@@ -93,6 +93,21 @@ func TestBrowserLabelsAndTies(t *testing.T) {
 	wait(`const li = document.querySelector('#feed li[data-kind="new_leader"]'); return li ? li.firstChild.textContent : "";`,
 		"bob took #1 with 41.000 s · 90 from Alice (41.234 s · 120)", 5*time.Second)
 
+	// The history chart: a player's name charts their entry over the
+	// period (bob improved once: a step), the button the top 10.
+	if err := wd.exec(nil, `document.querySelector('#rows tr[data-player="bob"] .name').click();`); err != nil {
+		t.Fatal(err)
+	}
+	wait(`const ps = document.querySelectorAll("#history-chart path.line");
+		return ps.length + "|" + (ps[0] ? ps[0].dataset.player + "|" + (ps[0].getAttribute("d").match(/V/g) || []).length : "");`, "1|bob|1", 5*time.Second)
+	wait(`return document.getElementById("history-title").textContent;`, "History of bob", time.Second)
+	if err := wd.exec(nil, `document.getElementById("history-top").click();`); err != nil {
+		t.Fatal(err)
+	}
+	wait(`return Array.from(document.querySelectorAll("#history-legend li"), (li) => li.dataset.player).join(",") + "|" +
+		document.querySelectorAll("#history-chart path.line").length;`, "bob,alice,carol|3", 5*time.Second)
+	wd.screenshot(filepath.Join(shots, "board-history.png"))
+
 	// The index names each board's leader and counts its entries.
 	if _, err := wd.d.call("POST", wd.url+"/window/rect", map[string]int{"width": 1200, "height": 900}); err != nil {
 		t.Fatalf("resize: %v", err)

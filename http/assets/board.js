@@ -137,7 +137,10 @@
     const rank = el("td", "col-rank");
     rank.append(el("span", "rank"), el("span", "move"));
     const player = el("td", "col-player");
-    player.append(el("span", "name"));
+    const name = el("span", "name");
+    name.tabIndex = 0; // history.js charts a player on a click or Enter
+    name.setAttribute("role", "button");
+    player.append(name);
     tr.append(rank, player);
     cols.forEach((c) => {
       const td = el("td", (c.cls || "num col-key") + (c.minor ? " minor" : ""));
@@ -219,6 +222,7 @@
     document.title = (state.title || state.board) + " · podium";
     $("title").textContent = state.title || state.board;
     $("period").textContent = state.period === "all" ? "all time" : state.period;
+    $("period").dataset.period = state.period;
     nextReset = state.next_reset ? Date.parse(state.next_reset) : null;
     $("total").textContent = group(state.total);
     $("total-label").textContent = (state.total === 1 ? "entry" : "entries") +
