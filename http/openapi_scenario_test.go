@@ -130,6 +130,7 @@ func TestOpenAPIScenario(t *testing.T) {
 	c.must(200, "GET", "/openapi.json", "", "")
 	c.must(200, "GET", "/", "", "")
 	c.must(200, "GET", "/v1/client.js", "", "")
+	c.must(200, "GET", "/admin", "", "")
 	c.must(200, "GET", "/assets/app.css", "", "")
 	c.must(404, "GET", "/boards/nope", "", "")
 

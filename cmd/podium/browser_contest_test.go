@@ -60,7 +60,7 @@ func TestBrowserContestPage(t *testing.T) {
 	wd.open(base + "/contests/" + id)
 	waitLive(t, wd, 10*time.Second)
 	const teams = `return Array.from(document.querySelectorAll("#rows tr[data-team]"),
-		(tr) => tr.dataset.team + ":" + tr.dataset.rank + ":" + tr.children[2].textContent).join(",");`
+		(tr) => tr.dataset.team + ":" + tr.dataset.rank + ":" + tr.children[2].firstChild.textContent).join(",");`
 	wait := func(script, want string, within time.Duration) {
 		t.Helper()
 		if got, ok := wd.waitString(within, script, func(s string) bool { return s == want }); !ok {
@@ -81,6 +81,15 @@ func TestBrowserContestPage(t *testing.T) {
 	wait(chals, "pwn|pwn|300|1|1stbob;Web 1|web|496|2|1stTeam Alice2ndbob", 5*time.Second)
 	wait(`return String(document.querySelectorAll("#chart path").length);`, "2", 5*time.Second)
 	wd.screenshot(filepath.Join(shots, "contest-live.png"))
+	// A phone: the standings, chart and challenges fit the width.
+	if _, err := wd.d.call("POST", wd.url+"/window/rect", map[string]int{"width": 390, "height": 844}); err != nil {
+		t.Fatalf("resize: %v", err)
+	}
+	wait(`return String(document.documentElement.scrollWidth <= document.documentElement.clientWidth);`, "true", 2*time.Second)
+	wd.screenshot(filepath.Join(shots, "contest-phone.png"))
+	if _, err := wd.d.call("POST", wd.url+"/window/rect", map[string]int{"width": 1200, "height": 900}); err != nil {
+		t.Fatalf("resize: %v", err)
+	}
 
 	// After the freeze the public page shows the board as it was.
 	mu.Lock()

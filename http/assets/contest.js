@@ -77,7 +77,7 @@
       if (!tr) {
         tr = el("tr");
         tr.dataset.team = e.player;
-        tr.append(el("td", "col-rank"), el("td", "col-player"), el("td", "num"), el("td", "col-at"));
+        tr.append(el("td", "col-rank"), el("td", "col-player"), el("td", "num"), el("td", "col-at minor"));
       }
       tr.dataset.rank = e.rank;
       const rank = el("span", "rank", String(e.rank));
@@ -86,6 +86,11 @@
       tr.children[1].title = e.player;
       tr.children[2].textContent = group(e.keys[0]);
       tr.children[3].textContent = e.keys[0] > 0 ? when(e.at) : "";
+      // On a phone the last-solve column is hidden: a row tied on score
+      // shows it under the score, as what ordered the tie.
+      if (e.keys[0] > 0) tr.children[2].append(el("small", "tiebreak", "last solve " + when(e.at)));
+      const same = (o) => !!o && o.keys[0] === e.keys[0];
+      tr.classList.toggle("tied", same(state.entries[i - 1]) || same(state.entries[i + 1]));
       seen.add(e.player);
       const here = rowsEl.children[i];
       if (here !== tr) rowsEl.insertBefore(tr, here || null);
