@@ -2,6 +2,7 @@ package podium
 
 import (
 	"context"
+	"strconv"
 	"time"
 )
 
@@ -13,6 +14,11 @@ type Evidence struct {
 	Board  string
 	Player string
 	Seq    uint64 // the submission it is attached to
+	// ReviewID names the held submission (review item) it is attached to
+	// while that is pending: Seq is then PendingEvidenceSeq(ReviewID).
+	// PutEvidence takes it and returns it as given; reads by seq leave it
+	// empty.
+	ReviewID string
 	// ContentSHA256 is the hex SHA-256 of the inflated bytes,
 	// CompressedSHA256 that of the gzip bytes as stored.
 	ContentSHA256    string
@@ -98,6 +104,34 @@ func (p *EvidencePolicy) Retention() time.Duration {
 	return time.Duration(p.RetentionSeconds) * time.Second
 }
 
+// PendingEvidenceSeq is the seq under which evidence uploaded for a held
+// submission (review item id) is stored until the item's approval moves
+// it to the log row the approval writes: the 64 bits of the id with the
+// top bit set. Log seqs stay below 2^63 (Batch.Check), so the two never
+// meet; two items of one player on one board whose ids differ only in
+// the top bit would share it (odds 2^-63 a pair). 0 for an invalid id.
+func PendingEvidenceSeq(reviewID string) uint64 {
+	if !ValidReviewID(reviewID) {
+		return 0
+	}
+	v, err := strconv.ParseUint(reviewID[3:], 16, 64)
+	if err != nil {
+		return 0
+	}
+	return v | 1<<63
+}
+
+// IsPendingEvidenceSeq reports whether seq is a PendingEvidenceSeq.
+func IsPendingEvidenceSeq(seq uint64) bool { return seq&(1<<63) != 0 }
+
+// Target names what ev is attached to, for messages.
+func (ev *Evidence) Target() string {
+	if ev.ReviewID != "" {
+		return "held submission " + ev.ReviewID
+	}
+	return "submission " + strconv.FormatUint(ev.Seq, 10)
+}
+
 // EvidenceOutcome says what PutEvidence did.
 type EvidenceOutcome int
 
@@ -135,6 +169,13 @@ type EvidenceStore interface {
 	// content ECodeConflict. An expired one is replaced. A submission the
 	// board has not logged for ev.Player is ECodeEntryNotFound. It returns
 	// the attachment as stored.
+	//
+	// With ev.ReviewID set, the attachment is for a held submission: Seq
+	// must be PendingEvidenceSeq(ReviewID) (else ECodeInvalid), and the
+	// item must be pending, for ev.Board and ev.Player (ECodeNotFound if
+	// there is no such item, ErrDecided if it was decided), checked in
+	// the same transaction, which orders it against the item's decision
+	// (Batch.Decisions move such an attachment on approval).
 	PutEvidence(ctx context.Context, ev *Evidence, data []byte, now time.Time) (Evidence, EvidenceOutcome, error)
 	// PromoteEvidence fixes the expiry of an unexpired, unpromoted
 	// attachment (zero expires: for ever) and records now as its

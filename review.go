@@ -122,6 +122,19 @@ type ReviewDecision struct {
 	By     string
 	Note   string
 	Seq    uint64 // approved: the log row's seq
+	// Evidence, on an approval: the store also moves the evidence
+	// uploaded for the held item (PendingEvidenceSeq(ID)), if unexpired at
+	// At, to Seq, promoted at At, in the same transaction (nil: left
+	// where it is).
+	Evidence *EvidenceFollow
+}
+
+// EvidenceFollow says where the evidence of a held item goes when its
+// approval is stored: the item's board and player, and the expiry of the
+// promoted attachment (zero: kept for ever).
+type EvidenceFollow struct {
+	Board, Player string
+	Expires       time.Time
 }
 
 // ReviewFilter selects items of the queue. Items come in (submitted,

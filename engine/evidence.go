@@ -148,7 +148,9 @@ func (e *Engine) StoreEvidence(ctx context.Context, ev podium.Evidence, data []b
 	now := e.now()
 	ev.CreatedAt, ev.PromotedAt = now, time.Time{}
 	ev.ExpiresAt = now.Add(bi.Evidence.TTL())
-	published := e.published(ctx, ev.Board, period, ev.Player, ev.Seq)
+	// A held submission's evidence (ReviewID) is not published: its
+	// approval promotes it (evidence_review.go).
+	published := ev.ReviewID == "" && e.published(ctx, ev.Board, period, ev.Player, ev.Seq)
 	if published {
 		ev.PromotedAt, ev.ExpiresAt = now, retentionEnd(now, bi.Evidence)
 	}

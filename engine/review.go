@@ -35,9 +35,9 @@ import (
 // EvidenceLookup returns what is known of the evidence of one submission
 // (board, player, and the seq of its log row; 0 for a held submission,
 // which has none yet), as a JSON object, or nil for none. The review queue
-// shows what it returns as "evidence". Without a lookup, the queue shows
-// the evidence attached to an approved item's log row (http/review.go);
-// a pending item has no seq, so no evidence can be attached to it yet.
+// shows what it returns as "evidence". Without a lookup (the default), the
+// queue shows ItemEvidence (evidence_review.go): the evidence uploaded for
+// the held item, which its approval moves to the approved seq.
 type EvidenceLookup func(ctx context.Context, board, player string, seq uint64, reviewID string) ([]byte, error)
 
 // SetEvidenceLookup sets the lookup the review queue uses (nil: none).
@@ -464,5 +464,6 @@ func (e *Engine) sharedDecide(ctx context.Context, o *op) {
 func (e *Engine) approve(g *group, s *Score, seq uint64) {
 	s.approval.At = g.now.UTC().Truncate(time.Millisecond)
 	s.approval.Seq = seq
+	s.approval.Evidence = e.evidenceFollow(s) // evidence_review.go
 	g.batch.Decisions = append(g.batch.Decisions, *s.approval)
 }

@@ -21,6 +21,9 @@ import (
 //	PUT /v1/boards/{board}/entries/{player}/evidence?seq=&content_sha256=&compressed_sha256=
 //	GET /v1/boards/{board}/entries/{player}/evidence?seq=
 //
+// or, for a held submission, review=<item id> instead of seq
+// (evidence_review.go).
+//
 // The order of the checks follows seed 002 §7.1: the request line and
 // headers (auth, hashes, Content-Encoding, a declared length over the
 // limit) first; then the submission and what is already stored (a
@@ -57,8 +60,8 @@ func (s *Server) evidenceRoutes() {
 	s.evm = newEvidenceMetrics(s.reg)
 	var lim = s.evLimiter
 	s.evb = evidence.NewBudgets(s.evCfg, lim)
-	s.mux.HandleFunc("PUT /v1/boards/{board}/entries/{player}/evidence", s.api(s.putEvidence, "seq", "content_sha256", "compressed_sha256"))
-	s.mux.HandleFunc("GET /v1/boards/{board}/entries/{player}/evidence", s.api(s.getEvidence, "seq"))
+	s.mux.HandleFunc("PUT /v1/boards/{board}/entries/{player}/evidence", s.api(s.putEvidence, "seq", "review", "content_sha256", "compressed_sha256"))
+	s.mux.HandleFunc("GET /v1/boards/{board}/entries/{player}/evidence", s.api(s.getEvidence, "seq", "review"))
 }
 
 func querySeq(r *http.Request) (uint64, error) {
@@ -141,7 +144,7 @@ func (s *Server) putEvidence(w http.ResponseWriter, r *http.Request) error {
 	if err := uploadMay(k, &bi, player); err != nil {
 		return err
 	}
-	seq, err := querySeq(r)
+	seq, review, err := evidenceQuery(r) // evidence_review.go
 	if err != nil {
 		return err
 	}
@@ -173,18 +176,24 @@ func (s *Server) putEvidence(w http.ResponseWriter, r *http.Request) error {
 		return s.refuseEvidence(evidence.ReasonTooLarge, podium.Errorf(podium.ECodeTooLarge, "the evidence is larger than %d bytes (compressed)", maxBytes))
 	}
 	ctx := r.Context()
-	seq, period, bi, err := s.eng.EvidenceTarget(ctx, bi.ID, player, seq)
+	var period string
+	if review != "" {
+		seq, bi, err = s.eng.HeldEvidenceTarget(ctx, bi.ID, player, review)
+	} else {
+		seq, period, bi, err = s.eng.EvidenceTarget(ctx, bi.ID, player, seq)
+	}
 	if err != nil {
 		return err
 	}
-	target := podium.Evidence{Board: bi.ID, Player: player, Seq: seq, ContentSHA256: content, CompressedSHA256: compressed}
+	target := podium.Evidence{Board: bi.ID, Player: player, Seq: seq, ReviewID: review, ContentSHA256: content, CompressedSHA256: compressed}
 
 	// What is stored already is answered without reading the body.
 	if have, err := s.eng.Evidence(ctx, bi.ID, player, seq); err != nil {
 		return err
 	} else if have != nil {
+		have.ReviewID = review
 		if have.ContentSHA256 != content {
-			return s.refuseEvidence("conflict", podium.Errorf(podium.ECodeConflict, "submission %d already has other evidence", seq))
+			return s.refuseEvidence("conflict", podium.Errorf(podium.ECodeConflict, "%s already has other evidence", target.Target()))
 		}
 		s.evm.uploads.WithLabelValues("reused", "").Inc()
 		writeJSON(w, http.StatusOK, appendEvidence(nil, have, true))
@@ -295,8 +304,13 @@ func appendEvidence(b []byte, ev *podium.Evidence, reused bool) []byte {
 	b = appendString(b, ev.Board)
 	b = append(b, `,"player":`...)
 	b = appendString(b, ev.Player)
-	b = append(b, `,"seq":`...)
-	b = strconv.AppendUint(b, ev.Seq, 10)
+	if ev.ReviewID != "" { // a held submission's: no seq yet
+		b = append(b, `,"seq":null,"review":`...)
+		b = appendString(b, ev.ReviewID)
+	} else {
+		b = append(b, `,"seq":`...)
+		b = strconv.AppendUint(b, ev.Seq, 10)
+	}
 	b = append(b, `,"content_sha256":`...)
 	b = appendString(b, ev.ContentSHA256)
 	b = append(b, `,"compressed_sha256":`...)
@@ -357,6 +371,9 @@ func (s *Server) getEvidence(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if _, ok := queryValue(r, "review"); ok {
+		return s.getHeldEvidence(w, r, bi, player, k) // evidence_review.go
+	}
 	if err := s.mayReadEvidence(r, k, &bi, player); err != nil {
 		return err
 	}
@@ -372,19 +389,25 @@ func (s *Server) getEvidence(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	writeEvidenceFile(w, ev, data, "evidence-"+strconv.FormatUint(seq, 10), bi.Evidence != nil && bi.Evidence.Public && bi.Public)
+	return nil
+}
+
+// writeEvidenceFile answers 200 with evidence's gzip bytes, cacheable by
+// anyone when public.
+func writeEvidenceFile(w http.ResponseWriter, ev *podium.Evidence, data []byte, name string, public bool) {
 	h := w.Header()
 	h.Set("Content-Type", "application/gzip")
 	h.Set("Content-Length", strconv.Itoa(len(data)))
-	h.Set("Content-Disposition", `attachment; filename="`+"evidence-"+strconv.FormatUint(seq, 10)+`.jsonl.gz"`)
+	h.Set("Content-Disposition", `attachment; filename="`+name+`.jsonl.gz"`)
 	h.Set("ETag", `"`+ev.CompressedSHA256+`"`)
 	h.Set("Podium-Content-SHA256", ev.ContentSHA256)
 	h.Set("X-Content-Type-Options", "nosniff")
-	if bi.Evidence != nil && bi.Evidence.Public && bi.Public {
+	if public {
 		h.Set("Cache-Control", "public, max-age=60")
 	} else {
 		h.Set("Cache-Control", "private, no-store")
 	}
 	w.WriteHeader(http.StatusOK)
 	w.Write(data)
-	return nil
 }

@@ -39,6 +39,8 @@ func appendHeld(b []byte, r *engine.Result) []byte {
 	b = appendString(b, r.Player)
 	b = append(b, `,"reason":`...)
 	b = appendString(b, r.Held.Reason)
+	b = append(b, `,"evidence_url":`...) // evidence_review.go
+	b = appendString(b, evidencePath(r.Board, r.Player, 0, r.Held.ID))
 	if r.Reconstructed {
 		b = append(b, `,"reconstructed":true`...)
 	}
@@ -305,9 +307,9 @@ func (s *Server) appendReviewItem(ctx context.Context, b []byte, it *podium.Revi
 }
 
 // appendItemEvidence appends an item's evidence: the engine's lookup's
-// answer if one is set, else the evidence attached to the log row an
-// approval wrote (evidence.go), else null. A held submission has no seq
-// yet, so nothing can be attached to it before it is approved.
+// answer if one is set, else the evidence uploaded for the held item (at
+// the approved seq once approved) with its download path
+// (evidence_review.go), else null.
 func (s *Server) appendItemEvidence(ctx context.Context, b []byte, it *podium.ReviewItem) ([]byte, error) {
 	doc, ok, err := s.eng.ReviewEvidence(ctx, it.Board, it.Player, it.Seq, it.ID)
 	switch {
@@ -315,17 +317,10 @@ func (s *Server) appendItemEvidence(ctx context.Context, b []byte, it *podium.Re
 		return nil, err
 	case ok && doc != nil:
 		return append(b, doc...), nil
-	case ok || it.Seq == 0:
+	case ok:
 		return append(b, "null"...), nil
 	}
-	ev, err := s.eng.Evidence(ctx, it.Board, it.Player, it.Seq)
-	if err != nil && podium.ErrorCode(err) != podium.ECodeUnavailable { // unavailable: the store keeps none
-		return nil, err
-	}
-	if ev == nil {
-		return append(b, "null"...), nil
-	}
-	return appendEvidence(b, ev, false), nil
+	return s.appendHeldEvidence(ctx, b, it)
 }
 
 // appendHistory appends log rows; admin adds the review item whose

@@ -121,19 +121,14 @@ func (s *Store) PutEvidence(ctx context.Context, ev *podium.Evidence, data []byt
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtextextended('podium.evidence:' || $1::text, 0))", ev.Player); err != nil {
 			return err
 		}
-		var owner string
-		err := tx.QueryRow(ctx, "SELECT player FROM submissions WHERE board = $1 AND seq = $2 AND kind = 0", ev.Board, int64(ev.Seq)).Scan(&owner)
-		if errors.Is(err, pgx.ErrNoRows) || (err == nil && owner != ev.Player) {
-			return podium.Errorf(podium.ECodeEntryNotFound, "board %q has no submission %d of player %q", ev.Board, ev.Seq, ev.Player)
-		}
-		if err != nil {
+		if err := evidenceTarget(ctx, tx, ev); err != nil { // evidence_review.go
 			return err
 		}
 		var (
 			have    string
 			expires *int64
 		)
-		err = tx.QueryRow(ctx, "SELECT content_sha256, expires_ms FROM evidence WHERE board = $1 AND player = $2 AND seq = $3 FOR UPDATE",
+		err := tx.QueryRow(ctx, "SELECT content_sha256, expires_ms FROM evidence WHERE board = $1 AND player = $2 AND seq = $3 FOR UPDATE",
 			ev.Board, ev.Player, int64(ev.Seq)).Scan(&have, &expires)
 		switch {
 		case errors.Is(err, pgx.ErrNoRows):
@@ -148,7 +143,7 @@ func (s *Store) PutEvidence(ctx context.Context, ev *podium.Evidence, data []byt
 			outcome = podium.EvidenceAlready
 			return err
 		default:
-			return podium.Errorf(podium.ECodeConflict, "submission %d already has other evidence", ev.Seq)
+			return podium.Errorf(podium.ECodeConflict, "%s already has other evidence", ev.Target())
 		}
 		tag, err := tx.Exec(ctx, "UPDATE evidence_content SET refs = refs + 1 WHERE player = $1 AND content_sha256 = $2", ev.Player, ev.ContentSHA256)
 		if err != nil {
@@ -181,6 +176,7 @@ func (s *Store) PutEvidence(ctx context.Context, ev *podium.Evidence, data []byt
 		}
 		return podium.Evidence{}, 0, fmt.Errorf("put evidence: %w", err)
 	}
+	got.ReviewID = ev.ReviewID
 	return *got, outcome, nil
 }
 

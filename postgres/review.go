@@ -70,6 +70,7 @@ func (w *writer) review(pb *pgconn.Batch, items []podium.ReviewItem, decs []podi
 			rows[i] = row{d.ID, d.Status, podium.Millis(d.At), d.By, d.Note, d.Seq}
 		}
 		w.jsonRows(pb, "SELECT podium_review_decide($1::jsonb)", rows)
+		w.followEvidence(pb, decs) // evidence_review.go
 	}
 }
 

@@ -26,15 +26,15 @@ const evidenceCols = `e.board, e.player, e.seq, e.content_sha256, c.compressed_s
 func scanEvidence(r rowScanner, extra ...any) (*podium.Evidence, error) {
 	var (
 		ev                podium.Evidence
-		created           int64
+		seq, created      int64 // seq: a PendingEvidenceSeq is negative as int64
 		expires, promoted sql.NullInt64
 	)
-	dest := append([]any{&ev.Board, &ev.Player, &ev.Seq, &ev.ContentSHA256, &ev.CompressedSHA256, &ev.Bytes, &ev.InflatedBytes,
+	dest := append([]any{&ev.Board, &ev.Player, &seq, &ev.ContentSHA256, &ev.CompressedSHA256, &ev.Bytes, &ev.InflatedBytes,
 		&ev.Events, &created, &expires, &promoted}, extra...)
 	if err := r.Scan(dest...); err != nil {
 		return nil, err
 	}
-	ev.CreatedAt = podium.FromMillis(created)
+	ev.Seq, ev.CreatedAt = uint64(seq), podium.FromMillis(created)
 	if expires.Valid {
 		ev.ExpiresAt = podium.FromMillis(expires.Int64)
 	}
@@ -108,13 +108,8 @@ func (s *Store) PutEvidence(ctx context.Context, ev *podium.Evidence, data []byt
 		return podium.Evidence{}, 0, fmt.Errorf("put evidence: %w", err)
 	}
 	defer rollback(tx)
-	var owner string
-	err = tx.QueryRowContext(ctx, "SELECT player FROM submissions WHERE board = ? AND seq = ? AND substr(rec, 1, 1) = x'00'", ev.Board, int64(ev.Seq)).Scan(&owner)
-	if errors.Is(err, sql.ErrNoRows) || (err == nil && owner != ev.Player) {
-		return podium.Evidence{}, 0, podium.Errorf(podium.ECodeEntryNotFound, "board %q has no submission %d of player %q", ev.Board, ev.Seq, ev.Player)
-	}
-	if err != nil {
-		return podium.Evidence{}, 0, fmt.Errorf("put evidence: %w", err)
+	if err := evidenceTarget(ctx, tx, ev); err != nil {
+		return podium.Evidence{}, 0, err
 	}
 	var (
 		have    string
@@ -136,9 +131,10 @@ func (s *Store) PutEvidence(ctx context.Context, ev *podium.Evidence, data []byt
 		if err != nil {
 			return podium.Evidence{}, 0, fmt.Errorf("put evidence: %w", err)
 		}
+		got.ReviewID = ev.ReviewID
 		return *got, podium.EvidenceAlready, nil
 	default:
-		return podium.Evidence{}, 0, podium.Errorf(podium.ECodeConflict, "submission %d already has other evidence", ev.Seq)
+		return podium.Evidence{}, 0, podium.Errorf(podium.ECodeConflict, "%s already has other evidence", ev.Target())
 	}
 	res, err := tx.ExecContext(ctx, "UPDATE evidence_content SET refs = refs + 1 WHERE player = ? AND content_sha256 = ?", ev.Player, ev.ContentSHA256)
 	if err != nil {
@@ -165,6 +161,7 @@ func (s *Store) PutEvidence(ctx context.Context, ev *podium.Evidence, data []byt
 	if err != nil {
 		return podium.Evidence{}, 0, fmt.Errorf("put evidence: %w", err)
 	}
+	got.ReviewID = ev.ReviewID
 	if err := tx.Commit(); err != nil {
 		return podium.Evidence{}, 0, podium.OutcomeUnknown(fmt.Errorf("put evidence: %w", err))
 	}

@@ -77,6 +77,11 @@ func (s *Store) insertReview(ctx context.Context, tx *sql.Tx, items []podium.Rev
 		} else if n != 1 {
 			return podium.ErrDecided
 		}
+		if d.Evidence != nil && d.Status == podium.ReviewApproved && d.Seq > 0 {
+			if err := followEvidence(ctx, tx, &d); err != nil { // evidence_review.go
+				return err
+			}
+		}
 	}
 	return nil
 }

@@ -61,6 +61,8 @@ func Run(t *testing.T, open func(t *testing.T) podium.Store) {
 	t.Run("Review", func(t *testing.T) { testReview(t, open) })     // review.go
 	t.Run("Evidence", func(t *testing.T) { testEvidence(t, open) }) // evidence.go
 	t.Run("Limits", func(t *testing.T) { testLimits(t, open) })     // quota.go
+
+	t.Run("PendingEvidence", func(t *testing.T) { testPendingEvidence(t, open) }) // evidence_review.go
 }
 
 var ctx = context.Background()
