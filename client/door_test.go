@@ -56,6 +56,12 @@ func TestPlayersAtTheDoor(t *testing.T) {
 	if held.Status != "pending" || held.ID == "" || held.HoldReason == "" {
 		t.Fatalf("a held submission: %+v", held)
 	}
+	if !strings.Contains(held.EvidenceURL, held.ID) {
+		t.Fatalf("a held answer's evidence_url: %q", held.EvidenceURL)
+	}
+	if ev := must(alice.UploadReviewEvidence(ctx, "daily", "alice", held.ID, gz.Bytes())); ev.Review != held.ID || !ev.Reused {
+		t.Fatalf("UploadReviewEvidence: %+v", ev)
+	}
 	if e := must(admin.Entry(ctx, "daily", "alice", client.ReadOptions{})); e.Entry.Keys[0] != 40000 {
 		t.Fatalf("the held score is ranked before approval: %+v", e)
 	}
@@ -69,6 +75,10 @@ func TestPlayersAtTheDoor(t *testing.T) {
 	it := must(admin.Approve(ctx, held.ID, "replay checked"))
 	if it.Status != "approved" || it.Decision == nil || it.Decision.Reason != "replay checked" || it.Result == nil || it.Result.Entry.Rank != 1 {
 		t.Fatalf("Approve: %+v", it)
+	}
+	// The evidence followed the approval to the entry's submission.
+	if got := must(admin.DownloadEvidence(ctx, "daily", "alice", it.Result.Seq)); !bytes.Equal(got, gz.Bytes()) {
+		t.Fatalf("the held submission's evidence after approval: %d bytes", len(got))
 	}
 	if _, err := admin.Reject(ctx, held.ID, "too late"); !client.IsConflict(err) {
 		t.Fatalf("deciding twice: %v", err)

@@ -18,7 +18,9 @@ import (
 type Evidence struct {
 	Board            string     `json:"board"`
 	Player           string     `json:"player"`
-	Seq              uint64     `json:"seq"`
+	Seq              uint64     `json:"seq"`                // 0 while attached to a pending review item
+	Review           string     `json:"review,omitempty"`   // the review item, for a held submission
+	Download         string     `json:"download,omitempty"` // the path to GET it
 	ContentSHA256    string     `json:"content_sha256"`
 	CompressedSHA256 string     `json:"compressed_sha256"`
 	Bytes            int64      `json:"bytes"`
@@ -61,6 +63,21 @@ func (c *Client) UploadEvidence(ctx context.Context, board, player string, seq u
 	if seq > 0 {
 		v.Set("seq", strconv.FormatUint(seq, 10))
 	}
+	var out Evidence
+	_, err = c.call(ctx, request{method: http.MethodPut, path: path("boards", board, "entries", player, "evidence"), query: v,
+		raw: gz, rawType: "application/gzip", kind: idempotent}, &out)
+	return &out, err
+}
+
+// UploadReviewEvidence attaches gz to a held submission (its review item
+// id, Submitted.ID): a moderator sees it in the queue, and an approval
+// moves it to the entry's submission.
+func (c *Client) UploadReviewEvidence(ctx context.Context, board, player, reviewID string, gz []byte) (*Evidence, error) {
+	content, compressed, err := EvidenceHashes(gz)
+	if err != nil {
+		return nil, err
+	}
+	v := url.Values{"content_sha256": {content}, "compressed_sha256": {compressed}, "review": {reviewID}}
 	var out Evidence
 	_, err = c.call(ctx, request{method: http.MethodPut, path: path("boards", board, "entries", player, "evidence"), query: v,
 		raw: gz, rawType: "application/gzip", kind: idempotent}, &out)

@@ -197,6 +197,9 @@ type Submitted struct {
 	Status     string `json:"status,omitempty"`
 	ID         string `json:"id,omitempty"`
 	HoldReason string `json:"reason,omitempty"`
+	// EvidenceURL is where a held submission's evidence goes (PUT, with
+	// the hashes: UploadReviewEvidence does it).
+	EvidenceURL string `json:"evidence_url,omitempty"`
 	// Replayed is true when the server answered a retry from the first
 	// attempt (Idempotent-Replayed), which the client sets from the header.
 	Replayed bool `json:"-"`
