@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/client"
+)
+
+// csv restores the rows of a CSV file (header row first) into board.
+func (x *importer) csv(ctx context.Context, r io.Reader, board, columns, atFlag string) error {
+	b, err := x.c.GetBoard(ctx, board)
+	if err != nil {
+		return fmt.Errorf("board %s: %w (create it first: a CSV does not say how to rank)", board, err)
+	}
+	reset := podium.Reset{Every: podium.Every(b.Reset.Every), TZ: b.Reset.TZ}
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
+	head, err := cr.Read()
+	if err != nil {
+		return fmt.Errorf("the CSV header row: %w", err)
+	}
+	col := map[string]int{}
+	for i, h := range head {
+		col[strings.TrimSpace(h)] = i
+	}
+	var names []string
+	if columns != "" {
+		for _, c := range strings.Split(columns, ",") {
+			names = append(names, strings.TrimSpace(c))
+		}
+		if len(names) != 1+len(b.Keys) && len(names) != 2+len(b.Keys) {
+			return usagef("import", "--columns names %d columns; board %s needs player, its %d keys and optionally at", len(names), board, len(b.Keys))
+		}
+	} else {
+		names = append(names, "player")
+		for _, k := range b.Keys {
+			names = append(names, k.Name)
+		}
+		if _, ok := col["at"]; ok {
+			names = append(names, "at")
+		}
+	}
+	idx := make([]int, len(names))
+	for i, n := range names {
+		j, ok := col[n]
+		if !ok {
+			return fmt.Errorf("the CSV has no column %q (its header: %s)", n, strings.Join(head, ","))
+		}
+		idx[i] = j
+	}
+	hasAt := len(names) == 2+len(b.Keys)
+	var fixed time.Time
+	if !hasAt {
+		switch {
+		case atFlag != "":
+			if fixed, err = time.Parse(time.RFC3339Nano, atFlag); err != nil {
+				return usagef("import", "--at %q is not an RFC 3339 time (e.g. 2026-11-30T12:00:00Z)", atFlag)
+			}
+		case reset.Every == podium.Never || reset.Every == "":
+			return usagef("import", "the CSV has no at column and board %s never resets: give --at TIME, the same on every run, so that a re-run changes nothing", board)
+		default:
+			fixed = podium.PeriodAt(reset, time.Now()).Start
+		}
+	}
+	x.board = board
+	line := 1
+	for {
+		rec, err := cr.Read()
+		line++
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("CSV line %d: %w", line, err)
+		}
+		e, err := csvEntry(rec, idx, len(b.Keys), hasAt, fixed, reset)
+		if err != nil {
+			x.refused++
+			x.note("CSV line %d: %v", line, err)
+			continue
+		}
+		if err := x.add(ctx, e); err != nil {
+			return err
+		}
+	}
+	return x.flush(ctx)
+}
+
+func csvEntry(rec []string, idx []int, nkeys int, hasAt bool, at time.Time, reset podium.Reset) (client.RestoreEntry, error) {
+	field := func(i int) (string, error) {
+		if idx[i] >= len(rec) {
+			return "", fmt.Errorf("%d fields; column %d is missing", len(rec), idx[i]+1)
+		}
+		return strings.TrimSpace(rec[idx[i]]), nil
+	}
+	player, err := field(0)
+	if err != nil {
+		return client.RestoreEntry{}, err
+	}
+	e := client.RestoreEntry{Player: player, Keys: make([]int64, nkeys)}
+	for k := range nkeys {
+		v, err := field(1 + k)
+		if err != nil {
+			return e, err
+		}
+		if e.Keys[k], err = strconv.ParseInt(v, 10, 64); err != nil {
+			return e, fmt.Errorf("key %d: %q is not an integer", k+1, v)
+		}
+	}
+	if hasAt {
+		v, err := field(1 + nkeys)
+		if err != nil {
+			return e, err
+		}
+		if ms, err := strconv.ParseInt(v, 10, 64); err == nil {
+			at = time.UnixMilli(ms)
+		} else if at, err = time.Parse(time.RFC3339Nano, v); err != nil {
+			return e, fmt.Errorf("at: %q is neither RFC 3339 nor unix milliseconds", v)
+		}
+	}
+	e.At = at.UTC()
+	e.Period = podium.PeriodAt(reset, at).ID
+	return e, nil
+}
