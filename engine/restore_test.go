@@ -3,11 +3,13 @@ package engine_test
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/sqlite"
 )
 
 func (e *env) restore(board string, items ...engine.RestoreItem) []engine.RestoreResult {
@@ -97,10 +99,26 @@ func TestRestoreExactReplaysAndRepeats(t *testing.T) {
 	if _, _, meta := e.entryAt("daily", "2026-11-28", "carol"); meta != `{}` {
 		t.Fatalf("carol's meta after restoring none: %s", meta)
 	}
-	e.restart()
+	// podium check and podium rebuild (server stopped) replay restore
+	// rows as the engine does.
+	e.close()
+	st, err := sqlite.Open(filepath.Join(e.dir, "podium.db"), sqlite.Options{Sync: "normal"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diffs, err := engine.CheckStore(context.Background(), st); err != nil || len(diffs) > 0 {
+		t.Fatalf("CheckStore: %v %v", diffs, err)
+	}
+	if _, err := engine.RebuildStore(context.Background(), st); err != nil {
+		t.Fatalf("RebuildStore: %v", err)
+	}
+	st.Close()
+	e.open()
 	if _, at, _ := e.entryAt("daily", "2026-11-28", "bob"); !at.Equal(past.Add(time.Second)) {
 		t.Fatalf("bob after restart: at %v", at)
 	}
+	eq(t, e.top("daily", "2026-11-28"), []string{"1:carol:[7]", "2:bob:[7]"})
+	eq(t, e.top("daily", "current"), []string{"1:alice:[2]"})
 }
 
 // Items that cannot be restored fail one by one; boards whose entries are
@@ -152,4 +170,28 @@ func TestRestoreRefusals(t *testing.T) {
 	if diffs, err := e.eng.CheckLog(context.Background()); err != nil || len(diffs) > 0 {
 		t.Fatalf("CheckLog: %v %v", diffs, err)
 	}
+}
+
+// A restore is not a score: a board's quota does not count it and its
+// review setting does not hold it.
+func TestRestoreNotQuotaNorReview(t *testing.T) {
+	e := newEnv(t)
+	e.board("q", podium.Best, podium.Daily, desc("points"))
+	if _, _, err := e.eng.UpdateBoard(context.Background(), &podium.BoardUpdate{ID: "q", Quota: &podium.Quota{Max: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	now := e.clock.Now()
+	if r := e.restore("q", engine.RestoreItem{Period: "2026-11-30", Player: "amy", Keys: []int64{5}, At: now.Add(-time.Hour)}); !r[0].Restored {
+		t.Fatalf("restore: %+v", r)
+	}
+	e.submit("q", "amy", 7) // the quota of 1 is still whole
+	if _, err := e.eng.Submit(context.Background(), []engine.Score{{Board: "q", Player: "amy", Keys: []int64{8}}}, true, nil); err == nil {
+		t.Fatal("a second score passed a quota of 1")
+	}
+	e.review("q", &podium.Review{Hold: podium.HoldAll})
+	if r := e.restore("q", engine.RestoreItem{Period: "2026-11-30", Player: "bo", Keys: []int64{6}, At: now}); !r[0].Restored {
+		t.Fatalf("restore on a held board: %+v", r)
+	}
+	eq(t, e.top("q", "current"), []string{"1:amy:[7]", "2:bo:[6]"})
+	e.checkIndexes()
 }
