@@ -239,6 +239,12 @@ func (x *importer) ensureBoard(ctx context.Context, b *dumpBoard) (ok bool, err 
 }
 
 func (x *importer) putPlayer(ctx context.Context, p *dumpPlayer) error {
+	if (p.Name == "" || p.Name == p.ID) && !p.Hidden {
+		// Left at the defaults: nothing to say about this player, and
+		// no request (a dump names every player of every entry).
+		x.playersSame++
+		return nil
+	}
 	cur, err := x.c.GetPlayer(ctx, p.ID)
 	if err != nil && !client.IsNotFound(err) {
 		return fmt.Errorf("player %s: %w", p.ID, err)
@@ -247,12 +253,7 @@ func (x *importer) putPlayer(ctx context.Context, p *dumpPlayer) error {
 	if name == p.ID {
 		name = "" // the name pages show by default
 	}
-	if err != nil { // not registered on the target
-		if name == "" && !p.Hidden {
-			x.playersSame++ // nothing to say about this player
-			return nil
-		}
-	} else {
+	if err == nil {
 		curName := cur.Name
 		if curName == p.ID {
 			curName = ""
