@@ -129,6 +129,9 @@ func (e *Engine) computeRestoreItem(g *group, bs *boardState, def *podium.Board,
 	copy(c.entry.Keys[:], it.Keys)
 	g.overlay[k] = ovVal{entry: c.entry, meta: meta, exists: true}
 	g.changes = append(g.changes, c)
+	// No feed event, but the #1 the feed tracks may have changed: it is
+	// worked out again when a score next needs it (feed.go).
+	e.feedDelete(g, bpKey{bs, it.Period})
 	res.Restored, res.Seq = true, seq
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -194,4 +195,26 @@ func TestRestoreNotQuotaNorReview(t *testing.T) {
 	}
 	eq(t, e.top("q", "current"), []string{"1:amy:[7]", "2:bo:[6]"})
 	e.checkIndexes()
+}
+
+// A restore writes no feed event, and the feed's #1 follows it: a later
+// score behind the restored leader is no new leader, one ahead of it is.
+func TestRestoreFeedLeader(t *testing.T) {
+	e := newEnv(t)
+	e.board("b", podium.Best, podium.Never, desc("points"))
+	e.submit("b", "alice", 10)
+	if r := e.restore("b", engine.RestoreItem{Period: "all", Player: "bob", Keys: []int64{20}, At: e.clock.Now()}); !r[0].Restored {
+		t.Fatalf("restore: %+v", r)
+	}
+	e.submit("b", "carol", 15)
+	e.submit("b", "dave", 25)
+	// Lines read "b/<seq>/<kind> <period> <player>(<name>) ...".
+	var got []string
+	for _, l := range feedLines(e.feed("b")) {
+		f := strings.Fields(l)
+		got = append(got, f[0][strings.LastIndexByte(f[0], '/')+1:]+" "+f[2])
+	}
+	want := []string{"personal_best alice(alice)", "new_leader alice(alice)", "personal_best carol(carol)",
+		"personal_best dave(dave)", "new_leader dave(dave)"}
+	wantLines(t, "feed", got, want)
 }
