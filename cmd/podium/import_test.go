@@ -193,3 +193,47 @@ func TestImportCSV(t *testing.T) {
 		t.Fatalf("default columns: %d %s", code, errs)
 	}
 }
+
+// TestImportAggregateAndBestK: an aggregate board is created after its
+// sources' entries and computes the same entries; a second import finds
+// the sources (which now feed an aggregate and take no restores) already
+// equal; a best_k board's entries are refused by name (exit 1).
+func TestImportAggregateAndBestK(t *testing.T) {
+	day := time.Now().UTC().Truncate(24 * time.Hour)
+	clk := &testClock{t: day.Add(-24 * time.Hour)}
+	src := startAt(t, clk.Now).URL()
+	mustCall(t, src, "PUT", "/v1/boards/s1", `{"keys":[{"name":"ms","order":"asc"}],"public":true}`, 201)
+	mustCall(t, src, "PUT", "/v1/boards/s2", `{"keys":[{"name":"ms","order":"asc"}],"public":true}`, 201)
+	mustCall(t, src, "PUT", "/v1/boards/k", `{"keys":[{"name":"ms","order":"asc"}],"mode":"best_k","keep":2,"public":true}`, 201)
+	for i, s := range []string{"s1:amy:300", "s2:amy:200", "s1:bo:250", "s2:bo:260", "s1:cy:100", "k:amy:5", "k:amy:4"} {
+		clk.Set(day.Add(-24*time.Hour + time.Duration(i)*time.Minute))
+		f := strings.Split(s, ":")
+		mustCall(t, src, "POST", "/v1/boards/"+f[0]+"/scores", fmt.Sprintf(`{"player":%q,"keys":[%s]}`, f[1], f[2]), 200)
+	}
+	mustCall(t, src, "PUT", "/v1/boards/agg", `{"keys":[{"name":"ms","order":"asc"}],"public":true,"aggregate":{"kind":"sum_of_bests","require_all":false,"sources":[{"board":"s1"},{"board":"s2"}]}}`, 201)
+	want := boardState(t, src, "s1", "s2", "agg")
+	if !strings.Contains(want, "agg all:\n  1 cy") || !strings.Contains(want, "[500]") {
+		t.Fatalf("fixture: %s", want)
+	}
+	t.Setenv("PODIUM_ADMIN_KEY", "admin-secret")
+	dump := filepath.Join(t.TempDir(), "dump.jsonl")
+	if code, _, errs := runCLI(t, "export", "--url", src, "--out", dump); code != 0 {
+		t.Fatalf("export: %d %s", code, errs)
+	}
+	dst := startAt(t, nil).URL()
+	code, out, errs := runCLI(t, "import", "--url", dst, "--in", dump)
+	if code != 1 || !strings.Contains(out, "boards 4 created, 0 kept, 0 skipped; players 0 updated, 3 unchanged; entries 5 restored, 0 unchanged, 1 refused") ||
+		!strings.Contains(errs, `board k: 1 entries not restored`) || !strings.Contains(errs, "best_k") {
+		t.Fatalf("import: %d %s%s", code, out, errs)
+	}
+	if got := boardState(t, dst, "s1", "s2", "agg"); got != want {
+		t.Fatalf("after import:\n%s\nwant:\n%s", got, want)
+	}
+	code, out, errs = runCLI(t, "import", "--url", dst, "--in", dump)
+	if code != 1 || !strings.Contains(out, "boards 0 created, 4 kept, 0 skipped; players 0 updated, 3 unchanged; entries 0 restored, 5 unchanged, 1 refused") {
+		t.Fatalf("import again: %d %s%s", code, out, errs)
+	}
+	if got := boardState(t, dst, "s1", "s2", "agg"); got != want {
+		t.Fatalf("after a second import:\n%s\nwant:\n%s", got, want)
+	}
+}
