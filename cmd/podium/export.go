@@ -55,10 +55,15 @@ stderr is a terminal, or with --progress.`, stdout)
 	var w io.Writer = stdout
 	var f *os.File
 	if o.Out != "-" {
-		if f, err = os.Create(o.Out); err != nil {
+		// Written beside, renamed when complete: a failed export leaves
+		// no dump that looks whole.
+		if f, err = os.OpenFile(o.Out+".partial", os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600); err != nil {
 			return err
 		}
-		defer f.Close()
+		defer func() {
+			f.Close()
+			os.Remove(f.Name()) // gone after a successful rename
+		}()
 		w = f
 	}
 	c := client.New(o.URLs[0], client.WithKey(key), client.WithUserAgent("podium-export"))
@@ -70,7 +75,13 @@ stderr is a terminal, or with --progress.`, stdout)
 		return err
 	}
 	if f != nil {
+		if err := f.Sync(); err != nil {
+			return err
+		}
 		if err := f.Close(); err != nil {
+			return err
+		}
+		if err := os.Rename(f.Name(), o.Out); err != nil {
 			return err
 		}
 	}
