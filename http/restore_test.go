@@ -39,6 +39,10 @@ func TestRestoreEndpoint(t *testing.T) {
 	if fmt.Sprintf("%v %v %v", e["keys"], e["at"], e["meta"]) != "[7] 2026-11-29T08:00:00.123Z map[map:x]" {
 		t.Fatalf("bob's restored entry: %v", e)
 	}
+	h := s.must(200, s.do("GET", "/v1/boards/d/entries/bob/history", adminKey, nil)).json(t)["items"].([]any)
+	if len(h) != 1 || fmt.Sprintf("%v %v %v", h[0].(map[string]any)["kind"], h[0].(map[string]any)["keys"], h[0].(map[string]any)["at"]) != "restore [7] 2026-11-29T08:00:00.123Z" {
+		t.Fatalf("bob's history: %v", h)
+	}
 	again := s.must(200, s.do("POST", "/v1/boards/d/restore", adminKey, body)).json(t)
 	if fmt.Sprint(again["restored"], again["unchanged"], again["refused"]) != "0 2 4" {
 		t.Fatalf("repeat: %v", again)
