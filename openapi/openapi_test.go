@@ -3,10 +3,32 @@ package openapi
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
+	"os"
 	"testing"
 
 	"go.yaml.in/yaml/v4"
 )
+
+var update = flag.Bool("update", false, "write openapi.json from openapi.yaml")
+
+// TestJSONUpToDate: the embedded openapi.json is the conversion of
+// openapi.yaml; -update writes it.
+func TestJSONUpToDate(t *testing.T) {
+	want, err := yamlToJSON(YAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *update {
+		if err := os.WriteFile("openapi.json", want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if !bytes.Equal(doc, want) {
+		t.Fatal("openapi.json is not the conversion of openapi.yaml: run go test ./openapi -update")
+	}
+}
 
 func TestWriteJSON(t *testing.T) {
 	for _, tc := range []struct {

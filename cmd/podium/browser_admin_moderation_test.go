@@ -1,7 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -42,6 +48,21 @@ func TestBrowserAdminModeration(t *testing.T) {
 	}
 	held("mallory", 1000, `{"replay": "ev_9"}`)
 	held("trudy", 2000, `{}`)
+	// trudy's replay goes with her held submission (by its review id).
+	var q struct {
+		Items []struct {
+			ID     string `json:"id"`
+			Player string `json:"player"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal(api.do("GET", "/v1/review?board=mod.b", ""), &q); err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range q.Items {
+		if it.Player == "trudy" {
+			uploadHeldEvidence(t, base, "mod.b", "trudy", it.ID, "{\"t\":0}\n{\"t\":1}\n")
+		}
+	}
 
 	driver := startChromedriver(t, chromedriver)
 	wd := driver.newSession(t, chromium)
@@ -68,6 +89,8 @@ func TestBrowserAdminModeration(t *testing.T) {
 	row := func(player string) string {
 		return `Array.from(document.querySelectorAll("#review-table tbody tr")).find((tr) => tr.querySelector("th").textContent === "` + player + `")`
 	}
+	wait(`const tr = `+row("trudy")+`; const b = tr && Array.from(tr.querySelectorAll("button")).find((b) => b.textContent.startsWith("Evidence")); return b ? b.textContent : "";`,
+		"Evidence (2 events, 1 KiB)")
 	notice := `const n = document.getElementById("notice"); return n.hidden ? "" : n.innerText;`
 	// A rejection needs a reason: the server says so, next to the queue.
 	run(`const tr = ` + row("mallory") + `; tr.querySelector("button.danger").click();`)
@@ -77,7 +100,7 @@ func TestBrowserAdminModeration(t *testing.T) {
 	if got, ok := wd.waitString(5*time.Second, rows, func(s string) bool { return !strings.Contains(s, "mallory") }); !ok {
 		t.Errorf("the rejected item is still in the pending queue: %q", got)
 	}
-	run(`const tr = ` + row("trudy") + `; tr.querySelector("button:not(.danger)").click();`)
+	run(`const tr = ` + row("trudy") + `; Array.from(tr.querySelectorAll("button")).find((b) => b.textContent === "Approve").click();`)
 	wait(notice, "trudy on mod.b: approved.")
 	wait(`return document.querySelector("#panel-moderation .empty") ? "empty" : "";`, "empty")
 	if out := string(api.do("GET", "/v1/boards/mod.b/entries", "")); !strings.Contains(out, `"trudy"`) || strings.Contains(out, `"mallory"`) {
@@ -114,5 +137,29 @@ func TestBrowserAdminModeration(t *testing.T) {
 		if e.Source == "javascript" || strings.Contains(e.Message, "Content Security Policy") || e.Level == "SEVERE" {
 			t.Errorf("browser console: %s %s: %s", e.Level, e.Source, e.Message)
 		}
+	}
+}
+
+// uploadHeldEvidence uploads lines, gzipped, as the evidence of a held
+// submission's review item, with the admin key.
+func uploadHeldEvidence(t *testing.T, base, board, player, review, lines string) {
+	t.Helper()
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(lines))
+	zw.Close()
+	content, compressed := sha256.Sum256([]byte(lines)), sha256.Sum256(gz.Bytes())
+	u := fmt.Sprintf("%s/v1/boards/%s/entries/%s/evidence?review=%s&content_sha256=%x&compressed_sha256=%x", base, board, player, review, content, compressed)
+	req, _ := http.NewRequest("PUT", u, bytes.NewReader(gz.Bytes()))
+	req.Header.Set("Authorization", "Bearer "+browserAdminKey)
+	req.Header.Set("Content-Type", "application/gzip")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != 201 && res.StatusCode != 200 {
+		b, _ := io.ReadAll(res.Body)
+		t.Fatalf("evidence upload: %d %s", res.StatusCode, b)
 	}
 }

@@ -83,9 +83,9 @@
         el("td", {}, (it.history || []).length ? el("ul", { class: "plain" }, it.history.map((h) =>
           el("li", {}, h.kind + " " + (h.keys || []).join(" \u00b7 ") + " (" + h.period + ", " + A.fmtTime(h.at) + ")"))) : "none"),
         el("td", {}, el("code", { class: "meta-json" }, JSON.stringify(it.meta || {})),
-          it.evidence && it.decision && it.decision.seq ? el("button", { type: "button", class: "small secondary",
-            onclick: () => A.download("/v1/boards/" + enc(it.board) + "/entries/" + enc(it.player) + "/evidence?seq=" + it.decision.seq,
-              it.id + ".jsonl.gz").catch((e) => A.showError(listError, e)) }, "Evidence") : null),
+          evidencePath(it) ? el("button", { type: "button", class: "small secondary",
+            onclick: () => A.download(evidencePath(it), it.id + ".jsonl.gz").catch((e) => A.showError(listError, e)) },
+            "Evidence (" + it.evidence.events + " events, " + Math.max(1, Math.round(it.evidence.bytes / 1024)) + " KiB)") : null),
         el("td", { class: "actions" }, it.status === "pending" ? [note,
           el("button", { type: "button", class: "small", onclick: decide("approve") }, "Approve"),
           el("button", { type: "button", class: "small danger", onclick: decide("reject") }, "Reject")] : null)));
@@ -95,6 +95,16 @@
       listBox.append(el("div", { class: "row pager" },
         el("button", { type: "button", class: "small secondary", onclick: () => load(data.next_cursor) }, "Next page")));
     }
+  }
+
+  // evidencePath is where an item's evidence downloads from: the path the
+  // server gives (pending items: by review id), else the approved seq's.
+  function evidencePath(it) {
+    const ev = it.evidence;
+    if (!ev) return "";
+    if (ev.download) return ev.download;
+    if (it.decision && it.decision.seq) return "/v1/boards/" + enc(it.board) + "/entries/" + enc(it.player) + "/evidence?seq=" + it.decision.seq;
+    return "";
   }
 
   A.tab({ id: "moderation", title: "Moderation", init, show: () => load(""), detect });
