@@ -118,8 +118,9 @@ func TestExportImport(t *testing.T) {
 		t.Fatalf("board definition: %v", b)
 	}
 
-	code, out, errs = runCLI(t, "import", "--url", dst, "--in", dump)
-	if code != 0 || !strings.Contains(out, "boards 0 created, 3 kept, 0 skipped; players 0 updated, 5 unchanged; entries 0 restored, 8 unchanged, 0 refused") {
+	code, out, errs = runCLI(t, "import", "--url", dst, "--in", dump, "--progress")
+	if code != 0 || !strings.Contains(out, "boards 0 created, 3 kept, 0 skipped; players 0 updated, 5 unchanged; entries 0 restored, 8 unchanged, 0 refused") ||
+		!strings.Contains(errs, "import: 0 entries restored, 8 unchanged, 0 refused; 0 boards created, 3 kept") {
 		t.Fatalf("import again: %d %s%s", code, out, errs)
 	}
 	if got := boardState(t, dst, boards...); got != want {
