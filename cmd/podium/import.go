@@ -101,10 +101,14 @@ resets needs --at). A row that does not fit is reported and counted refused.`, s
 		return err
 	}
 	x.prog.tick(true, x.status)
-	fmt.Fprintf(stdout, "import: boards %d created, %d kept, %d skipped; players %d updated, %d unchanged; entries %d restored, %d unchanged, %d refused\n",
-		x.created, x.kept, x.skipped, x.playersPut, x.playersSame, x.restored, x.unchanged, x.refused+x.skippedEntries)
-	if n := x.refused + x.skippedEntries; n > 0 {
-		return fmt.Errorf("%d entries were not restored (see above)", n)
+	fmt.Fprintf(stdout, "import: boards %d created, %d kept, %d skipped; players %d updated, %d unchanged; entries %d restored, %d unchanged, %d refused",
+		x.created, x.kept, x.skipped, x.playersPut, x.playersSame, x.restored, x.unchanged, x.refused)
+	if x.skippedEntries > 0 {
+		fmt.Fprintf(stdout, ", %d left out with their boards", x.skippedEntries)
+	}
+	fmt.Fprintln(stdout)
+	if x.refused > 0 {
+		return fmt.Errorf("%d entries were refused (see above)", x.refused)
 	}
 	return nil
 }

@@ -143,13 +143,16 @@ func TestExportImport(t *testing.T) {
 	clash := filepath.Join(dir, "clash.jsonl")
 	os.WriteFile(clash, []byte(`{"podium_dump":1}
 {"board":{"id":"total","keys":[{"name":"points","order":"asc"}],"mode":"sum","reset":{"every":"none"}}}
+{"entry":{"board":"total","period":"all","player":"zed","name":"zed","keys":[1],"at":"2026-11-30T10:00:00Z","hidden":false}}
 `), 0o600)
 	if code, _, errs := runCLI(t, "import", "--url", dst, "--in", clash); code != 1 || !strings.Contains(errs, "board total exists on the target with another ranking") {
 		t.Fatalf("clash: %d %s", code, errs)
 	}
-	if code, out, errs := runCLI(t, "import", "--url", dst, "--in", clash, "--skip-existing-boards"); code != 0 || !strings.Contains(out, "boards 0 created, 0 kept, 1 skipped") {
+	if code, out, errs := runCLI(t, "import", "--url", dst, "--in", clash, "--skip-existing-boards"); code != 0 || !strings.Contains(out, "boards 0 created, 0 kept, 1 skipped") ||
+		!strings.Contains(out, "entries 0 restored, 0 unchanged, 0 refused, 1 left out with their boards") || !strings.Contains(errs, "board total exists with another ranking") {
 		t.Fatalf("clash skipped: %d %s%s", code, out, errs)
 	}
+	mustCall(t, dst, "GET", "/v1/boards/total/entries/zed", "", 404)
 	if code, _, errs := runCLI(t, "import", "--url", dst, "--in", filepath.Join(dir, "nothing")); code != 1 || !strings.Contains(errs, "no such file") {
 		t.Fatalf("missing file: %d %s", code, errs)
 	}
