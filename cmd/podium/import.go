@@ -50,9 +50,11 @@ CSV (--csv --board ID): a header row, then one entry per row, into an existing
 board. --columns names the player column, then one column per key of the board
 in its order, then optionally the column of when the entry was reached (RFC
 3339, or unix milliseconds); default: player, the board's key names, and at if
-the header has it. The period is the one at falls in; without an at column,
---at TIME, else the start of the board's current period (a board that never
-resets needs --at). A row that does not fit is reported and counted refused.`, stdout)
+the header has it. The period is the one at falls in; a "period" column, if the
+header has one, must agree with it, or without an at column times each row at
+its period's start; with neither, --at TIME, else the start of the board's
+current period (a board that never resets needs --at). A row that does not fit
+is reported and counted refused.`, stdout)
 	fs.Var(&o.URLs, "url", "base URL of the running server, e.g. http://localhost:8080")
 	fs.StringVar(&o.Key, "key", "", "admin key (default PODIUM_ADMIN_KEY)")
 	fs.StringVar(&o.In, "in", "-", "dump (or CSV) to read, - for stdin")

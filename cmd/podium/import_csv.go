@@ -58,8 +58,12 @@ func (x *importer) csv(ctx context.Context, r io.Reader, board, columns, atFlag 
 		idx[i] = j
 	}
 	hasAt := len(names) == 2+len(b.Keys)
+	periodCol := -1 // a "period" column: each row's period (its start when there is no at)
+	if j, ok := col["period"]; ok {
+		periodCol = j
+	}
 	var fixed time.Time
-	if !hasAt {
+	if !hasAt && periodCol < 0 {
 		switch {
 		case atFlag != "":
 			if fixed, err = time.Parse(time.RFC3339Nano, atFlag); err != nil {
@@ -83,6 +87,9 @@ func (x *importer) csv(ctx context.Context, r io.Reader, board, columns, atFlag 
 			return fmt.Errorf("CSV line %d: %w", line, err)
 		}
 		e, err := csvEntry(rec, idx, len(b.Keys), hasAt, fixed, reset)
+		if err == nil && periodCol >= 0 {
+			err = csvPeriod(&e, rec, periodCol, hasAt, reset)
+		}
 		if err != nil {
 			x.refused++
 			x.note("CSV line %d: %v", line, err)
@@ -130,4 +137,55 @@ func csvEntry(rec []string, idx []int, nkeys int, hasAt bool, at time.Time, rese
 	e.At = at.UTC()
 	e.Period = podium.PeriodAt(reset, at).ID
 	return e, nil
+}
+
+// csvPeriod applies a row's period column: with an at column the two must
+// agree; without one the entry is timed at the period's start.
+func csvPeriod(e *client.RestoreEntry, rec []string, j int, hasAt bool, reset podium.Reset) error {
+	if j >= len(rec) {
+		return fmt.Errorf("%d fields; the period column %d is missing", len(rec), j+1)
+	}
+	id := strings.TrimSpace(rec[j])
+	if hasAt {
+		if id != e.Period {
+			return fmt.Errorf("at %s falls in period %s, not %s", e.At.Format(time.RFC3339Nano), e.Period, id)
+		}
+		return nil
+	}
+	start, ok := periodStart(reset, id)
+	if !ok {
+		return fmt.Errorf("period %q is not a period id of this board (like %s), or has no start (give --at or an at column)", id, podium.PeriodAt(reset, time.Now()).ID)
+	}
+	e.Period, e.At = id, start.UTC()
+	return nil
+}
+
+// periodStart returns the start of period id of a board that resets (in
+// its zone); false for a malformed id, or "all".
+func periodStart(reset podium.Reset, id string) (time.Time, bool) {
+	if !podium.ValidPeriodID(reset, id) || id == podium.PeriodAll {
+		return time.Time{}, false
+	}
+	loc, err := podium.LoadZone(reset.TZ)
+	if err != nil {
+		loc = time.UTC
+	}
+	var start time.Time
+	switch reset.Every {
+	case podium.Daily:
+		start, err = time.ParseInLocation("2006-01-02", id, loc)
+	case podium.Monthly:
+		start, err = time.ParseInLocation("2006-01", id, loc)
+	case podium.Weekly:
+		// ISO 8601: week 1 holds January 4th; weeks start on Monday.
+		y, _ := strconv.Atoi(id[:4])
+		w, _ := strconv.Atoi(id[6:])
+		jan4 := time.Date(y, 1, 4, 0, 0, 0, 0, loc)
+		monday := jan4.AddDate(0, 0, -((int(jan4.Weekday()) + 6) % 7))
+		start = monday.AddDate(0, 0, 7*(w-1))
+	}
+	if err != nil || podium.PeriodAt(reset, start).ID != id {
+		return time.Time{}, false // e.g. week 53 of a year of 52
+	}
+	return start, true
 }

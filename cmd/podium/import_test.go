@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/podiumhq/podium"
 )
 
 // startAt starts a server in a new directory on clock now (nil: real time).
@@ -239,5 +241,50 @@ func TestImportAggregateAndBestK(t *testing.T) {
 	}
 	if got := boardState(t, dst, "s1", "s2", "agg"); got != want {
 		t.Fatalf("after a second import:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestPeriodStart(t *testing.T) {
+	utc := podium.Reset{Every: podium.Weekly, TZ: "UTC"}
+	for _, c := range []struct {
+		reset podium.Reset
+		id    string
+		want  string
+	}{
+		{utc, "2026-W49", "2026-11-30T00:00:00Z"},
+		{utc, "2026-W01", "2025-12-29T00:00:00Z"},
+		{utc, "2026-W53", "2026-12-28T00:00:00Z"}, // 2026 starts on a Thursday: 53 ISO weeks
+		{utc, "2025-W53", ""},                     // 52 weeks
+		{utc, "2020-W53", "2020-12-28T00:00:00Z"},
+		{podium.Reset{Every: podium.Daily, TZ: "Europe/Paris"}, "2026-11-30", "2026-11-29T23:00:00Z"},
+		{podium.Reset{Every: podium.Monthly, TZ: "UTC"}, "2026-11", "2026-11-01T00:00:00Z"},
+		{podium.Reset{Every: podium.Never}, "all", ""},
+		{podium.Reset{Every: podium.Daily}, "2026-13-01", ""},
+	} {
+		got, ok := periodStart(c.reset, c.id)
+		s := ""
+		if ok {
+			s = got.UTC().Format(time.RFC3339)
+		}
+		if s != c.want {
+			t.Errorf("periodStart(%v, %s) = %q, want %q", c.reset, c.id, s, c.want)
+		}
+	}
+}
+
+// A CSV with a period column and no time: each row at its period's start.
+func TestImportCSVPeriodColumn(t *testing.T) {
+	dst := startAt(t, nil).URL()
+	mustCall(t, dst, "PUT", "/v1/boards/w", `{"keys":[{"name":"score","order":"desc"}],"reset":{"every":"day"},"public":true}`, 201)
+	day := time.Now().UTC().Truncate(24 * time.Hour).Add(-48 * time.Hour)
+	in := filepath.Join(t.TempDir(), "w.csv")
+	os.WriteFile(in, []byte("player,score,period\namy,5,"+day.Format("2006-01-02")+"\nbo,6,2999-01-01\n"), 0o600)
+	t.Setenv("PODIUM_ADMIN_KEY", "admin-secret")
+	code, out, errs := runCLI(t, "import", "--url", dst, "--in", in, "--csv", "--board", "w")
+	if code != 1 || !strings.Contains(out, "entries 1 restored, 0 unchanged, 1 refused") || !strings.Contains(errs, "is in the future") {
+		t.Fatalf("import: %d %s%s", code, out, errs)
+	}
+	if got := boardState(t, dst, "w"); got != fmt.Sprintf("w %s:\n  1 amy \"amy\" [5] %s map[] <nil>\n", day.Format("2006-01-02"), day.Format("2006-01-02T15:04:05.000Z")) {
+		t.Fatalf("after import: %s", got)
 	}
 }
