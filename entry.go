@@ -59,10 +59,16 @@ type Kind uint8
 const (
 	KindScore  Kind = 0 // a score submission
 	KindDelete Kind = 1 // an admin removed the entry
+	// KindRestore: an admin restored the entry (podium import): it becomes
+	// exactly Keys, reached at At, in Period, whatever it was before and
+	// whatever the board's mode. Not a score: no feed, quota or review.
+	KindRestore Kind = 2
 )
 
 // Submission is one accepted write, as kept in the append-only log. Seq is
-// unique and increasing per board. For KindDelete, Keys is empty.
+// unique and increasing per board. For KindDelete, Keys is empty. For
+// KindRestore, At is the restored entry's original time, not when the
+// restore was written.
 type Submission struct {
 	Seq    uint64
 	Board  string
@@ -80,6 +86,10 @@ type Submission struct {
 // *cur. A sum that leaves the int64 range is ECodeUnprocessable.
 func Apply(b *Board, cur *Entry, s *Submission) (next Entry, changed bool, err error) {
 	next = Entry{Board: s.Board, Period: s.Period, Player: s.Player, At: s.At, Seq: s.Seq, Meta: s.Meta}
+	if s.Kind == KindRestore { // the entry becomes exactly the restored one
+		next.Keys = append([]int64(nil), s.Keys...)
+		return next, true, nil
+	}
 	if cur == nil && b.Mode != BestK {
 		next.Keys = append([]int64(nil), s.Keys...)
 		return next, true, nil

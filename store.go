@@ -267,7 +267,7 @@ func (b *Batch) Check() error {
 		if sub.Seq > math.MaxInt64 {
 			return fmt.Errorf("submission seq %d is out of range", sub.Seq)
 		}
-		if sub.Kind != KindScore && sub.Kind != KindDelete {
+		if sub.Kind != KindScore && sub.Kind != KindDelete && sub.Kind != KindRestore {
 			return fmt.Errorf("submission %d of board %s has unknown kind %d", sub.Seq, sub.Board, sub.Kind)
 		}
 	}

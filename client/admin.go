@@ -2,7 +2,9 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
+	"time"
 )
 
 // GetPlayer reads a player (read scope; 404 not_found).
@@ -101,5 +103,45 @@ func (c *Client) RevokeSessions(ctx context.Context, player string) (int, error)
 func (c *Client) RefreshSession(ctx context.Context, player, id string) (*Session, error) {
 	var out Session
 	_, err := c.call(ctx, request{method: http.MethodPost, path: path("players", player, "sessions", id, "refresh"), kind: once}, &out)
+	return &out, err
+}
+
+// RestoreEntry is one entry for Restore: in Period, Player's entry becomes
+// exactly Keys, reached at At, with Meta.
+type RestoreEntry struct {
+	Period string          `json:"period"`
+	Player string          `json:"player"`
+	Keys   []int64         `json:"keys"`
+	At     time.Time       `json:"at"`
+	Meta   json.RawMessage `json:"meta,omitempty"`
+}
+
+// RestoreResult is one item of a restore answer: Status restored (Seq is
+// the restore's seq in the board's log) or unchanged, or Error.
+type RestoreResult struct {
+	Period string     `json:"period"`
+	Player string     `json:"player"`
+	Status string     `json:"status"`
+	Seq    uint64     `json:"seq,omitempty"`
+	Error  *ItemError `json:"error,omitempty"`
+}
+
+// Restored is the answer to Restore.
+type Restored struct {
+	Results   []RestoreResult `json:"results"`
+	Restored  int             `json:"restored"`
+	Unchanged int             `json:"unchanged"`
+	Refused   int             `json:"refused"`
+}
+
+// Restore sets up to 1,000 entries of a board exactly, with their
+// original times and periods (admin; what podium import uses). A repeat
+// changes nothing (the items come back unchanged), so it is retried.
+func (c *Client) Restore(ctx context.Context, board string, entries []RestoreEntry) (*Restored, error) {
+	var out Restored
+	body := struct {
+		Entries []RestoreEntry `json:"entries"`
+	}{entries}
+	_, err := c.call(ctx, request{method: http.MethodPost, path: path("boards", board, "restore"), body: body, kind: idempotent}, &out)
 	return &out, err
 }

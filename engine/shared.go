@@ -188,7 +188,7 @@ func (e *Engine) processShared(ops []*op) {
 	ctx := context.Background()
 	for len(ops) > 0 {
 		i := 0
-		for i < len(ops) && (ops[i].kind == opScores || ops[i].kind == opDeleteEntry || ops[i].kind == opJoin) {
+		for i < len(ops) && (ops[i].kind == opScores || ops[i].kind == opDeleteEntry || ops[i].kind == opJoin || ops[i].kind == opRestore) {
 			i++
 		}
 		if i > 0 {
@@ -365,7 +365,7 @@ func (e *Engine) beginFailed(err error) error {
 func groupBoards(ops []*op) []string {
 	var ids []string
 	for _, o := range ops {
-		if o.kind == opDeleteEntry || o.kind == opJoin {
+		if o.kind == opDeleteEntry || o.kind == opJoin || o.kind == opRestore {
 			ids = append(ids, o.ref.Board)
 			continue
 		}

@@ -59,6 +59,8 @@ const (
 	opJoin   // a join: rides in a group like a score
 	opSettle // a settlement: a group of its own
 	opDecide // a review decision (review.go): alone
+
+	opRestore // restored entries of one board (restore.go): rides in a group like a score
 )
 
 // op is one request to the writer.
@@ -93,6 +95,9 @@ type op struct {
 
 	decide *decideOp // review.go
 
+	restores   []RestoreItem   // restore.go; the board is ref.Board
+	restoreRes []RestoreResult // restore.go
+
 	err  error
 	done chan struct{}
 }
@@ -100,6 +105,9 @@ type op struct {
 func (o *op) size() int {
 	if o.kind == opScores {
 		return len(o.scores)
+	}
+	if o.kind == opRestore {
+		return len(o.restores)
 	}
 	return 1
 }
@@ -174,7 +182,7 @@ func (e *Engine) drain(ops []*op) []*op {
 func (e *Engine) process(ops []*op) {
 	for len(ops) > 0 {
 		i := 0
-		for i < len(ops) && (ops[i].kind == opScores || ops[i].kind == opDeleteEntry || ops[i].kind == opJoin) {
+		for i < len(ops) && (ops[i].kind == opScores || ops[i].kind == opDeleteEntry || ops[i].kind == opJoin || ops[i].kind == opRestore) {
 			i++
 		}
 		if i > 0 {
@@ -321,6 +329,10 @@ func (e *Engine) buildGroup(ops []*op) *group {
 		}
 		if o.kind == opSettle { // settle.go
 			e.computeSettle(g, o)
+			continue
+		}
+		if o.kind == opRestore { // restore.go
+			e.computeRestore(g, o)
 			continue
 		}
 		for i := range o.scores {

@@ -207,6 +207,15 @@ func TestOpenAPIScenario(t *testing.T) {
 	// Exports, and evidence.
 	c.export("/v1/boards/ms:expert/export?format=jsonl", "", "ExportHead", "Entry", "ExportEnd")
 	c.export("/v1/boards/t:beg/export?format=csv&period=all", "", "", "", "")
+	restore := `{"entries":[{"period":"all","player":"erin","keys":[45000,120],"at":"2026-11-29T18:02:11.5Z","meta":{"replay":"r-1"}},{"period":"all","player":"erin","keys":[1],"at":"2026-11-29T18:02:11Z"}]}`
+	c.must(200, "POST", "/v1/boards/ms:expert/restore", A, restore)
+	if r := c.must(200, "POST", "/v1/boards/ms:expert/restore", A, restore); r["unchanged"] != 1.0 || r["refused"] != 1.0 {
+		t.Fatalf("a repeated restore: %v", r)
+	}
+	if items := c.must(200, "GET", "/v1/boards/ms:expert/entries/erin/history", A, "")["items"].([]any); len(items) != 1 || items[0].(map[string]any)["kind"] != "restore" {
+		t.Fatalf("history of a restored entry: %v", items)
+	}
+	c.fails(409, "conflict", "POST", "/v1/boards/t:sum/restore", A, `{"entries":[{"period":"all","player":"erin","keys":[1],"at":"2026-11-29T18:02:11Z"}]}`)
 	c.evidence(A)
 	c.fails(422, "unprocessable", "POST", "/v1/boards/ms:labelled/scores", A, `{"player":"bob","score":999}`)
 	c.must(200, "POST", "/v1/boards/ms:labelled/scores", A, `{"player":"alice","score":40000}`)

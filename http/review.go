@@ -337,9 +337,14 @@ func appendHistory(b []byte, rows []podium.HistoryRow, admin bool) []byte {
 		b = append(b, `,"period":`...)
 		b = appendString(b, h.Period)
 		b = append(b, `,"kind":`...)
-		if h.Kind == podium.KindDelete {
+		switch h.Kind {
+		case podium.KindDelete:
 			b = appendString(b, "delete")
-		} else {
+		case podium.KindRestore: // restore.go: at is the restored entry's own time
+			b = appendString(b, "restore")
+			b = append(b, `,"keys":`...)
+			b = appendKeys(b, h.Keys)
+		default:
 			b = appendString(b, "score")
 			b = append(b, `,"keys":`...)
 			b = appendKeys(b, h.Keys)

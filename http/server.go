@@ -163,6 +163,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /v1/boards/{board}/entries/{player}/around", s.api(s.around, "period", "include_hidden", "radius"))
 	s.mux.HandleFunc("GET /v1/boards/{board}/periods", s.api(s.periods))
 	s.mux.HandleFunc("GET /v1/boards/{board}/export", s.api(s.exportBoard, "format", "period", "include_hidden")) // export.go
+	s.mux.HandleFunc("POST /v1/boards/{board}/restore", s.api(s.restore))                                         // restore.go
 	s.mux.HandleFunc("GET /v1/players/{player}", s.api(s.getPlayer))
 	s.mux.HandleFunc("PUT /v1/players/{player}", s.api(s.putPlayer))
 	s.mux.HandleFunc("POST /v1/keys", s.api(s.createKey))

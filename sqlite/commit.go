@@ -300,7 +300,7 @@ var errBadSubRec = errors.New("malformed submissions.rec")
 // decodeSubRec fills sub's Kind, At and Keys from rec, reusing sub.Keys.
 func decodeSubRec(rec []byte, sub *podium.Submission) error {
 	kind, n := binary.Uvarint(rec)
-	if n <= 0 || kind > 1 {
+	if n <= 0 || kind > uint64(podium.KindRestore) {
 		return errBadSubRec
 	}
 	rec = rec[n:]

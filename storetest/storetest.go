@@ -63,6 +63,7 @@ func Run(t *testing.T, open func(t *testing.T) podium.Store) {
 	t.Run("Limits", func(t *testing.T) { testLimits(t, open) })     // quota.go
 
 	t.Run("PendingEvidence", func(t *testing.T) { testPendingEvidence(t, open) }) // evidence_review.go
+	t.Run("Restore", func(t *testing.T) { testRestore(t, open) })                 // restore.go
 }
 
 var ctx = context.Background()

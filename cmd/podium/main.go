@@ -8,6 +8,8 @@
 //	podium migrate   move a data directory to PostgreSQL and verify the copy
 //	podium version   print the version, VCS revision and commit time
 //	podium healthcheck  exit 0 if the local server's /readyz answers 200
+//	podium export    write a running server's boards, players and entries to a dump
+//	podium import    apply a dump (or a CSV of entries) to a running server
 //
 // Exit codes: 0 success (and --help), 1 a failure or a check that found
 // differences, 2 a mistake on the command line.
@@ -45,6 +47,10 @@ Commands:
   healthcheck
             exit 0 if the server at --addr on this machine is ready (/readyz
             answers 200), 1 if not: the container HEALTHCHECK (no curl needed)
+  export    write a running server's boards, players and entries to a JSON Lines
+            dump (--url, PODIUM_ADMIN_KEY)
+  import    apply a dump, or a CSV of entries (--csv --board), to a running server
+            idempotently (--url, --in, PODIUM_ADMIN_KEY)
 
 Run "podium <command> --help" for the flags of a command. Every flag can also be
 set as an environment variable: --data is PODIUM_DATA, --addr is PODIUM_ADDR, ...
@@ -79,6 +85,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = migrateCmd(ctx, args[1:], stdout, stderr)
 	case "healthcheck":
 		err = healthcheckCmd(ctx, args[1:], stdout, stderr)
+	case "export":
+		err = exportCmd(ctx, args[1:], stdout, stderr)
+	case "import":
+		err = importCmd(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		readBuild().print(stdout)
 		return 0
