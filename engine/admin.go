@@ -207,5 +207,6 @@ func (e *Engine) installPlayer(p *podium.Player) {
 		}
 		bs.mu.Unlock()
 	}
+	e.players.ver.Add(1) // after the hidden flags too (etag.go)
 	e.notifyAll()
 }

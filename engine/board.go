@@ -163,6 +163,9 @@ type Page struct {
 	Seq     uint64
 	Total   int
 	Entries []EntryView
+	// Tag is the page's ETag (TopEach sets it; etag.go), "" when the
+	// answer changes with the clock (decaying points).
+	Tag string
 }
 
 // ResolvePeriod turns a period selector (current, previous or an id) into
@@ -331,7 +334,7 @@ func (e *Engine) topLocked(bs *boardState, def *podium.Board, period string, ps 
 // back into the engine.
 func (e *Engine) TopEach(ctx context.Context, q Query, offset, limit int, head func(*Page), each func(*EntryView)) error {
 	return e.view(ctx, q, func(bs *boardState, def *podium.Board, period string, ps *periodState) error {
-		page := Page{Board: def.ID, Period: period, Seq: bs.seq, Total: e.total(ps, q.IncludeHidden)}
+		page := Page{Board: def.ID, Period: period, Seq: bs.seq, Total: e.total(ps, q.IncludeHidden), Tag: e.tag(bs, def, period)}
 		head(&page)
 		if ps == nil {
 			return nil

@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/intern"
@@ -15,6 +16,9 @@ type players struct {
 	mu  sync.RWMutex
 	ids *intern.Table
 	reg map[uint32]*podium.Player // registered players only
+	// ver moves after every change of a registered player (etag.go): a
+	// read's ETag takes it before the answer reads names.
+	ver atomic.Uint64
 }
 
 func newPlayers() *players {
@@ -69,6 +73,7 @@ func (p *players) put(pl *podium.Player) uint32 {
 	id := p.ids.Intern(pl.ID)
 	cp := *pl
 	p.reg[id] = &cp
+	p.ver.Add(1)
 	return id
 }
 

@@ -63,11 +63,27 @@ func (s *Server) entries(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	cache := "private, no-cache"
+	if bi, err := s.eng.Board(q.Board); err == nil && bi.Public && !q.IncludeHidden {
+		// A shared cache (a CDN) may serve it for a second, then revalidate.
+		cache = "public, max-age=1"
+	}
+	if tag := s.eng.PageTag(q); tag != "" && etagMatches(r.Header.Get("If-None-Match"), tag) {
+		h := w.Header()
+		h.Set("ETag", tag)
+		h.Set("Cache-Control", cache)
+		w.WriteHeader(http.StatusNotModified)
+		return nil
+	}
 	buf := pageBufs.Get().(*[]byte)
 	defer pageBufs.Put(buf)
 	b := (*buf)[:0]
 	n := 0
 	err = s.eng.TopEach(r.Context(), q, offset, limit, func(p *engine.Page) {
+		if p.Tag != "" {
+			w.Header().Set("ETag", p.Tag)
+			w.Header().Set("Cache-Control", cache)
+		}
 		b = appendPageHead(b, p)
 		b = append(b, `,"entries":[`...)
 	}, func(e *engine.EntryView) {
@@ -154,4 +170,20 @@ func (s *Server) deleteEntry(w http.ResponseWriter, r *http.Request) error {
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
+}
+
+// etagMatches reports whether an If-None-Match header lists tag (weak
+// comparison, RFC 9110 §13.1.2: W/ prefixes are ignored) or is "*".
+func etagMatches(header, tag string) bool {
+	if header == "" {
+		return false
+	}
+	opaque := strings.TrimPrefix(tag, "W/")
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimSpace(t)
+		if t == "*" || strings.TrimPrefix(t, "W/") == opaque {
+			return true
+		}
+	}
+	return false
 }

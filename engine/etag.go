@@ -1,0 +1,69 @@
+package engine
+
+import (
+	crand "crypto/rand"
+	"encoding/binary"
+	"strconv"
+
+	"github.com/podiumhq/podium"
+)
+
+// ETags of ranking pages. A page's content is fixed by the board's
+// incarnation (gen), its applied seq, the period read and the registered
+// players (names, hidden flags), given the request's URL (offset, limit,
+// include_hidden). The tag holds all of them plus a nonce of this process,
+// so that a restart, another node or another binary never matches a tag it
+// did not make. Every change moves one of them after it is applied (seq
+// under the board's lock; players.ver after a player's change is
+// installed), and the tag is read before the answer, so a stored answer is
+// never older than its tag: If-None-Match can only match an answer that is
+// still current. Current points boards decay with the clock: no tag.
+
+// processNonce tells this process's tags from any other's.
+var processNonce = func() uint64 {
+	var b [8]byte
+	crand.Read(b[:])
+	return binary.LittleEndian.Uint64(b[:])
+}()
+
+// tag returns the ETag of a page of period on bs; the caller holds bs.mu
+// for reading.
+func (e *Engine) tag(bs *boardState, def *podium.Board, period string) string {
+	if def.Points != nil {
+		return ""
+	}
+	b := make([]byte, 0, 80)
+	b = append(b, `W/"`...)
+	b = strconv.AppendUint(b, processNonce, 36)
+	b = append(b, '.')
+	b = strconv.AppendUint(b, bs.gen, 36)
+	b = append(b, '.')
+	b = strconv.AppendUint(b, bs.seq, 36)
+	b = append(b, '.')
+	b = strconv.AppendUint(b, e.players.ver.Load(), 36)
+	b = append(b, '.')
+	b = append(b, period...)
+	return string(append(b, '"'))
+}
+
+// PageTag returns the ETag a top page of q would carry now, without
+// reading it ("" when it has none, or its period is not in memory).
+func (e *Engine) PageTag(q Query) string {
+	bs := e.board(q.Board)
+	if bs == nil {
+		return ""
+	}
+	def := bs.def.Load()
+	period, err := e.ResolvePeriod(def, q.Period)
+	if err != nil {
+		return ""
+	}
+	bs.mu.RLock()
+	defer bs.mu.RUnlock()
+	if _, ok := bs.periods[period]; !ok {
+		if _, known := bs.known[period]; known {
+			return "" // not loaded: the read loads it
+		}
+	}
+	return e.tag(bs, def, period)
+}
