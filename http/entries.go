@@ -1,7 +1,10 @@
 package http
 
 import (
+	"context"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -68,11 +71,48 @@ func (s *Server) entries(w http.ResponseWriter, r *http.Request) error {
 		// A shared cache (a CDN) may serve it for a second, then revalidate.
 		cache = "public, max-age=1"
 	}
-	if tag := s.eng.PageTag(q); tag != "" && etagMatches(r.Header.Get("If-None-Match"), tag) {
+	tag := s.eng.PageTag(q)
+	if tag != "" && etagMatches(r.Header.Get("If-None-Match"), tag) {
 		h := w.Header()
 		h.Set("ETag", tag)
 		h.Set("Cache-Control", cache)
 		w.WriteHeader(http.StatusNotModified)
+		return nil
+	}
+	if tag != "" {
+		// A page with a tag: its bytes are shared by every reader until
+		// the tag moves (pagecache.go).
+		ctx := context.WithoutCancel(r.Context()) // the encoding serves every reader waiting for it
+		p, err := s.pages.page(tag, offset, limit, q, func() (cachedPage, error) {
+			var out cachedPage
+			b := make([]byte, 0, 256+limit*100)
+			n := 0
+			err := s.eng.TopEach(ctx, q, offset, limit, func(p *engine.Page) {
+				out.tag = p.Tag
+				b = appendPageHead(b, p)
+				b = append(b, `,"entries":[`...)
+			}, func(e *engine.EntryView) {
+				if n > 0 {
+					b = append(b, ',')
+				}
+				b = appendEntry(b, e)
+				n++
+			})
+			out.body = slices.Clip(append(b, "]}\n"...)) // shared once cached: never appended to
+			return out, err
+		})
+		if err != nil {
+			return err
+		}
+		if p.tag != "" {
+			w.Header().Set("ETag", p.tag)
+			w.Header().Set("Cache-Control", cache)
+		}
+		h := w.Header()
+		h["Content-Type"] = jsonContentType
+		h["Content-Length"] = []string{strconv.Itoa(len(p.body))}
+		w.WriteHeader(http.StatusOK)
+		w.Write(p.body)
 		return nil
 	}
 	buf := pageBufs.Get().(*[]byte)

@@ -84,6 +84,7 @@ type Server struct {
 	requestTimeout time.Duration
 	timing         map[string]routeTiming // by route pattern; absent: timedFully
 	exportPause    func(chunk int)        // tests: runs after each export chunk is written
+	pages          *pageCache             // encoded ranking pages by ETag (pagecache.go)
 
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
@@ -141,6 +142,7 @@ func New(cfg Config) *Server {
 		})
 	}
 	s.reg.MustRegister(s.requests, s.latency, streamCollector{s.hub})
+	s.pages = newPageCache(s.reg, pageCacheBudget)
 	s.routes()
 	return s
 }
