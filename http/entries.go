@@ -18,30 +18,36 @@ const MaxPlayersPerRead = 1000
 // readQuery checks read access to the board in the path and parses the
 // selectors every ranking read shares.
 func (s *Server) readQuery(r *http.Request) (engine.Query, error) {
+	q, _, err := s.readBoardQuery(r)
+	return q, err
+}
+
+// readBoardQuery is readQuery that also returns the board it read.
+func (s *Server) readBoardQuery(r *http.Request) (engine.Query, engine.BoardInfo, error) {
 	bi, err := s.eng.Board(r.PathValue("board"))
 	if err != nil {
-		return engine.Query{}, err
+		return engine.Query{}, bi, err
 	}
 	k, err := s.canRead(r, bi.ID, bi.Public)
 	if err != nil {
-		return engine.Query{}, err
+		return engine.Query{}, bi, err
 	}
 	period, _ := queryValue(r, "period")
 	q := engine.Query{Board: bi.ID, Period: period}
 	if q.IncludeHidden, err = queryBool(r, "include_hidden"); err != nil {
-		return q, err
+		return q, bi, err
 	}
 	if q.IncludeHidden && k == nil {
-		return q, podium.Errorf(podium.ECodeUnauthenticated, "include_hidden=true needs an admin key: send Authorization: Bearer <key>")
+		return q, bi, podium.Errorf(podium.ECodeUnauthenticated, "include_hidden=true needs an admin key: send Authorization: Bearer <key>")
 	}
 	if q.IncludeHidden && !k.Allows(podium.ScopeAdmin, bi.ID) {
-		return q, podium.Errorf(podium.ECodeForbidden, "include_hidden=true needs an admin key")
+		return q, bi, podium.Errorf(podium.ECodeForbidden, "include_hidden=true needs an admin key")
 	}
-	return q, nil
+	return q, bi, nil
 }
 
 func (s *Server) entries(w http.ResponseWriter, r *http.Request) error {
-	q, err := s.readQuery(r)
+	q, bi, err := s.readBoardQuery(r)
 	if err != nil {
 		return err
 	}
@@ -67,7 +73,7 @@ func (s *Server) entries(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	cache := "private, no-cache"
-	if bi, err := s.eng.Board(q.Board); err == nil && bi.Public && !q.IncludeHidden {
+	if bi.Public && !q.IncludeHidden {
 		// A shared cache (a CDN) may serve it for a second, then revalidate.
 		cache = "public, max-age=1"
 	}

@@ -33,7 +33,7 @@ const exportWriteTimeout = 30 * time.Second
 // moved, so a caller that needs a snapshot can retry (or export a period
 // that has ended, which no longer changes).
 func (s *Server) exportBoard(w http.ResponseWriter, r *http.Request) error {
-	q, err := s.readQuery(r)
+	q, bi, err := s.readBoardQuery(r)
 	if err != nil {
 		return err
 	}
@@ -45,12 +45,9 @@ func (s *Server) exportBoard(w http.ResponseWriter, r *http.Request) error {
 	default:
 		return podium.Errorf(podium.ECodeInvalid, "format must be csv or jsonl")
 	}
-	bi, err := s.eng.Board(q.Board)
-	if err != nil {
-		return err
-	}
 	// The first chunk resolves the period and fails before anything is
-	// written when it does not exist.
+	// written when it does not exist; nothing is written from under the
+	// board's lock (the callbacks fill buf).
 	var (
 		head  engine.Page
 		buf   bytes.Buffer
@@ -65,6 +62,23 @@ func (s *Server) exportBoard(w http.ResponseWriter, r *http.Request) error {
 		got := 0
 		err := s.eng.TopEach(r.Context(), q, offset, exportChunk, func(p *engine.Page) {
 			head = *p
+			if offset > 0 {
+				return
+			}
+			// The first chunk starts with the head line or row.
+			if format == "jsonl" {
+				buf.Write(exportHeadLine(&bi, p))
+				return
+			}
+			cols := []string{"rank", "player", "name"}
+			for _, k := range bi.Keys {
+				cols = append(cols, k.Name)
+			}
+			cols = append(cols, "at")
+			if q.IncludeHidden {
+				cols = append(cols, "hidden")
+			}
+			cw.Write(append(cols, "meta"))
 		}, func(e *engine.EntryView) {
 			got++
 			if format == "jsonl" {
@@ -110,25 +124,6 @@ func (s *Server) exportBoard(w http.ResponseWriter, r *http.Request) error {
 				h.Set("Content-Type", "text/csv; charset=utf-8")
 			}
 			w.WriteHeader(http.StatusOK)
-			var first bytes.Buffer
-			if format == "jsonl" {
-				first.Write(exportHeadLine(&bi, &head))
-			} else {
-				hw := csv.NewWriter(&first)
-				cols := []string{"rank", "player", "name"}
-				for _, k := range bi.Keys {
-					cols = append(cols, k.Name)
-				}
-				cols = append(cols, "at")
-				if q.IncludeHidden {
-					cols = append(cols, "hidden")
-				}
-				hw.Write(append(cols, "meta"))
-				hw.Flush()
-			}
-			first.Write(buf.Bytes())
-			buf.Reset()
-			buf.Write(first.Bytes())
 		}
 		if head.Seq != seq0 {
 			moved = true

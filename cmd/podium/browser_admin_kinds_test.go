@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"net/http"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,21 +15,7 @@ import (
 // board must be the same afterwards. Entries are paged 50 at a time.
 func TestBrowserAdminEditEveryKind(t *testing.T) {
 	chromium, chromedriver := browserBinaries(t)
-	addr := "127.0.0.1:" + strconv.Itoa(browserFreePort(t))
-	base := "http://" + addr
-	var serverLog browserOutput
-	m := &Main{Config: Config{Addr: addr, Data: t.TempDir(), Sync: "normal", AdminKey: browserAdminKey,
-		Shutdown: 2 * time.Second, LogLevel: "warn"}, Stderr: &serverLog}
-	if err := m.Open(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		m.Close()
-		if t.Failed() {
-			t.Logf("server log:\n%s", serverLog.String())
-		}
-	})
-	api := browserAPI{t: t, base: base, hc: &http.Client{Timeout: 10 * time.Second}}
+	base, api := startBrowserServer(t)
 	now := time.Now().UTC()
 	boards := map[string]string{
 		"k.daily": `{"title": "Daily", "keys": [{"name": "score", "order": "desc", "label": "Score", "format": "points", "min": -5, "max": 9007199254740991}],

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
-	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -23,21 +22,7 @@ import (
 // the console has their next submission held, then is unfrozen.
 func TestBrowserAdminModeration(t *testing.T) {
 	chromium, chromedriver := browserBinaries(t)
-	addr := "127.0.0.1:" + strconv.Itoa(browserFreePort(t))
-	base := "http://" + addr
-	var serverLog browserOutput
-	m := &Main{Config: Config{Addr: addr, Data: t.TempDir(), Sync: "normal", AdminKey: browserAdminKey,
-		Shutdown: 2 * time.Second, LogLevel: "warn"}, Stderr: &serverLog}
-	if err := m.Open(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		m.Close()
-		if t.Failed() {
-			t.Logf("server log:\n%s", serverLog.String())
-		}
-	})
-	api := browserAPI{t: t, base: base, hc: &http.Client{Timeout: 10 * time.Second}}
+	base, api := startBrowserServer(t)
 	api.do("PUT", "/v1/boards/mod.b", `{"title": "Held", "public": true, "keys": [{"name": "score", "order": "desc"}], "review": {"hold": "all"}}`)
 	held := func(player string, score int, meta string) {
 		t.Helper()

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -28,21 +27,7 @@ import (
 // Content-Security-Policy violation.
 func TestBrowserAdminConsole(t *testing.T) {
 	chromium, chromedriver := browserBinaries(t)
-	addr := "127.0.0.1:" + strconv.Itoa(browserFreePort(t))
-	base := "http://" + addr
-	var serverLog browserOutput
-	m := &Main{Config: Config{Addr: addr, Data: t.TempDir(), Sync: "normal", AdminKey: browserAdminKey,
-		Shutdown: 2 * time.Second, LogLevel: "warn"}, Stderr: &serverLog}
-	if err := m.Open(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		m.Close()
-		if t.Failed() {
-			t.Logf("server log:\n%s", serverLog.String())
-		}
-	})
-	api := browserAPI{t: t, base: base, hc: &http.Client{Timeout: 10 * time.Second}}
+	base, api := startBrowserServer(t)
 	call := func(method, path, key, body string) (int, string) {
 		t.Helper()
 		req, err := http.NewRequest(method, base+path, strings.NewReader(body))

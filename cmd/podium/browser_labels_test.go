@@ -1,11 +1,8 @@
 package main
 
 import (
-	"context"
-	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,21 +15,7 @@ import (
 // index shows each board's leader and entry count.
 func TestBrowserLabelsAndTies(t *testing.T) {
 	chromium, chromedriver := browserBinaries(t)
-	addr := "127.0.0.1:" + strconv.Itoa(browserFreePort(t))
-	base := "http://" + addr
-	var serverLog browserOutput
-	m := &Main{Config: Config{Addr: addr, Data: t.TempDir(), Sync: "normal", AdminKey: browserAdminKey,
-		Shutdown: 2 * time.Second, LogLevel: "warn"}, Stderr: &serverLog}
-	if err := m.Open(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		m.Close()
-		if t.Failed() {
-			t.Logf("server log:\n%s", serverLog.String())
-		}
-	})
-	api := browserAPI{t: t, base: base, hc: &http.Client{Timeout: 10 * time.Second}}
+	base, api := startBrowserServer(t)
 	api.do("PUT", "/v1/boards/lbl", `{"title": "Expert", "public": true, "keys": [
 		{"name": "time_ms", "order": "asc", "label": "Time", "format": "duration_ms"},
 		{"name": "bbbv", "order": "desc", "label": "3BV", "format": "integer"}]}`)

@@ -281,3 +281,26 @@ func (a browserAPI) submit(board, player string, keys ...int64) {
 	b, _ := json.Marshal(map[string]any{"player": player, "keys": keys})
 	a.do("POST", "/v1/boards/"+board+"/scores", string(b))
 }
+
+// startBrowserServer starts podium on a free port with a fresh data
+// directory and the browser tests' admin key, closes it when t ends
+// (printing its log if t failed), and returns its base URL and an API
+// caller.
+func startBrowserServer(t *testing.T) (string, browserAPI) {
+	t.Helper()
+	addr := "127.0.0.1:" + strconv.Itoa(browserFreePort(t))
+	var serverLog browserOutput
+	m := &Main{Config: Config{Addr: addr, Data: t.TempDir(), Sync: "normal", AdminKey: browserAdminKey,
+		Shutdown: 2 * time.Second, LogLevel: "warn"}, Stderr: &serverLog}
+	if err := m.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		m.Close()
+		if t.Failed() {
+			t.Logf("server log:\n%s", serverLog.String())
+		}
+	})
+	base := "http://" + addr
+	return base, browserAPI{t: t, base: base, hc: &http.Client{Timeout: 10 * time.Second}}
+}
