@@ -13,23 +13,24 @@ type streamCollector struct {
 }
 
 var streamDescs = struct {
-	conns, subs, windows, history, memory, budget, events, bytes, shed, refused *prometheus.Desc
+	conns, subs, windows, history, memory, budget, events, bytes, shed, refused, deferred *prometheus.Desc
 }{
-	conns:   prometheus.NewDesc("podium_stream_connections", "Open live stream connections (SSE and WebSocket).", nil, nil),
-	subs:    prometheus.NewDesc("podium_stream_subscriptions", "Subscriptions on the open live stream connections.", nil, nil),
-	windows: prometheus.NewDesc("podium_stream_windows", "Live windows held: one per (board, limit) being watched or recently watched.", nil, nil),
-	history: prometheus.NewDesc("podium_stream_history_bytes", "Bytes of deltas kept for resuming streams.", nil, nil),
-	memory:  prometheus.NewDesc("podium_stream_memory_bytes", "Bytes held for live streams (histories, snapshots, queued events, window states), counted against --stream-memory.", nil, nil),
-	budget:  prometheus.NewDesc("podium_stream_memory_budget_bytes", "The live streams' memory budget (--stream-memory).", nil, nil),
-	events:  prometheus.NewDesc("podium_stream_events_sent_total", "Live events handed to connections.", nil, nil),
-	bytes:   prometheus.NewDesc("podium_stream_bytes_sent_total", "Bytes of live events handed to connections (SSE framing).", nil, nil),
-	shed:    prometheus.NewDesc("podium_stream_shed_total", "Times the live streams dropped their resume histories and cached snapshots because they reached their memory budget.", nil, nil),
-	refused: prometheus.NewDesc("podium_stream_windows_refused_total", "New live windows refused (429) because streams reached their memory budget.", nil, nil),
+	conns:    prometheus.NewDesc("podium_stream_connections", "Open live stream connections (SSE and WebSocket).", nil, nil),
+	subs:     prometheus.NewDesc("podium_stream_subscriptions", "Subscriptions on the open live stream connections.", nil, nil),
+	windows:  prometheus.NewDesc("podium_stream_windows", "Live windows held: one per (board, limit) being watched or recently watched.", nil, nil),
+	history:  prometheus.NewDesc("podium_stream_history_bytes", "Bytes of deltas kept for resuming streams.", nil, nil),
+	memory:   prometheus.NewDesc("podium_stream_memory_bytes", "Bytes held for live streams (histories, snapshots, queued events, window states), counted against --stream-memory.", nil, nil),
+	budget:   prometheus.NewDesc("podium_stream_memory_budget_bytes", "The live streams' memory budget (--stream-memory).", nil, nil),
+	events:   prometheus.NewDesc("podium_stream_events_sent_total", "Live events handed to connections.", nil, nil),
+	bytes:    prometheus.NewDesc("podium_stream_bytes_sent_total", "Bytes of live events handed to connections (SSE framing).", nil, nil),
+	shed:     prometheus.NewDesc("podium_stream_shed_total", "Times the live streams dropped their resume histories and cached snapshots because they reached their memory budget.", nil, nil),
+	refused:  prometheus.NewDesc("podium_stream_windows_refused_total", "New live windows refused (429) because streams reached their memory budget.", nil, nil),
+	deferred: prometheus.NewDesc("podium_stream_deferred_total", "Coalescing rounds in which a live window held a change back for a later round because it was sending more than its rate (4x its size in changed entries a second).", nil, nil),
 }
 
 func (c streamCollector) Describe(ch chan<- *prometheus.Desc) {
 	d := streamDescs
-	for _, x := range []*prometheus.Desc{d.conns, d.subs, d.windows, d.history, d.memory, d.budget, d.events, d.bytes, d.shed, d.refused} {
+	for _, x := range []*prometheus.Desc{d.conns, d.subs, d.windows, d.history, d.memory, d.budget, d.events, d.bytes, d.shed, d.refused, d.deferred} {
 		ch <- x
 	}
 }
@@ -52,4 +53,5 @@ func (c streamCollector) Collect(ch chan<- prometheus.Metric) {
 	counter(d.bytes, float64(st.BytesSent))
 	counter(d.shed, float64(st.Shed))
 	counter(d.refused, float64(st.WindowsRefused))
+	counter(d.deferred, float64(st.Deferred))
 }

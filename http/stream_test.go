@@ -533,9 +533,10 @@ func TestBoardRecreatedStream(t *testing.T) {
 	}
 }
 
-// TestOverloadFallsBackToSnapshots: when a window changes faster than its
-// overload threshold, it stops sending deltas and sends at most one
-// snapshot a second, each equal to the board at its seq.
+// TestOverloadFallsBackToSnapshots: when a window changes much faster than
+// its rate (here 5 changed entries a second, less than one event), it
+// sends at most one event a second, a snapshot, each equal to the board at
+// its seq.
 func TestOverloadFallsBackToSnapshots(t *testing.T) {
 	s := newServerWith(t, stream.Config{Coalesce: 20 * time.Millisecond, OverloadChanges: 5}, false)
 	s.mkBoard("hot", oneKey)

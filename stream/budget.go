@@ -124,6 +124,9 @@ type Stats struct {
 	BytesSent      uint64 // their SSE bytes
 	Shed           uint64 // times histories and cached snapshots were dropped for the budget
 	WindowsRefused uint64 // new windows refused for the budget
+	// Deferred counts the rounds in which a window held a change back
+	// because it was over its rate (Config.OverloadChanges).
+	Deferred uint64
 }
 
 // Stats returns the hub's gauges and counters.
@@ -139,5 +142,6 @@ func (h *Hub) Stats() Stats {
 	st.BytesSent = h.bytesSent.Load()
 	st.Shed = h.mem.shed.Load()
 	st.WindowsRefused = h.mem.refused.Load()
+	st.Deferred = h.deferred.Load()
 	return st
 }

@@ -66,9 +66,9 @@ type Config struct {
 	// it, histories and cached snapshots are dropped and new windows
 	// refused (see memory).
 	MemoryBudget int64
-	// OverloadChanges is the changed entries per second above which a
-	// window sends snapshots (at most one a second) instead of deltas
-	// (default: 4 x limit, at least 200).
+	// OverloadChanges bounds what a window sends, in changed entries a
+	// second (a snapshot counts its entries): past it, changes wait a
+	// round or two and go out merged (default: 4 x limit, at least 200).
 	OverloadChanges int
 	// IdleWindow is how long a window nobody watches is kept (1m).
 	IdleWindow time.Duration
@@ -105,6 +105,7 @@ type Hub struct {
 	subs       atomic.Int64 // subscriptions attached to windows
 	eventsSent atomic.Uint64
 	bytesSent  atomic.Uint64
+	deferred   atomic.Uint64 // rounds a window held a change back for its rate
 }
 
 type windowKey struct {

@@ -35,19 +35,20 @@ type window struct {
 	snap      *Event // the encoded snapshot of view, built on demand
 	lastSnap  time.Time
 	idleAt    time.Time // when the last subscriber left
-	// overload accounting: changed entries in the current second
-	bucketStart time.Time
-	bucketN     int
-	overloaded  bool
-	dead        bool      // the board is gone
-	lastRead    time.Time // feed windows: when the feed was last read (feed.go)
-	dropped     bool      // the hub forgot the window: nobody may attach
+	// budget is what the window may still send, in entries, and budgetAt
+	// when it was last topped up (spendLocked).
+	budget   float64
+	budgetAt time.Time
+	dead     bool      // the board is gone
+	lastRead time.Time // feed windows: when the feed was last read (feed.go)
+	dropped  bool      // the hub forgot the window: nobody may attach
 }
 
 func newWindow(h *Hub, key windowKey, v View) *window {
 	now := h.cfg.Now()
 	w := &window{hub: h, key: key, subs: map[*Sub]struct{}{}, snapID: h.newSnapshotID(),
-		lastSnap: now, idleAt: now, bucketStart: now}
+		lastSnap: now, idleAt: now, budgetAt: now}
+	w.budget = float64(w.overloadLimit())
 	w.setViewLocked(v) // not shared yet
 	return w
 }
@@ -357,31 +358,22 @@ func (w *window) apply(now time.Time, v View, err error) {
 	if len(changes) == 0 && len(removed) == 0 && v.Total == w.view.Total {
 		return // changes below the window only
 	}
-	// Overload: too many changed entries per second makes deltas as large
-	// as snapshots; send one snapshot a second instead. The state trips as
-	// soon as this second's count passes the limit and clears after a
-	// calm second.
-	if now.Sub(w.bucketStart) >= time.Second {
-		w.overloaded = w.bucketN > w.overloadLimit()
-		w.bucketStart, w.bucketN = now, 0
+	// A delta as large as the window says no more than a snapshot, which
+	// also starts a clean chain (at most one a second: each ends the
+	// history resumes are served from).
+	asSnapshot := len(changes)+len(removed) >= w.key.limit && now.Sub(w.lastSnap) >= time.Second
+	cost := len(changes) + len(removed)
+	if asSnapshot {
+		cost = len(v.Entries)
 	}
-	w.bucketN += len(changes) + len(removed)
-	if w.bucketN > w.overloadLimit() {
-		w.overloaded = true
-	}
-	canSnapshot := now.Sub(w.lastSnap) >= time.Second
-	if w.overloaded {
-		if !canSnapshot {
-			w.dirty.Store(true) // keep the change for the next allowed snapshot
-			return
-		}
-		w.setViewLocked(v)
-		w.newSnapshotLocked(now)
+	if !w.spendLocked(now, cost) {
+		// Over the window's rate: the change waits for the next round,
+		// where it is sent together with what changes meanwhile.
+		w.hub.deferred.Add(1)
+		w.dirty.Store(true)
 		return
 	}
-	if canSnapshot && len(changes)+len(removed) >= w.key.limit {
-		// As large as the window: a snapshot says the same and starts a
-		// clean chain (at most one a second, like the rest).
+	if asSnapshot {
 		w.setViewLocked(v)
 		w.newSnapshotLocked(now)
 		return
@@ -395,11 +387,38 @@ func (w *window) apply(now time.Time, v View, err error) {
 	w.broadcastLocked(ev)
 }
 
+// overloadLimit is the window's rate: the changed entries per second it
+// may send.
 func (w *window) overloadLimit() int {
 	if n := w.hub.cfg.OverloadChanges; n > 0 {
 		return n
 	}
 	return max(4*w.key.limit, 200)
+}
+
+// spendLocked reports whether the window may send an event of cost
+// entries (a delta's changed and removed entries, a snapshot's entries) at
+// now, and if so takes them from its budget. The budget is a token bucket:
+// it fills at overloadLimit entries a second up to one second's worth, and
+// an event may go whenever the budget is not negative, leaving it in debt
+// by at most one second's worth. So a window never sends more than
+// overloadLimit entries a second over any long stretch (plus one second's
+// burst), whatever the board does; a change that comes while it is in
+// debt waits for the round after the debt is paid, at most limit/rate
+// (250 ms by default) later, and is merged with what changed meanwhile.
+// (Before, passing the rate switched the window to one snapshot a second
+// until a calm second: a change could wait a whole second.)
+func (w *window) spendLocked(now time.Time, cost int) bool {
+	rate := float64(w.overloadLimit())
+	if el := now.Sub(w.budgetAt); el > 0 {
+		w.budget = min(rate, w.budget+rate*el.Seconds())
+	}
+	w.budgetAt = now
+	if w.budget < 0 {
+		return false
+	}
+	w.budget = max(w.budget-float64(cost), -rate)
+	return true
 }
 
 // sameContent reports whether two views of an entry differ in anything but
