@@ -80,7 +80,7 @@ func (w *window) applySnapshot(m *eventMsg) {
 	if m.Total != nil {
 		w.total = *m.Total
 	}
-	w.entries = m.Entries
+	w.entries = slices.Clone(m.Entries) // m may be shared by other clients
 	for i := range w.entries {
 		w.entries[i].PrevRank = nil
 	}
