@@ -22,7 +22,7 @@ type clientWindow struct {
 
 // apply applies one event and returns the number of entries it carried
 // (a snapshot's entries, a delta's changed and removed ones).
-func (cw *clientWindow) apply(t *testing.T, ev *Event) int {
+func (cw *clientWindow) apply(t testing.TB, ev *Event) int {
 	t.Helper()
 	var m struct {
 		SnapshotID uint64    `json:"snapshot_id"`
