@@ -661,3 +661,27 @@ func TestStalledConnectionIsDropped(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestSSEIsNotChunked: over HTTP/1.1 the stream's body ends with the
+// connection instead of being chunked, so that an event larger than
+// net/http's 4 KiB connection buffer is one write, not two; events of
+// any size arrive whole.
+func TestSSEIsNotChunked(t *testing.T) {
+	s := newServer(t)
+	s.mkBoard("big", oneKey)
+	for i := range 60 {
+		s.score("big", fmt.Sprintf("player-with-a-long-name-%03d", i), i)
+	}
+	c := s.openSSE("/v1/boards/big/stream?limit=50", "")
+	if te := c.resp.TransferEncoding; len(te) != 0 || !c.resp.Close {
+		t.Fatalf("transfer encoding %q, close %v: want a body that ends with the connection", te, c.resp.Close)
+	}
+	var b board
+	ev := c.next(2 * time.Second)
+	if ev.Type != "snapshot" || len(ev.Data["entries"].([]any)) != 50 {
+		t.Fatalf("first event %s with %v", ev.Type, ev.Data["entries"])
+	}
+	b.apply(t, ev)
+	s.score("big", "leader", 1000) // everyone moves down: a delta of the whole window
+	waitFor(t, s, c, &b, "big", 50, 3*time.Second)
+}
