@@ -72,8 +72,9 @@ func (r *report) header(w io.Writer) {
 			fmt.Fprintf(w, "WARNING:  fewer open files allowed than --clients needs\n")
 		}
 	}
-	fmt.Fprintf(w, "note:     the harness and the server share the machine's %d CPUs; its clients parse\n", runtime.NumCPU())
-	fmt.Fprintf(w, "          every event, which takes CPU from the server and adds to the latencies.\n")
+	fmt.Fprintf(w, "note:     the harness and the server share the machine's %d CPUs; its clients read and\n", runtime.NumCPU())
+	fmt.Fprintf(w, "          apply every event (each decoded once for all of them), which takes CPU from\n")
+	fmt.Fprintf(w, "          the server and adds to the latencies.\n")
 	fmt.Fprintln(w)
 }
 
