@@ -404,8 +404,10 @@ func (w *window) overloadLimit() int {
 // by at most one second's worth. So a window never sends more than
 // overloadLimit entries a second over any long stretch (plus one second's
 // burst), whatever the board does; a change that comes while it is in
-// debt waits for the round after the debt is paid, at most limit/rate
-// (250 ms by default) later, and is merged with what changed meanwhile.
+// debt waits for the round in which the debt is paid, and is merged with
+// what changed meanwhile. The debt is at most one event's entries: a
+// window's worth, or twice that for a delta that replaces the whole window
+// within a second of a snapshot, so 250-500 ms at the default rate.
 // (Before, passing the rate switched the window to one snapshot a second
 // until a calm second: a change could wait a whole second.)
 func (w *window) spendLocked(now time.Time, cost int) bool {
