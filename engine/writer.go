@@ -533,10 +533,14 @@ func (e *Engine) applyChanges(g *group) {
 			delete(ps.results, c.player)
 		} else {
 			var prev *EntryView
-			if old, ok := ps.idx.Get(c.player); ok {
-				r, _ := ps.idx.Rank(c.player, false)
-				prev = &EntryView{Rank: r, Keys: append([]int64(nil), old.Keys[:n]...), At: podium.FromMillis(old.At), Seq: old.Seq}
+			cur, had := ps.idx.Get(c.player)
+			var r int
+			if had {
+				r, _ = ps.idx.Rank(c.player, false)
+				prev = &EntryView{Rank: r, Keys: append([]int64(nil), cur.Keys[:n]...), At: podium.FromMillis(cur.At), Seq: cur.Seq}
 			}
+			// An unchanged entry (a best board's worse score) answers
+			// with what was just read: two index lookups fewer.
 			if c.changed {
 				ps.idx.Put(c.entry)
 				if c.meta != nil {
@@ -547,9 +551,9 @@ func (e *Engine) applyChanges(g *group) {
 				if c.results != nil {
 					ps.results[c.player] = c.results
 				}
+				cur, _ = ps.idx.Get(c.player)
+				r, _ = ps.idx.Rank(c.player, false)
 			}
-			cur, _ := ps.idx.Get(c.player)
-			r, _ := ps.idx.Rank(c.player, false)
 			meta := ps.meta[c.player]
 			if meta == nil {
 				meta = emptyMeta
