@@ -37,13 +37,30 @@ func newCheckpointer() checkpointer {
 	return checkpointer{dirty: map[ovKey]uint64{}, seqMoved: map[*boardState]bool{}}
 }
 
+// mark records a changed entry. The caller holds k.bs.mu for writing (or
+// the board is not published yet): the count of the period's dirty entries
+// keeps it from eviction until they are written (oldperiods.go).
 func (c *checkpointer) mark(k ovKey, seq uint64) {
 	if c.off {
 		return
 	}
 	if _, ok := c.dirty[k]; !ok {
 		c.dirty[k] = seq
+		if k.bs.dirty == nil {
+			k.bs.dirty = map[string]int{}
+		}
+		k.bs.dirty[k.period]++
 	}
+}
+
+// written forgets a dirty entry that the store now holds.
+func (c *checkpointer) written(k ovKey) {
+	delete(c.dirty, k)
+	k.bs.mu.Lock()
+	if k.bs.dirty[k.period]--; k.bs.dirty[k.period] <= 0 {
+		delete(k.bs.dirty, k.period)
+	}
+	k.bs.mu.Unlock()
 }
 
 // checkpoint writes up to max dirty entries (all when max is 0) and
@@ -128,7 +145,7 @@ func (e *Engine) checkpoint(max int) {
 		return
 	}
 	for _, k := range written {
-		delete(cp.dirty, k)
+		cp.written(k)
 	}
 	for bs := range cp.seqMoved {
 		if _, partial := floor[bs]; !partial {

@@ -259,6 +259,7 @@ type group struct {
 	seqs    map[*boardState]uint64
 	periods map[*boardState]string
 	leaders map[bpKey]leaderVal // the #1 of the periods it touched (feed.go)
+	held    map[bpKey]struct{}  // periods kept in memory until it is finished (oldperiods.go)
 
 	internal bool // settlement: points boards may be written (tournament.go)
 
@@ -377,7 +378,7 @@ func (e *Engine) computeScore(g *group, s *Score, res *Result) error {
 		// (the clock went back past the previous period): load it, or the
 		// score would be computed against nothing and its index would
 		// hide the stored one.
-		if err := e.ensureLoaded(bs, period); err != nil {
+		if err := e.holdPeriod(g, bs, period); err != nil {
 			return err
 		}
 		g.periods[bs] = period
@@ -469,7 +470,7 @@ func (e *Engine) computeDelete(g *group, o *op) {
 		o.err = err
 		return
 	}
-	if err := e.ensureLoaded(bs, period); err != nil {
+	if err := e.holdPeriod(g, bs, period); err != nil {
 		o.err = err
 		return
 	}
