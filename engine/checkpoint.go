@@ -53,14 +53,21 @@ func (c *checkpointer) mark(k ovKey, seq uint64) {
 	}
 }
 
-// written forgets a dirty entry that the store now holds.
-func (c *checkpointer) written(k ovKey) {
-	delete(c.dirty, k)
-	k.bs.mu.Lock()
-	if k.bs.dirty[k.period]--; k.bs.dirty[k.period] <= 0 {
-		delete(k.bs.dirty, k.period)
+// written forgets dirty entries that the store now holds, taking each
+// board's lock once per period.
+func (c *checkpointer) written(keys []ovKey) {
+	n := map[bpKey]int{}
+	for _, k := range keys {
+		delete(c.dirty, k)
+		n[bpKey{k.bs, k.period}]++
 	}
-	k.bs.mu.Unlock()
+	for k, d := range n {
+		k.bs.mu.Lock()
+		if k.bs.dirty[k.period] -= d; k.bs.dirty[k.period] <= 0 {
+			delete(k.bs.dirty, k.period)
+		}
+		k.bs.mu.Unlock()
+	}
 }
 
 // checkpoint writes up to max dirty entries (all when max is 0) and
@@ -144,9 +151,7 @@ func (e *Engine) checkpoint(max int) {
 		e.commitFailed(err, errors.Is(err, podium.ErrOutcomeUnknown))
 		return
 	}
-	for _, k := range written {
-		cp.written(k)
-	}
+	cp.written(written)
 	for bs := range cp.seqMoved {
 		if _, partial := floor[bs]; !partial {
 			delete(cp.seqMoved, bs)
