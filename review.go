@@ -188,8 +188,12 @@ type ReviewStore interface {
 	DeleteFreeze(ctx context.Context, player string) error
 	// History returns a player's logged submissions on a board in the
 	// given periods with a seq below before (0: from the newest), newest
-	// first, at most limit.
-	History(ctx context.Context, board, player string, periods []string, before uint64, limit int) ([]HistoryRow, error)
+	// first, at most limit. A store may stop looking before it has limit
+	// rows (it bounds the log it reads for one page): it then returns the
+	// rows it found and resume, the seq below which it did not look, to be
+	// passed as before for the rest. resume is 0 when the rows returned are
+	// all there is below before, or limit was reached.
+	History(ctx context.Context, board, player string, periods []string, before uint64, limit int) (rows []HistoryRow, resume uint64, err error)
 }
 
 // ErrDecided is the answer to a decision of an item that is not pending

@@ -141,13 +141,17 @@ func (e *Engine) installBoard(b *podium.Board) {
 	}
 	old := bs.def.Load()
 	bs.mu.Lock()
-	if !old.SameRanking(b) || !old.SameCadence(b) {
+	reset := !old.SameRanking(b) || !old.SameCadence(b)
+	if reset {
 		bs.periods = map[string]*periodState{}
 		bs.known = map[string]int{}
 	}
 	bs.setDef(b)
 	seq := bs.seq
 	bs.mu.Unlock()
+	if reset {
+		e.old.dropBoard(bs) // oldperiods.go
+	}
 	// Live streams re-read the definition and re-check who may see it.
 	if e.listener != nil {
 		e.listener.Applied(b.ID, "", seq, nil)
@@ -175,8 +179,12 @@ func (e *Engine) applyDeleteBoard(o *op, del func(id string) error) error {
 // removeBoard forgets a deleted board.
 func (e *Engine) removeBoard(id string) {
 	e.mu.Lock()
+	bs := e.boards[id]
 	delete(e.boards, id)
 	e.mu.Unlock()
+	if bs != nil {
+		e.old.dropBoard(bs) // oldperiods.go
+	}
 	e.aggInvalidate()
 	if e.listener != nil {
 		e.listener.Applied(id, "", 0, nil)

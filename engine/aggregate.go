@@ -196,7 +196,7 @@ func (e *Engine) aggRecompute(g *group, shadow map[ovKey]ovVal, abs *boardState,
 		}
 		return g.current(k)
 	}
-	if err := e.ensureLoaded(abs, period); err != nil {
+	if err := e.holdPeriod(g, abs, period); err != nil {
 		return aggRow{}, false, err
 	}
 	src := make([]*podium.Entry, len(def.Aggregate.Sources))
@@ -205,7 +205,7 @@ func (e *Engine) aggRecompute(g *group, shadow map[ovKey]ovVal, abs *boardState,
 		if sbs == nil {
 			continue // refused by validation; counts as no entry
 		}
-		if err := e.ensureLoaded(sbs, period); err != nil {
+		if err := e.holdPeriod(g, sbs, period); err != nil {
 			return aggRow{}, false, err
 		}
 		if v := look(ovKey{sbs, period, pid}); v.exists {
@@ -324,10 +324,14 @@ func (e *Engine) aggNewWork(abs *boardState) (*aggWork, error) {
 	for _, period := range aggPeriods(boards) {
 		players := map[uint32]bool{}
 		for _, bs := range boards {
-			if err := e.ensureLoaded(bs, period); err != nil {
+			loaded, err := e.loadLazy(context.Background(), bs, period)
+			if err != nil {
 				return nil, err
 			}
 			bs.mu.RLock()
+			if loaded != nil {
+				loaded.readers.Add(-1) // the read lock keeps it now
+			}
 			if ps := bs.periods[period]; ps != nil {
 				ps.idx.Range(1, ps.idx.Len(), true, func(_ int, en rank.Entry) bool {
 					players[en.Player] = true
@@ -423,9 +427,11 @@ func (e *Engine) aggRecomputeStep(ctx context.Context, id string, w **aggWork) (
 	}
 	g := e.newGroup(nil)
 	if done, err = e.aggStep(g, *w, aggChunkPlayers); err != nil {
+		e.releaseHolds(g)
 		return false, err
 	}
 	if len(g.batch.Submissions) == 0 {
+		e.releaseHolds(g)
 		return done, nil
 	}
 	if e.sh == nil {

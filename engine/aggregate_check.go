@@ -76,6 +76,12 @@ func (e *Engine) aggCheckLoaded() []Diff {
 		abs.mu.RUnlock()
 		slices.Sort(periods)
 		for _, period := range periods {
+			// Only periods in memory on the aggregate and every source
+			// are compared, held there meanwhile (oldperiods.go).
+			unpin, ok := e.pinLoaded(append([]*boardState{abs}, srcs...), period)
+			if !ok {
+				continue
+			}
 			players := map[uint32]bool{}
 			for _, bs := range append([]*boardState{abs}, srcs...) {
 				if bs == nil {
@@ -110,6 +116,7 @@ func (e *Engine) aggCheckLoaded() []Diff {
 					diffs = append(diffs, d)
 				}
 			}
+			unpin()
 		}
 	}
 	slices.SortFunc(diffs, func(a, b Diff) int {

@@ -29,6 +29,11 @@ type boardState struct {
 	// is closed when the load ends.
 	loading map[string]chan struct{}
 	seq     uint64 // last applied seq
+	// pins counts, by period, the write groups that computed against a
+	// period and are not finished; dirty counts its changes that wait for
+	// the checkpoint. Either keeps an old period in memory (oldperiods.go).
+	pins  map[string]int
+	dirty map[string]int
 
 	// gen tells this incarnation of the board from one deleted and made
 	// again under the same id (or reloaded): live streams start a new
@@ -52,6 +57,17 @@ type periodState struct {
 	meta map[uint32]json.RawMessage
 	// results holds the kept results of a best_k board's entries.
 	results map[uint32][]podium.Result
+
+	// readers counts the reads between loading the period and locking the
+	// board to read it: it is not evicted under them (oldperiods.go).
+	readers atomic.Int32
+	// inList: the period is old and counted under the byte budget; the
+	// fields after it are guarded by oldPeriods.mu.
+	inList           atomic.Bool
+	owner            *boardState
+	id               string
+	size             int64
+	lruPrev, lruNext *periodState
 }
 
 func newBoardState(b *podium.Board) *boardState {
@@ -196,7 +212,8 @@ type Query struct {
 
 // view runs fn with the board's period locked for reading. ps is nil when
 // the period has no entries. Periods older than the previous one are read
-// from the store on first use and kept.
+// from the store on first use and kept under the old-period budget
+// (oldperiods.go).
 func (e *Engine) view(ctx context.Context, q Query, fn func(bs *boardState, def *podium.Board, period string, ps *periodState) error) error {
 	bs := e.board(q.Board)
 	if bs == nil {
@@ -210,28 +227,47 @@ func (e *Engine) view(ctx context.Context, q Query, fn func(bs *boardState, def 
 	bs.mu.RLock()
 	ps := bs.periods[period]
 	_, known := bs.known[period]
-	bs.mu.RUnlock()
-	if ps == nil && known {
-		if err := e.loadLazy(ctx, bs, period); err != nil {
-			return err
+	if ps != nil || !known {
+		defer bs.mu.RUnlock()
+		if ps != nil && ps.inList.Load() {
+			e.old.touch(ps)
 		}
+		return fn(bs, def, period, ps)
+	}
+	bs.mu.RUnlock()
+	loaded, err := e.loadLazy(ctx, bs, period)
+	if err != nil {
+		return err
 	}
 	bs.mu.RLock()
-	defer bs.mu.RUnlock()
-	return fn(bs, def, period, bs.periods[period])
+	if loaded != nil {
+		loaded.readers.Add(-1)
+	}
+	err = fn(bs, def, period, bs.periods[period])
+	bs.mu.RUnlock()
+	e.shrink() // what this read kept may be past the budget now
+	return err
 }
 
 // loadLazy loads an old period into memory once. Concurrent callers wait
 // for the one load in flight instead of reading the store again; a caller
 // whose load failed (or whose context ended) leaves the period unloaded for
-// the next one to try.
-func (e *Engine) loadLazy(ctx context.Context, bs *boardState, period string) error {
+// the next one to try. It returns the period, if in memory, with its
+// readers count raised so that it is not evicted before the caller has
+// locked the board: the caller lowers it once it has. It returns nil when
+// the store has no such period.
+func (e *Engine) loadLazy(ctx context.Context, bs *boardState, period string) (*periodState, error) {
 	for {
 		bs.mu.Lock()
-		n, known := bs.known[period]
-		if !known || bs.periods[period] != nil {
+		if ps := bs.periods[period]; ps != nil {
+			ps.readers.Add(1)
 			bs.mu.Unlock()
-			return nil
+			return ps, nil
+		}
+		n, known := bs.known[period]
+		if !known {
+			bs.mu.Unlock()
+			return nil, nil
 		}
 		if wait := bs.loading[period]; wait != nil {
 			bs.mu.Unlock()
@@ -239,7 +275,7 @@ func (e *Engine) loadLazy(ctx context.Context, bs *boardState, period string) er
 			case <-wait:
 				continue
 			case <-ctx.Done():
-				return ctx.Err()
+				return nil, ctx.Err()
 			}
 		}
 		done := make(chan struct{})
@@ -253,16 +289,20 @@ func (e *Engine) loadLazy(ctx context.Context, bs *boardState, period string) er
 		if _, still := bs.known[period]; err == nil && still && bs.periods[period] == nil {
 			bs.periods[period] = ps
 			delete(bs.known, period)
+			e.old.loads.Add(1)
+			if isOld(bs.def.Load(), e.now(), period) {
+				e.old.admitLocked(bs, period, ps)
+			}
+			ps.readers.Add(1)
+			bs.mu.Unlock()
+			e.shrink()
+			return ps, nil
 		}
 		bs.mu.Unlock()
-		return err
+		if err != nil {
+			return nil, err
+		}
 	}
-}
-
-// ensureLoaded makes sure that a period which exists in the store is in
-// memory before the writer computes against it.
-func (e *Engine) ensureLoaded(bs *boardState, period string) error {
-	return e.loadLazy(context.Background(), bs, period)
 }
 
 // fill turns index entries into views, joining names and meta.

@@ -105,6 +105,10 @@ func (e *Engine) applyCheck(ctx context.Context) ([]Diff, error) {
 			})
 			bs.mu.RLock()
 			ps := bs.periods[period]
+			if ps == nil {
+				bs.mu.RUnlock()
+				continue // an old period evicted meanwhile: nothing in memory to check
+			}
 			got := map[string]rank.Entry{}
 			gotRes := map[string][]podium.Result{}
 			var prev *rank.Entry
@@ -174,6 +178,7 @@ func (e *Engine) applyReload(ctx context.Context) error {
 		e.mu.Lock()
 		e.boards[bi.ID] = fresh
 		e.mu.Unlock()
+		e.old.dropBoard(old) // oldperiods.go
 		e.aggInvalidate()
 		if e.listener != nil {
 			e.listener.Applied(bi.ID, "", fresh.seq, nil)

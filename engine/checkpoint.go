@@ -37,12 +37,36 @@ func newCheckpointer() checkpointer {
 	return checkpointer{dirty: map[ovKey]uint64{}, seqMoved: map[*boardState]bool{}}
 }
 
+// mark records a changed entry. The caller holds k.bs.mu for writing (or
+// the board is not published yet): the count of the period's dirty entries
+// keeps it from eviction until they are written (oldperiods.go).
 func (c *checkpointer) mark(k ovKey, seq uint64) {
 	if c.off {
 		return
 	}
 	if _, ok := c.dirty[k]; !ok {
 		c.dirty[k] = seq
+		if k.bs.dirty == nil {
+			k.bs.dirty = map[string]int{}
+		}
+		k.bs.dirty[k.period]++
+	}
+}
+
+// written forgets dirty entries that the store now holds, taking each
+// board's lock once per period.
+func (c *checkpointer) written(keys []ovKey) {
+	n := map[bpKey]int{}
+	for _, k := range keys {
+		delete(c.dirty, k)
+		n[bpKey{k.bs, k.period}]++
+	}
+	for k, d := range n {
+		k.bs.mu.Lock()
+		if k.bs.dirty[k.period] -= d; k.bs.dirty[k.period] <= 0 {
+			delete(k.bs.dirty, k.period)
+		}
+		k.bs.mu.Unlock()
 	}
 }
 
@@ -127,9 +151,7 @@ func (e *Engine) checkpoint(max int) {
 		e.commitFailed(err, errors.Is(err, podium.ErrOutcomeUnknown))
 		return
 	}
-	for _, k := range written {
-		delete(cp.dirty, k)
-	}
+	cp.written(written)
 	for bs := range cp.seqMoved {
 		if _, partial := floor[bs]; !partial {
 			delete(cp.seqMoved, bs)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -39,8 +40,11 @@ func TestCrashRecovery(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "podium.db")
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	clock := func() time.Time { return now }
+	// The engine's background goroutines (the settle scheduler, the old
+	// periods' sweep) read the clock while the test moves it.
+	var now atomic.Int64
+	now.Store(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC).UnixNano())
+	clock := func() time.Time { return time.Unix(0, now.Load()).UTC() }
 	ctx := context.Background()
 
 	open := func() (*sqlite.Store, *Engine) {
@@ -87,7 +91,7 @@ func TestCrashRecovery(t *testing.T) {
 			}
 		}
 		if r.IntN(50) == 0 {
-			now = now.Add(time.Millisecond * time.Duration(r.IntN(3)))
+			now.Add(int64(time.Millisecond) * int64(r.IntN(3)))
 		}
 	}
 	want := map[string]string{}

@@ -62,6 +62,11 @@ type Config struct {
 	Sessions SessionConfig
 	// Evidence configures the evidence sweeper (evidence.go).
 	Evidence EvidenceConfig
+	// OldPeriodsBytes bounds the estimated bytes of the periods older
+	// than each board's previous one that stay in memory after a read
+	// (default DefaultOldPeriodsBytes; negative: none stays, each read of
+	// an old period reads the store; oldperiods.go).
+	OldPeriodsBytes int64
 }
 
 // Listener hears about changes after they are committed and applied.
@@ -120,6 +125,8 @@ type Engine struct {
 	done   chan struct{}
 
 	ev *evidenceState // evidence uploads (evidence.go)
+
+	old *oldPeriods // old periods under a byte budget (oldperiods.go)
 }
 
 // New returns an engine over cfg.Store. Call Start to load the indexes and
@@ -153,6 +160,7 @@ func New(cfg Config) *Engine {
 		stop:      make(chan struct{}),
 		done:      make(chan struct{}),
 	}
+	e.old = newOldPeriods(cfg.OldPeriodsBytes)
 	e.idem = newIdempotency(cfg.IdempotencyTTL, cfg.Now)
 	e.ses = newSessions(cfg.Store, cfg.Sessions)
 	e.rv = newReviewState(cfg.Store)
@@ -275,6 +283,8 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 	e.startFeed()
 	e.log.Info("indexes loaded", "boards", len(boards), "entries", entries, "players", e.players.count(), "shared", e.sh != nil, "took", time.Since(t0).Round(time.Millisecond))
 	go e.scheduler() // settle.go
+	e.sweepOld()     // oldperiods.go: periods the log replay loaded
+	go e.sweeper()
 	e.startSessions()
 	e.startEvidence() // evidence.go
 	e.loaded.Store(true)

@@ -34,6 +34,8 @@ type env struct {
 	clock *clock
 	store *sqlite.Store
 	eng   *engine.Engine
+	// oldBytes is the engine's OldPeriodsBytes (0: the default).
+	oldBytes int64
 }
 
 func newEnv(t *testing.T) *env {
@@ -51,7 +53,7 @@ func (e *env) open() {
 		e.t.Fatal(err)
 	}
 	e.store = st
-	e.eng = engine.New(engine.Config{Store: st, Now: e.clock.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	e.eng = engine.New(engine.Config{Store: st, Now: e.clock.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), OldPeriodsBytes: e.oldBytes})
 	if err := e.eng.Start(context.Background()); err != nil {
 		e.t.Fatal(err)
 	}

@@ -88,6 +88,22 @@ func newMetrics(e *Engine, reg prometheus.Registerer) *metrics {
 			Help: "Distinct players known to this node.",
 		}, func() float64 { return float64(e.players.count()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "podium_old_periods_bytes",
+			Help: "Estimated bytes of the old periods (older than each board's previous one) kept in memory under --old-periods-bytes.",
+		}, func() float64 { return float64(e.old.bytes.Load()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "podium_old_periods",
+			Help: "Old periods kept in memory under --old-periods-bytes.",
+		}, func() float64 { return float64(e.OldPeriods().Periods) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "podium_old_periods_evictions_total",
+			Help: "Old periods evicted from memory to stay under --old-periods-bytes (the next read loads them again).",
+		}, func() float64 { return float64(e.old.evictions.Load()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "podium_old_periods_loads_total",
+			Help: "Periods read from the store on demand (first reads of old periods, and reads after an eviction).",
+		}, func() float64 { return float64(e.old.loads.Load()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "podium_boards",
 			Help: "Boards.",
 		}, func() float64 { e.mu.RLock(); defer e.mu.RUnlock(); return float64(len(e.boards)) }),

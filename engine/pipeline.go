@@ -236,6 +236,7 @@ func (e *Engine) storeGroup(dc deferredCommitter, deferred bool, b *podium.Batch
 // finishGroup applies a stored group and answers its requests, or answers
 // them with the failure.
 func (e *Engine) finishGroup(g *group) {
+	defer e.releaseHolds(g) // oldperiods.go
 	if g.err != nil {
 		e.idem.requeue(g.bodies)
 		e.dropJoins(g.batch.Tourney, false) // tournament.go

@@ -259,16 +259,16 @@ func (e *Engine) ReviewItems(ctx context.Context, f podium.ReviewFilter) ([]podi
 
 // History returns a player's logged submissions on a board, newest first,
 // with a seq below before (0: from the newest), in every period the board
-// has entries in (and the current one): the log is read one period at a
-// time through the quota's index. A period whose every entry an admin
-// deleted is not listed.
-func (e *Engine) History(ctx context.Context, board, player string, before uint64, limit int) ([]podium.HistoryRow, error) {
+// has entries in (and the current one). A period whose every entry an
+// admin deleted is not listed. resume is what the store says when it
+// stopped looking short of limit rows (podium.ReviewStore.History).
+func (e *Engine) History(ctx context.Context, board, player string, before uint64, limit int) (rows []podium.HistoryRow, resume uint64, err error) {
 	if e.rv.store == nil {
-		return nil, errNoReview()
+		return nil, 0, errNoReview()
 	}
 	bs := e.board(board)
 	if bs == nil {
-		return nil, errBoardNotFound(board)
+		return nil, 0, errBoardNotFound(board)
 	}
 	periods := []string{podium.PeriodAt(bs.def.Load().Reset, e.now()).ID}
 	bs.mu.RLock()

@@ -98,7 +98,7 @@ func TestReviewHoldApproveReject(t *testing.T) {
 	if it, err := e.eng.ReviewItem(ctx, lowID); err != nil || it.Status != podium.ReviewRejected || it.DecidedBy != "key_1" {
 		t.Errorf("after a restart: %+v %v", it, err)
 	}
-	h, err := e.eng.History(ctx, "b", "bob", 0, 10)
+	h, _, err := e.eng.History(ctx, "b", "bob", 0, 10)
 	if err != nil || len(h) != 1 || h[0].ReviewID != id || h[0].Seq != 2 {
 		t.Errorf("bob's history = %+v, %v; want seq 2 written by %s", h, err, id)
 	}
@@ -251,7 +251,7 @@ func TestReviewHistoryPeriods(t *testing.T) {
 		e.clock.Set(e.clock.Now().Add(24 * time.Hour))
 	}
 	e.restart() // older periods are known, not loaded
-	h, err := e.eng.History(ctx, "h", "a", 0, 10)
+	h, _, err := e.eng.History(ctx, "h", "a", 0, 10)
 	var got []string
 	for _, r := range h {
 		got = append(got, fmt.Sprintf("%d:%s:%v", r.Seq, r.Period, r.Keys))
@@ -259,7 +259,7 @@ func TestReviewHistoryPeriods(t *testing.T) {
 	if err != nil || fmt.Sprint(got) != "[5:2026-12-02:[3] 3:2026-12-01:[2] 1:2026-11-30:[1]]" {
 		t.Fatalf("history = %v, %v", got, err)
 	}
-	if h, err := e.eng.History(ctx, "h", "a", 3, 1); err != nil || len(h) != 1 || h[0].Seq != 1 {
+	if h, _, err := e.eng.History(ctx, "h", "a", 3, 1); err != nil || len(h) != 1 || h[0].Seq != 1 {
 		t.Errorf("History(before 3, limit 1) = %+v, %v; want seq 1", h, err)
 	}
 }

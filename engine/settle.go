@@ -212,7 +212,7 @@ func (e *Engine) buildSettle(g *group, o *op) error {
 		return err
 	}
 	period := podium.PeriodAt(def.Reset, g.now).ID
-	if err := e.ensureLoaded(bs, period); err != nil {
+	if err := e.holdPeriod(g, bs, period); err != nil {
 		return err
 	}
 	// The final ranking as players see it: hidden players are not ranked
@@ -409,7 +409,7 @@ func sameKeys(a, b *podium.Board) bool {
 func (e *Engine) currentCredits(tb *boardState, td *podium.Board, g *group, date time.Time, ds []delta) ([]Score, int, error) {
 	h := int64(td.Points.HalfLifeDays) * 24 * 3600 * 1000
 	period := podium.PeriodAt(td.Reset, g.now).ID
-	if err := e.ensureLoaded(tb, period); err != nil {
+	if err := e.holdPeriod(g, tb, period); err != nil {
 		return nil, 0, err
 	}
 	target := scoring.Era(podium.Millis(date), h)

@@ -420,8 +420,12 @@ func (e *Engine) reloadBoard(ctx context.Context, def *podium.Board) (*boardStat
 		return nil, err
 	}
 	e.mu.Lock()
+	prev := e.boards[def.ID]
 	e.boards[def.ID] = fresh
 	e.mu.Unlock()
+	if prev != nil {
+		e.old.dropBoard(prev) // oldperiods.go
+	}
 	e.aggInvalidate()
 	if e.listener != nil {
 		e.listener.Applied(def.ID, "", fresh.seq, nil)
@@ -448,11 +452,17 @@ func (e *Engine) catchUp(ctx context.Context, bs *boardState, read logReader) er
 		if hasMeta(s.Meta) {
 			sub.Meta = append(json.RawMessage(nil), s.Meta...)
 		}
-		if err := e.ensureLoaded(bs, sub.Period); err != nil {
+		// A period in the store but not in memory is read now, rows
+		// included; the read count keeps it until the lock does.
+		loaded, err := e.loadLazy(ctx, bs, sub.Period)
+		if err != nil {
 			return err
 		}
 		pid := e.players.intern(sub.Player)
 		bs.mu.Lock()
+		if loaded != nil {
+			loaded.readers.Add(-1)
+		}
 		ps := bs.periods[sub.Period]
 		if ps == nil {
 			ps = newPeriodState(bs.desc)
@@ -470,6 +480,16 @@ func (e *Engine) catchUp(ctx context.Context, bs *boardState, read logReader) er
 		}
 		return nil
 	})
+	if len(touched) > 0 {
+		bs.mu.Lock()
+		for period := range touched {
+			if ps := bs.periods[period]; ps != nil {
+				e.old.resizeLocked(ps) // an old period grew or shrank
+			}
+		}
+		bs.mu.Unlock()
+		e.shrink()
+	}
 	if e.listener != nil {
 		for period, players := range touched {
 			e.listener.Applied(def.ID, period, bs.seq, players)

@@ -259,6 +259,7 @@ type group struct {
 	seqs    map[*boardState]uint64
 	periods map[*boardState]string
 	leaders map[bpKey]leaderVal // the #1 of the periods it touched (feed.go)
+	held    map[bpKey]struct{}  // periods kept in memory until it is finished (oldperiods.go)
 
 	internal bool // settlement: points boards may be written (tournament.go)
 
@@ -377,7 +378,7 @@ func (e *Engine) computeScore(g *group, s *Score, res *Result) error {
 		// (the clock went back past the previous period): load it, or the
 		// score would be computed against nothing and its index would
 		// hide the stored one.
-		if err := e.ensureLoaded(bs, period); err != nil {
+		if err := e.holdPeriod(g, bs, period); err != nil {
 			return err
 		}
 		g.periods[bs] = period
@@ -469,7 +470,7 @@ func (e *Engine) computeDelete(g *group, o *op) {
 		o.err = err
 		return
 	}
-	if err := e.ensureLoaded(bs, period); err != nil {
+	if err := e.holdPeriod(g, bs, period); err != nil {
 		o.err = err
 		return
 	}
@@ -533,10 +534,14 @@ func (e *Engine) applyChanges(g *group) {
 			delete(ps.results, c.player)
 		} else {
 			var prev *EntryView
-			if old, ok := ps.idx.Get(c.player); ok {
-				r, _ := ps.idx.Rank(c.player, false)
-				prev = &EntryView{Rank: r, Keys: append([]int64(nil), old.Keys[:n]...), At: podium.FromMillis(old.At), Seq: old.Seq}
+			cur, had := ps.idx.Get(c.player)
+			var r int
+			if had {
+				r, _ = ps.idx.Rank(c.player, false)
+				prev = &EntryView{Rank: r, Keys: append([]int64(nil), cur.Keys[:n]...), At: podium.FromMillis(cur.At), Seq: cur.Seq}
 			}
+			// An unchanged entry (a best board's worse score) answers
+			// with what was just read: two index lookups fewer.
 			if c.changed {
 				ps.idx.Put(c.entry)
 				if c.meta != nil {
@@ -547,9 +552,9 @@ func (e *Engine) applyChanges(g *group) {
 				if c.results != nil {
 					ps.results[c.player] = c.results
 				}
+				cur, _ = ps.idx.Get(c.player)
+				r, _ = ps.idx.Rank(c.player, false)
 			}
-			cur, _ := ps.idx.Get(c.player)
-			r, _ := ps.idx.Rank(c.player, false)
 			meta := ps.meta[c.player]
 			if meta == nil {
 				meta = emptyMeta

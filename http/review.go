@@ -17,6 +17,10 @@ import (
 // the queue shows.
 const reviewHistoryLen = 5
 
+// historyScans bounds the store calls of one history page (on SQLite, a
+// board without the player index is scanned HistoryScan log rows a call).
+const historyScans = 4
+
 // decisionBody is the body of an approve or reject.
 type decisionBody struct {
 	Reason string `json:"reason"`
@@ -293,7 +297,7 @@ func (s *Server) appendReviewItem(ctx context.Context, b []byte, it *podium.Revi
 	default:
 		return nil, err
 	}
-	rows, err := s.eng.History(ctx, it.Board, it.Player, 0, reviewHistoryLen)
+	rows, _, err := s.eng.History(ctx, it.Board, it.Player, 0, reviewHistoryLen) // the recent rows: a partial scan is enough
 	if err != nil {
 		return nil, err
 	}
@@ -406,13 +410,27 @@ func (s *Server) history(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rows, err := s.eng.History(r.Context(), bi.ID, player, before, limit+1)
-	if err != nil {
-		return err
+	// A board without the player index is read by scanning its log a
+	// stretch at a time; a page takes up to historyScans stretches, then
+	// answers what it found with a cursor where it stopped.
+	var rows []podium.HistoryRow
+	var resume uint64
+	for range historyScans {
+		got, next, err := s.eng.History(r.Context(), bi.ID, player, before, limit+1-len(rows))
+		if err != nil {
+			return err
+		}
+		rows, resume, before = append(rows, got...), next, next
+		if resume == 0 || len(rows) > limit {
+			break
+		}
 	}
-	more := len(rows) > limit
-	if more {
+	next := ""
+	if len(rows) > limit {
 		rows = rows[:limit]
+		next = strconv.FormatUint(rows[len(rows)-1].Seq, 10)
+	} else if resume != 0 {
+		next = strconv.FormatUint(resume, 10)
 	}
 	b := append(make([]byte, 0, 256+len(rows)*128), `{"board":`...)
 	b = appendString(b, bi.ID)
@@ -421,8 +439,8 @@ func (s *Server) history(w http.ResponseWriter, r *http.Request) error {
 	b = append(b, `,"items":`...)
 	b = appendHistory(b, rows, admin)
 	b = append(b, `,"next_cursor":`...)
-	if more {
-		b = appendString(b, strconv.FormatUint(rows[len(rows)-1].Seq, 10))
+	if next != "" {
+		b = appendString(b, next)
 	} else {
 		b = append(b, "null"...)
 	}

@@ -6,6 +6,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/podiumhq/podium/sqlite"
+	"github.com/podiumhq/podium/stream"
 )
 
 // reviewBoard is the board of the moderation scenario: best points,
@@ -280,4 +283,47 @@ func TestModeration(t *testing.T) {
 			t.Fatalf("a session reads another player's private history: %d %s", r.status, r.body)
 		}
 	})
+}
+
+// On a board without the player index (no quota, no review holds) a
+// history page scans the log a stretch at a time: a page may come back
+// short of its limit with a cursor where the scan stopped, and following
+// the cursors lists every row once, newest first.
+func TestHistoryScanPages(t *testing.T) {
+	s := newServerStore(t, stream.Config{}, false, nil, sqlite.Options{Sync: "normal", HistoryScan: 5})
+	s.mkBoard("plain", `{"keys":[{"name":"points","order":"desc"}],"mode":"latest","public":true}`)
+	var items []string
+	var want []string
+	for i := 1; i <= 60; i++ {
+		p := "bob"
+		if i%9 == 0 {
+			p = "alice"
+			want = append([]string{fmt.Sprint(i)}, want...)
+		}
+		items = append(items, fmt.Sprintf(`{"board":"plain","player":%q,"score":%d}`, p, i))
+	}
+	s.must(200, s.do("POST", "/v1/scores", adminKey, `{"scores":[`+strings.Join(items, ",")+`]}`))
+	var got []string
+	short := false
+	cursor := ""
+	for range 40 {
+		h := s.must(200, s.do("GET", "/v1/boards/plain/entries/alice/history?limit=3"+cursor, "", nil)).json(t)
+		page := h["items"].([]any)
+		for _, x := range page {
+			got = append(got, fmt.Sprint(x.(map[string]any)["keys"].([]any)[0]))
+		}
+		if h["next_cursor"] == nil {
+			break
+		}
+		if len(page) < 3 {
+			short = true
+		}
+		cursor = "&cursor=" + h["next_cursor"].(string)
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("alice's history %v, want %v", got, want)
+	}
+	if !short {
+		t.Errorf("no page stopped short of its limit: the scan was not bounded")
+	}
 }

@@ -73,7 +73,13 @@ func newServerWith(t *testing.T, cfg stream.Config, fakeHubClock bool) *server {
 // configuration before it starts.
 func newServerOpts(t *testing.T, cfg stream.Config, fakeHubClock bool, opts func(*podiumhttp.Config)) *server {
 	t.Helper()
-	st, err := sqlite.Open(filepath.Join(t.TempDir(), "podium.db"), sqlite.Options{Sync: "normal"})
+	return newServerStore(t, cfg, fakeHubClock, opts, sqlite.Options{Sync: "normal"})
+}
+
+// newServerStore is newServerOpts on a store opened with so.
+func newServerStore(t *testing.T, cfg stream.Config, fakeHubClock bool, opts func(*podiumhttp.Config), so sqlite.Options) *server {
+	t.Helper()
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "podium.db"), so)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -224,9 +224,11 @@ func (s *Store) DeleteFreeze(ctx context.Context, player string) error {
 }
 
 // History returns a player's logged submissions on a board, newest first.
-func (s *Store) History(ctx context.Context, board, player string, periods []string, before uint64, limit int) ([]podium.HistoryRow, error) {
+// Every board's log is indexed by player here (submissions_player), so a
+// page is always complete: resume is 0.
+func (s *Store) History(ctx context.Context, board, player string, periods []string, before uint64, limit int) ([]podium.HistoryRow, uint64, error) {
 	if len(periods) == 0 {
-		return nil, nil
+		return nil, 0, nil
 	}
 	if before == 0 || before > math.MaxInt64 {
 		before = math.MaxInt64
@@ -237,7 +239,7 @@ func (s *Store) History(ctx context.Context, board, player string, periods []str
 		WHERE s.board = $1 AND s.period = ANY($2::text[]) AND s.player = $3 AND s.seq < $4
 		ORDER BY s.seq DESC LIMIT $5`, board, periods, player, int64(before), limit)
 	if err != nil {
-		return nil, fmt.Errorf("history: %w", err)
+		return nil, 0, fmt.Errorf("history: %w", err)
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (podium.HistoryRow, error) {
 		var (
@@ -266,5 +268,5 @@ func (s *Store) History(ctx context.Context, board, player string, periods []str
 		}
 		return h, nil
 	})
-	return out, wrap("history", err)
+	return out, 0, wrap("history", err)
 }

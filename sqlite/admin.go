@@ -45,15 +45,46 @@ func (s *Store) PutBoard(ctx context.Context, b *podium.Board) error {
 	if err != nil {
 		return fmt.Errorf("put board: %w", err)
 	}
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	_, err = s.w.ExecContext(ctx, `INSERT INTO boards (id, body, created_ms, updated_ms) VALUES (?, ?, ?, ?)
-		ON CONFLICT (id) DO UPDATE SET body = excluded.body, created_ms = excluded.created_ms, updated_ms = excluded.updated_ms`,
-		b.ID, string(body), podium.Millis(b.CreatedAt), podium.Millis(b.UpdatedAt))
+	st, err := s.putBoard(ctx, b.ID, body, b)
 	if err != nil {
 		return fmt.Errorf("put board: %w", err)
 	}
+	if st == backfilling {
+		// The board's earlier rows join the player index before it is
+		// used (player_index.go); an interrupted backfill resumes at
+		// the next Open, so it must not stop with the caller.
+		if err := s.backfill(context.WithoutCancel(ctx), b.ID); err != nil {
+			return fmt.Errorf("put board: %w", err)
+		}
+	}
 	return s.durable(ctx)
+}
+
+// putBoard writes a board's row and its player index state in one
+// transaction and returns that state.
+func (s *Store) putBoard(ctx context.Context, id string, body []byte, b *podium.Board) (indexState, error) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer rollback(tx)
+	_, err = tx.ExecContext(ctx, `INSERT INTO boards (id, body, created_ms, updated_ms) VALUES (?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET body = excluded.body, created_ms = excluded.created_ms, updated_ms = excluded.updated_ms`,
+		id, string(body), podium.Millis(b.CreatedAt), podium.Millis(b.UpdatedAt))
+	if err != nil {
+		return 0, err
+	}
+	st, err := s.putBoardIndex(ctx, tx, b)
+	if err != nil {
+		return 0, err
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, err
+	}
+	s.setIndex(id, st)
+	return st, nil
 }
 
 // DeleteBoard removes a board with its entries, its log and its watermark, in one
@@ -76,6 +107,7 @@ func (s *Store) DeleteBoard(ctx context.Context, id string) error {
 		return podium.Errorf(podium.ECodeBoardNotFound, "board %q does not exist", id)
 	}
 	for _, q := range []string{"DELETE FROM entries WHERE board = ?", "DELETE FROM submissions WHERE board = ?", "DELETE FROM watermarks WHERE board = ?",
+		"DELETE FROM player_index_backfill WHERE board = ?", // player_index.go
 		"DELETE FROM feed WHERE board = ?", "DELETE FROM review_items WHERE board = ?",
 		"UPDATE evidence SET expires_ms = 0 WHERE board = ?"} { // evidence.go: the sweeper deletes it
 		if _, err := tx.ExecContext(ctx, q, id); err != nil {
@@ -88,6 +120,7 @@ func (s *Store) DeleteBoard(ctx context.Context, id string) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("delete board: %w", err)
 	}
+	s.setIndex(id, notIndexed)
 	return s.durable(ctx)
 }
 

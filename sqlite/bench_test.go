@@ -123,24 +123,40 @@ func BenchmarkCommit1000(b *testing.B) {
 }
 
 // BenchmarkCommitLog measures the group commits of the write path: log rows
-// only (entries are checkpointed behind the log), 1 to 1000 a transaction.
+// only (entries are checkpointed behind the log), 1 to 1000 a transaction,
+// on a board without and with the player index (a quota; player_index.go).
 func BenchmarkCommitLog(b *testing.B) {
 	for _, n := range []int{1, 16, 64, 1000} {
 		for _, sync := range []string{"full", "normal"} {
-			b.Run(fmt.Sprintf("scores=%d/sync=%s", n, sync), func(b *testing.B) {
-				s := benchStore(b, Options{Sync: sync})
-				g := newScoreBatch(100_000)
-				for range b.N {
-					batch := g.next(n)
-					batch.Upserts = batch.Upserts[:0]
-					if err := s.Commit(ctx, batch); err != nil {
-						b.Fatal(err)
-					}
-				}
-				b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "scores/s")
-			})
+			for _, index := range []bool{false, true} {
+				b.Run(fmt.Sprintf("scores=%d/sync=%s/index=%v", n, sync, index), func(b *testing.B) {
+					benchCommitLog(b, n, sync, index)
+				})
+			}
 		}
 	}
+}
+
+func benchCommitLog(b *testing.B, n int, sync string, index bool) {
+	s := benchStore(b, Options{Sync: sync})
+	if index {
+		bd := &podium.Board{ID: "bench", Keys: []podium.KeyDef{{Name: "a", Order: podium.Desc}, {Name: "b", Order: podium.Desc}}, Quota: &podium.Quota{Max: 1000}}
+		if err := bd.Normalize(); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.PutBoard(ctx, bd); err != nil {
+			b.Fatal(err)
+		}
+	}
+	g := newScoreBatch(100_000)
+	for range b.N {
+		batch := g.next(n)
+		batch.Upserts = batch.Upserts[:0]
+		if err := s.Commit(ctx, batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "scores/s")
 }
 
 // BenchmarkLoadEntries1M measures the start-up scan of a board with

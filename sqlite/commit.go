@@ -21,8 +21,8 @@ import (
 var chunkSizes = []int{64, 16, 4, 1}
 
 const (
-	insertSubmission = "INSERT INTO submissions (board, seq, period, player, rec, meta) VALUES "
-	submissionRow    = "(?,?,?,?,?,?)"
+	insertSubmission = "INSERT INTO submissions (board, seq, period, player, rec, meta, px) VALUES "
+	submissionRow    = "(?,?,?,?,?,?,?)"
 	upsertEntry      = "INSERT INTO entries (board, period, player, rec, meta, results) VALUES "
 	entryRow         = "(?,?,?,?,?,?)"
 	upsertEntryEnd   = " ON CONFLICT (board, period, player) DO UPDATE SET rec = excluded.rec, meta = excluded.meta, results = excluded.results"
@@ -189,7 +189,7 @@ func (s *Store) insertSubmissions(ctx context.Context, tx *sql.Tx, subs []podium
 		sub := &subs[i]
 		start := len(s.buf)
 		s.buf = appendSubRec(s.buf, sub)
-		return append(args, sub.Board, int64(sub.Seq), sub.Period, sub.Player, s.buf[start:len(s.buf):len(s.buf)], metaArg(sub.Meta))
+		return append(args, sub.Board, int64(sub.Seq), sub.Period, sub.Player, s.buf[start:len(s.buf):len(s.buf)], metaArg(sub.Meta), s.pxArg(sub.Board)) // player_index.go
 	})
 	if code := sqliteCode(err); code == codeConstraintPrimaryKey || code == codeConstraintUnique {
 		return fmt.Errorf("a submission's (board, seq) is already logged: %w", err)

@@ -15,16 +15,24 @@ import (
 // a variable).
 const countChunk = 500
 
+const (
+	countIndexed = "SELECT player, rec FROM submissions INDEXED BY submissions_player WHERE board = ? AND period = ? AND seq <= ? AND px IS NOT 0 AND player IN (?"
+	countScan    = "SELECT player, rec FROM submissions WHERE board = ? AND period = ? AND seq <= ? AND player IN (?"
+)
+
 // CountSubmissions counts, per player, the score submissions on a board in
 // a period up to seq upTo and, unless since and until are zero, made in
-// [since, until). It reads the players' rows through the index of
-// migration 0070, named: on a large log the planner otherwise preferred
+// [since, until). It reads the players' rows through the player index
+// (player_index.go), named: on a large log the planner otherwise preferred
 // the primary key's seq range and read the board's whole log. Kind and
 // time are packed in rec, so they are decoded here; a player's rows in
 // one period are few.
 func (s *Store) CountSubmissions(ctx context.Context, board, period string, players []string, upTo uint64, since, until time.Time) (map[string]int, error) {
 	out := map[string]int{}
 	bounded := !since.IsZero() || !until.IsZero()
+	// A board with a quota is in the player index; another board (a
+	// count asked for anyway, or while its backfill runs) is read by seq.
+	useIndex := s.indexOf(board) == indexed
 	sub := podium.Submission{Keys: make([]int64, 0, podium.MaxKeys)}
 	for len(players) > 0 {
 		chunk := players[:min(len(players), countChunk)]
@@ -34,8 +42,11 @@ func (s *Store) CountSubmissions(ctx context.Context, board, period string, play
 		for _, p := range chunk {
 			args = append(args, p)
 		}
-		q := "SELECT player, rec FROM submissions INDEXED BY submissions_player WHERE board = ? AND period = ? AND seq <= ? AND player IN (?" +
-			strings.Repeat(",?", len(chunk)-1) + ")"
+		q := countIndexed
+		if !useIndex {
+			q = countScan
+		}
+		q += strings.Repeat(",?", len(chunk)-1) + ")"
 		rows, err := s.r.QueryContext(ctx, q, args...)
 		if err != nil {
 			return nil, fmt.Errorf("count submissions: %w", err)

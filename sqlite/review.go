@@ -208,26 +208,60 @@ func (s *Store) DeleteFreeze(ctx context.Context, player string) error {
 }
 
 // History returns a player's logged submissions on a board, newest first.
-func (s *Store) History(ctx context.Context, board, player string, periods []string, before uint64, limit int) ([]podium.HistoryRow, error) {
+// A board in the player index reads one range of it per period; another
+// board's log is scanned backwards by seq, at most s.historyScan rows, and
+// where the scan stopped short of limit rows it says so (resume).
+func (s *Store) History(ctx context.Context, board, player string, periods []string, before uint64, limit int) ([]podium.HistoryRow, uint64, error) {
 	if len(periods) == 0 {
-		return nil, nil
+		return nil, 0, nil
 	}
 	if before == 0 || before > 1<<63-1 {
 		before = 1<<63 - 1
 	}
-	// One range of submissions_player per period (json_each keeps the
-	// statement one text whatever the number of periods).
+	// json_each keeps the statement one text whatever the number of
+	// periods.
 	ps, err := json.Marshal(periods)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
+	}
+	if s.indexOf(board) == indexed {
+		rows, err := s.r.QueryContext(ctx, `SELECT s.seq, s.period, s.rec, s.meta, r.id FROM submissions s INDEXED BY submissions_player
+			LEFT JOIN review_items r ON r.board = s.board AND r.seq = s.seq
+			WHERE s.board = ? AND s.period IN (SELECT value FROM json_each(?)) AND s.player = ? AND s.px IS NOT 0 AND s.seq < ?
+			ORDER BY s.seq DESC LIMIT ?`, board, string(ps), player, int64(before), limit)
+		if err != nil {
+			return nil, 0, fmt.Errorf("history: %w", err)
+		}
+		out, err := scanHistory(rows, board, player)
+		return out, 0, err
+	}
+	if before == 1<<63-1 {
+		var top int64
+		if err := s.r.QueryRowContext(ctx, "SELECT coalesce(max(seq), 0) FROM submissions WHERE board = ?", board).Scan(&top); err != nil {
+			return nil, 0, fmt.Errorf("history: %w", err)
+		}
+		before = uint64(top) + 1
+	}
+	lo := uint64(1)
+	if before > uint64(s.historyScan)+1 {
+		lo = before - uint64(s.historyScan)
 	}
 	rows, err := s.r.QueryContext(ctx, `SELECT s.seq, s.period, s.rec, s.meta, r.id FROM submissions s
 		LEFT JOIN review_items r ON r.board = s.board AND r.seq = s.seq
-		WHERE s.board = ? AND s.period IN (SELECT value FROM json_each(?)) AND s.player = ? AND s.seq < ?
-		ORDER BY s.seq DESC LIMIT ?`, board, string(ps), player, int64(before), limit)
+		WHERE s.board = ? AND s.seq >= ? AND s.seq < ? AND s.player = ? AND s.period IN (SELECT value FROM json_each(?))
+		ORDER BY s.seq DESC LIMIT ?`, board, int64(lo), int64(before), player, string(ps), limit)
 	if err != nil {
-		return nil, fmt.Errorf("history: %w", err)
+		return nil, 0, fmt.Errorf("history: %w", err)
 	}
+	out, err := scanHistory(rows, board, player)
+	if err != nil || len(out) == limit || lo <= 1 {
+		return out, 0, err
+	}
+	return out, lo, nil
+}
+
+// scanHistory reads History's rows and closes them.
+func scanHistory(rows *sql.Rows, board, player string) ([]podium.HistoryRow, error) {
 	defer rows.Close()
 	var out []podium.HistoryRow
 	for rows.Next() {

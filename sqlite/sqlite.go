@@ -50,6 +50,10 @@ type Options struct {
 	// BusyTimeout is how long a statement waits for a lock held by another
 	// process, such as a backup tool (default 5 s).
 	BusyTimeout time.Duration
+	// HistoryScan is the log rows one page of a player's history may scan
+	// on a board without the player index (player_index.go; default
+	// 50,000).
+	HistoryScan int
 }
 
 // Store is a podium.Store on one SQLite file. It is safe for concurrent use.
@@ -75,6 +79,11 @@ type Store struct {
 	smu    sync.Mutex
 	synced uint64
 	wal    *os.File
+
+	// pidx holds the boards whose rows are in the player index
+	// (player_index.go); written under wmu, read without a lock.
+	pidx        atomic.Pointer[map[string]indexState]
+	historyScan int
 }
 
 var _ podium.Store = (*Store)(nil)
@@ -142,7 +151,10 @@ func Open(path string, opts Options) (*Store, error) {
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
-	s := &Store{path: path, base: common, w: w, full: syncMode == "FULL"}
+	if opts.HistoryScan <= 0 {
+		opts.HistoryScan = defaultHistoryScan
+	}
+	s := &Store{path: path, base: common, w: w, full: syncMode == "FULL", historyScan: opts.HistoryScan}
 	if err := s.migrate(context.Background()); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("sqlite: %w", err)
@@ -154,6 +166,11 @@ func Open(path string, opts Options) (*Store, error) {
 	if err := s.ws.prepare(w); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("sqlite: prepare: %w", err)
+	}
+	if err := s.loadIndexStates(context.Background()); err != nil {
+		s.ws.close()
+		w.Close()
+		return nil, fmt.Errorf("sqlite: %w", err)
 	}
 
 	rq := cloneValues(common)

@@ -157,9 +157,12 @@ func testReview(t *testing.T, open func(*testing.T) podium.Store) {
 	t.Run("History", func(t *testing.T) {
 		commit(t, st, &podium.Batch{Submissions: []podium.Submission{
 			sub(bd, 2, "all", "bob", 1, 1), sub(bd, 3, "all", "alice", 4, 4), sub(bd, 4, "all", "alice", 3, 3)}})
-		h, err := rs.History(ctx, "b", "alice", []string{"all"}, 0, 10)
+		h, resume, err := rs.History(ctx, "b", "alice", []string{"all"}, 0, 10)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if resume != 0 {
+			t.Errorf("History of a short log stopped at seq %d; want every row read (resume 0)", resume)
 		}
 		var seqs []uint64
 		for _, r := range h {
@@ -171,11 +174,11 @@ func testReview(t *testing.T, open func(*testing.T) podium.Store) {
 		if h[2].ReviewID != a.ID || h[0].ReviewID != "" || !reflect.DeepEqual(h[2].Keys, []int64{5, -7}) || h[2].At.UnixMilli() != at(1).UnixMilli() || h[2].Period != "all" {
 			t.Errorf("oldest history row = %+v, want seq 1 approved by %s with keys [5 -7]", h[2], a.ID)
 		}
-		page, err := rs.History(ctx, "b", "alice", []string{"x", "all"}, 4, 1)
+		page, _, err := rs.History(ctx, "b", "alice", []string{"x", "all"}, 4, 1)
 		if err != nil || len(page) != 1 || page[0].Seq != 3 {
 			t.Errorf("History(before 4, limit 1) = %+v, %v; want seq 3", page, err)
 		}
-		if h, err := rs.History(ctx, "b", "nobody", []string{"all"}, 0, 10); err != nil || len(h) != 0 {
+		if h, resume, err := rs.History(ctx, "b", "nobody", []string{"all"}, 0, 10); err != nil || len(h) != 0 || resume != 0 {
 			t.Errorf("history of a player without rows = %+v, %v", h, err)
 		}
 		// Only the periods asked for.
@@ -184,7 +187,7 @@ func testReview(t *testing.T, open func(*testing.T) podium.Store) {
 			periods []string
 			want    []uint64
 		}{{[]string{"all"}, []uint64{4, 3, 1}}, {[]string{"all", "p2"}, []uint64{5, 4, 3, 1}}, {[]string{"p2"}, []uint64{5}}, {nil, nil}} {
-			h, err := rs.History(ctx, "b", "alice", tc.periods, 0, 10)
+			h, _, err := rs.History(ctx, "b", "alice", tc.periods, 0, 10)
 			var got []uint64
 			for _, r := range h {
 				got = append(got, r.Seq)

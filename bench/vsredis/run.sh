@@ -5,6 +5,7 @@
 # /proc/<pid>/stat before and after every phase.
 #
 #   bench/vsredis/run.sh [seconds] [connections]
+#   BEFORE=<git revision> bench/vsredis/run.sh ...   also measures that build
 #
 # Phases:
 #   podium   rank of a player, top 100, durable single submit (--sync full),
@@ -29,7 +30,7 @@ export PODIUM_ADMIN_KEY=benchkey BOARD=bench.vs PLAYERS=$players
 tick=$(getconf CLK_TCK)
 work=$(mktemp -d)
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; git worktree prune 2>/dev/null || true; }
 trap cleanup EXIT
 
 # cpu prints a process's user+system CPU time in clock ticks.
@@ -76,28 +77,43 @@ rbphase() {
 }
 
 # --- podium ---
+# podiumrun prefix binary: the podium phases against one build, each on a
+# fresh server and data directory with the same preloaded board.
+podiumrun() {
+  local pre=$1 bin=$2 pod
+  rm -rf "$work/data"
+  # Rate limits off: from one address and one key the defaults would answer
+  # most of the load with 429 (their cost: http/ratelimit_bench_test.go).
+  "$bin" serve --addr 127.0.0.1:18190 --data "$work/data" --sync full --log-level warn \
+    --rate-submit off --rate-key off --rate-anon off &
+  pod=$!
+  pids+=("$pod")
+  for _ in $(seq 100); do curl -sf 127.0.0.1:18190/readyz >/dev/null && break; sleep 0.1; done
+  H="Authorization: Bearer $PODIUM_ADMIN_KEY"
+  curl -sf -X PUT "127.0.0.1:18190/v1/boards/$BOARD" -H "$H" -H 'Content-Type: application/json' \
+    -d '{"keys":[{"name":"score","order":"desc"}],"mode":"best","public":true}' >/dev/null
+  for b in $(seq 0 $((players / 1000 - 1))); do
+    awk -v b="$b" -v board="$BOARD" 'BEGIN { srand(b); printf "{\"scores\":["
+      for (i = 1; i <= 1000; i++) printf "%s{\"board\":\"%s\",\"player\":\"p%d\",\"score\":%d}", (i > 1 ? "," : ""), board, b * 1000 + i, int(rand() * 1e9)
+      printf "]}" }' | curl -sf 127.0.0.1:18190/v1/scores -H "$H" -H 'Content-Type: application/json' --data-binary @- >/dev/null
+  done
+  wrkphase "${pre}rank" "$pod" http://127.0.0.1:18190 bench/wrk/rank.lua
+  wrkphase "${pre}top100" "$pod" "http://127.0.0.1:18190/v1/boards/$BOARD/entries?limit=100"
+  wrkphase "${pre}submit" "$pod" http://127.0.0.1:18190 bench/wrk/submit.lua
+  wrkphase "${pre}batch1000" "$pod" http://127.0.0.1:18190 bench/wrk/batch.lua 4
+  kill "$pod"
+  wait "$pod" 2>/dev/null || true
+}
 go build -o "$work/podium" ./cmd/podium
-# Rate limits off: from one address and one key the defaults would answer
-# most of the load with 429 (their cost: http/ratelimit_bench_test.go).
-"$work/podium" serve --addr 127.0.0.1:18190 --data "$work/data" --sync full --log-level warn \
-  --rate-submit off --rate-key off --rate-anon off &
-pod=$!
-pids+=("$pod")
-for _ in $(seq 100); do curl -sf 127.0.0.1:18190/readyz >/dev/null && break; sleep 0.1; done
-H="Authorization: Bearer $PODIUM_ADMIN_KEY"
-curl -sf -X PUT "127.0.0.1:18190/v1/boards/$BOARD" -H "$H" -H 'Content-Type: application/json' \
-  -d '{"keys":[{"name":"score","order":"desc"}],"mode":"best","public":true}' >/dev/null
-for b in $(seq 0 $((players / 1000 - 1))); do
-  awk -v b="$b" -v board="$BOARD" 'BEGIN { srand(b); printf "{\"scores\":["
-    for (i = 1; i <= 1000; i++) printf "%s{\"board\":\"%s\",\"player\":\"p%d\",\"score\":%d}", (i > 1 ? "," : ""), board, b * 1000 + i, int(rand() * 1e9)
-    printf "]}" }' | curl -sf 127.0.0.1:18190/v1/scores -H "$H" -H 'Content-Type: application/json' --data-binary @- >/dev/null
-done
-wrkphase "podium-rank" "$pod" http://127.0.0.1:18190 bench/wrk/rank.lua
-wrkphase "podium-top100" "$pod" "http://127.0.0.1:18190/v1/boards/$BOARD/entries?limit=100"
-wrkphase "podium-submit" "$pod" http://127.0.0.1:18190 bench/wrk/submit.lua
-wrkphase "podium-batch1000" "$pod" http://127.0.0.1:18190 bench/wrk/batch.lua 4
-kill "$pod"
-wait "$pod" 2>/dev/null || true
+# BEFORE=<git revision> also measures that revision's build, first, in the
+# same run: the before/after figures of one machine state.
+if [ -n "${BEFORE:-}" ]; then
+  git worktree add -q --detach "$work/before" "$BEFORE"
+  (cd "$work/before" && go build -o "$work/podium-before" ./cmd/podium)
+  git worktree remove --force "$work/before"
+  podiumrun "before-" "$work/podium-before"
+fi
+podiumrun "podium-" "$work/podium"
 
 # --- Redis, twice ---
 redisrun() { # mode-name redis-server args...
@@ -140,3 +156,11 @@ echo "  submit      vs ZADD no fsync:              $(ratio "${rps[podium-submit]
 pair=$(awk -v a="${cpuop[redis-always-zadd]}" -v b="${cpuop[redis-always-zrevrank]}" 'BEGIN { printf "%.1f", a + b }')
 echo "  submit CPU  vs ZADD+ZREVRANK (always):     $(ratio "${cpuop[podium-submit]}" "$pair")x CPU per op (${cpuop[podium-submit]} vs $pair us)"
 echo "  batch       $(awk -v r="${rps[podium-batch1000]}" 'BEGIN { printf "%.0f", r * 1000 }') scores/s"
+if [ -n "${BEFORE:-}" ]; then
+  echo
+  echo "after / before ($BEFORE), same run:"
+  for ph in rank top100 submit batch1000; do
+    echo "  $ph: $(ratio "${rps[podium-$ph]}" "${rps[before-$ph]}")x throughput, CPU per op ${cpuop[before-$ph]} -> ${cpuop[podium-$ph]} us"
+  done
+  echo "  before's ratios: rank $(ratio "${rps[before-rank]}" "${rps[redis-nofsync-zrevrank]}")x, top 100 $(ratio "${rps[before-top100]}" "${rps[redis-nofsync-zrevrange100]}")x, submit $(ratio "${rps[before-submit]}" "${rps[redis-always-zadd]}")x ZADD always, submit CPU $(ratio "${cpuop[before-submit]}" "$pair")x the pair"
+fi

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/podiumhq/podium/engine"
 	podiumhttp "github.com/podiumhq/podium/http"
 	"github.com/podiumhq/podium/redis"
 )
@@ -51,6 +52,9 @@ type Config struct {
 	PollEvery time.Duration
 
 	FeedCap int // activity feed events kept per board
+	// OldPeriodsBytes bounds the periods older than each board's
+	// previous one kept in memory after a read; 0 keeps none.
+	OldPeriodsBytes int64
 
 	// Player sessions (engine/sessions.go): default and longest TTL, and
 	// sessions per player.
@@ -159,6 +163,7 @@ func (c *Config) flags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.SessionTTL, "session-ttl", 30*24*time.Hour, "player sessions: how long a session lives when the request names no ttl")
 	fs.DurationVar(&c.SessionMaxTTL, "session-max-ttl", 90*24*time.Hour, "player sessions: the longest ttl a request may ask")
 	fs.IntVar(&c.SessionCap, "session-cap", 10, "player sessions: sessions per player (the oldest goes when a new one passes it)")
+	fs.Int64Var(&c.OldPeriodsBytes, "old-periods-bytes", engine.DefaultOldPeriodsBytes, "bytes (estimated) of old periods, older than each board's previous one, kept in memory after a read; the least recently read go past it and are read from the database again when asked for (0: none is kept)")
 	fs.IntVar(&c.FeedCap, "feed-cap", 200, "activity feed: events kept per board (older ones are pruned; GET /v1/feed's largest limit)")
 	c.RateLimit.flags(fs) // ratelimit.go
 	c.Evidence.flags(fs)  // evidence.go
@@ -236,7 +241,7 @@ func (c *Config) validate() error {
 		{"stream-max", int64(c.StreamsMax)}, {"stream-memory", c.StreamMemory}, {"stream-coalesce", int64(c.Coalesce)},
 		{"stream-snapshot-every", int64(c.SnapshotEvery)}, {"shutdown-timeout", int64(c.Shutdown)},
 		{"body-timeout", int64(c.BodyTimeout)}, {"request-timeout", int64(c.RequestTimeout)}, {"poll-every", int64(c.PollEvery)},
-		{"feed-cap", int64(c.FeedCap)},
+		{"feed-cap", int64(c.FeedCap)}, {"old-periods-bytes", c.OldPeriodsBytes},
 	} {
 		if n.v < 0 {
 			return usagef("serve", "--%s must not be negative", n.name)
@@ -246,6 +251,15 @@ func (c *Config) validate() error {
 		return usagef("serve", "--feed-cap must be at most %d", maxFeedCap)
 	}
 	return nil
+}
+
+// oldPeriodsBytes is the engine's OldPeriodsBytes: --old-periods-bytes 0
+// keeps none, which the engine spells negative (its 0 is the default).
+func (c *Config) oldPeriodsBytes() int64 {
+	if c.OldPeriodsBytes == 0 {
+		return -1
+	}
+	return c.OldPeriodsBytes
 }
 
 // maxFeedCap bounds --feed-cap: a feed read is one answer of that many

@@ -1,0 +1,13 @@
+package engine
+
+import "context"
+
+// SweepOldForTest puts the periods that aged out under the old-period
+// budget and shrinks to it, as the sweeper does every oldSweepEvery.
+func (e *Engine) SweepOldForTest() { e.sweepOld() }
+
+// CheckpointForTest writes every dirty entry to the store now, on the
+// writer, as the once-a-second housekeeping would.
+func (e *Engine) CheckpointForTest() error {
+	return e.send(context.Background(), &op{kind: opFunc, fn: func() { e.checkpoint(0) }})
+}
