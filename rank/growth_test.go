@@ -123,6 +123,7 @@ func TestLookupGrowth(t *testing.T) {
 			}
 			m.set(p, v)
 		}
+		l.step() // as the tree does once per write
 		if l.hashed != hashed {
 			switches[b2i(l.hashed)]++
 		}
@@ -169,6 +170,7 @@ func TestLookupGrowth(t *testing.T) {
 			}
 			m.set(p, v)
 		}
+		l.step()
 		maxDepth = max(maxDepth, int(l.depth))
 		if mig || step%5000 == 0 {
 			if err := checkLookup(&l); err != nil {

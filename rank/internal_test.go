@@ -42,6 +42,7 @@ func TestLookup(t *testing.T) {
 			}
 			m[p] = v
 		}
+		l.step() // as the tree does once per write
 		if l.hashed != was {
 			switches[l.hashed]++
 		}

@@ -33,7 +33,7 @@ package rank
 // A switch between the forms (a sparse id arriving on a dense board, a
 // dense board losing most of its players, a hashed board becoming dense)
 // only changes the form new players go to: the other form is drained into
-// it one page or one segment per set or del, and get and del consult both
+// it one page or one segment per Put or Delete, and get and del consult both
 // forms meanwhile. A player is in exactly one form. During a switch both
 // forms hold memory: at most what the old form held when it started,
 // released page by page or segment by segment.
@@ -153,9 +153,7 @@ func (l *lookup) set(p, v uint32) bool {
 		}
 		l.dset(p, v)
 	}
-	isNew := l.len() > n
-	l.step()
-	return isNew
+	return l.len() > n
 }
 
 // del removes player p.
@@ -168,13 +166,14 @@ func (l *lookup) del(p uint32) bool {
 	if !l.hashed && int(l.dlim) > 2*(3*l.len()+1024) {
 		l.hashed = true
 	}
-	l.step()
 	return true
 }
 
 // step moves one page or one segment of the form new players no longer go
 // to into the other, so a switch of form completes over as many calls as
-// the old form has pages or segments, each bounded.
+// the old form has pages or segments, each bounded. The tree calls it once
+// per Put or Delete, not per set: a write that regroups leaves sets the
+// lookup of a hundred players or more.
 func (l *lookup) step() {
 	if l.hashed && l.nd > 0 {
 		k := len(l.pages) - 1
