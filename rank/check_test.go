@@ -181,18 +181,18 @@ func checkLookup(l *lookup) error {
 	if nd != l.nd {
 		return fmt.Errorf("dense pages hold %d players, counted %d", nd, l.nd)
 	}
-	if l.dir == nil {
-		if l.nh != 0 || l.depth != 0 {
+	if l.segs == nil {
+		if l.nh != 0 || l.depth != 0 || l.tabs != nil {
 			return fmt.Errorf("no directory, but %d hashed players at depth %d", l.nh, l.depth)
 		}
 		return nil
 	}
-	if len(l.dir) != 1<<l.depth {
-		return fmt.Errorf("directory of %d entries at depth %d", len(l.dir), l.depth)
+	if len(l.segs) != 1<<l.depth || len(l.tabs) != len(l.segs) {
+		return fmt.Errorf("directory of %d entries at depth %d", len(l.segs), l.depth)
 	}
 	nh := 0
-	for i := 0; i < len(l.dir); {
-		s := l.dir[i]
+	for i := 0; i < len(l.segs); {
+		s := l.segs[i]
 		if s.depth > l.depth {
 			return fmt.Errorf("segment at %d deeper (%d) than the directory (%d)", i, s.depth, l.depth)
 		}
@@ -201,7 +201,7 @@ func checkLookup(l *lookup) error {
 			return fmt.Errorf("segment at %d not aligned to its span %d", i, span)
 		}
 		for j := i; j < i+span; j++ {
-			if l.dir[j] != s {
+			if l.segs[j] != s || len(l.tabs[j]) != len(s.slots) || &l.tabs[j][0] != &s.slots[0] {
 				return fmt.Errorf("directory entry %d does not point to the segment at %d", j, i)
 			}
 		}
@@ -223,9 +223,9 @@ func checkLookup(l *lookup) error {
 				return fmt.Errorf("player %d filed in the segment at %d, its hash says %d", p, i, h>>(64-l.depth))
 			}
 			// No empty slot between its home and k.
-			for j := s.home(h); j != k; j = (j + 1) % len(s.slots) {
+			for j := home(h, len(s.slots)); j != k; j = (j + 1) % len(s.slots) {
 				if s.slots[j] == 0 {
-					return fmt.Errorf("player %d at slot %d unreachable from its home %d", p, k, s.home(h))
+					return fmt.Errorf("player %d at slot %d unreachable from its home %d", p, k, home(h, len(s.slots)))
 				}
 			}
 			if k := int(p >> pageBits); k < len(l.pages) && int(p&pageMask) < len(l.pages[k]) && l.pages[k][p&pageMask] != 0 {

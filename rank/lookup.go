@@ -39,7 +39,8 @@ package rank
 // released page by page or segment by segment.
 type lookup struct {
 	pages  [][]uint32 // dense form: pages[p>>pageBits][p&pageMask]; nil or short pages hold no one beyond their length
-	dir    []*segment // hash form: by the top depth bits of hash(p); nil when the hash holds no one
+	segs   []*segment // hash form: by the top depth bits of hash(p); nil when the hash holds no one
+	tabs   [][]uint64 // segs[i].slots, so that get loads one slice header, not a segment and then its slots
 	depth  uint8      // global depth: len(dir) == 1<<depth
 	hashed bool       // the form new players go to
 	nd, nh int        // players in the dense pages and in the hash
@@ -81,10 +82,12 @@ func denseFits(size, n int) bool {
 // the top bits pick the directory entry, the bits below them the slot.
 func hash(p uint32) uint64 { return uint64(p) * 0x9E3779B97F4A7C15 }
 
-// home returns the first slot to probe for hash h in s: multiply-shift of
-// the 32 hash bits below s's depth scales it to the segment's size.
-func (s *segment) home(h uint64) int {
-	return int(((h << s.depth) >> 32) * uint64(len(s.slots)) >> 32)
+// home returns the first slot to probe for hash h in a segment of size
+// slots: multiply-shift of the low 32 hash bits (the directory uses the top
+// ones), which do not depend on the depth, so a slot's home stays put when
+// the directory doubles.
+func home(h uint64, size int) int {
+	return int(uint64(uint32(h)) * uint64(size) >> 32)
 }
 
 // segSize returns a segment size for n players at 75% load (so growing by
@@ -108,10 +111,9 @@ func (l *lookup) get(p uint32) (uint32, bool) {
 		return 0, false
 	}
 	h := hash(p)
-	s := l.dir[h>>(64-l.depth)]
-	slots := s.slots
+	slots := l.tabs[h>>(64-l.depth)]
 	want := p | hiddenBit
-	for i := s.home(h); ; {
+	for i := home(h, len(slots)); ; {
 		v := slots[i]
 		if uint32(v) == want {
 			return uint32(v >> 32), true
@@ -128,6 +130,20 @@ func (l *lookup) get(p uint32) (uint32, bool) {
 // set stores leaf id v (below 1<<32-1) for player p and reports whether p
 // was new.
 func (l *lookup) set(p, v uint32) bool {
+	if !l.hashed && p < l.dlim && l.nh == 0 {
+		// The common dense case, with no switch under way.
+		if k := int(p >> pageBits); k < len(l.pages) {
+			if pg, i := l.pages[k], int(p&pageMask); i < len(pg) {
+				l.top = max(l.top, p)
+				old := pg[i]
+				pg[i] = v + 1
+				if old == 0 {
+					l.nd++
+				}
+				return old == 0
+			}
+		}
+	}
 	l.top = max(l.top, p)
 	n := l.len()
 	if !l.hashed && p >= l.dlim {
@@ -192,12 +208,11 @@ func (l *lookup) step() {
 		return
 	}
 	if !l.hashed && l.nh > 0 {
-		var s *segment
-		for _, s = range l.dir {
-			if s.n > 0 {
-				break
-			}
+		at := 0
+		for l.segs[at].n == 0 {
+			at++
 		}
+		s := l.segs[at]
 		for _, x := range s.slots {
 			if x != 0 {
 				l.dset(uint32(x)&^hiddenBit, uint32(x>>32))
@@ -205,8 +220,9 @@ func (l *lookup) step() {
 		}
 		l.nh -= s.n
 		s.n, s.slots = 0, make([]uint64, 16)
+		l.file(s, at)
 		if l.nh == 0 {
-			l.dir, l.depth = nil, 0
+			l.segs, l.tabs, l.depth = nil, nil, 0
 		}
 	}
 }
@@ -245,14 +261,15 @@ func (l *lookup) ddel(p uint32) bool {
 // become dense enough, it switches l to the dense form instead, stores
 // nothing and returns false.
 func (l *lookup) hset(p, v uint32, switchOK bool) bool {
-	if l.dir == nil {
-		l.dir, l.depth = []*segment{{slots: make([]uint64, 16)}}, 0
+	if l.segs == nil {
+		s := &segment{slots: make([]uint64, 16)}
+		l.segs, l.tabs, l.depth = []*segment{s}, [][]uint64{s.slots}, 0
 	}
 	h := hash(p)
 	want := p | hiddenBit
 	for {
-		s := l.dir[h>>(64-l.depth)]
-		i := s.home(h)
+		s := l.segs[h>>(64-l.depth)]
+		i := home(h, len(s.slots))
 		for {
 			x := s.slots[i]
 			if uint32(x) == want {
@@ -287,15 +304,18 @@ func (l *lookup) grow(s *segment, h uint64) {
 		old := s.slots
 		s.slots = make([]uint64, max(segSize(s.n*5/4), len(old)+1))
 		s.refill(old)
+		l.file(s, int(h>>(64-l.depth)))
 		return
 	}
 	if s.depth == l.depth {
 		// Double the directory: each entry becomes two.
-		d := make([]*segment, 2*len(l.dir))
-		for i, t := range l.dir {
+		d := make([]*segment, 2*len(l.segs))
+		tabs := make([][]uint64, 2*len(l.segs))
+		for i, t := range l.segs {
 			d[2*i], d[2*i+1] = t, t
+			tabs[2*i], tabs[2*i+1] = t.slots, t.slots
 		}
-		l.dir, l.depth = d, l.depth+1
+		l.segs, l.tabs, l.depth = d, tabs, l.depth+1
 	}
 	// s fills the 1<<(depth-s.depth) entries starting at its prefix; the
 	// first half goes to a (next bit 0), the second to b.
@@ -321,12 +341,17 @@ func (l *lookup) grow(s *segment, h uint64) {
 	}
 	span := 1 << (l.depth - s.depth)
 	first := int(h>>(64-l.depth)) &^ (span - 1)
-	for i := range span {
-		if i < span/2 {
-			l.dir[first+i] = a
-		} else {
-			l.dir[first+i] = b
-		}
+	l.file(a, first)
+	l.file(b, first+span/2)
+}
+
+// file points the directory entries of segment s, which include entry at,
+// to it and its slots.
+func (l *lookup) file(s *segment, at int) {
+	span := 1 << (l.depth - s.depth)
+	first := at &^ (span - 1)
+	for i := first; i < first+span; i++ {
+		l.segs[i], l.tabs[i] = s, s.slots
 	}
 }
 
@@ -342,7 +367,7 @@ func (s *segment) refill(old []uint64) {
 
 // put adds slot word x, whose player s does not hold, to s.
 func (s *segment) put(x uint64) {
-	for i := s.home(hash(uint32(x) &^ hiddenBit)); ; {
+	for i := home(hash(uint32(x)&^hiddenBit), len(s.slots)); ; {
 		if s.slots[i] == 0 {
 			s.slots[i] = x
 			s.n++
@@ -357,10 +382,10 @@ func (s *segment) put(x uint64) {
 // hdel removes p from the hash.
 func (l *lookup) hdel(p uint32) bool {
 	h := hash(p)
-	s := l.dir[h>>(64-l.depth)]
+	s := l.segs[h>>(64-l.depth)]
 	slots := s.slots
 	want := p | hiddenBit
-	i := s.home(h)
+	i := home(h, len(slots))
 	for {
 		x := slots[i]
 		if x == 0 {
@@ -387,7 +412,7 @@ func (l *lookup) hdel(p uint32) bool {
 		// The member at j may move into the hole at i only if its home is
 		// not cyclically inside (i, j]; otherwise a lookup starting at its
 		// home would stop at the hole before reaching it.
-		k := s.home(hash(uint32(x) &^ hiddenBit))
+		k := home(hash(uint32(x)&^hiddenBit), size)
 		if i <= j {
 			if i < k && k <= j {
 				continue
@@ -406,8 +431,8 @@ func (l *lookup) hdel(p uint32) bool {
 
 // segments calls fn once for every segment of the hash.
 func (l *lookup) segments(fn func(s *segment)) {
-	for i := 0; i < len(l.dir); {
-		s := l.dir[i]
+	for i := 0; i < len(l.segs); {
+		s := l.segs[i]
 		fn(s)
 		i += 1 << (l.depth - s.depth)
 	}
@@ -450,15 +475,16 @@ func (l *lookup) reset(n int, top uint32) {
 	for uint64(n)<<4 > uint64(maxSeg*(maxLoad-1))<<l.depth {
 		l.depth++
 	}
-	l.dir = make([]*segment, 1<<l.depth)
-	for i := range l.dir {
-		l.dir[i] = &segment{slots: make([]uint64, segSize((n>>l.depth)*9/8)), depth: l.depth}
+	l.segs, l.tabs = make([]*segment, 1<<l.depth), make([][]uint64, 1<<l.depth)
+	for i := range l.segs {
+		l.segs[i] = &segment{slots: make([]uint64, segSize((n>>l.depth)*9/8)), depth: l.depth}
+		l.tabs[i] = l.segs[i].slots
 	}
 }
 
 // bytes returns the memory the table holds.
 func (l *lookup) bytes() int {
-	b := cap(l.pages)*24 + cap(l.dir)*8
+	b := cap(l.pages)*24 + cap(l.segs)*8 + cap(l.tabs)*24
 	for _, pg := range l.pages {
 		b += cap(pg) * 4
 	}

@@ -1,12 +1,13 @@
 // Command growth measures the worst pause of the structures a submit grows:
 // it inserts -n players (10M by default) one by one into a board's rank index
-// (rank.Index.Put, with dense or sparse player ids) and into the server's
+// (rank.Index.Put, with dense or sparse player ids; and sparse ids arriving
+// on a loaded dense board, which switches its lookup's form) and into the server's
 // player id table (intern.Table.Intern), timing every single insert, and
 // prints the maximum and the tail percentiles. A table that grows by copying
 // itself whole shows up as a handful of inserts that take milliseconds to
 // hundreds of milliseconds; incremental growth keeps every insert short.
 //
-//	go run ./bench/growth -n 10000000
+//	go run ./bench/growth -n 10000000 -what index-dense,index-sparse,index-switch,intern
 //
 // Each structure runs in a fresh heap (a GC between them). Every insert is
 // timed twice: by the wall clock, which on a shared machine also counts the
@@ -34,7 +35,7 @@ func main() {
 	runtime.LockOSThread() // threadCPU reads this thread's clock
 	n := flag.Int("n", 10_000_000, "players to insert")
 	slow := flag.Int("slow", 0, "also print the positions of this many slowest inserts")
-	what := flag.String("what", "index-dense,index-sparse,intern", "comma-separated structures: index-dense, index-sparse, intern")
+	what := flag.String("what", "index-dense,index-sparse,index-switch,intern", "comma-separated structures: index-dense, index-sparse, index-switch, intern")
 	flag.Parse()
 	fmt.Printf("# go run ./bench/growth -n %d -what %s (%s, GOMAXPROCS %d)\n", *n, *what, runtime.Version(), runtime.GOMAXPROCS(0))
 	fmt.Println("| structure | inserts | total | p50 | p99 | p99.9 | p99.99 | max | inserts > 1 ms | > 10 ms | longest GC pause |")
@@ -46,13 +47,19 @@ func main() {
 			run = func(lat, cpu []time.Duration) { index(lat, cpu, false) }
 		case "index-sparse":
 			run = func(lat, cpu []time.Duration) { index(lat, cpu, true) }
+		case "index-switch":
+			run = func(lat, cpu []time.Duration) { indexSwitch(lat, cpu, *n) }
 		case "intern":
 			run = internTable
 		default:
 			fmt.Fprintf(os.Stderr, "growth: unknown structure %q\n", w)
 			os.Exit(2)
 		}
-		lat, cpu := make([]time.Duration, *n), make([]time.Duration, *n)
+		count := *n
+		if w == "index-switch" {
+			count = *n / 100
+		}
+		lat, cpu := make([]time.Duration, count), make([]time.Duration, count)
 		runtime.GC()
 		var before runtime.MemStats
 		runtime.ReadMemStats(&before)
@@ -82,6 +89,30 @@ func index(lat, cpu []time.Duration, sparse bool) {
 			p = uint32(i) * 2654435761 % (1 << 31) // odd multiplier: one to one
 		}
 		e := rank.Entry{Player: p, Keys: [4]int64{r.Int64N(1_000_000)}, At: int64(i), Seq: uint64(i)}
+		t, c := time.Now(), threadCPU()
+		x.Put(e)
+		lat[i], cpu[i] = time.Since(t), threadCPU()-c
+	}
+	runtime.KeepAlive(x)
+}
+
+// indexSwitch loads a board with n players of dense ids (untimed), then
+// puts n/100 players with ids scattered over the 31-bit range, timing each:
+// the first one switches the player lookup from its dense to its hashed
+// form.
+func indexSwitch(lat, cpu []time.Duration, n int) {
+	x := rank.New([]bool{true})
+	r := rand.New(rand.NewPCG(1, 2))
+	es := make([]rank.Entry, n)
+	for i := range es {
+		es[i] = rank.Entry{Player: uint32(i), Keys: [4]int64{r.Int64N(1_000_000)}, At: int64(i), Seq: uint64(i)}
+	}
+	x.Load(es)
+	es = nil
+	runtime.GC()
+	for i := range lat {
+		p := uint32(n+i)*2654435761%(1<<31) | 1<<30
+		e := rank.Entry{Player: p, Keys: [4]int64{r.Int64N(1_000_000)}, At: int64(n + i), Seq: uint64(n + i)}
 		t, c := time.Now(), threadCPU()
 		x.Put(e)
 		lat[i], cpu[i] = time.Since(t), threadCPU()-c
