@@ -41,6 +41,7 @@ type Table struct {
 	refs   [][]ref    // id -> location of its bytes, in chunks of refSize, never reallocated
 	n      int        // strings interned
 	dir    []*segment // by the top depth bits of the fingerprint
+	tabs   [][]uint64 // dir[i].slots, so that a lookup loads one slice header before the slot
 	depth  uint8
 }
 
@@ -73,19 +74,23 @@ func (t *Table) size(n int) {
 	for uint64(n)*16 > uint64(maxSeg*(maxLoad-1))<<t.depth {
 		t.depth++
 	}
-	t.dir = make([]*segment, 1<<t.depth)
+	t.dir, t.tabs = make([]*segment, 1<<t.depth), make([][]uint64, 1<<t.depth)
 	for i := range t.dir {
 		t.dir[i] = &segment{slots: make([]uint64, segSize((n>>t.depth)*9/8)), depth: t.depth}
+		t.tabs[i] = t.dir[i].slots
 	}
 }
 
 // segSize returns a segment size for n strings at 75% load.
 func segSize(n int) int { return min(maxSeg, n*16/(maxLoad-1)+16) }
 
-// home returns the first slot to probe for fingerprint fp in s: the
-// fingerprint bits below the segment's depth, scaled by multiply-shift.
-func (s *segment) home(fp uint32) int {
-	return int(uint64(fp<<s.depth) * uint64(len(s.slots)) >> 32)
+// home returns the first slot to probe for fingerprint fp in a segment of
+// size slots: the fingerprint remixed (an odd multiplier, so that its low
+// bits reach the top ones; the directory uses the top bits as they are),
+// scaled by multiply-shift. It does not depend on the depth, so a slot's
+// home stays put when the directory doubles.
+func home(fp uint32, size int) int {
+	return int(uint64(fp*0x9E3779B9) * uint64(size) >> 32)
 }
 
 // Len returns the number of interned strings.
@@ -105,12 +110,11 @@ func (t *Table) String(id uint32) string {
 // would go.
 func (t *Table) find(s string) (id uint32, ok bool, seg *segment, slot int, fp uint32) {
 	fp = uint32(maphash.String(t.seed, s) >> 32)
-	seg = t.dir[fp>>(32-t.depth)]
-	slots := seg.slots
-	for i := seg.home(fp); ; {
+	slots := t.tabs[fp>>(32-t.depth)]
+	for i := home(fp, len(slots)); ; {
 		v := slots[i]
 		if v == 0 {
-			return 0, false, seg, i, fp
+			return 0, false, t.dir[fp>>(32-t.depth)], i, fp
 		}
 		if uint32(v>>32) == fp {
 			if id := uint32(v) - 1; t.String(id) == s {
@@ -180,14 +184,17 @@ func (t *Table) grow(s *segment, fp uint32) {
 		s.slots = make([]uint64, max(segSize(s.n*5/4), len(old)+1))
 		s.n = 0
 		s.refill(old, nil)
+		t.file(s, int(fp>>(32-t.depth)))
 		return
 	}
 	if s.depth == t.depth {
 		d := make([]*segment, 2*len(t.dir))
+		tabs := make([][]uint64, 2*len(t.dir))
 		for i, x := range t.dir {
 			d[2*i], d[2*i+1] = x, x
+			tabs[2*i], tabs[2*i+1] = x.slots, x.slots
 		}
-		t.dir, t.depth = d, t.depth+1
+		t.dir, t.tabs, t.depth = d, tabs, t.depth+1
 	}
 	bit := uint32(1) << (31 - s.depth)
 	n1 := 0
@@ -202,12 +209,17 @@ func (t *Table) grow(s *segment, fp uint32) {
 	b.refill(s.slots, func(v uint64) bool { return uint32(v>>32)&bit != 0 })
 	span := 1 << (t.depth - s.depth)
 	first := int(fp>>(32-t.depth)) &^ (span - 1)
-	for i := range span {
-		if i < span/2 {
-			t.dir[first+i] = a
-		} else {
-			t.dir[first+i] = b
-		}
+	t.file(a, first)
+	t.file(b, first+span/2)
+}
+
+// file points the directory entries of segment s, which include entry at,
+// to it and its slots.
+func (t *Table) file(s *segment, at int) {
+	span := 1 << (t.depth - s.depth)
+	first := at &^ (span - 1)
+	for i := first; i < first+span; i++ {
+		t.dir[i], t.tabs[i] = s, s.slots
 	}
 }
 
@@ -218,7 +230,7 @@ func (s *segment) refill(old []uint64, keep func(uint64) bool) {
 		if v == 0 || keep != nil && !keep(v) {
 			continue
 		}
-		for i := s.home(uint32(v >> 32)); ; {
+		for i := home(uint32(v>>32), len(s.slots)); ; {
 			if s.slots[i] == 0 {
 				s.slots[i] = v
 				s.n++
@@ -254,7 +266,7 @@ func (t *Table) Reserve(n int) {
 
 // Bytes estimates the heap bytes the table holds.
 func (t *Table) Bytes() int {
-	n := cap(t.dir)*8 + cap(t.refs)*24
+	n := cap(t.dir)*8 + cap(t.tabs)*24 + cap(t.refs)*24
 	for _, r := range t.refs {
 		n += cap(r) * int(unsafe.Sizeof(ref{}))
 	}

@@ -156,7 +156,7 @@ func TestGrowth(t *testing.T) {
 // that every slot is reachable from its home and filed under its
 // fingerprint's prefix.
 func check(t *Table) error {
-	if len(t.dir) != 1<<t.depth {
+	if len(t.dir) != 1<<t.depth || len(t.tabs) != len(t.dir) {
 		return fmt.Errorf("directory of %d at depth %d", len(t.dir), t.depth)
 	}
 	total := 0
@@ -167,7 +167,7 @@ func check(t *Table) error {
 			return fmt.Errorf("segment at %d: depth %d, directory %d", i, s.depth, t.depth)
 		}
 		for j := i; j < i+span; j++ {
-			if t.dir[j] != s {
+			if t.dir[j] != s || len(t.tabs[j]) != len(s.slots) || &t.tabs[j][0] != &s.slots[0] {
 				return fmt.Errorf("entry %d does not point to the segment at %d", j, i)
 			}
 		}
@@ -184,7 +184,7 @@ func check(t *Table) error {
 			if int(fp>>(32-t.depth))&^(span-1) != i {
 				return fmt.Errorf("fingerprint %x filed at %d", fp, i)
 			}
-			for j := s.home(fp); j != k; j = (j + 1) % len(s.slots) {
+			for j := home(fp, len(s.slots)); j != k; j = (j + 1) % len(s.slots) {
 				if s.slots[j] == 0 {
 					return fmt.Errorf("slot %d of segment %d unreachable from its home", k, i)
 				}
