@@ -20,15 +20,20 @@ package rank
 //     leaf<<32 | player | hiddenBit; the set top bit of the low word marks
 //     it occupied (ids are below 1<<31), so 0 is an empty slot and no
 //     metadata is needed. A segment's size need not be a power of two
-//     (slots are chosen by multiply-shift), so it grows by 1.25x and is
-//     sized exactly on Load; a full segment of 8192 slots splits in two, and
-//     the directory doubles when a segment that splits is as deep as it.
+//     (the home slot is the low 32 hash bits scaled by multiply-shift), so
+//     it grows by 1.25x and is sized exactly on Load; a full segment of 8192
+//     slots splits in two by the next top hash bit, and the directory
+//     doubles when a segment that splits is as deep as it. The directory
+//     holds each segment's slice header (tabs), so a lookup is the header,
+//     usually cached, then the slot.
 //
 // Growth is incremental: no single call copies more than one page or one
-// segment, 64 KiB, plus the directory or the page array (8 bytes per 2000
-// to 4096 players, 40 KiB at 10M). The whole table used to be copied at
-// once, 15 ms at 1M players and 120-600 ms at 10M, under the board writer's
-// lock (docs/ARCHITECTURE.md, "Incremental growth").
+// segment (64 KiB), plus the directory or the page array (32 bytes per
+// segment of 2,000-6,600 players, 24 bytes per page of 4096 ids: 60-100 KiB
+// at 10M). The whole table used to be copied at once, which took 100 ms of
+// CPU at 10M players (more wall time on a busy machine) under the board
+// writer's lock (docs/ARCHITECTURE.md, "Incremental growth of the player
+// tables"; figures in docs/BENCHMARKS.md, "Growth pauses at 10M players").
 //
 // A switch between the forms (a sparse id arriving on a dense board, a
 // dense board losing most of its players, a hashed board becoming dense)
@@ -41,10 +46,12 @@ type lookup struct {
 	pages  [][]uint32 // dense form: pages[p>>pageBits][p&pageMask]; nil or short pages hold no one beyond their length
 	segs   []*segment // hash form: by the top depth bits of hash(p); nil when the hash holds no one
 	tabs   [][]uint64 // segs[i].slots, so that get loads one slice header, not a segment and then its slots
-	depth  uint8      // global depth: len(dir) == 1<<depth
+	depth  uint8      // global depth: len(segs) == len(tabs) == 1<<depth
 	hashed bool       // the form new players go to
 	nd, nh int        // players in the dense pages and in the hash
 	dlim   uint32     // dense form: ids below dlim need no density check
+	filled int        // a switch to dense: pages below it have their full size
+	grows  int        // segment growths and splits so far, for step's budget
 	top    uint32     // highest player id ever set; bounds the dense form
 }
 
@@ -64,6 +71,12 @@ const (
 	// maxSeg is the size in slots at which a full segment splits rather
 	// than grows: 64 KiB, rehashed in about 50 µs.
 	maxSeg = 8192
+
+	// drainMax and fillMax bound the work of one step of a switch of
+	// form: players moved from the dense pages into the hash, and pages
+	// given their full size before a segment moves into them.
+	drainMax = 512
+	fillMax  = 8
 
 	// maxLoad is the load factor (in 1/16) above which a segment grows.
 	// Linear probing stays short at 0.81: a miss scans about 15 slots, two
@@ -192,22 +205,54 @@ func (l *lookup) del(p uint32) bool {
 // lookup of a hundred players or more.
 func (l *lookup) step() {
 	if l.hashed && l.nd > 0 {
-		k := len(l.pages) - 1
-		for ; l.pages[k] == nil; k-- {
-		}
-		for i, x := range l.pages[k] {
-			if x != 0 {
-				l.hset(uint32(k<<pageBits|i), x-1, false)
-				l.nd--
+		// Move the top entries of the last page, scanning at most two
+		// pages of ids, moving at most drainMax players and stopping
+		// after an insert that grew a segment: the players of a page
+		// spread over every segment, which fill up together, so a whole
+		// page could split hundreds of them in one call.
+		grows := l.grows
+		moved, scanned := 0, 0
+		for l.nd > 0 && moved < drainMax && scanned < 2*pageSize && l.grows == grows {
+			k := len(l.pages) - 1
+			pg := l.pages[k]
+			i := len(pg) - 1
+			for ; i >= 0 && moved < drainMax && l.grows == grows; i-- {
+				if x := pg[i]; x != 0 {
+					l.hset(uint32(k<<pageBits|i), x-1, false)
+					l.nd--
+					moved++
+				}
+			}
+			scanned += len(pg) - 1 - i
+			if i < 0 {
+				l.pages = l.pages[:k]
+			} else {
+				l.pages[k] = pg[:i+1]
 			}
 		}
-		l.pages = l.pages[:k]
 		if l.nd == 0 {
 			l.pages = nil
 		}
 		return
 	}
 	if !l.hashed && l.nh > 0 {
+		// First give every page up to the highest id its full size, a
+		// few per call, so that the moves below allocate nothing.
+		for n := 0; l.filled <= int(l.top>>pageBits); l.filled++ {
+			k := l.filled
+			if k >= len(l.pages) {
+				l.pages = append(l.pages, make([][]uint32, k+1-len(l.pages))...)
+			}
+			if len(l.pages[k]) < pageSize {
+				if n == fillMax {
+					return
+				}
+				full := make([]uint32, pageSize)
+				copy(full, l.pages[k])
+				l.pages[k] = full
+				n++
+			}
+		}
 		at := 0
 		for l.segs[at].n == 0 {
 			at++
@@ -290,7 +335,7 @@ func (l *lookup) hset(p, v uint32, switchOK bool) bool {
 			return true
 		}
 		if switchOK && denseFits(int(l.top)+1, l.len()+1) {
-			l.hashed, l.dlim = false, l.top+1
+			l.hashed, l.dlim, l.filled = false, l.top+1, 0
 			return false
 		}
 		l.grow(s, h)
@@ -300,6 +345,7 @@ func (l *lookup) hset(p, v uint32, switchOK bool) bool {
 // grow makes room in segment s, which holds hash h: it grows by 1.25x up
 // to maxSeg slots, and then splits in two by the next hash bit.
 func (l *lookup) grow(s *segment, h uint64) {
+	l.grows++
 	if len(s.slots) < maxSeg || s.depth >= 32 {
 		old := s.slots
 		s.slots = make([]uint64, max(segSize(s.n*5/4), len(old)+1))
