@@ -76,13 +76,29 @@ func (t *Table) size(n int) {
 	}
 	t.dir, t.tabs = make([]*segment, 1<<t.depth), make([][]uint64, 1<<t.depth)
 	for i := range t.dir {
-		t.dir[i] = &segment{slots: make([]uint64, segSize((n>>t.depth)*9/8)), depth: t.depth}
+		t.dir[i] = &segment{slots: newSlots(segSize(n >> t.depth)), depth: t.depth}
 		t.tabs[i] = t.dir[i].slots
 	}
 }
 
 // segSize returns a segment size for n strings at 75% load.
-func segSize(n int) int { return min(maxSeg, n*16/(maxLoad-1)+16) }
+func segSize(n int) int {
+	size := n*16/(maxLoad-1) + 16
+	// Above 32 KiB Go allocates whole 8 KiB pages: take the page
+	// boundary below if it still holds n under maxLoad.
+	if r := size &^ 1023; size > 4096 && r >= n*16/maxLoad+16 {
+		size = r
+	}
+	return min(maxSeg, size)
+}
+
+// newSlots returns a zeroed segment of at least n slots, as many as the
+// allocation holds (Go rounds a request up to its size class or to whole
+// pages; those slots would be paid for and left unused).
+func newSlots(n int) []uint64 {
+	s := append([]uint64(nil), make([]uint64, n)...)
+	return s[:cap(s)]
+}
 
 // home returns the first slot to probe for fingerprint fp in a segment of
 // size slots: the fingerprint remixed (an odd multiplier, so that its low
@@ -181,7 +197,7 @@ func (t *Table) store(s string) ref {
 func (t *Table) grow(s *segment, fp uint32) {
 	if len(s.slots) < maxSeg || s.depth >= 24 {
 		old := s.slots
-		s.slots = make([]uint64, max(segSize(s.n*5/4), len(old)+1))
+		s.slots = newSlots(max(segSize(s.n*5/4), len(old)+1))
 		s.n = 0
 		s.refill(old, nil)
 		t.file(s, int(fp>>(32-t.depth)))
@@ -203,8 +219,8 @@ func (t *Table) grow(s *segment, fp uint32) {
 			n1++
 		}
 	}
-	a := &segment{slots: make([]uint64, segSize(s.n-n1)), depth: s.depth + 1}
-	b := &segment{slots: make([]uint64, segSize(n1)), depth: s.depth + 1}
+	a := &segment{slots: newSlots(segSize(s.n - n1)), depth: s.depth + 1}
+	b := &segment{slots: newSlots(segSize(n1)), depth: s.depth + 1}
 	a.refill(s.slots, func(v uint64) bool { return uint32(v>>32)&bit == 0 })
 	b.refill(s.slots, func(v uint64) bool { return uint32(v>>32)&bit != 0 })
 	span := 1 << (t.depth - s.depth)

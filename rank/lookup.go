@@ -105,7 +105,23 @@ func home(h uint64, size int) int {
 
 // segSize returns a segment size for n players at 75% load (so growing by
 // 1.25x at 81% leaves it 60% full).
-func segSize(n int) int { return min(maxSeg, n*16/(maxLoad-1)+16) }
+func segSize(n int) int {
+	size := n*16/(maxLoad-1) + 16
+	// Above 32 KiB Go allocates whole 8 KiB pages: take the page
+	// boundary below if it still holds n under maxLoad.
+	if r := size &^ 1023; size > 4096 && r >= n*16/maxLoad+16 {
+		size = r
+	}
+	return min(maxSeg, size)
+}
+
+// newSlots returns a zeroed segment of at least n slots, as many as the
+// allocation holds (Go rounds a request up to its size class or to whole
+// pages; those slots would be paid for and left unused).
+func newSlots(n int) []uint64 {
+	s := append([]uint64(nil), make([]uint64, n)...)
+	return s[:cap(s)]
+}
 
 // len returns the number of players held.
 func (l *lookup) len() int { return l.nd + l.nh }
@@ -264,7 +280,7 @@ func (l *lookup) step() {
 			}
 		}
 		l.nh -= s.n
-		s.n, s.slots = 0, make([]uint64, 16)
+		s.n, s.slots = 0, newSlots(16)
 		l.file(s, at)
 		if l.nh == 0 {
 			l.segs, l.tabs, l.depth = nil, nil, 0
@@ -307,7 +323,7 @@ func (l *lookup) ddel(p uint32) bool {
 // nothing and returns false.
 func (l *lookup) hset(p, v uint32, switchOK bool) bool {
 	if l.segs == nil {
-		s := &segment{slots: make([]uint64, 16)}
+		s := &segment{slots: newSlots(16)}
 		l.segs, l.tabs, l.depth = []*segment{s}, [][]uint64{s.slots}, 0
 	}
 	h := hash(p)
@@ -348,7 +364,7 @@ func (l *lookup) grow(s *segment, h uint64) {
 	l.grows++
 	if len(s.slots) < maxSeg || s.depth >= 32 {
 		old := s.slots
-		s.slots = make([]uint64, max(segSize(s.n*5/4), len(old)+1))
+		s.slots = newSlots(max(segSize(s.n*5/4), len(old)+1))
 		s.refill(old)
 		l.file(s, int(h>>(64-l.depth)))
 		return
@@ -373,8 +389,8 @@ func (l *lookup) grow(s *segment, h uint64) {
 			n1++
 		}
 	}
-	a := &segment{slots: make([]uint64, segSize(s.n-n1)), depth: d}
-	b := &segment{slots: make([]uint64, segSize(n1)), depth: d}
+	a := &segment{slots: newSlots(segSize(s.n - n1)), depth: d}
+	b := &segment{slots: newSlots(segSize(n1)), depth: d}
 	for _, x := range s.slots {
 		if x == 0 {
 			continue
@@ -523,7 +539,7 @@ func (l *lookup) reset(n int, top uint32) {
 	}
 	l.segs, l.tabs = make([]*segment, 1<<l.depth), make([][]uint64, 1<<l.depth)
 	for i := range l.segs {
-		l.segs[i] = &segment{slots: make([]uint64, segSize((n>>l.depth)*9/8)), depth: l.depth}
+		l.segs[i] = &segment{slots: newSlots(segSize(n >> l.depth)), depth: l.depth}
 		l.tabs[i] = l.segs[i].slots
 	}
 }
