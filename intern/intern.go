@@ -12,8 +12,8 @@
 // (64 KiB) under a directory indexed by the top fingerprint bits. A full
 // segment grows by 1.25x and, at 8192 slots, splits in two; a slot's home
 // comes from its fingerprint alone, so neither rehashes a string. The table
-// used to double its slots in one step, 1.8 s at 10M players on a loaded
-// machine (docs/BENCHMARKS.md, "Growth pauses at 10M players").
+// used to double its slots in one step, rehashing every string: 0.9-1.1 s of
+// CPU at 6.3M players (docs/BENCHMARKS.md, "Growth pauses at 10M players").
 //
 // A Table is not safe for concurrent use; callers hold a lock.
 package intern
