@@ -329,23 +329,27 @@ func (l *lookup) hset(p, v uint32, switchOK bool) bool {
 	h := hash(p)
 	want := p | hiddenBit
 	for {
-		s := l.segs[h>>(64-l.depth)]
-		i := home(h, len(s.slots))
+		// Probe through tabs, as get does; the segment itself is needed
+		// only to add a player.
+		at := h >> (64 - l.depth)
+		slots := l.tabs[at]
+		i := home(h, len(slots))
 		for {
-			x := s.slots[i]
+			x := slots[i]
 			if uint32(x) == want {
-				s.slots[i] = uint64(v)<<32 | uint64(want)
+				slots[i] = uint64(v)<<32 | uint64(want)
 				return true
 			}
 			if x == 0 {
 				break
 			}
-			if i++; i == len(s.slots) {
+			if i++; i == len(slots) {
 				i = 0
 			}
 		}
-		if (s.n+1)*16 <= len(s.slots)*maxLoad {
-			s.slots[i] = uint64(v)<<32 | uint64(want)
+		s := l.segs[at]
+		if (s.n+1)*16 <= len(slots)*maxLoad {
+			slots[i] = uint64(v)<<32 | uint64(want)
 			s.n++
 			l.nh++
 			return true
