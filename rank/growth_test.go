@@ -226,19 +226,16 @@ func TestIndexGrowth(t *testing.T) {
 	x := newShaped([]bool{true}, 16, 8) // small nodes: many leaf moves
 	look := &x.t.(*tree[[3]int64]).look
 	m := map[uint32]Entry{}
+	ps := newPlayers() // m's players in a slice, so that a seed replays exactly
 	var seq uint64
 	put := func(p uint32) {
 		seq++
 		e := Entry{Player: p, Keys: [4]int64{int64(r.IntN(500))}, Hidden: r.IntN(10) == 0, At: int64(r.IntN(100)), Seq: seq}
 		x.Put(e)
 		m[p] = e
+		ps.set(p, 0)
 	}
-	held := func() uint32 {
-		for p := range m {
-			return p
-		}
-		panic("empty")
-	}
+	held := func() uint32 { return ps.pick(r) }
 	var drainOps, loads int
 	for round := range 6 {
 		for p := range uint32(40_000) {
@@ -250,14 +247,15 @@ func TestIndexGrowth(t *testing.T) {
 			case mig && round%2 == 1 && loads <= round/2 && r.IntN(2) == 0:
 				loads++
 				es := make([]Entry, 0, len(m))
-				for _, e := range m {
-					es = append(es, e)
+				for _, p := range ps.ids {
+					es = append(es, m[p])
 				}
 				x.Load(es)
 			case mig && r.IntN(3) == 0:
 				p := held()
 				x.Delete(p)
 				delete(m, p)
+				ps.del(p)
 				if r.IntN(2) == 0 {
 					put(p) // re-added, into the hash
 				}
@@ -285,9 +283,10 @@ func TestIndexGrowth(t *testing.T) {
 			}
 		}
 		// Start the next round from a dense board again.
-		for p := range m {
+		for _, p := range append([]uint32(nil), ps.ids...) {
 			x.Delete(p)
 			delete(m, p)
+			ps.del(p)
 		}
 		x.Load(nil)
 	}
