@@ -35,7 +35,7 @@ func main() {
 	runtime.LockOSThread() // threadCPU reads this thread's clock
 	n := flag.Int("n", 10_000_000, "players to insert")
 	slow := flag.Int("slow", 0, "also print the positions of this many slowest inserts")
-	what := flag.String("what", "index-dense,index-sparse,index-switch,intern", "comma-separated structures: index-dense, index-sparse, index-switch, intern")
+	what := flag.String("what", "index-dense,index-sparse,index-switch,intern", "comma-separated structures: index-dense, index-sparse, index-switch, index-densify, intern")
 	flag.Parse()
 	fmt.Printf("# go run ./bench/growth -n %d -what %s (%s, GOMAXPROCS %d)\n", *n, *what, runtime.Version(), runtime.GOMAXPROCS(0))
 	fmt.Println("| structure | inserts | total | p50 | p99 | p99.9 | p99.99 | max | inserts > 1 ms | > 10 ms | longest GC pause |")
@@ -49,6 +49,8 @@ func main() {
 			run = func(lat, cpu []time.Duration) { index(lat, cpu, true) }
 		case "index-switch":
 			run = func(lat, cpu []time.Duration) { indexSwitch(lat, cpu, *n) }
+		case "index-densify":
+			run = func(lat, cpu []time.Duration) { indexDensify(lat, cpu, *n) }
 		case "intern":
 			run = internTable
 		default:
@@ -58,6 +60,8 @@ func main() {
 		count := *n
 		if w == "index-switch" {
 			count = *n / 100
+		} else if w == "index-densify" {
+			count = *n * 4 / 10
 		}
 		lat, cpu := make([]time.Duration, count), make([]time.Duration, count)
 		runtime.GC()
@@ -112,6 +116,31 @@ func indexSwitch(lat, cpu []time.Duration, n int) {
 	runtime.GC()
 	for i := range lat {
 		p := uint32(n+i)*2654435761%(1<<31) | 1<<30
+		e := rank.Entry{Player: p, Keys: [4]int64{r.Int64N(1_000_000)}, At: int64(n + i), Seq: uint64(n + i)}
+		t, c := time.Now(), threadCPU()
+		x.Put(e)
+		lat[i], cpu[i] = time.Since(t), threadCPU()-c
+	}
+	runtime.KeepAlive(x)
+}
+
+// indexDensify loads a board with 0.9n players whose ids are multiples of
+// 4 (too sparse for the dense form: hashed), then puts 0.4n players with
+// ids 4i+1 and 4i+2, timing each: once the board holds about a third as
+// many players as its id range, its lookup switches to the dense form.
+func indexDensify(lat, cpu []time.Duration, n int) {
+	x := rank.New([]bool{true})
+	r := rand.New(rand.NewPCG(1, 2))
+	es := make([]rank.Entry, n*9/10)
+	for i := range es {
+		es[i] = rank.Entry{Player: uint32(4 * i), Keys: [4]int64{r.Int64N(1_000_000)}, At: int64(i), Seq: uint64(i)}
+	}
+	x.Load(es)
+	es = nil
+	runtime.GC()
+	m := n * 9 / 10
+	for i := range lat {
+		p := uint32(4*(i%m) + 1 + i/m)
 		e := rank.Entry{Player: p, Keys: [4]int64{r.Int64N(1_000_000)}, At: int64(n + i), Seq: uint64(n + i)}
 		t, c := time.Now(), threadCPU()
 		x.Put(e)
