@@ -69,8 +69,11 @@ func checkTree[R row](t *tree[R]) error {
 			return fmt.Errorf("free leaf id %d is in use", id)
 		}
 	}
-	if t.look.n != t.total {
-		return fmt.Errorf("lookup holds %d players, index has %d entries", t.look.n, t.total)
+	if err := checkLookup(&t.look); err != nil {
+		return fmt.Errorf("lookup: %v", err)
+	}
+	if t.look.len() != t.total {
+		return fmt.Errorf("lookup holds %d players, index has %d entries", t.look.len(), t.total)
 	}
 	for _, l := range c.leaves {
 		for _, q := range l.players() {
@@ -157,4 +160,86 @@ func (c *checker[R]) walk(n *node[R], d int) (total, vis int, lo, hi *R, err err
 		vis += kv
 	}
 	return total, vis, lo, hi, nil
+}
+
+// checkLookup verifies the player lookup's own invariants: the counts of
+// both forms, the directory's shape (each segment fills the aligned run of
+// entries its prefix names), the load bound of every segment, that every
+// slot is reachable from its home, and that no player is in both forms.
+func checkLookup(l *lookup) error {
+	nd := 0
+	for _, pg := range l.pages {
+		if len(pg) > pageSize {
+			return fmt.Errorf("dense page of %d slots", len(pg))
+		}
+		for _, x := range pg {
+			if x != 0 {
+				nd++
+			}
+		}
+	}
+	if nd != l.nd {
+		return fmt.Errorf("dense pages hold %d players, counted %d", nd, l.nd)
+	}
+	if l.segs == nil {
+		if l.nh != 0 || l.depth != 0 || l.tabs != nil {
+			return fmt.Errorf("no directory, but %d hashed players at depth %d", l.nh, l.depth)
+		}
+		return nil
+	}
+	if len(l.segs) != 1<<l.depth || len(l.tabs) != len(l.segs) {
+		return fmt.Errorf("directory of %d entries at depth %d", len(l.segs), l.depth)
+	}
+	nh := 0
+	for i := 0; i < len(l.segs); {
+		s := l.segs[i]
+		if s.depth > l.depth {
+			return fmt.Errorf("segment at %d deeper (%d) than the directory (%d)", i, s.depth, l.depth)
+		}
+		span := 1 << (l.depth - s.depth)
+		if i%span != 0 {
+			return fmt.Errorf("segment at %d not aligned to its span %d", i, span)
+		}
+		for j := i; j < i+span; j++ {
+			if l.segs[j] != s || len(l.tabs[j]) != len(s.slots) || &l.tabs[j][0] != &s.slots[0] {
+				return fmt.Errorf("directory entry %d does not point to the segment at %d", j, i)
+			}
+		}
+		if s.n*16 > len(s.slots)*maxLoad && s.n > 0 {
+			return fmt.Errorf("segment at %d: %d players in %d slots", i, s.n, len(s.slots))
+		}
+		n := 0
+		for k, x := range s.slots {
+			if x == 0 {
+				continue
+			}
+			n++
+			p := uint32(x) &^ hiddenBit
+			if uint32(x)&hiddenBit == 0 {
+				return fmt.Errorf("slot %d of segment %d has no occupied bit", k, i)
+			}
+			h := hash(p)
+			if int(h>>(64-l.depth))&^(span-1) != i {
+				return fmt.Errorf("player %d filed in the segment at %d, its hash says %d", p, i, h>>(64-l.depth))
+			}
+			// No empty slot between its home and k.
+			for j := home(h, len(s.slots)); j != k; j = (j + 1) % len(s.slots) {
+				if s.slots[j] == 0 {
+					return fmt.Errorf("player %d at slot %d unreachable from its home %d", p, k, home(h, len(s.slots)))
+				}
+			}
+			if k := int(p >> pageBits); k < len(l.pages) && int(p&pageMask) < len(l.pages[k]) && l.pages[k][p&pageMask] != 0 {
+				return fmt.Errorf("player %d in both forms", p)
+			}
+		}
+		if n != s.n {
+			return fmt.Errorf("segment at %d holds %d players, counted %d", i, n, s.n)
+		}
+		nh += n
+		i += span
+	}
+	if nh != l.nh {
+		return fmt.Errorf("hash holds %d players, counted %d", nh, l.nh)
+	}
+	return nil
 }

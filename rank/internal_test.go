@@ -42,12 +42,13 @@ func TestLookup(t *testing.T) {
 			}
 			m[p] = v
 		}
+		l.step() // as the tree does once per write
 		if l.hashed != was {
 			switches[l.hashed]++
 		}
 		if step%997 == 0 {
-			if l.n != len(m) {
-				t.Fatalf("SEED=%d step %d: %d players, want %d", s, step, l.n, len(m))
+			if l.len() != len(m) {
+				t.Fatalf("SEED=%d step %d: %d players, want %d", s, step, l.len(), len(m))
 			}
 			for p, v := range m {
 				if got, ok := l.get(p); !ok || got != v {

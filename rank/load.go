@@ -104,7 +104,7 @@ func dedup(es []Entry, top uint32) []Entry {
 	for i := range es {
 		last.set(es[i].Player, uint32(i))
 	}
-	out := make([]Entry, 0, last.n)
+	out := make([]Entry, 0, last.len())
 	for i := range es {
 		if v, _ := last.get(es[i].Player); v == uint32(i) {
 			out = append(out, es[i])

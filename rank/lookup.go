@@ -2,37 +2,87 @@ package rank
 
 // lookup maps a player id to the id of the leaf that holds its entry. Player
 // ids are interned, so they are dense across the server but a board may hold
-// any subset of them; lookup picks one of two forms by density:
+// any subset of them; lookup has two forms and picks one by density:
 //
-//   - dense: a []uint32 indexed by player id holding leaf id + 1 (0 for
-//     none). It costs 4 bytes per id up to the highest one, and a lookup is
-//     one load. It is used while the array is at most about 3 slots per
-//     player, where it is smaller than the hash table.
-//   - hash: an open-addressing table with linear probing over one []uint64,
-//     8 bytes per slot at 60-81% load, 10-13 bytes per player (a Go
-//     map[uint32]uint32 costs 15-40 bytes per entry). A slot packs leaf<<32 | player | hiddenBit; the set
-//     top bit of the low word marks it occupied (ids are below 1<<31), so 0
-//     is an empty slot and no metadata is needed. The size need not be a
-//     power of two (slots are chosen by multiply-shift), which lets it grow
-//     by 1.25x and be sized exactly on Load instead of wasting up to half of
-//     it on rounding.
+//   - dense: pages of 4096 uint32s indexed by player id, holding leaf id + 1
+//     (0 for none). It costs 4 bytes per id up to the highest one, and a
+//     lookup is two loads (the page pointer, from a small array that stays
+//     cached, then the slot). It is used while the id range is at most about
+//     3 ids per player, where it is smaller than the hash table. A page is
+//     allocated when an id in it is first set, and the last one grows by
+//     1.5x up to its full 16 KiB, so a tiny board pays for a few hundred
+//     bytes.
+//   - hash: extendible hashing. A directory indexed by the top bits of a
+//     Fibonacci hash of the id points to segments, each an open-addressing
+//     table with linear probing over one []uint64 of at most 8192 slots
+//     (64 KiB), 8 bytes per slot at 60-81% load, 10-13 bytes per player (a
+//     Go map[uint32]uint32 costs 15-40 bytes per entry). A slot packs
+//     leaf<<32 | player | hiddenBit; the set top bit of the low word marks
+//     it occupied (ids are below 1<<31), so 0 is an empty slot and no
+//     metadata is needed. A segment's size need not be a power of two
+//     (the home slot is the low 32 hash bits scaled by multiply-shift), so
+//     it grows by 1.25x and is sized exactly on Load; a full segment of 8192
+//     slots splits in two by the next top hash bit, and the directory
+//     doubles when a segment that splits is as deep as it. The directory
+//     holds each segment's slice header (tabs), so a lookup is the header,
+//     usually cached, then the slot.
 //
-// Growing either form copies it whole: for the hash table about 15 ms at 1M
-// players and 120 ms at 10M, once per 25% growth, under the caller's lock.
-// Load sizes the table for its content, so this happens only as a board
-// grows.
+// Growth is incremental: no single call copies more than one page or one
+// segment (64 KiB), plus the directory or the page array (32 bytes per
+// segment of 2,000-6,600 players, 24 bytes per page of 4096 ids: 60-100 KiB
+// at 10M). The whole table used to be copied at once, which took 100 ms of
+// CPU at 10M players (more wall time on a busy machine) under the board
+// writer's lock (docs/ARCHITECTURE.md, "Incremental growth of the player
+// tables"; figures in docs/BENCHMARKS.md, "Growth pauses at 10M players").
+//
+// A switch between the forms (a sparse id arriving on a dense board, a
+// dense board losing most of its players, a hashed board becoming dense)
+// only changes the form new players go to: the other form is drained into
+// it one page or one segment per Put or Delete, and get and del consult both
+// forms meanwhile. A player is in exactly one form. During a switch both
+// forms hold memory: at most what the old form held when it started,
+// released page by page or segment by segment.
 type lookup struct {
-	dense  []uint32 // dense form, when !hashed
-	slots  []uint64 // hash form, when hashed
-	hashed bool
-	n      int    // players held
-	top    uint32 // highest player id ever set; bounds the dense form
+	pages  [][]uint32 // dense form: pages[p>>pageBits][p&pageMask]; nil or short pages hold no one beyond their length
+	segs   []*segment // hash form: by the top depth bits of hash(p); nil when the hash holds no one
+	tabs   [][]uint64 // segs[i].slots, so that get loads one slice header, not a segment and then its slots
+	depth  uint8      // global depth: len(segs) == len(tabs) == 1<<depth
+	hashed bool       // the form new players go to
+	nd, nh int        // players in the dense pages and in the hash
+	dlim   uint32     // dense form: ids below dlim need no density check
+	filled int        // a switch to dense: pages below it have their full size
+	grows  int        // segment growths and splits so far, for step's budget
+	top    uint32     // highest player id ever set; bounds the dense form
 }
 
-// maxLoad is the load factor (in 1/16) above which the hash table grows.
-// Linear probing stays short at 0.81: a miss scans about 15 slots, two cache
-// lines.
-const maxLoad = 13
+// segment is one open-addressing table of the hash form, holding the
+// players whose hash starts with the depth bits it is filed under.
+type segment struct {
+	slots []uint64
+	depth uint8 // local depth, <= the directory's
+	n     int   // players held
+}
+
+const (
+	pageBits = 12
+	pageSize = 1 << pageBits
+	pageMask = pageSize - 1
+
+	// maxSeg is the size in slots at which a full segment splits rather
+	// than grows: 64 KiB, rehashed in about 50 µs.
+	maxSeg = 8192
+
+	// drainMax and fillMax bound the work of one step of a switch of
+	// form: players moved from the dense pages into the hash, and pages
+	// given their full size before a segment moves into them.
+	drainMax = 512
+	fillMax  = 8
+
+	// maxLoad is the load factor (in 1/16) above which a segment grows.
+	// Linear probing stays short at 0.81: a miss scans about 15 slots, two
+	// cache lines.
+	maxLoad = 13
+)
 
 // denseFits reports whether a dense array of size ids is worth it for n
 // players: up to 3 ids per player it is smaller than the hash table (4 bytes
@@ -41,35 +91,66 @@ func denseFits(size, n int) bool {
 	return size <= 3*n+1024
 }
 
-// home returns the first slot to probe for player p: a Fibonacci hash spreads
-// dense interned ids evenly, then multiply-shift scales it to the table size.
-func (l *lookup) home(p uint32) int {
-	h := (uint64(p) * 0x9E3779B97F4A7C15) >> 32
-	return int((h * uint64(len(l.slots))) >> 32)
+// hash spreads dense interned ids evenly over 64 bits (Fibonacci hashing):
+// the top bits pick the directory entry, the bits below them the slot.
+func hash(p uint32) uint64 { return uint64(p) * 0x9E3779B97F4A7C15 }
+
+// home returns the first slot to probe for hash h in a segment of size
+// slots: multiply-shift of the low 32 hash bits (the directory uses the top
+// ones), which do not depend on the depth, so a slot's home stays put when
+// the directory doubles.
+func home(h uint64, size int) int {
+	return int(uint64(uint32(h)) * uint64(size) >> 32)
 }
 
-// get returns the leaf id stored for player p.
+// segSize returns a segment size for n players at 75% load (so growing by
+// 1.25x at 81% leaves it 60% full).
+func segSize(n int) int {
+	size := n*16/(maxLoad-1) + 16
+	// Above 32 KiB Go allocates whole 8 KiB pages: take the page
+	// boundary below if it still holds n under maxLoad.
+	if r := size &^ 1023; size > 4096 && r >= n*16/maxLoad+16 {
+		size = r
+	}
+	return min(maxSeg, size)
+}
+
+// newSlots returns a zeroed segment of at least n slots, as many as the
+// allocation holds (Go rounds a request up to its size class or to whole
+// pages; those slots would be paid for and left unused).
+func newSlots(n int) []uint64 {
+	s := append([]uint64(nil), make([]uint64, n)...)
+	return s[:cap(s)]
+}
+
+// len returns the number of players held.
+func (l *lookup) len() int { return l.nd + l.nh }
+
+// get returns the leaf id stored for player p. It never changes l, so
+// readers may share it.
 func (l *lookup) get(p uint32) (uint32, bool) {
-	if !l.hashed {
-		if int(p) < len(l.dense) {
-			v := l.dense[p]
-			return v - 1, v != 0
+	if k := int(p >> pageBits); k < len(l.pages) {
+		if pg, i := l.pages[k], int(p&pageMask); i < len(pg) {
+			if v := pg[i]; v != 0 {
+				return v - 1, true
+			}
 		}
+	}
+	if l.nh == 0 {
 		return 0, false
 	}
-	if len(l.slots) == 0 {
-		return 0, false
-	}
+	h := hash(p)
+	slots := l.tabs[h>>(64-l.depth)]
 	want := p | hiddenBit
-	for i := l.home(p); ; {
-		s := l.slots[i]
-		if uint32(s) == want {
-			return uint32(s >> 32), true
+	for i := home(h, len(slots)); ; {
+		v := slots[i]
+		if uint32(v) == want {
+			return uint32(v >> 32), true
 		}
-		if s == 0 {
+		if v == 0 {
 			return 0, false
 		}
-		if i++; i == len(l.slots) {
+		if i++; i == len(slots) {
 			i = 0
 		}
 	}
@@ -78,148 +159,364 @@ func (l *lookup) get(p uint32) (uint32, bool) {
 // set stores leaf id v (below 1<<32-1) for player p and reports whether p
 // was new.
 func (l *lookup) set(p, v uint32) bool {
-	l.top = max(l.top, p)
-	if !l.hashed {
-		if int(p) >= len(l.dense) {
-			need := int(p) + 1
-			if !denseFits(need, l.n+1) {
-				l.rehash(l.n + 1)
-				return l.set(p, v)
+	if !l.hashed && p < l.dlim && l.nh == 0 {
+		// The common dense case, with no switch under way.
+		if k := int(p >> pageBits); k < len(l.pages) {
+			if pg, i := l.pages[k], int(p&pageMask); i < len(pg) {
+				l.top = max(l.top, p)
+				old := pg[i]
+				pg[i] = v + 1
+				if old == 0 {
+					l.nd++
+				}
+				return old == 0
 			}
-			l.redense(min(max(need, len(l.dense)*3/2, 64), 3*(l.n+1)+1024))
 		}
-		old := l.dense[p]
-		l.dense[p] = v + 1
-		if old == 0 {
-			l.n++
-		}
-		return old == 0
 	}
-	if (l.n+1)*16 > len(l.slots)*maxLoad {
-		// Grow, or go back to the dense form if the ids allow it.
-		if denseFits(int(l.top)+1, l.n+1) {
-			l.redense(int(l.top) + 1)
-			return l.set(p, v)
+	l.top = max(l.top, p)
+	n := l.len()
+	if !l.hashed && p >= l.dlim {
+		if denseFits(int(p)+1, n+1) {
+			l.dlim = uint32(min(max(int(p)+1, int(l.dlim)*3/2, 64), 3*(n+1)+1024))
+		} else {
+			l.hashed = true
 		}
-		l.rehash(l.n * 5 / 4)
 	}
+	// A player in the other form (a switch is under way) moves over.
+	if l.hashed {
+		if l.nd > 0 {
+			l.ddel(p)
+		}
+		if !l.hset(p, v, true) {
+			// The ids turned out dense enough: hset switched l to
+			// the dense form instead of growing.
+			l.dset(p, v)
+		}
+	} else {
+		if l.nh > 0 {
+			l.hdel(p)
+		}
+		l.dset(p, v)
+	}
+	return l.len() > n
+}
+
+// del removes player p.
+func (l *lookup) del(p uint32) bool {
+	if !(l.nd > 0 && l.ddel(p)) && !(l.nh > 0 && l.hdel(p)) {
+		return false
+	}
+	// A board that lost most of its players would keep paying for the
+	// dense range; with hysteresis against flapping, switch to hashing.
+	if !l.hashed && int(l.dlim) > 2*(3*l.len()+1024) {
+		l.hashed = true
+	}
+	return true
+}
+
+// step moves one page or one segment of the form new players no longer go
+// to into the other, so a switch of form completes over as many calls as
+// the old form has pages or segments, each bounded. The tree calls it once
+// per Put or Delete, not per set: a write that regroups leaves sets the
+// lookup of a hundred players or more.
+func (l *lookup) step() {
+	if l.hashed && l.nd > 0 {
+		// Move the top entries of the last page, scanning at most two
+		// pages of ids, moving at most drainMax players and stopping
+		// after an insert that grew a segment: the players of a page
+		// spread over every segment, which fill up together, so a whole
+		// page could split hundreds of them in one call.
+		grows := l.grows
+		moved, scanned := 0, 0
+		for l.nd > 0 && moved < drainMax && scanned < 2*pageSize && l.grows == grows {
+			k := len(l.pages) - 1
+			pg := l.pages[k]
+			i := len(pg) - 1
+			for ; i >= 0 && moved < drainMax && l.grows == grows; i-- {
+				if x := pg[i]; x != 0 {
+					l.hset(uint32(k<<pageBits|i), x-1, false)
+					l.nd--
+					moved++
+				}
+			}
+			scanned += len(pg) - 1 - i
+			if i < 0 {
+				l.pages = l.pages[:k]
+			} else {
+				l.pages[k] = pg[:i+1]
+			}
+		}
+		if l.nd == 0 {
+			l.pages = nil
+		}
+		return
+	}
+	if !l.hashed && l.nh > 0 {
+		// First give every page up to the highest id its full size, a
+		// few per call, so that the moves below allocate nothing.
+		for n := 0; l.filled <= int(l.top>>pageBits); l.filled++ {
+			k := l.filled
+			if k >= len(l.pages) {
+				l.pages = append(l.pages, make([][]uint32, k+1-len(l.pages))...)
+			}
+			if len(l.pages[k]) < pageSize {
+				if n == fillMax {
+					return
+				}
+				full := make([]uint32, pageSize)
+				copy(full, l.pages[k])
+				l.pages[k] = full
+				n++
+			}
+		}
+		at := 0
+		for l.segs[at].n == 0 {
+			at++
+		}
+		s := l.segs[at]
+		for _, x := range s.slots {
+			if x != 0 {
+				l.dset(uint32(x)&^hiddenBit, uint32(x>>32))
+			}
+		}
+		l.nh -= s.n
+		s.n, s.slots = 0, newSlots(16)
+		l.file(s, at)
+		if l.nh == 0 {
+			l.segs, l.tabs, l.depth = nil, nil, 0
+		}
+	}
+}
+
+// dset stores v for p in the dense pages, adding or lengthening p's page.
+func (l *lookup) dset(p, v uint32) {
+	k, i := int(p>>pageBits), int(p&pageMask)
+	if k >= len(l.pages) {
+		l.pages = append(l.pages, make([][]uint32, k+1-len(l.pages))...)
+	}
+	pg := l.pages[k]
+	if i >= len(pg) {
+		grown := make([]uint32, min(pageSize, max(i+1, len(pg)*3/2, 64)))
+		copy(grown, pg)
+		l.pages[k], pg = grown, grown
+	}
+	if pg[i] == 0 {
+		l.nd++
+	}
+	pg[i] = v + 1
+}
+
+// ddel removes p from the dense pages.
+func (l *lookup) ddel(p uint32) bool {
+	k, i := int(p>>pageBits), int(p&pageMask)
+	if k >= len(l.pages) || i >= len(l.pages[k]) || l.pages[k][i] == 0 {
+		return false
+	}
+	l.pages[k][i] = 0
+	l.nd--
+	return true
+}
+
+// hset stores v for p in the hash. When p is new and its segment is full,
+// it grows or splits the segment; but if switchOK is set and the ids have
+// become dense enough, it switches l to the dense form instead, stores
+// nothing and returns false.
+func (l *lookup) hset(p, v uint32, switchOK bool) bool {
+	if l.segs == nil {
+		s := &segment{slots: newSlots(16)}
+		l.segs, l.tabs, l.depth = []*segment{s}, [][]uint64{s.slots}, 0
+	}
+	h := hash(p)
 	want := p | hiddenBit
-	for i := l.home(p); ; {
-		s := l.slots[i]
-		if uint32(s) == want || s == 0 {
-			l.slots[i] = uint64(v)<<32 | uint64(want)
-			if s == 0 {
-				l.n++
+	for {
+		// Probe through tabs, as get does; the segment itself is needed
+		// only to add a player.
+		at := h >> (64 - l.depth)
+		slots := l.tabs[at]
+		i := home(h, len(slots))
+		for {
+			x := slots[i]
+			if uint32(x) == want {
+				slots[i] = uint64(v)<<32 | uint64(want)
 				return true
 			}
+			if x == 0 {
+				break
+			}
+			if i++; i == len(slots) {
+				i = 0
+			}
+		}
+		s := l.segs[at]
+		if (s.n+1)*16 <= len(slots)*maxLoad {
+			slots[i] = uint64(v)<<32 | uint64(want)
+			s.n++
+			l.nh++
+			return true
+		}
+		if switchOK && denseFits(int(l.top)+1, l.len()+1) {
+			l.hashed, l.dlim, l.filled = false, l.top+1, 0
 			return false
 		}
-		if i++; i == len(l.slots) {
+		l.grow(s, h)
+	}
+}
+
+// grow makes room in segment s, which holds hash h: it grows by 1.25x up
+// to maxSeg slots, and then splits in two by the next hash bit.
+func (l *lookup) grow(s *segment, h uint64) {
+	l.grows++
+	if len(s.slots) < maxSeg || s.depth >= 32 {
+		old := s.slots
+		s.slots = newSlots(max(segSize(s.n*5/4), len(old)+1))
+		s.refill(old)
+		l.file(s, int(h>>(64-l.depth)))
+		return
+	}
+	if s.depth == l.depth {
+		// Double the directory: each entry becomes two.
+		d := make([]*segment, 2*len(l.segs))
+		tabs := make([][]uint64, 2*len(l.segs))
+		for i, t := range l.segs {
+			d[2*i], d[2*i+1] = t, t
+			tabs[2*i], tabs[2*i+1] = t.slots, t.slots
+		}
+		l.segs, l.tabs, l.depth = d, tabs, l.depth+1
+	}
+	// s fills the 1<<(depth-s.depth) entries starting at its prefix; the
+	// first half goes to a (next bit 0), the second to b.
+	d := s.depth + 1
+	bit := uint64(1) << (63 - s.depth)
+	n1 := 0
+	for _, x := range s.slots {
+		if x != 0 && hash(uint32(x)&^hiddenBit)&bit != 0 {
+			n1++
+		}
+	}
+	a := &segment{slots: newSlots(segSize(s.n - n1)), depth: d}
+	b := &segment{slots: newSlots(segSize(n1)), depth: d}
+	for _, x := range s.slots {
+		if x == 0 {
+			continue
+		}
+		t := a
+		if hash(uint32(x)&^hiddenBit)&bit != 0 {
+			t = b
+		}
+		t.put(x)
+	}
+	span := 1 << (l.depth - s.depth)
+	first := int(h>>(64-l.depth)) &^ (span - 1)
+	l.file(a, first)
+	l.file(b, first+span/2)
+}
+
+// file points the directory entries of segment s, which include entry at,
+// to it and its slots.
+func (l *lookup) file(s *segment, at int) {
+	span := 1 << (l.depth - s.depth)
+	first := at &^ (span - 1)
+	for i := first; i < first+span; i++ {
+		l.segs[i], l.tabs[i] = s, s.slots
+	}
+}
+
+// refill puts every occupied slot of old into s.
+func (s *segment) refill(old []uint64) {
+	s.n = 0
+	for _, x := range old {
+		if x != 0 {
+			s.put(x)
+		}
+	}
+}
+
+// put adds slot word x, whose player s does not hold, to s.
+func (s *segment) put(x uint64) {
+	for i := home(hash(uint32(x)&^hiddenBit), len(s.slots)); ; {
+		if s.slots[i] == 0 {
+			s.slots[i] = x
+			s.n++
+			return
+		}
+		if i++; i == len(s.slots) {
 			i = 0
 		}
 	}
 }
 
-// del removes player p.
-func (l *lookup) del(p uint32) bool {
-	if !l.hashed {
-		if int(p) >= len(l.dense) || l.dense[p] == 0 {
-			return false
-		}
-		l.dense[p] = 0
-		l.n--
-		// A board that lost most of its players would keep paying for
-		// the array; with hysteresis against flapping, switch to hashing.
-		if len(l.dense) > 2*(3*l.n+1024) {
-			l.rehash(l.n)
-		}
-		return true
-	}
-	if len(l.slots) == 0 {
-		return false
-	}
+// hdel removes p from the hash.
+func (l *lookup) hdel(p uint32) bool {
+	h := hash(p)
+	s := l.segs[h>>(64-l.depth)]
+	slots := s.slots
 	want := p | hiddenBit
-	i := l.home(p)
+	i := home(h, len(slots))
 	for {
-		s := l.slots[i]
-		if s == 0 {
+		x := slots[i]
+		if x == 0 {
 			return false
 		}
-		if uint32(s) == want {
+		if uint32(x) == want {
 			break
 		}
-		if i++; i == len(l.slots) {
+		if i++; i == len(slots) {
 			i = 0
 		}
 	}
 	// Shift later members of the probe run back instead of leaving a
 	// tombstone, so lookups never slow down with churn.
-	size := len(l.slots)
+	size := len(slots)
 	for j := i; ; {
 		if j++; j == size {
 			j = 0
 		}
-		s := l.slots[j]
-		if s == 0 {
+		x := slots[j]
+		if x == 0 {
 			break
 		}
 		// The member at j may move into the hole at i only if its home is
 		// not cyclically inside (i, j]; otherwise a lookup starting at its
 		// home would stop at the hole before reaching it.
-		h := l.home(uint32(s) &^ hiddenBit)
+		k := home(hash(uint32(x)&^hiddenBit), size)
 		if i <= j {
-			if i < h && h <= j {
+			if i < k && k <= j {
 				continue
 			}
-		} else if i < h || h <= j {
+		} else if i < k || k <= j {
 			continue
 		}
-		l.slots[i] = s
+		slots[i] = x
 		i = j
 	}
-	l.slots[i] = 0
-	l.n--
+	slots[i] = 0
+	s.n--
+	l.nh--
 	return true
+}
+
+// segments calls fn once for every segment of the hash.
+func (l *lookup) segments(fn func(s *segment)) {
+	for i := 0; i < len(l.segs); {
+		s := l.segs[i]
+		fn(s)
+		i += 1 << (l.depth - s.depth)
+	}
 }
 
 // each calls fn for every player and leaf id held.
 func (l *lookup) each(fn func(p, v uint32)) {
-	if !l.hashed {
-		for p, v := range l.dense {
-			if v != 0 {
-				fn(uint32(p), v-1)
+	for k, pg := range l.pages {
+		for i, x := range pg {
+			if x != 0 {
+				fn(uint32(k<<pageBits|i), x-1)
 			}
 		}
-		return
 	}
-	for _, s := range l.slots {
-		if s != 0 {
-			fn(uint32(s)&^hiddenBit, uint32(s>>32))
-		}
-	}
-}
-
-// redense moves the content to a dense array of size ids.
-func (l *lookup) redense(size int) {
-	d := make([]uint32, size)
-	l.each(func(p, v uint32) { d[p] = v + 1 })
-	l.dense, l.slots, l.hashed = d, nil, false
-}
-
-// rehash moves the content to a hash table sized for n players at 75% load
-// (so growing by rehash(n*5/4) at 81% leaves it 60% full).
-func (l *lookup) rehash(n int) {
-	old := *l
-	size := n*16/(maxLoad-1) + 16
-	l.slots, l.dense, l.hashed = make([]uint64, size), nil, true
-	old.each(func(p, v uint32) {
-		for i := l.home(p); ; {
-			if l.slots[i] == 0 {
-				l.slots[i] = uint64(v)<<32 | uint64(p|hiddenBit)
-				return
-			}
-			if i++; i == size {
-				i = 0
+	l.segments(func(s *segment) {
+		for _, x := range s.slots {
+			if x != 0 {
+				fn(uint32(x)&^hiddenBit, uint32(x>>32))
 			}
 		}
 	})
@@ -233,13 +530,30 @@ func (l *lookup) reset(n int, top uint32) {
 		return
 	}
 	if denseFits(int(top)+1, n) {
-		l.dense = make([]uint32, int(top)+1)
+		l.dlim = top + 1
+		l.pages = make([][]uint32, int(top>>pageBits)+1)
+		for k := range l.pages {
+			l.pages[k] = make([]uint32, min(pageSize, int(top)+1-k<<pageBits))
+		}
 		return
 	}
-	l.rehash(n)
+	l.hashed = true
+	for uint64(n)<<4 > uint64(maxSeg*(maxLoad-1))<<l.depth {
+		l.depth++
+	}
+	l.segs, l.tabs = make([]*segment, 1<<l.depth), make([][]uint64, 1<<l.depth)
+	for i := range l.segs {
+		l.segs[i] = &segment{slots: newSlots(segSize(n >> l.depth)), depth: l.depth}
+		l.tabs[i] = l.segs[i].slots
+	}
 }
 
 // bytes returns the memory the table holds.
 func (l *lookup) bytes() int {
-	return cap(l.dense)*4 + cap(l.slots)*8
+	b := cap(l.pages)*24 + cap(l.segs)*8 + cap(l.tabs)*24
+	for _, pg := range l.pages {
+		b += cap(pg) * 4
+	}
+	l.segments(func(s *segment) { b += cap(s.slots)*8 + 40 })
+	return b
 }

@@ -11,6 +11,7 @@ func (t *tree[R]) put(e Entry) (Entry, bool) {
 	if e.Hidden {
 		pl |= hiddenBit
 	}
+	defer t.look.step()
 	l, pos, ok := t.locate(e.Player)
 	if !ok {
 		t.total++
@@ -47,6 +48,7 @@ func (t *tree[R]) del(p uint32) (Entry, bool) {
 	old := decode(&t.mask, &l.rows[pos], pl)
 	t.removeAt(l, pos)
 	t.look.del(p)
+	t.look.step()
 	t.total--
 	t.visible -= visible(pl)
 	t.bump(l, -1, -visible(pl))
