@@ -3,15 +3,11 @@ package engine_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"math/rand/v2"
-	"path/filepath"
 	"testing"
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
-	"github.com/podiumhq/podium/sqlite"
 )
 
 // BenchmarkSubmitReview measures what the hold check costs the write path,
@@ -22,23 +18,7 @@ import (
 func BenchmarkSubmitReview(b *testing.B) {
 	for _, setting := range []string{"none", "top", "threshold"} {
 		b.Run("review="+setting, func(b *testing.B) {
-			st, err := sqlite.Open(filepath.Join(b.TempDir(), "podium.db"), sqlite.Options{Sync: "normal"})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer st.Close()
-			eng := engine.New(engine.Config{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-			if err := eng.Start(context.Background()); err != nil {
-				b.Fatal(err)
-			}
-			defer eng.Close()
-			bd := &podium.Board{ID: "b", Keys: []podium.KeyDef{{Name: "points", Order: podium.Desc}}, Mode: podium.Best}
-			if err := bd.Normalize(); err != nil {
-				b.Fatal(err)
-			}
-			if _, _, err := eng.PutBoard(context.Background(), bd); err != nil {
-				b.Fatal(err)
-			}
+			eng, bd := benchBestBoard(b, "points")
 			const players, batch = 10_000, 64
 			rng := rand.New(rand.NewPCG(1, 2))
 			fill := make([]engine.Score, 0, players)

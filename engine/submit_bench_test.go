@@ -23,23 +23,7 @@ import (
 //
 //	go test ./engine -run '^$' -bench SubmitBatch -benchtime 3s
 func BenchmarkSubmitBatch(b *testing.B) {
-	st, err := sqlite.Open(filepath.Join(b.TempDir(), "podium.db"), sqlite.Options{Sync: "normal"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	eng := engine.New(engine.Config{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err := eng.Start(context.Background()); err != nil {
-		b.Fatal(err)
-	}
-	defer eng.Close()
-	bd := &podium.Board{ID: "b", Keys: []podium.KeyDef{{Name: "score", Order: podium.Desc}}, Mode: podium.Best}
-	if err := bd.Normalize(); err != nil {
-		b.Fatal(err)
-	}
-	if _, _, err := eng.PutBoard(context.Background(), bd); err != nil {
-		b.Fatal(err)
-	}
+	eng, _ := benchBestBoard(b, "score")
 	const players, batch = 100_000, 1000
 	names := make([]string, players)
 	for i := range names {
@@ -75,4 +59,28 @@ func processCPU(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// benchBestBoard starts an engine on a SQLite store at sync=normal in b's
+// temporary directory, with one best board "b" of one descending key,
+// closed when b ends; it returns the engine and the board as created.
+func benchBestBoard(b *testing.B, key string) (*engine.Engine, *podium.Board) {
+	st, err := sqlite.Open(filepath.Join(b.TempDir(), "podium.db"), sqlite.Options{Sync: "normal"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	eng := engine.New(engine.Config{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err := eng.Start(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { eng.Close() })
+	bd := &podium.Board{ID: "b", Keys: []podium.KeyDef{{Name: key, Order: podium.Desc}}, Mode: podium.Best}
+	if err := bd.Normalize(); err != nil {
+		b.Fatal(err)
+	}
+	if _, _, err := eng.PutBoard(context.Background(), bd); err != nil {
+		b.Fatal(err)
+	}
+	return eng, bd
 }

@@ -85,34 +85,18 @@ func (s *Store) pxArg(board string) int64 {
 // loadIndexStates reads which boards are indexed and resumes the backfills
 // a crash cut short. It runs in Open, before the store is shared.
 func (s *Store) loadIndexStates(ctx context.Context) error {
-	rows, err := s.w.QueryContext(ctx, "SELECT id, body FROM boards")
+	boards, err := s.Boards(ctx)
 	if err != nil {
 		return fmt.Errorf("player index: %w", err)
 	}
 	var on []string
-	for rows.Next() {
-		var (
-			b    podium.Board
-			body []byte
-		)
-		if err := rows.Scan(&b.ID, &body); err != nil {
-			rows.Close()
-			return fmt.Errorf("player index: %w", err)
+	for i := range boards {
+		if playerIndexed(&boards[i]) {
+			on = append(on, boards[i].ID)
 		}
-		if err := b.SetDocument(body); err != nil {
-			rows.Close()
-			return fmt.Errorf("player index: board %s: %w", b.ID, err)
-		}
-		if playerIndexed(&b) {
-			on = append(on, b.ID)
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("player index: %w", err)
 	}
 	pending := map[string]bool{}
-	rows, err = s.w.QueryContext(ctx, "SELECT board FROM player_index_backfill")
+	rows, err := s.w.QueryContext(ctx, "SELECT board FROM player_index_backfill")
 	if err != nil {
 		return fmt.Errorf("player index: %w", err)
 	}

@@ -167,11 +167,6 @@ func Open(path string, opts Options) (*Store, error) {
 		w.Close()
 		return nil, fmt.Errorf("sqlite: prepare: %w", err)
 	}
-	if err := s.loadIndexStates(context.Background()); err != nil {
-		s.ws.close()
-		w.Close()
-		return nil, fmt.Errorf("sqlite: %w", err)
-	}
 
 	rq := cloneValues(common)
 	rq.Add("_pragma", fmt.Sprintf("cache_size(-%d)", readerCacheKiB))
@@ -188,6 +183,10 @@ func Open(path string, opts Options) (*Store, error) {
 	if err := r.Ping(); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("sqlite: open readers: %w", err)
+	}
+	if err := s.loadIndexStates(context.Background()); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("sqlite: %w", err)
 	}
 	return s, nil
 }
