@@ -21,6 +21,8 @@ package intern
 import (
 	"hash/maphash"
 	"unsafe"
+
+	"github.com/podiumhq/podium/internal/exthash"
 )
 
 const chunkSize = 64 << 10
@@ -30,28 +32,20 @@ const (
 	refSize = 1 << refBits // refs per chunk, 96 KiB
 	refMask = refSize - 1
 
-	maxSeg  = 8192 // slots of a segment before it splits
-	maxLoad = 13   // in 1/16: a segment grows above 81% full
+	// maxDepth bounds the directory (16M entries); a segment that deep
+	// grows past exthash.MaxSeg instead of splitting.
+	maxDepth = 24
 )
 
 // Table interns strings. The zero value is not usable; call New.
 type Table struct {
 	seed   maphash.Seed
-	chunks [][]byte   // append-only; a chunk is never reallocated once strings point into it
-	refs   [][]ref    // id -> location of its bytes, in chunks of refSize, never reallocated
-	n      int        // strings interned
-	dir    []*segment // by the top depth bits of the fingerprint
-	tabs   [][]uint64 // dir[i].slots, so that a lookup loads one slice header before the slot
-	depth  uint8
-}
-
-// segment is one open-addressing table: 0 = empty, else
-// fingerprint<<32 | id+1, where the fingerprint is the top 32 bits of the
-// string's hash.
-type segment struct {
-	slots []uint64
-	depth uint8 // local depth, <= the directory's
-	n     int
+	chunks [][]byte // append-only; a chunk is never reallocated once strings point into it
+	refs   [][]ref  // id -> location of its bytes, in chunks of refSize, never reallocated
+	n      int      // strings interned
+	// d holds one slot word per string: fingerprint<<32 | id+1, where
+	// the fingerprint is the top 32 bits of the string's hash (0: empty).
+	d exthash.Dir
 }
 
 type ref struct {
@@ -63,51 +57,18 @@ type ref struct {
 // New returns an empty table sized for about n strings.
 func New(n int) *Table {
 	t := &Table{seed: maphash.MakeSeed()}
-	t.size(n)
+	t.d.Size(n)
 	return t
 }
 
-// size lays out an empty directory whose segments hold n strings at 75%
-// load without growing.
-func (t *Table) size(n int) {
-	t.depth = 0
-	for uint64(n)*16 > uint64(maxSeg*(maxLoad-1))<<t.depth {
-		t.depth++
-	}
-	t.dir, t.tabs = make([]*segment, 1<<t.depth), make([][]uint64, 1<<t.depth)
-	for i := range t.dir {
-		t.dir[i] = &segment{slots: newSlots(segSize(n >> t.depth)), depth: t.depth}
-		t.tabs[i] = t.dir[i].slots
-	}
-}
+// slotHash is the hash the directory files a slot word by: its
+// fingerprint on top (the directory uses the top bits), remixed below (an
+// odd multiplier, so that the fingerprint's low bits reach the top ones of
+// the home slot's multiply-shift). It depends on the fingerprint alone, so
+// no string is rehashed when a segment grows or splits.
+func slotHash(v uint64) uint64 { return fpHash(uint32(v >> 32)) }
 
-// segSize returns a segment size for n strings at 75% load.
-func segSize(n int) int {
-	size := n*16/(maxLoad-1) + 16
-	// Above 32 KiB Go allocates whole 8 KiB pages: take the page
-	// boundary below if it still holds n under maxLoad.
-	if r := size &^ 1023; size > 4096 && r >= n*16/maxLoad+16 {
-		size = r
-	}
-	return min(maxSeg, size)
-}
-
-// newSlots returns a zeroed segment of at least n slots, as many as the
-// allocation holds (Go rounds a request up to its size class or to whole
-// pages; those slots would be paid for and left unused).
-func newSlots(n int) []uint64 {
-	s := append([]uint64(nil), make([]uint64, n)...)
-	return s[:cap(s)]
-}
-
-// home returns the first slot to probe for fingerprint fp in a segment of
-// size slots: the fingerprint remixed (an odd multiplier, so that its low
-// bits reach the top ones; the directory uses the top bits as they are),
-// scaled by multiply-shift. It does not depend on the depth, so a slot's
-// home stays put when the directory doubles.
-func home(fp uint32, size int) int {
-	return int(uint64(fp*0x9E3779B9) * uint64(size) >> 32)
-}
+func fpHash(fp uint32) uint64 { return uint64(fp)<<32 | uint64(fp*0x9E3779B9) }
 
 // Len returns the number of interned strings.
 func (t *Table) Len() int { return t.n }
@@ -124,13 +85,14 @@ func (t *Table) String(id uint32) string {
 
 // find returns the id of s, or the segment and the empty slot where it
 // would go.
-func (t *Table) find(s string) (id uint32, ok bool, seg *segment, slot int, fp uint32) {
+func (t *Table) find(s string) (id uint32, ok bool, seg *exthash.Segment, slot int, fp uint32) {
 	fp = uint32(maphash.String(t.seed, s) >> 32)
-	slots := t.tabs[fp>>(32-t.depth)]
-	for i := home(fp, len(slots)); ; {
+	h := fpHash(fp)
+	slots := t.d.Tabs[h>>(64-t.d.Depth)]
+	for i := exthash.Home(h, len(slots)); ; {
 		v := slots[i]
 		if v == 0 {
-			return 0, false, t.dir[fp>>(32-t.depth)], i, fp
+			return 0, false, t.d.Seg(h), i, fp
 		}
 		if uint32(v>>32) == fp {
 			if id := uint32(v) - 1; t.String(id) == s {
@@ -156,8 +118,8 @@ func (t *Table) Intern(s string) uint32 {
 	if ok {
 		return id
 	}
-	if (seg.n+1)*16 > len(seg.slots)*maxLoad {
-		t.grow(seg, fp)
+	if seg.Full() {
+		t.d.Grow(seg, fpHash(fp), maxDepth, slotHash)
 		_, _, seg, i, _ = t.find(s)
 	}
 	id = uint32(t.n)
@@ -167,8 +129,8 @@ func (t *Table) Intern(s string) uint32 {
 	last := len(t.refs) - 1
 	t.refs[last] = append(t.refs[last], t.store(s))
 	t.n++
-	seg.slots[i] = uint64(fp)<<32 | uint64(id+1)
-	seg.n++
+	seg.Slots[i] = uint64(fp)<<32 | uint64(id+1)
+	seg.N++
 	return id
 }
 
@@ -191,105 +153,28 @@ func (t *Table) store(s string) ref {
 	return ref{chunk: uint32(last), off: uint32(off), n: uint32(len(s))}
 }
 
-// grow makes room in segment s, which holds fingerprint fp: it grows by
-// 1.25x up to maxSeg slots, then splits in two by the next fingerprint
-// bit, doubling the directory when s is as deep as it.
-func (t *Table) grow(s *segment, fp uint32) {
-	if len(s.slots) < maxSeg || s.depth >= 24 {
-		old := s.slots
-		s.slots = newSlots(max(segSize(s.n*5/4), len(old)+1))
-		s.n = 0
-		s.refill(old, nil)
-		t.file(s, int(fp>>(32-t.depth)))
-		return
-	}
-	if s.depth == t.depth {
-		d := make([]*segment, 2*len(t.dir))
-		tabs := make([][]uint64, 2*len(t.dir))
-		for i, x := range t.dir {
-			d[2*i], d[2*i+1] = x, x
-			tabs[2*i], tabs[2*i+1] = x.slots, x.slots
-		}
-		t.dir, t.tabs, t.depth = d, tabs, t.depth+1
-	}
-	bit := uint32(1) << (31 - s.depth)
-	n1 := 0
-	for _, v := range s.slots {
-		if v != 0 && uint32(v>>32)&bit != 0 {
-			n1++
-		}
-	}
-	a := &segment{slots: newSlots(segSize(s.n - n1)), depth: s.depth + 1}
-	b := &segment{slots: newSlots(segSize(n1)), depth: s.depth + 1}
-	a.refill(s.slots, func(v uint64) bool { return uint32(v>>32)&bit == 0 })
-	b.refill(s.slots, func(v uint64) bool { return uint32(v>>32)&bit != 0 })
-	span := 1 << (t.depth - s.depth)
-	first := int(fp>>(32-t.depth)) &^ (span - 1)
-	t.file(a, first)
-	t.file(b, first+span/2)
-}
-
-// file points the directory entries of segment s, which include entry at,
-// to it and its slots.
-func (t *Table) file(s *segment, at int) {
-	span := 1 << (t.depth - s.depth)
-	first := at &^ (span - 1)
-	for i := first; i < first+span; i++ {
-		t.dir[i], t.tabs[i] = s, s.slots
-	}
-}
-
-// refill puts the occupied slots of old that keep accepts (all when keep is
-// nil) into s.
-func (s *segment) refill(old []uint64, keep func(uint64) bool) {
-	for _, v := range old {
-		if v == 0 || keep != nil && !keep(v) {
-			continue
-		}
-		for i := home(uint32(v>>32), len(s.slots)); ; {
-			if s.slots[i] == 0 {
-				s.slots[i] = v
-				s.n++
-				break
-			}
-			if i++; i == len(s.slots) {
-				i = 0
-			}
-		}
-	}
-}
-
 // Reserve makes room for n more strings without growing the lookup table
 // on the way (the startup load knows how many players it will read). It
 // lays the table out again, copying what it holds: meant for startup,
 // before the table fills.
 func (t *Table) Reserve(n int) {
-	old, depth := t.dir, t.depth
-	t.size(t.n + n)
-	for i := 0; i < len(old); {
-		s := old[i]
-		for _, v := range s.slots {
-			if v == 0 {
-				continue
+	old := t.d
+	t.d.Size(t.n + n)
+	old.Each(func(s *exthash.Segment) {
+		for _, v := range s.Slots {
+			if v != 0 {
+				h := slotHash(v)
+				t.d.Seg(h).Put(v, h)
 			}
-			fp := uint32(v >> 32)
-			seg := t.dir[fp>>(32-t.depth)]
-			seg.refill([]uint64{v}, nil)
 		}
-		i += 1 << (depth - s.depth)
-	}
+	})
 }
 
 // Bytes estimates the heap bytes the table holds.
 func (t *Table) Bytes() int {
-	n := cap(t.dir)*8 + cap(t.tabs)*24 + cap(t.refs)*24
+	n := t.d.Bytes() + cap(t.refs)*24
 	for _, r := range t.refs {
 		n += cap(r) * int(unsafe.Sizeof(ref{}))
-	}
-	for i := 0; i < len(t.dir); {
-		s := t.dir[i]
-		n += cap(s.slots)*8 + 40
-		i += 1 << (t.depth - s.depth)
 	}
 	for _, c := range t.chunks {
 		n += cap(c)

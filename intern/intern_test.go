@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strconv"
 	"testing"
+
+	"github.com/podiumhq/podium/internal/exthash"
 )
 
 func seed(t testing.TB) uint64 {
@@ -139,8 +141,8 @@ func TestGrowth(t *testing.T) {
 	if err := check(tab); err != nil {
 		t.Fatalf("SEED=%d: %v", s, err)
 	}
-	if tab.depth < 5 {
-		t.Errorf("directory depth %d: the test did not split enough", tab.depth)
+	if tab.d.Depth < 5 {
+		t.Errorf("directory depth %d: the test did not split enough", tab.d.Depth)
 	}
 	for id, str := range order {
 		if got, ok := tab.Lookup(str); !ok || int(got) != id {
@@ -152,49 +154,22 @@ func TestGrowth(t *testing.T) {
 	}
 }
 
-// check verifies the directory's shape, the segments' counts and load, and
-// that every slot is reachable from its home and filed under its
-// fingerprint's prefix.
+// check verifies the directory (exthash.Dir.Check: shape, counts, load,
+// every slot filed under its fingerprint's prefix and reachable from its
+// home), that no segment passed its size short of the depth bound, and
+// that the slots count the strings.
 func check(t *Table) error {
-	if len(t.dir) != 1<<t.depth || len(t.tabs) != len(t.dir) {
-		return fmt.Errorf("directory of %d at depth %d", len(t.dir), t.depth)
+	total, err := t.d.Check(slotHash)
+	if err != nil {
+		return err
 	}
-	total := 0
-	for i := 0; i < len(t.dir); {
-		s := t.dir[i]
-		span := 1 << (t.depth - s.depth)
-		if s.depth > t.depth || i%span != 0 {
-			return fmt.Errorf("segment at %d: depth %d, directory %d", i, s.depth, t.depth)
+	t.d.Each(func(s *exthash.Segment) {
+		if len(s.Slots) > exthash.MaxSeg && s.Depth < maxDepth && err == nil {
+			err = fmt.Errorf("a segment of depth %d has %d slots", s.Depth, len(s.Slots))
 		}
-		for j := i; j < i+span; j++ {
-			if t.dir[j] != s || len(t.tabs[j]) != len(s.slots) || &t.tabs[j][0] != &s.slots[0] {
-				return fmt.Errorf("entry %d does not point to the segment at %d", j, i)
-			}
-		}
-		if s.n*16 > len(s.slots)*maxLoad || len(s.slots) > maxSeg {
-			return fmt.Errorf("segment at %d: %d in %d slots", i, s.n, len(s.slots))
-		}
-		n := 0
-		for k, v := range s.slots {
-			if v == 0 {
-				continue
-			}
-			n++
-			fp := uint32(v >> 32)
-			if int(fp>>(32-t.depth))&^(span-1) != i {
-				return fmt.Errorf("fingerprint %x filed at %d", fp, i)
-			}
-			for j := home(fp, len(s.slots)); j != k; j = (j + 1) % len(s.slots) {
-				if s.slots[j] == 0 {
-					return fmt.Errorf("slot %d of segment %d unreachable from its home", k, i)
-				}
-			}
-		}
-		if n != s.n {
-			return fmt.Errorf("segment at %d holds %d, counted %d", i, n, s.n)
-		}
-		total += n
-		i += span
+	})
+	if err != nil {
+		return err
 	}
 	if total != t.Len() {
 		return fmt.Errorf("%d slots for %d strings", total, t.Len())

@@ -3,6 +3,8 @@ package rank
 import (
 	"errors"
 	"fmt"
+
+	"github.com/podiumhq/podium/internal/exthash"
 )
 
 // checkIndex verifies every structural invariant of x's tree: counts,
@@ -181,62 +183,31 @@ func checkLookup(l *lookup) error {
 	if nd != l.nd {
 		return fmt.Errorf("dense pages hold %d players, counted %d", nd, l.nd)
 	}
-	if l.segs == nil {
-		if l.nh != 0 || l.depth != 0 || l.tabs != nil {
-			return fmt.Errorf("no directory, but %d hashed players at depth %d", l.nh, l.depth)
+	if l.d.Segs == nil {
+		if l.nh != 0 || l.d.Depth != 0 || l.d.Tabs != nil {
+			return fmt.Errorf("no directory, but %d hashed players at depth %d", l.nh, l.d.Depth)
 		}
 		return nil
 	}
-	if len(l.segs) != 1<<l.depth || len(l.tabs) != len(l.segs) {
-		return fmt.Errorf("directory of %d entries at depth %d", len(l.segs), l.depth)
+	nh, err := l.d.Check(slotHash) // shape, counts, load, homes
+	if err != nil {
+		return err
 	}
-	nh := 0
-	for i := 0; i < len(l.segs); {
-		s := l.segs[i]
-		if s.depth > l.depth {
-			return fmt.Errorf("segment at %d deeper (%d) than the directory (%d)", i, s.depth, l.depth)
-		}
-		span := 1 << (l.depth - s.depth)
-		if i%span != 0 {
-			return fmt.Errorf("segment at %d not aligned to its span %d", i, span)
-		}
-		for j := i; j < i+span; j++ {
-			if l.segs[j] != s || len(l.tabs[j]) != len(s.slots) || &l.tabs[j][0] != &s.slots[0] {
-				return fmt.Errorf("directory entry %d does not point to the segment at %d", j, i)
-			}
-		}
-		if s.n*16 > len(s.slots)*maxLoad && s.n > 0 {
-			return fmt.Errorf("segment at %d: %d players in %d slots", i, s.n, len(s.slots))
-		}
-		n := 0
-		for k, x := range s.slots {
-			if x == 0 {
+	l.d.Each(func(s *exthash.Segment) {
+		for k, x := range s.Slots {
+			if x == 0 || err != nil {
 				continue
 			}
-			n++
 			p := uint32(x) &^ hiddenBit
 			if uint32(x)&hiddenBit == 0 {
-				return fmt.Errorf("slot %d of segment %d has no occupied bit", k, i)
-			}
-			h := hash(p)
-			if int(h>>(64-l.depth))&^(span-1) != i {
-				return fmt.Errorf("player %d filed in the segment at %d, its hash says %d", p, i, h>>(64-l.depth))
-			}
-			// No empty slot between its home and k.
-			for j := home(h, len(s.slots)); j != k; j = (j + 1) % len(s.slots) {
-				if s.slots[j] == 0 {
-					return fmt.Errorf("player %d at slot %d unreachable from its home %d", p, k, home(h, len(s.slots)))
-				}
-			}
-			if k := int(p >> pageBits); k < len(l.pages) && int(p&pageMask) < len(l.pages[k]) && l.pages[k][p&pageMask] != 0 {
-				return fmt.Errorf("player %d in both forms", p)
+				err = fmt.Errorf("slot %d of a segment has no occupied bit", k)
+			} else if k := int(p >> pageBits); k < len(l.pages) && int(p&pageMask) < len(l.pages[k]) && l.pages[k][p&pageMask] != 0 {
+				err = fmt.Errorf("player %d in both forms", p)
 			}
 		}
-		if n != s.n {
-			return fmt.Errorf("segment at %d holds %d players, counted %d", i, n, s.n)
-		}
-		nh += n
-		i += span
+	})
+	if err != nil {
+		return err
 	}
 	if nh != l.nh {
 		return fmt.Errorf("hash holds %d players, counted %d", nh, l.nh)

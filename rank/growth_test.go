@@ -127,7 +127,7 @@ func TestLookupGrowth(t *testing.T) {
 		if l.hashed != hashed {
 			switches[b2i(l.hashed)]++
 		}
-		maxDepth = max(maxDepth, int(l.depth))
+		maxDepth = max(maxDepth, int(l.d.Depth))
 		if mig || l.migrating() {
 			drainOps++
 		}
@@ -171,7 +171,7 @@ func TestLookupGrowth(t *testing.T) {
 			m.set(p, v)
 		}
 		l.step()
-		maxDepth = max(maxDepth, int(l.depth))
+		maxDepth = max(maxDepth, int(l.d.Depth))
 		if mig || step%5000 == 0 {
 			if err := checkLookup(&l); err != nil {
 				t.Fatalf("SEED=%d sparse step %d: %v", s, step, err)

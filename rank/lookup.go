@@ -1,5 +1,7 @@
 package rank
 
+import "github.com/podiumhq/podium/internal/exthash"
+
 // lookup maps a player id to the id of the leaf that holds its entry. Player
 // ids are interned, so they are dense across the server but a board may hold
 // any subset of them; lookup has two forms and picks one by density:
@@ -43,24 +45,14 @@ package rank
 // forms hold memory: at most what the old form held when it started,
 // released page by page or segment by segment.
 type lookup struct {
-	pages  [][]uint32 // dense form: pages[p>>pageBits][p&pageMask]; nil or short pages hold no one beyond their length
-	segs   []*segment // hash form: by the top depth bits of hash(p); nil when the hash holds no one
-	tabs   [][]uint64 // segs[i].slots, so that get loads one slice header, not a segment and then its slots
-	depth  uint8      // global depth: len(segs) == len(tabs) == 1<<depth
-	hashed bool       // the form new players go to
-	nd, nh int        // players in the dense pages and in the hash
-	dlim   uint32     // dense form: ids below dlim need no density check
-	filled int        // a switch to dense: pages below it have their full size
-	grows  int        // segment growths and splits so far, for step's budget
-	top    uint32     // highest player id ever set; bounds the dense form
-}
-
-// segment is one open-addressing table of the hash form, holding the
-// players whose hash starts with the depth bits it is filed under.
-type segment struct {
-	slots []uint64
-	depth uint8 // local depth, <= the directory's
-	n     int   // players held
+	pages  [][]uint32  // dense form: pages[p>>pageBits][p&pageMask]; nil or short pages hold no one beyond their length
+	d      exthash.Dir // hash form: by the top bits of hash(p); no segments when the hash holds no one
+	hashed bool        // the form new players go to
+	nd, nh int         // players in the dense pages and in the hash
+	dlim   uint32      // dense form: ids below dlim need no density check
+	filled int         // a switch to dense: pages below it have their full size
+	grows  int         // segment growths and splits so far, for step's budget
+	top    uint32      // highest player id ever set; bounds the dense form
 }
 
 const (
@@ -68,20 +60,18 @@ const (
 	pageSize = 1 << pageBits
 	pageMask = pageSize - 1
 
-	// maxSeg is the size in slots at which a full segment splits rather
-	// than grows: 64 KiB, rehashed in about 50 µs.
-	maxSeg = 8192
-
 	// drainMax and fillMax bound the work of one step of a switch of
 	// form: players moved from the dense pages into the hash, and pages
 	// given their full size before a segment moves into them.
 	drainMax = 512
 	fillMax  = 8
 
-	// maxLoad is the load factor (in 1/16) above which a segment grows.
-	// Linear probing stays short at 0.81: a miss scans about 15 slots, two
-	// cache lines.
-	maxLoad = 13
+	// maxDepth bounds the directory by the 32 hash bits below its top that
+	// stay apart from a home slot's: a segment that deep grows past
+	// exthash.MaxSeg instead of splitting (64 KiB segments, rehashed in
+	// about 50 µs; at 81% load, exthash.MaxLoad, a miss scans about 15
+	// slots, two cache lines).
+	maxDepth = 32
 )
 
 // denseFits reports whether a dense array of size ids is worth it for n
@@ -95,33 +85,8 @@ func denseFits(size, n int) bool {
 // the top bits pick the directory entry, the bits below them the slot.
 func hash(p uint32) uint64 { return uint64(p) * 0x9E3779B97F4A7C15 }
 
-// home returns the first slot to probe for hash h in a segment of size
-// slots: multiply-shift of the low 32 hash bits (the directory uses the top
-// ones), which do not depend on the depth, so a slot's home stays put when
-// the directory doubles.
-func home(h uint64, size int) int {
-	return int(uint64(uint32(h)) * uint64(size) >> 32)
-}
-
-// segSize returns a segment size for n players at 75% load (so growing by
-// 1.25x at 81% leaves it 60% full).
-func segSize(n int) int {
-	size := n*16/(maxLoad-1) + 16
-	// Above 32 KiB Go allocates whole 8 KiB pages: take the page
-	// boundary below if it still holds n under maxLoad.
-	if r := size &^ 1023; size > 4096 && r >= n*16/maxLoad+16 {
-		size = r
-	}
-	return min(maxSeg, size)
-}
-
-// newSlots returns a zeroed segment of at least n slots, as many as the
-// allocation holds (Go rounds a request up to its size class or to whole
-// pages; those slots would be paid for and left unused).
-func newSlots(n int) []uint64 {
-	s := append([]uint64(nil), make([]uint64, n)...)
-	return s[:cap(s)]
-}
+// slotHash is a slot word's hash, by its player.
+func slotHash(x uint64) uint64 { return hash(uint32(x) &^ hiddenBit) }
 
 // len returns the number of players held.
 func (l *lookup) len() int { return l.nd + l.nh }
@@ -140,9 +105,9 @@ func (l *lookup) get(p uint32) (uint32, bool) {
 		return 0, false
 	}
 	h := hash(p)
-	slots := l.tabs[h>>(64-l.depth)]
+	slots := l.d.Tabs[h>>(64-l.d.Depth)]
 	want := p | hiddenBit
-	for i := home(h, len(slots)); ; {
+	for i := exthash.Home(h, len(slots)); ; {
 		v := slots[i]
 		if uint32(v) == want {
 			return uint32(v >> 32), true
@@ -270,20 +235,20 @@ func (l *lookup) step() {
 			}
 		}
 		at := 0
-		for l.segs[at].n == 0 {
+		for l.d.Segs[at].N == 0 {
 			at++
 		}
-		s := l.segs[at]
-		for _, x := range s.slots {
+		s := l.d.Segs[at]
+		for _, x := range s.Slots {
 			if x != 0 {
 				l.dset(uint32(x)&^hiddenBit, uint32(x>>32))
 			}
 		}
-		l.nh -= s.n
-		s.n, s.slots = 0, newSlots(16)
-		l.file(s, at)
+		l.nh -= s.N
+		s.N, s.Slots = 0, exthash.NewSlots(16)
+		l.d.File(s, at)
 		if l.nh == 0 {
-			l.segs, l.tabs, l.depth = nil, nil, 0
+			l.d = exthash.Dir{}
 		}
 	}
 }
@@ -322,18 +287,18 @@ func (l *lookup) ddel(p uint32) bool {
 // become dense enough, it switches l to the dense form instead, stores
 // nothing and returns false.
 func (l *lookup) hset(p, v uint32, switchOK bool) bool {
-	if l.segs == nil {
-		s := &segment{slots: newSlots(16)}
-		l.segs, l.tabs, l.depth = []*segment{s}, [][]uint64{s.slots}, 0
+	if l.d.Segs == nil {
+		s := &exthash.Segment{Slots: exthash.NewSlots(16)}
+		l.d = exthash.Dir{Segs: []*exthash.Segment{s}, Tabs: [][]uint64{s.Slots}}
 	}
 	h := hash(p)
 	want := p | hiddenBit
 	for {
 		// Probe through tabs, as get does; the segment itself is needed
 		// only to add a player.
-		at := h >> (64 - l.depth)
-		slots := l.tabs[at]
-		i := home(h, len(slots))
+		at := h >> (64 - l.d.Depth)
+		slots := l.d.Tabs[at]
+		i := exthash.Home(h, len(slots))
 		for {
 			x := slots[i]
 			if uint32(x) == want {
@@ -347,10 +312,10 @@ func (l *lookup) hset(p, v uint32, switchOK bool) bool {
 				i = 0
 			}
 		}
-		s := l.segs[at]
-		if (s.n+1)*16 <= len(slots)*maxLoad {
+		s := l.d.Segs[at]
+		if !s.Full() {
 			slots[i] = uint64(v)<<32 | uint64(want)
-			s.n++
+			s.N++
 			l.nh++
 			return true
 		}
@@ -358,100 +323,18 @@ func (l *lookup) hset(p, v uint32, switchOK bool) bool {
 			l.hashed, l.dlim, l.filled = false, l.top+1, 0
 			return false
 		}
-		l.grow(s, h)
-	}
-}
-
-// grow makes room in segment s, which holds hash h: it grows by 1.25x up
-// to maxSeg slots, and then splits in two by the next hash bit.
-func (l *lookup) grow(s *segment, h uint64) {
-	l.grows++
-	if len(s.slots) < maxSeg || s.depth >= 32 {
-		old := s.slots
-		s.slots = newSlots(max(segSize(s.n*5/4), len(old)+1))
-		s.refill(old)
-		l.file(s, int(h>>(64-l.depth)))
-		return
-	}
-	if s.depth == l.depth {
-		// Double the directory: each entry becomes two.
-		d := make([]*segment, 2*len(l.segs))
-		tabs := make([][]uint64, 2*len(l.segs))
-		for i, t := range l.segs {
-			d[2*i], d[2*i+1] = t, t
-			tabs[2*i], tabs[2*i+1] = t.slots, t.slots
-		}
-		l.segs, l.tabs, l.depth = d, tabs, l.depth+1
-	}
-	// s fills the 1<<(depth-s.depth) entries starting at its prefix; the
-	// first half goes to a (next bit 0), the second to b.
-	d := s.depth + 1
-	bit := uint64(1) << (63 - s.depth)
-	n1 := 0
-	for _, x := range s.slots {
-		if x != 0 && hash(uint32(x)&^hiddenBit)&bit != 0 {
-			n1++
-		}
-	}
-	a := &segment{slots: newSlots(segSize(s.n - n1)), depth: d}
-	b := &segment{slots: newSlots(segSize(n1)), depth: d}
-	for _, x := range s.slots {
-		if x == 0 {
-			continue
-		}
-		t := a
-		if hash(uint32(x)&^hiddenBit)&bit != 0 {
-			t = b
-		}
-		t.put(x)
-	}
-	span := 1 << (l.depth - s.depth)
-	first := int(h>>(64-l.depth)) &^ (span - 1)
-	l.file(a, first)
-	l.file(b, first+span/2)
-}
-
-// file points the directory entries of segment s, which include entry at,
-// to it and its slots.
-func (l *lookup) file(s *segment, at int) {
-	span := 1 << (l.depth - s.depth)
-	first := at &^ (span - 1)
-	for i := first; i < first+span; i++ {
-		l.segs[i], l.tabs[i] = s, s.slots
-	}
-}
-
-// refill puts every occupied slot of old into s.
-func (s *segment) refill(old []uint64) {
-	s.n = 0
-	for _, x := range old {
-		if x != 0 {
-			s.put(x)
-		}
-	}
-}
-
-// put adds slot word x, whose player s does not hold, to s.
-func (s *segment) put(x uint64) {
-	for i := home(hash(uint32(x)&^hiddenBit), len(s.slots)); ; {
-		if s.slots[i] == 0 {
-			s.slots[i] = x
-			s.n++
-			return
-		}
-		if i++; i == len(s.slots) {
-			i = 0
-		}
+		l.grows++
+		l.d.Grow(s, h, maxDepth, slotHash)
 	}
 }
 
 // hdel removes p from the hash.
 func (l *lookup) hdel(p uint32) bool {
 	h := hash(p)
-	s := l.segs[h>>(64-l.depth)]
-	slots := s.slots
+	s := l.d.Seg(h)
+	slots := s.Slots
 	want := p | hiddenBit
-	i := home(h, len(slots))
+	i := exthash.Home(h, len(slots))
 	for {
 		x := slots[i]
 		if x == 0 {
@@ -478,7 +361,7 @@ func (l *lookup) hdel(p uint32) bool {
 		// The member at j may move into the hole at i only if its home is
 		// not cyclically inside (i, j]; otherwise a lookup starting at its
 		// home would stop at the hole before reaching it.
-		k := home(hash(uint32(x)&^hiddenBit), size)
+		k := exthash.Home(hash(uint32(x)&^hiddenBit), size)
 		if i <= j {
 			if i < k && k <= j {
 				continue
@@ -490,18 +373,9 @@ func (l *lookup) hdel(p uint32) bool {
 		i = j
 	}
 	slots[i] = 0
-	s.n--
+	s.N--
 	l.nh--
 	return true
-}
-
-// segments calls fn once for every segment of the hash.
-func (l *lookup) segments(fn func(s *segment)) {
-	for i := 0; i < len(l.segs); {
-		s := l.segs[i]
-		fn(s)
-		i += 1 << (l.depth - s.depth)
-	}
 }
 
 // each calls fn for every player and leaf id held.
@@ -513,8 +387,8 @@ func (l *lookup) each(fn func(p, v uint32)) {
 			}
 		}
 	}
-	l.segments(func(s *segment) {
-		for _, x := range s.slots {
+	l.d.Each(func(s *exthash.Segment) {
+		for _, x := range s.Slots {
 			if x != 0 {
 				fn(uint32(x)&^hiddenBit, uint32(x>>32))
 			}
@@ -538,22 +412,14 @@ func (l *lookup) reset(n int, top uint32) {
 		return
 	}
 	l.hashed = true
-	for uint64(n)<<4 > uint64(maxSeg*(maxLoad-1))<<l.depth {
-		l.depth++
-	}
-	l.segs, l.tabs = make([]*segment, 1<<l.depth), make([][]uint64, 1<<l.depth)
-	for i := range l.segs {
-		l.segs[i] = &segment{slots: newSlots(segSize(n >> l.depth)), depth: l.depth}
-		l.tabs[i] = l.segs[i].slots
-	}
+	l.d.Size(n)
 }
 
 // bytes returns the memory the table holds.
 func (l *lookup) bytes() int {
-	b := cap(l.pages)*24 + cap(l.segs)*8 + cap(l.tabs)*24
+	b := cap(l.pages)*24 + l.d.Bytes()
 	for _, pg := range l.pages {
 		b += cap(pg) * 4
 	}
-	l.segments(func(s *segment) { b += cap(s.slots)*8 + 40 })
 	return b
 }
