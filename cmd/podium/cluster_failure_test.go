@@ -66,11 +66,9 @@ func TestClusterDatabaseDown(t *testing.T) {
 		}
 		return ""
 	})
-	t0 := time.Now()
+	// That it is refused at once, without trying the database again, is
+	// engine.TestSharedWritesFailFastWhileDatabaseDown (counted, not timed).
 	submit(a, 503)
-	if d := time.Since(t0); d > 2*time.Second {
-		t.Errorf("a write on a node cut off the database took %s to be refused", d)
-	}
 	submit(b, 200)
 	if code, body, _ := do(a, "GET", "/v1/boards/d/entries", "", ""); code != 200 || !strings.Contains(string(body), `"player":"p"`) {
 		t.Fatalf("reads on the cut-off node: %d %s", code, body)
