@@ -572,6 +572,7 @@ func (e *Engine) scheduler() {
 				e.log.Warn("settlement scheduler", "err", err)
 			}
 			cancel()
+			e.tn.passes.Add(1)
 		}
 	}
 }

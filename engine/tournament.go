@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/podiumhq/podium"
@@ -31,6 +32,10 @@ import (
 // held).
 type tourney struct {
 	every time.Duration // scheduler period; < 0: no scheduler
+	// passes counts the scheduler's completed looks for due tournaments
+	// (podium_settle_scheduler_passes_total): tests wait for looks
+	// instead of sleeping through them.
+	passes atomic.Uint64
 
 	// settleMu makes this node's settlers (the scheduler, admins) take
 	// turns: the lease is per node, and two of them under one lease would

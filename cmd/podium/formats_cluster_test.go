@@ -201,12 +201,23 @@ func testClusterFormats(t *testing.T, redisURL string) {
 		}
 		return fmt.Sprintf("no tournament_settled event yet (%v)", err)
 	})
-	settled := time.Now()
+	// Every node's scheduler then takes two more looks at the settled
+	// tournament (counted by its passes metric, not timed), and none may
+	// have settled it again.
+	urls := r.urls()
+	before := make([]int, len(urls))
+	for i, u := range urls {
+		before[i] = schedulerPasses(t, u)
+	}
 	r.checkContest()
-	// Every node's scheduler looks every second: give each two looks at
-	// the settled tournament (this asserts no timing), then none may have
-	// settled it again.
-	time.Sleep(2500*time.Millisecond - time.Since(settled))
+	for i, u := range urls {
+		eventually(t, 30*time.Second, "two scheduler looks on "+u, func() string {
+			if n := schedulerPasses(t, u); n < before[i]+2 {
+				return fmt.Sprintf("%d looks since the settlement", n-before[i])
+			}
+			return ""
+		})
+	}
 	r.checkTournament()
 }
 
@@ -528,4 +539,19 @@ func (r *fmtRun) restartChecked(i int) {
 	if msg != "" {
 		t.Errorf("restarted %s at its first ready /readyz: %s", nd.name, msg)
 	}
+}
+
+// schedulerPasses reads how many looks a node's settlement scheduler took.
+func schedulerPasses(t *testing.T, base string) int {
+	t.Helper()
+	code, body, _ := do(base, "GET", "/metrics", clusterKey, "")
+	if code != 200 {
+		t.Fatalf("metrics of %s: %d", base, code)
+	}
+	l := grepMetric(body, "podium_settle_scheduler_passes_total")
+	n, err := strconv.ParseFloat(strings.TrimPrefix(l, "podium_settle_scheduler_passes_total "), 64)
+	if err != nil {
+		t.Fatalf("metrics of %s: %q: %v", base, l, err)
+	}
+	return int(n)
 }
