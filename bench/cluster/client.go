@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -237,8 +236,3 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// isStatus reports whether err is an answer with status code.
-func isStatus(err error, code int) bool {
-	var se *statusError
-	return errors.As(err, &se) && se.Status == code
-}

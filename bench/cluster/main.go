@@ -81,7 +81,7 @@ type config struct {
 
 // errNoDatabase is the refusal to run without PostgreSQL.
 var errNoDatabase = errors.New("bench/cluster measures podium on PostgreSQL and needs a server where it may create schemas: " +
-	"set PODIUM_TEST_POSTGRES (e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable) or pass --db postgres://...")
+	"set PODIUM_TEST_POSTGRES (e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable) or pass --db postgres://…")
 
 // parseFlags parses args; getenv supplies the environment's defaults.
 func parseFlags(args []string, getenv func(string) string) (*config, error) {

@@ -281,15 +281,6 @@ func (nd *node) stop(timeout time.Duration) {
 	}
 }
 
-// kill ends nd at once, as a crash would, and waits for it to be gone.
-func (nd *node) kill() {
-	if nd.cmd == nil || nd.exited() {
-		return
-	}
-	nd.cmd.Process.Kill()
-	<-nd.done
-}
-
 // close stops every node and drops the schema or the data directory.
 func (c *cluster) close() {
 	for _, nd := range c.nodes {
