@@ -22,6 +22,9 @@ func (s *Server) principal(r *http.Request) (*podium.APIKey, error) {
 	if !ok {
 		return nil, podium.Errorf(podium.ECodeUnauthenticated, "the API key is not valid (unknown or revoked)")
 	}
+	if s.afterAuth != nil {
+		s.afterAuth(r)
+	}
 	return k, nil
 }
 

@@ -84,6 +84,7 @@ type Server struct {
 	requestTimeout time.Duration
 	timing         map[string]routeTiming // by route pattern; absent: timedFully
 	exportPause    func(chunk int)        // tests: runs after each export chunk is written
+	afterAuth      func(r *http.Request)  // tests: runs after principal accepted a key
 	pages          *pageCache             // encoded ranking pages by ETag (pagecache.go)
 
 	requests *prometheus.CounterVec
