@@ -4,9 +4,11 @@
 package http
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/netip"
 	"strconv"
@@ -211,11 +213,17 @@ func (s *Server) Hub() *stream.Hub { return s.hub }
 func (s *Server) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		t0 := time.Now()
+		if why := r.Header.Get(framingHeader); why != "" { // framing.go
+			w.Header().Set("Connection", "close")
+			s.writeError(w, r, podium.Errorf(podium.ECodeInvalid, "the request has %s: its framing is ambiguous (RFC 9112 section 6.1), so it is refused and the connection closed", why))
+			s.requests.WithLabelValues("framing", "400").Inc()
+			return
+		}
 		if s.cors(w, r) {
 			return
 		}
 		h, pattern := s.mux.Handler(r)
-		sw := &statusWriter{ResponseWriter: w, status: 200}
+		sw := &statusWriter{ResponseWriter: w, status: 200, conn: connOf(r)}
 		if pattern == "" {
 			s.notRouted(sw, r, h)
 			pattern = "unmatched"
@@ -257,6 +265,7 @@ type statusWriter struct {
 	http.ResponseWriter
 	status int
 	body   bodyTimer // the request body's, kept here to save an allocation
+	conn   *conn     // the connection, when served on Listener (conn.go)
 }
 
 func (w *statusWriter) WriteHeader(code int) {
@@ -269,6 +278,12 @@ func (w *statusWriter) Flush() {
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
+}
+
+// Hijack hands the connection to a WebSocket, telling the framing guard
+// that what follows is no longer HTTP (conn.go).
+func (w *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	return hijack(w.ResponseWriter, w.conn)
 }
 
 // Unwrap gives http.ResponseController the underlying writer.
@@ -286,6 +301,10 @@ func (s *Server) api(f apiFunc, params ...string) http.HandlerFunc {
 	}
 	s.mux.next = append([]string{}, params...) // routes.go: for RouteQuery
 	return func(w http.ResponseWriter, r *http.Request) {
+		if err := checkHeaders(r); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
 		if r.URL.RawQuery != "" {
 			if err := checkQuery(r.URL.RawQuery, params); err != nil {
 				s.writeError(w, r, err)

@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -38,7 +37,7 @@ func newTimedServer(t *testing.T, body, request time.Duration) *server {
 		t.Fatal(err)
 	}
 	srv := podiumhttp.New(podiumhttp.Config{Engine: eng, Store: st, Logger: log, Hub: hub, BodyTimeout: body, RequestTimeout: request})
-	ts := httptest.NewServer(srv.Handler())
+	ts := serveTest(srv)
 	t.Cleanup(func() {
 		hub.Close()
 		ts.Close()

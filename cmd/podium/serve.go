@@ -162,9 +162,10 @@ func (m *Main) Open(ctx context.Context) (err error) {
 		m.Engine.SetListener(listeners{boards: m.Hub, contests: ch})
 	}
 	m.srv = &http.Server{Handler: m.Server.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second,
-		ErrorLog: podiumhttp.ErrorLog(m.log)}
+		ErrorLog: podiumhttp.ErrorLog(m.log), ConnContext: m.Server.ConnContext}
+	ln := m.Server.Listener(m.ln) // the connection-level defences (http/conn.go)
 	go func() {
-		if err := m.srv.Serve(m.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := m.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			m.log.Error("serve", "err", err)
 		}
 	}()
