@@ -8,13 +8,21 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Connection-level defences. net/http gives a handler no say over the
 // connection a request came on, so what must act there is a listener:
 //
 //   - the framing guard (framing.go) reads each connection's bytes before
-//     net/http does, to refuse a request framed two ways.
+//     net/http does, to refuse a request framed two ways;
+//   - a lingering close: when the server closes a connection whose client
+//     may still be sending (a body cut or refused unread), it sends FIN
+//     first and reads what still comes for up to lingerTimeout before it
+//     closes. A socket closed with unread bytes answers with a reset, and
+//     a reset can make the client lose the answer it was sent just before
+//     (a 408, a 401, a 413); net/http lingers only in some of these cases
+//     (a body it closed early, which a wrapped Request.Body hides from it).
 //
 // Serve the server's Handler on Listener with ConnContext set:
 //
@@ -64,6 +72,8 @@ type conn struct {
 	// upgraded is set when a handler hijacks the connection (a WebSocket):
 	// its bytes are no longer HTTP/1.1 requests.
 	upgraded atomic.Bool
+	eof      atomic.Bool // the client closed its side: no need to linger
+	closed   atomic.Bool
 
 	// The reader's state: net/http reads a connection from one goroutine
 	// at a time.
@@ -96,15 +106,15 @@ func (c *conn) Read(p []byte) (int, error) {
 			continue
 		}
 		if c.f.off {
-			return c.Conn.Read(p)
+			return c.read(p)
 		}
 		if (c.f.st == inBody || c.f.st == inChunkData) && len(p) > 0 {
 			// Body bytes pass as they are: read them in place.
-			n, err := c.Conn.Read(p[:min(uint64(len(p)), c.f.n)])
+			n, err := c.read(p[:min(uint64(len(p)), c.f.n)])
 			c.f.passed(uint64(n))
 			return n, err
 		}
-		n, err := c.Conn.Read(p)
+		n, err := c.read(p)
 		if n > 0 {
 			c.setOut(c.f.feed(c.getBuf(), p[:n]))
 		}
@@ -118,6 +128,42 @@ func (c *conn) Read(p []byte) (int, error) {
 			return 0, nil
 		}
 	}
+}
+
+func (c *conn) read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if err == io.EOF {
+		c.eof.Store(true)
+	}
+	return n, err
+}
+
+// Lingering close: how long, and how many bytes, the server still reads
+// from a client after its FIN. Past either the socket is closed (a client
+// still sending then gets a reset, after its answer and the FIN).
+const (
+	lingerTimeout = time.Second
+	lingerBytes   = 256 << 10
+)
+
+// Close closes the connection, lingering unless the client closed its
+// side already or the connection was upgraded (a WebSocket ends with its
+// own closing handshake, and its reader may still be reading). It returns
+// at once; the socket closes within lingerTimeout.
+func (c *conn) Close() error {
+	if !c.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	cw, ok := c.Conn.(interface{ CloseWrite() error })
+	if !ok || c.eof.Load() || c.upgraded.Load() || cw.CloseWrite() != nil {
+		return c.Conn.Close()
+	}
+	go func() {
+		c.Conn.SetReadDeadline(time.Now().Add(lingerTimeout))
+		io.CopyN(io.Discard, c.Conn, lingerBytes)
+		c.Conn.Close()
+	}()
+	return nil
 }
 
 // getBuf is an empty buffer for out, from the pool.
