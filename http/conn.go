@@ -6,14 +6,28 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/podiumhq/podium"
 )
 
 // Connection-level defences. net/http gives a handler no say over the
 // connection a request came on, so what must act there is a listener:
 //
+//   - a cap on the connections open from one client address (issue 17
+//     item 7): one credential held 19,800 connections, each trickling a
+//     body, and filled the file descriptors. Past MaxConnsPerIP a new
+//     connection gets 429 and is closed before a byte of it is read. At
+//     accept time the only address known is the peer's: connections from
+//     TrustedProxies are not capped (a proxy carries many clients; it must
+//     cap its clients' connections itself, and it buffers their bodies).
+//     IPv6 addresses count per /64, like the rate limits;
 //   - the framing guard (framing.go) reads each connection's bytes before
 //     net/http does, to refuse a request framed two ways;
 //   - a lingering close: when the server closes a connection whose client
@@ -56,19 +70,111 @@ func connOf(r *http.Request) *conn {
 type listener struct {
 	net.Listener
 	s *Server
+
+	mu    sync.Mutex
+	perIP map[string]int // open connections by rateAddr of the peer
 }
 
 func (l *listener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		pc := &conn{Conn: c, m: l.s.conns}
+		if ip, capped := l.capped(c); capped {
+			l.mu.Lock()
+			if l.perIP == nil {
+				l.perIP = map[string]int{}
+			}
+			if l.perIP[ip] >= l.s.maxConnsPerIP {
+				l.mu.Unlock()
+				l.s.conns.refused.Inc()
+				go refuseConn(c, l.s.maxConnsPerIP)
+				continue
+			}
+			l.perIP[ip]++
+			l.mu.Unlock()
+			pc.release = func() { l.release(ip) }
+		}
+		l.s.conns.open.Inc()
+		return pc, nil
 	}
-	return &conn{Conn: c}, nil
+}
+
+// capped returns the key c counts under, unless it is not capped (no cap,
+// or a trusted proxy).
+func (l *listener) capped(c net.Conn) (string, bool) {
+	if l.s.maxConnsPerIP <= 0 {
+		return "", false
+	}
+	host, _, err := net.SplitHostPort(c.RemoteAddr().String())
+	if err != nil {
+		return "", false
+	}
+	if a, err := netip.ParseAddr(host); err == nil && l.s.trusts(a) {
+		return "", false
+	}
+	return rateAddr(host), true
+}
+
+func (l *listener) release(ip string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.perIP[ip]--; l.perIP[ip] <= 0 {
+		delete(l.perIP, ip)
+	}
+}
+
+// refusing counts the refused connections still being answered; past
+// maxRefusing they are closed without an answer.
+var refusing atomic.Int32
+
+const maxRefusing = 256
+
+// refuseConn answers 429 on a connection over the per-address cap and
+// closes it, reading (and dropping) what the client sent meanwhile for a
+// moment so that the answer is not lost to a reset.
+func refuseConn(c net.Conn, limit int) {
+	defer c.Close()
+	if refusing.Add(1) > maxRefusing {
+		refusing.Add(-1)
+		return
+	}
+	defer refusing.Add(-1)
+	body := appendErrorBody(nil, podium.ECodeRateLimited, "too many connections from this address (at most "+strconv.Itoa(limit)+"); close some and retry")
+	c.SetDeadline(time.Now().Add(200 * time.Millisecond))
+	_, err := io.WriteString(c, "HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nRetry-After: 1\r\n"+
+		"Connection: close\r\nContent-Length: "+strconv.Itoa(len(body))+"\r\n\r\n"+string(body))
+	if cw, ok := c.(interface{ CloseWrite() error }); ok && err == nil && cw.CloseWrite() == nil {
+		io.CopyN(io.Discard, c, 16<<10)
+	}
+}
+
+// connMetrics count the connections served on Listener.
+type connMetrics struct {
+	open    prometheus.Gauge
+	refused prometheus.Counter
+}
+
+func newConnMetrics(reg prometheus.Registerer) *connMetrics {
+	m := &connMetrics{
+		open: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "podium_http_connections", Help: "Connections open on the API listener (lingering closes included).",
+		}),
+		refused: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "podium_http_connections_refused_total", Help: "Connections refused (429) for passing --conns-per-ip.",
+		}),
+	}
+	reg.MustRegister(m.open, m.refused)
+	return m
 }
 
 // conn is an accepted connection with its framing guard.
 type conn struct {
 	net.Conn
+	m       *connMetrics
+	release func() // gives back the connection's place under the cap; nil: none
 	// upgraded is set when a handler hijacks the connection (a WebSocket):
 	// its bytes are no longer HTTP/1.1 requests.
 	upgraded atomic.Bool
@@ -156,14 +262,24 @@ func (c *conn) Close() error {
 	}
 	cw, ok := c.Conn.(interface{ CloseWrite() error })
 	if !ok || c.eof.Load() || c.upgraded.Load() || cw.CloseWrite() != nil {
-		return c.Conn.Close()
+		return c.closeNow()
 	}
 	go func() {
 		c.Conn.SetReadDeadline(time.Now().Add(lingerTimeout))
 		io.CopyN(io.Discard, c.Conn, lingerBytes)
-		c.Conn.Close()
+		c.closeNow()
 	}()
 	return nil
+}
+
+// closeNow closes the socket and gives back its place.
+func (c *conn) closeNow() error {
+	err := c.Conn.Close()
+	c.m.open.Dec()
+	if c.release != nil {
+		c.release()
+	}
+	return err
 }
 
 // getBuf is an empty buffer for out, from the pool.
