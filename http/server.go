@@ -91,8 +91,8 @@ type Server struct {
 
 	bodyTimeout    time.Duration
 	requestTimeout time.Duration
-	bodyMinRate    int64 // bytes/s; 0: none
-	maxConnsPerIP  int   // 0: no cap
+	bodyMinRate    int64                  // bytes/s; 0: none
+	maxConnsPerIP  int                    // 0: no cap
 	timing         map[string]routeTiming // by route pattern; absent: timedFully
 	exportPause    func(chunk int)        // tests: runs after each export chunk is written
 	afterAuth      func(r *http.Request)  // tests: runs after principal accepted a key
