@@ -13,7 +13,9 @@ import (
 // Budgets bound what uploads may cost (seed 002 §7.1): how many run at
 // once, per player and in total, and how many bytes arrive per minute, per
 // player and in total. Every byte received counts, whether the upload is
-// then stored, refused or fails half-way.
+// then stored, refused or fails half-way, and only those: bytes are
+// charged a step ahead of reading and what was not read is given back
+// (Meter), and a refused charge takes nothing from either budget.
 //
 // The byte budgets are GCRA buckets of the shared rate limiter (package
 // ratelimit) with a cost in KiB: on Redis or PostgreSQL one node's budget
@@ -119,69 +121,109 @@ func (b *Budgets) Acquire(player string) (release func(), err error) {
 
 func kib(n int64) int { return int((n + 1023) >> 10) }
 
-// Charge takes n bytes from the player's and the global byte budgets
-// before they are read. A refusal is a *Refusal (the player's bucket may
-// then have been charged although the global one refused: bytes a client
-// keeps sending against a spent budget count against it).
+// byteBudget is one of the two byte budgets, in the order Charge takes
+// them.
+type byteBudget struct {
+	name, key string
+	lim       ratelimit.Limit
+}
+
+func (b *Budgets) byteBudgets(player string) [2]byteBudget {
+	return [2]byteBudget{{"global_bytes", "evidence:global", b.cfg.GlobalBytes},
+		{"player_bytes", "evidence:player:" + player, b.cfg.PlayerBytes}}
+}
+
+// Charge takes n bytes (rounded up to KiB) from the global and the
+// player's byte budgets, before they are read. The global budget is taken
+// first and given back if the player's refuses: a refusal, a *Refusal,
+// charges neither budget, so neither a spent global budget nor a spent
+// player's budget drains the other.
 func (b *Budgets) Charge(ctx context.Context, player string, n int64) error {
 	if n <= 0 {
 		return nil
 	}
 	cost := kib(n)
-	for _, c := range []struct {
-		name, key string
-		lim       ratelimit.Limit
-	}{{"player_bytes", "evidence:player:" + player, b.cfg.PlayerBytes}, {"global_bytes", "evidence:global", b.cfg.GlobalBytes}} {
+	bbs := b.byteBudgets(player)
+	for i, c := range bbs {
 		if c.lim.Unlimited() {
 			continue
 		}
+		var ref *Refusal
 		if cost > c.lim.Quota {
 			// More than the whole bucket: never admitted, so say when
 			// the bucket is full rather than a wait that would not help.
-			return &Refusal{c.name, c.lim.Window}
+			ref = &Refusal{c.name, c.lim.Window}
+		} else if r := b.lim.Take(ctx, "evidence", c.key, c.lim, cost); !r.Allowed {
+			ref = &Refusal{c.name, r.RetryAfter}
 		}
-		if r := b.lim.Take(ctx, "evidence", c.key, c.lim, cost); !r.Allowed {
-			return &Refusal{c.name, r.RetryAfter}
+		if ref != nil {
+			for _, p := range bbs[:i] {
+				b.lim.Refund(ctx, p.key, p.lim, cost)
+			}
+			return ref
 		}
 	}
 	return nil
 }
 
+// Refund gives back n bytes (in whole KiB, rounded down) that Charge took
+// and that were not read.
+func (b *Budgets) Refund(ctx context.Context, player string, n int64) {
+	if n < 1024 {
+		return
+	}
+	for _, c := range b.byteBudgets(player) {
+		b.lim.Refund(ctx, c.key, c.lim, int(n>>10))
+	}
+}
+
 // Step is how many bytes a Meter charges at a time, at most.
 const Step = 64 << 10
 
-// Meter returns a reader that charges the budgets ahead of what it reads
-// from r, Step bytes at a time. prepaid > 0 is a declared length already
-// charged (net/http reads no more than a declared Content-Length): r is
-// then returned as it is. A refusal ends the reading with the *Refusal as
-// the error.
-func (b *Budgets) Meter(ctx context.Context, player string, r io.Reader, prepaid int64) io.Reader {
-	if prepaid > 0 {
-		return r
-	}
-	return &meter{b: b, ctx: ctx, player: player, r: r}
+// Meter returns a reader of r that charges the budgets ahead of what it
+// reads, at most Step bytes at a time and never past declared (a
+// Content-Length, which net/http never reads past; 0 or less: unknown). A
+// refusal ends the reading with the *Refusal as the error. Settle gives
+// back what was charged and not read: a body that declares 1 MB and sends
+// 20 bytes costs 1 KiB once settled.
+func (b *Budgets) Meter(ctx context.Context, player string, r io.Reader, declared int64) *Meter {
+	return &Meter{b: b, ctx: ctx, player: player, r: r, declared: declared}
 }
 
-type meter struct {
-	b      *Budgets
-	ctx    context.Context
-	player string
-	r      io.Reader
-	paid   int64
-	read   int64
-	err    error
+// Meter is a reader that charges the byte budgets as it reads (see
+// Budgets.Meter).
+type Meter struct {
+	b        *Budgets
+	ctx      context.Context
+	player   string
+	r        io.Reader
+	declared int64
+	paid     int64 // bytes charged, in whole KiB steps
+	read     int64
+	err      error
 }
 
-func (m *meter) Read(p []byte) (int, error) {
+func (m *Meter) Read(p []byte) (int, error) {
 	if m.err != nil {
 		return 0, m.err
 	}
 	if m.read >= m.paid {
-		if err := m.b.Charge(m.ctx, m.player, m.b.step); err != nil {
+		step := m.b.step
+		if m.declared > 0 {
+			if step = min(step, m.declared-m.paid); step <= 0 {
+				// All declared bytes are paid for: net/http reads no
+				// more than those, so what comes now is the end.
+				n, err := m.r.Read(p)
+				m.read += int64(n)
+				return n, err
+			}
+		}
+		step = int64(kib(step)) << 10
+		if err := m.b.Charge(m.ctx, m.player, step); err != nil {
 			m.err = err
 			return 0, err
 		}
-		m.paid += m.b.step
+		m.paid += step
 	}
 	if room := m.paid - m.read; int64(len(p)) > room {
 		p = p[:room]
@@ -189,4 +231,12 @@ func (m *meter) Read(p []byte) (int, error) {
 	n, err := m.r.Read(p)
 	m.read += int64(n)
 	return n, err
+}
+
+// Settle gives back what was charged and not read, in whole KiB. Call it
+// once the body is done with.
+func (m *Meter) Settle() {
+	unread := m.paid - int64(kib(m.read))<<10
+	m.paid -= unread
+	m.b.Refund(context.WithoutCancel(m.ctx), m.player, unread)
 }

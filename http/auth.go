@@ -22,6 +22,9 @@ func (s *Server) principal(r *http.Request) (*podium.APIKey, error) {
 	if !ok {
 		return nil, podium.Errorf(podium.ECodeUnauthenticated, "the API key is not valid (unknown or revoked)")
 	}
+	if s.afterAuth != nil {
+		s.afterAuth(r)
+	}
 	return k, nil
 }
 
@@ -67,4 +70,22 @@ func (s *Server) canRead(r *http.Request, board string, public bool) (*podium.AP
 		return s.principal(r)
 	}
 	return s.require(r, podium.ScopeRead, board)
+}
+
+// checkHeaders refuses a request whose credentials or Idempotency-Key are
+// ambiguous: a header given twice (a proxy that takes the last value would
+// act for another principal, or under another key, than podium, which
+// would take the first), or an Idempotency-Key that is empty or longer
+// than 255 bytes (the documented 1-255 bytes; an empty one used to be
+// ignored, so a retry thought safe was not).
+func checkHeaders(r *http.Request) error {
+	for _, name := range []string{"Authorization", "Idempotency-Key"} {
+		if n := len(r.Header[name]); n > 1 {
+			return podium.Errorf(podium.ECodeInvalid, "the %s header is given %d times; send it once", name, n)
+		}
+	}
+	if v, ok := r.Header["Idempotency-Key"]; ok && (v[0] == "" || len(v[0]) > 255) {
+		return podium.Errorf(podium.ECodeInvalid, "Idempotency-Key must be 1 to 255 bytes (got %d)", len(v[0]))
+	}
+	return nil
 }

@@ -218,11 +218,13 @@ func (s *Server) putEvidence(w http.ResponseWriter, r *http.Request) error {
 		return s.budgetRefused(w, err)
 	}
 	defer release()
-	prepaid := max(r.ContentLength, 0)
-	if err := s.evb.Charge(ctx, player, prepaid); err != nil {
-		return s.budgetRefused(w, err)
-	}
-	res, n, err := evidence.Validate(s.evb.Meter(ctx, player, r.Body, prepaid), lim)
+	// The budgets are charged as the body is read, a step ahead, and
+	// what was charged and not read is given back (issue 17 item 15: the
+	// declared length was charged up front and never refunded, so
+	// header-only requests spent everyone's budget).
+	meter := s.evb.Meter(ctx, player, r.Body, r.ContentLength)
+	defer meter.Settle()
+	res, n, err := evidence.Validate(meter, lim)
 	if err != nil {
 		s.evm.received.WithLabelValues("refused").Add(float64(n))
 		return s.evidenceReadError(w, err)

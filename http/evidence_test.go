@@ -579,3 +579,38 @@ func TestEvidenceSlowBody(t *testing.T) {
 		nothingStored(t, st, "alice", seq, ok)
 	})
 }
+
+// TestEvidenceBudgetCharges (issue 17 item 15): the byte budgets are
+// charged what is read, not what is declared. Two uploads that declare
+// 1 MiB and send 20 bytes used to spend a 2 MiB global budget, so that
+// another player's real upload got 429; now they cost 1 KiB each.
+func TestEvidenceBudgetCharges(t *testing.T) {
+	global := func(c *podiumhttp.Config) {
+		c.EvidenceBudgets = evidence.BudgetConfig{GlobalBytes: ratelimit.Limit{Quota: 2 << 10, Window: time.Minute}}
+	}
+	evidenceBackends(t, global, func(t *testing.T, a, b *server, st podium.EvidenceStore) {
+		a.mkBoard("ev", `{"title":"ev","keys":[{"name":"points","order":"desc"}]}`)
+		h := strings.Repeat("a", 64)
+		for _, p := range []string{"mallory", "mallory2"} {
+			a.evScore("ev", adminKey, p, 1)
+			c, err := net.Dial("tcp", strings.TrimPrefix(a.url, "http://"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.SetDeadline(time.Now().Add(10 * time.Second))
+			io.WriteString(c, "PUT /v1/boards/ev/entries/"+p+"/evidence?content_sha256="+h+"&compressed_sha256="+h+" HTTP/1.1\r\nHost: podium\r\n"+
+				"Authorization: Bearer "+adminKey+"\r\nContent-Length: 1048576\r\n\r\n"+strings.Repeat("x", 20))
+			c.(*net.TCPConn).CloseWrite() // the body ends after 20 bytes
+			line, err := bufio.NewReader(c).ReadString('\n')
+			c.Close()
+			if err != nil || !strings.HasPrefix(line, "HTTP/1.1 4") {
+				t.Fatalf("a body cut after 20 bytes: %q %v", line, err)
+			}
+		}
+		alice := a.evScore("ev", adminKey, "alice", 1)
+		sessionsEventually(t, "node b knows the score", func() bool {
+			return b.do("GET", "/v1/boards/ev/entries/alice", adminKey, nil).status == 200
+		})
+		b.must(201, b.putEvidence("ev", "alice", adminKey, newUpload(t, events(190, "alice"), alice)))
+	})
+}

@@ -36,13 +36,13 @@ func (s *Server) feed(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		if _, err := s.canRead(r, bi.ID, bi.Public); err != nil {
+		k, err := s.canRead(r, bi.ID, bi.Public)
+		if err != nil {
 			return err
 		}
 		q.Board = bi.ID
 		// Re-checked against the board as Feed reads it: a board made
 		// private in between is not served.
-		k, _ := s.principal(r)
 		q.Readable = func(id string, public bool) bool { return public || k != nil && k.Allows(podium.ScopeRead, id) }
 	} else {
 		k, err := s.principal(r)

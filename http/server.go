@@ -4,9 +4,11 @@
 package http
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/netip"
 	"strconv"
@@ -44,6 +46,13 @@ type Config struct {
 	// exempt; see timeout.go.
 	BodyTimeout    time.Duration
 	RequestTimeout time.Duration
+	// BodyMinRate is the rate in bytes/s a request body must keep after
+	// its first BodyTimeout (default 1024; negative: none; timeout.go).
+	BodyMinRate int64
+	// MaxConnsPerIP caps the connections open from one client address
+	// (IPv6: one /64) on Listener (default 128; negative: no cap). The
+	// connections of TrustedProxies are not capped (conn.go).
+	MaxConnsPerIP int
 	// AllowedOrigins lists the web origins whose pages may use the API
 	// and open streams ("https://example.com", "https://*.example.com");
 	// empty or "*" allows any (see origins). Check them with CheckOrigins.
@@ -82,12 +91,16 @@ type Server struct {
 
 	bodyTimeout    time.Duration
 	requestTimeout time.Duration
+	bodyMinRate    int64                  // bytes/s; 0: none
+	maxConnsPerIP  int                    // 0: no cap
 	timing         map[string]routeTiming // by route pattern; absent: timedFully
 	exportPause    func(chunk int)        // tests: runs after each export chunk is written
+	afterAuth      func(r *http.Request)  // tests: runs after principal accepted a key
 	pages          *pageCache             // encoded ranking pages by ETag (pagecache.go)
 
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
+	conns    *connMetrics
 
 	// Evidence uploads (evidence.go).
 	evCfg     evidence.BudgetConfig
@@ -116,11 +129,24 @@ func New(cfg Config) *Server {
 	if cfg.RequestTimeout <= 0 {
 		cfg.RequestTimeout = 60 * time.Second
 	}
+	switch {
+	case cfg.BodyMinRate == 0:
+		cfg.BodyMinRate = 1024
+	case cfg.BodyMinRate < 0:
+		cfg.BodyMinRate = 0
+	}
+	switch {
+	case cfg.MaxConnsPerIP == 0:
+		cfg.MaxConnsPerIP = 128
+	case cfg.MaxConnsPerIP < 0:
+		cfg.MaxConnsPerIP = 0
+	}
 	cfg.Stream.defaults()
 	s := &Server{eng: cfg.Engine, store: cfg.Store, log: cfg.Logger, maxBody: cfg.MaxBody, mux: newRouteMux(),
 		reg: cfg.Registry, hub: cfg.Hub, streamCfg: cfg.Stream,
 		bodyTimeout: cfg.BodyTimeout, requestTimeout: cfg.RequestTimeout, origins: newOrigins(cfg.AllowedOrigins),
-		contests: cfg.Contests, rates: cfg.RateLimits, trusted: cfg.TrustedProxies}
+		contests: cfg.Contests, rates: cfg.RateLimits, trusted: cfg.TrustedProxies,
+		bodyMinRate: cfg.BodyMinRate, maxConnsPerIP: cfg.MaxConnsPerIP}
 	s.evCfg = cfg.EvidenceBudgets
 	if cfg.RateLimits != nil {
 		s.evLimiter = cfg.RateLimits.Limiter
@@ -141,6 +167,7 @@ func New(cfg Config) *Server {
 			s.contestHub.Applied(liveWindow(id), "all", 0, nil)
 		})
 	}
+	s.conns = newConnMetrics(s.reg) // conn.go
 	s.reg.MustRegister(s.requests, s.latency, streamCollector{s.hub})
 	s.pages = newPageCache(s.reg, pageCacheBudget)
 	s.routes()
@@ -210,11 +237,17 @@ func (s *Server) Hub() *stream.Hub { return s.hub }
 func (s *Server) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		t0 := time.Now()
+		if why := r.Header.Get(framingHeader); why != "" { // framing.go
+			w.Header().Set("Connection", "close")
+			s.writeError(w, r, podium.Errorf(podium.ECodeInvalid, "the request has %s: its framing is ambiguous (RFC 9112 section 6.1), so it is refused and the connection closed", why))
+			s.requests.WithLabelValues("framing", "400").Inc()
+			return
+		}
 		if s.cors(w, r) {
 			return
 		}
 		h, pattern := s.mux.Handler(r)
-		sw := &statusWriter{ResponseWriter: w, status: 200}
+		sw := &statusWriter{ResponseWriter: w, status: 200, conn: connOf(r)}
 		if pattern == "" {
 			s.notRouted(sw, r, h)
 			pattern = "unmatched"
@@ -223,6 +256,11 @@ func (s *Server) Handler() http.Handler {
 			// mux.Handler only finds the route; ServeHTTP also fills in
 			// the path values ({board}, {player}) that handlers read.
 			s.mux.ServeHTTP(sw, r)
+			if sw.body.ReadCloser != nil && !sw.body.eof {
+				// Answered without the whole body (timeout.go): net/http
+				// must not wait for the rest before closing.
+				sw.body.conn.SetReadDeadline(time.Now())
+			}
 		}
 		s.requests.WithLabelValues(pattern, strconv.Itoa(sw.status)).Inc()
 		s.latency.WithLabelValues(pattern).Observe(time.Since(t0).Seconds())
@@ -255,12 +293,30 @@ func (p *probeWriter) WriteHeader(code int)        { p.status = code }
 type statusWriter struct {
 	http.ResponseWriter
 	status int
+	wrote  bool      // the header was written
 	body   bodyTimer // the request body's, kept here to save an allocation
+	conn   *conn     // the connection, when served on Listener (conn.go)
 }
 
+// WriteHeader writes the answer's header. An answer given before the
+// request body was read to its end closes the connection (timeout.go):
+// the rest of the body is never read.
 func (w *statusWriter) WriteHeader(code int) {
+	if code >= 200 && !w.wrote {
+		w.wrote = true
+		if w.body.ReadCloser != nil && !w.body.eof {
+			w.Header().Set("Connection", "close")
+		}
+	}
 	w.status = code
 	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(b)
 }
 
 // Flush lets streaming handlers flush through the wrapper.
@@ -268,6 +324,12 @@ func (w *statusWriter) Flush() {
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
+}
+
+// Hijack hands the connection to a WebSocket, telling the framing guard
+// that what follows is no longer HTTP (conn.go).
+func (w *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	return hijack(w.ResponseWriter, w.conn)
 }
 
 // Unwrap gives http.ResponseController the underlying writer.
@@ -285,6 +347,10 @@ func (s *Server) api(f apiFunc, params ...string) http.HandlerFunc {
 	}
 	s.mux.next = append([]string{}, params...) // routes.go: for RouteQuery
 	return func(w http.ResponseWriter, r *http.Request) {
+		if err := checkHeaders(r); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
 		if r.URL.RawQuery != "" {
 			if err := checkQuery(r.URL.RawQuery, params); err != nil {
 				s.writeError(w, r, err)
@@ -302,6 +368,19 @@ func (s *Server) api(f apiFunc, params ...string) http.HandlerFunc {
 		}
 		if !s.rateLimit(w, r) { // ratelimit.go
 			return
+		}
+		if r.ContentLength != 0 && r.Body != http.NoBody {
+			// A body is only read for a request whose credentials hold:
+			// a missing or bad key is refused on the headers (401 at
+			// once, also to Expect: 100-continue), not after the body
+			// arrived. Handlers check their scope before reading too.
+			if k, err := s.principal(r); err != nil || k == nil {
+				if err == nil {
+					err = podium.Errorf(podium.ECodeUnauthenticated, "a request with a body needs an API key or a session: send Authorization: Bearer <token>")
+				}
+				s.writeError(w, r, err)
+				return
+			}
 		}
 		if err := f(w, r); err != nil {
 			s.writeError(w, r, err)

@@ -101,7 +101,7 @@ func newServerStore(t *testing.T, cfg stream.Config, fakeHubClock bool, opts fun
 		opts(&hc)
 	}
 	srv := podiumhttp.New(hc)
-	ts := httptest.NewServer(srv.Handler())
+	ts := serveTest(srv)
 	t.Cleanup(func() {
 		hub.Close()
 		ts.Close()
@@ -109,6 +109,16 @@ func newServerStore(t *testing.T, cfg stream.Config, fakeHubClock bool, opts fun
 		st.Close()
 	})
 	return &server{t: t, url: ts.URL, clock: clk, eng: eng, hub: hub, srv: srv}
+}
+
+// serveTest serves srv as podium serve does: its Handler on its Listener,
+// with its ConnContext (conn.go).
+func serveTest(srv *podiumhttp.Server) *httptest.Server {
+	ts := httptest.NewUnstartedServer(srv.Handler())
+	ts.Listener = srv.Listener(ts.Listener)
+	ts.Config.ConnContext = srv.ConnContext
+	ts.Start()
+	return ts
 }
 
 type resp struct {

@@ -30,28 +30,30 @@ type sessionBody struct {
 // unrestricted key with the sessions scope (admin holds it) may do
 // anything; a session of the same player may do what self allows
 // (selfID "": any session of the player; else only that session);
-// nothing else may.
-func (s *Server) sessionAccess(r *http.Request, player string, self bool, selfID string) error {
+// nothing else may. It returns the key it authorised: a handler uses
+// that one rather than authenticating again, which would find nothing if
+// the key was revoked in between.
+func (s *Server) sessionAccess(r *http.Request, player string, self bool, selfID string) (*podium.APIKey, error) {
 	k, err := s.principal(r)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if k == nil {
-		return podium.Errorf(podium.ECodeUnauthenticated, "this request needs an API key or a session: send Authorization: Bearer <token>")
+		return nil, podium.Errorf(podium.ECodeUnauthenticated, "this request needs an API key or a session: send Authorization: Bearer <token>")
 	}
 	if k.Player != "" {
 		if !self || k.Player != player || selfID != "" && k.ID != selfID {
-			return podium.Errorf(podium.ECodeForbidden, "a player session may not do this")
+			return nil, podium.Errorf(podium.ECodeForbidden, "a player session may not do this")
 		}
-		return nil
+		return k, nil
 	}
 	if !k.Allows(podium.ScopeSessions, "") {
-		return podium.Errorf(podium.ECodeForbidden, "this key lacks the sessions scope")
+		return nil, podium.Errorf(podium.ECodeForbidden, "this key lacks the sessions scope")
 	}
 	if len(k.Boards) > 0 {
-		return podium.Errorf(podium.ECodeForbidden, "this key is limited to some boards; player sessions need a key that is not")
+		return nil, podium.Errorf(podium.ECodeForbidden, "this key is limited to some boards; player sessions need a key that is not")
 	}
-	return nil
+	return k, nil
 }
 
 func appendSession(b []byte, ses *podium.Session, token string) []byte {
@@ -79,10 +81,10 @@ func appendSession(b []byte, ses *podium.Session, token string) []byte {
 // kept, so it cannot be answered again (docs/API.md).
 func (s *Server) issueSession(w http.ResponseWriter, r *http.Request) error {
 	player := r.PathValue("player")
-	if err := s.sessionAccess(r, player, false, ""); err != nil {
+	k, err := s.sessionAccess(r, player, false, "")
+	if err != nil {
 		return err
 	}
-	k, _ := s.principal(r)
 	buf, err := readBody(r, s.maxBody)
 	if err != nil {
 		return err
@@ -132,7 +134,7 @@ func alreadyIssued(id string) error {
 // listSessions serves GET /v1/players/{player}/sessions (never a token).
 func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) error {
 	player := r.PathValue("player")
-	if err := s.sessionAccess(r, player, true, ""); err != nil {
+	if _, err := s.sessionAccess(r, player, true, ""); err != nil {
 		return err
 	}
 	list, err := s.eng.PlayerSessions(r.Context(), player)
@@ -154,7 +156,7 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) error {
 // session may sign out itself or another device of its player.
 func (s *Server) revokeSession(w http.ResponseWriter, r *http.Request) error {
 	player := r.PathValue("player")
-	if err := s.sessionAccess(r, player, true, ""); err != nil {
+	if _, err := s.sessionAccess(r, player, true, ""); err != nil {
 		return err
 	}
 	if _, err := s.eng.RevokeSessions(r.Context(), player, r.PathValue("id")); err != nil {
@@ -168,7 +170,7 @@ func (s *Server) revokeSession(w http.ResponseWriter, r *http.Request) error {
 // everywhere.
 func (s *Server) revokeSessions(w http.ResponseWriter, r *http.Request) error {
 	player := r.PathValue("player")
-	if err := s.sessionAccess(r, player, true, ""); err != nil {
+	if _, err := s.sessionAccess(r, player, true, ""); err != nil {
 		return err
 	}
 	ids, err := s.eng.RevokeSessions(r.Context(), player, "")
@@ -183,7 +185,7 @@ func (s *Server) revokeSessions(w http.ResponseWriter, r *http.Request) error {
 // a new token (shown once) for the session, the old one dead at once.
 func (s *Server) refreshSession(w http.ResponseWriter, r *http.Request) error {
 	player, id := r.PathValue("player"), r.PathValue("id")
-	if err := s.sessionAccess(r, player, true, id); err != nil {
+	if _, err := s.sessionAccess(r, player, true, id); err != nil {
 		return err
 	}
 	buf, err := readBody(r, s.maxBody)

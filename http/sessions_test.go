@@ -1,8 +1,11 @@
 package http_test
 
 import (
+	"context"
 	"fmt"
+	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -207,5 +210,32 @@ func TestPlayerSubmitSetting(t *testing.T) {
 	}
 	if r := s.do("POST", "/v1/boards/b/scores", tok, sessionScore("alice", 2)); r.status != 403 {
 		t.Fatalf("after turning it off: %d %s", r.status, r.body)
+	}
+}
+
+// TestIssueSessionKeyRevokedMidRequest (issue 17 item 17): the key that
+// issues a session is revoked just after the request was authorised. The
+// request goes on with the key it was authorised under (201); it used to
+// authenticate a second time, find no key and panic on it.
+func TestIssueSessionKeyRevokedMidRequest(t *testing.T) {
+	s := newServer(t)
+	m := s.must(201, s.do("POST", "/v1/keys", adminKey, `{"name":"game","scopes":["sessions"]}`)).json(t)
+	gk, id := m["key"].(string), m["id"].(string)
+	// The key is checked on the headers (api: a request with a body needs
+	// credentials), then by sessionAccess; it is revoked after the second.
+	var calls atomic.Int32
+	s.srv.SetAfterAuth(func(r *http.Request) {
+		if r.Header.Get("Authorization") == "Bearer "+gk && calls.Add(1) == 2 {
+			if err := s.eng.DeleteKey(context.Background(), id); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	r := s.do("POST", "/v1/players/alice/sessions", gk, `{"device":"phone"}`, "Idempotency-Key", "k1")
+	if r.status != 201 {
+		t.Fatalf("issue with a key revoked after its check: %d %s", r.status, r.body)
+	}
+	if r := s.do("POST", "/v1/players/alice/sessions", gk, `{"device":"phone"}`, "Idempotency-Key", "k2"); r.status != 401 {
+		t.Fatalf("issue with the revoked key: %d %s", r.status, r.body)
 	}
 }

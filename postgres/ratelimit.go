@@ -20,8 +20,9 @@ type RateLimits struct {
 }
 
 var (
-	_ ratelimit.Store   = (*RateLimits)(nil)
-	_ ratelimit.Sweeper = (*RateLimits)(nil)
+	_ ratelimit.Store    = (*RateLimits)(nil)
+	_ ratelimit.Sweeper  = (*RateLimits)(nil)
+	_ ratelimit.Refunder = (*RateLimits)(nil)
 )
 
 // RateLimits returns the rate limit store on s's database.
@@ -77,6 +78,20 @@ func (r *RateLimits) Take(ctx context.Context, key string, lim ratelimit.Limit, 
 		base = max(*old, us)
 	}
 	return ratelimit.Denied(base, us, lim, cost), nil
+}
+
+// Refund implements ratelimit.Refunder (ratelimit.Refunded as one
+// statement; a full bucket's row is left for Sweep).
+func (r *RateLimits) Refund(ctx context.Context, key string, lim ratelimit.Limit, cost int, now time.Time) error {
+	if lim.Unlimited() || cost <= 0 {
+		return nil
+	}
+	_, err := r.s.pool.Exec(ctx, `UPDATE rate_limit_buckets SET tat_us = GREATEST(tat_us - $3::bigint, $2::bigint)
+		WHERE key = $1 AND tat_us > $2::bigint`, key, ratelimit.Micros(now), int64(cost)*lim.Interval())
+	if err != nil {
+		return fmt.Errorf("postgres: rate limit refund: %w", err)
+	}
+	return nil
 }
 
 // Sweep implements ratelimit.Sweeper: it deletes at most limit rows whose

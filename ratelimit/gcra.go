@@ -125,6 +125,15 @@ func Decide(tat, now int64, l Limit, cost int) (newTAT int64, r Result) {
 	return next, Admitted(next, now, l)
 }
 
+// Refunded is the TAT after a refund of cost (see Refunder): moved back
+// by cost·T, never before now.
+func Refunded(tat, now int64, l Limit, cost int) int64 {
+	if l.Unlimited() || cost <= 0 || tat <= now {
+		return tat
+	}
+	return max(tat-int64(cost)*l.Interval(), now)
+}
+
 // Admitted is the result of an admitted request after which the bucket's
 // TAT is tat. The stores that decide elsewhere (a Lua script, an SQL
 // statement) report their outcome through it and Denied, so that the

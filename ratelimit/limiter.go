@@ -115,6 +115,31 @@ func (l *Limiter) Take(ctx context.Context, scope, key string, lim Limit, cost i
 	return r
 }
 
+// Refund gives back cost of what a Take on bucket key under lim charged
+// (see Refunder), on the store that decides now: the shared one if it
+// works and can refund, else the process's own. A refund that fails is
+// dropped: the bucket then keeps the charge, which errs on the side of the
+// limit.
+func (l *Limiter) Refund(ctx context.Context, key string, lim Limit, cost int) {
+	if lim.Unlimited() || cost <= 0 {
+		return
+	}
+	now := l.now()
+	if rf, ok := l.shared.(Refunder); ok {
+		if d := l.down.Load(); d == 0 || Micros(now)-d >= l.retryEvery.Microseconds() {
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.timeout)
+			err := rf.Refund(ctx, key, lim, cost, now)
+			cancel()
+			if err == nil {
+				return
+			}
+			l.failures.Inc()
+			l.markDown(now, err)
+		}
+	}
+	l.local.Refund(ctx, key, lim, cost, now)
+}
+
 func (l *Limiter) takeShared(ctx context.Context, key string, lim Limit, cost int, now time.Time) (Result, bool) {
 	if l.shared == nil {
 		return Result{}, false

@@ -40,7 +40,10 @@ func NewMemory(maxKeys int) *Memory {
 	return m
 }
 
-var _ Store = (*Memory)(nil)
+var (
+	_ Store    = (*Memory)(nil)
+	_ Refunder = (*Memory)(nil)
+)
 
 // Take implements Store; it never fails.
 func (m *Memory) Take(_ context.Context, key string, l Limit, cost int, now time.Time) (Result, error) {
@@ -64,6 +67,17 @@ func (m *Memory) take(key string, l Limit, cost int, now int64) Result {
 		sh.sweep(now, 256)
 	}
 	return r
+}
+
+// Refund implements Refunder; it never fails.
+func (m *Memory) Refund(_ context.Context, key string, l Limit, cost int, now time.Time) error {
+	sh := &m.shards[maphash.String(m.seed, key)%memShards]
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if tat, ok := sh.tat[key]; ok {
+		sh.tat[key] = Refunded(tat, Micros(now), l, cost)
+	}
+	return nil
 }
 
 // sweep forgets at most n full buckets (TAT passed): bounded work on the

@@ -22,3 +22,13 @@ type Store interface {
 type Sweeper interface {
 	Sweep(ctx context.Context, now time.Time, limit int) (int, error)
 }
+
+// Refunder is a Store that can give back part of what a Take charged:
+// Refund moves the bucket's TAT back by cost·T, never before now (a full
+// bucket gets nothing more). A refund of what an earlier Take of the same
+// bucket charged undoes that Take exactly, and never gives back more. The
+// evidence budgets charge ahead of reading a body and refund what was not
+// read.
+type Refunder interface {
+	Refund(ctx context.Context, key string, l Limit, cost int, now time.Time) error
+}

@@ -20,7 +20,10 @@ type Limiter struct {
 	ks  Keyspace
 }
 
-var _ ratelimit.Store = (*Limiter)(nil)
+var (
+	_ ratelimit.Store    = (*Limiter)(nil)
+	_ ratelimit.Refunder = (*Limiter)(nil)
+)
 
 // OpenLimiter returns a limiter store on the Redis at url with the
 // keyspace of env. It does not wait for Redis; a Take while Redis is down
@@ -90,4 +93,35 @@ func (l *Limiter) Take(ctx context.Context, key string, lim ratelimit.Limit, cos
 		return ratelimit.Admitted(v[1], us, lim), nil
 	}
 	return ratelimit.Denied(v[1], us, lim, max(cost, 1)), nil
+}
+
+// refundScript is ratelimit.Refunded in Lua. ARGV: now (µs), T (µs),
+// cost. A bucket whose TAT has passed is left alone (it is full).
+var refundScript = goredis.NewScript(`
+local now = tonumber(ARGV[1])
+local t = tonumber(ARGV[2])
+local cost = tonumber(ARGV[3])
+local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
+if tat <= now then
+  return 0
+end
+local nt = math.max(tat - cost * t, now)
+if nt <= now then
+  redis.call('DEL', KEYS[1])
+else
+  redis.call('SET', KEYS[1], string.format('%d', nt), 'PX', math.ceil((nt - now) / 1000))
+end
+return 1
+`)
+
+// Refund implements ratelimit.Refunder.
+func (l *Limiter) Refund(ctx context.Context, key string, lim ratelimit.Limit, cost int, now time.Time) error {
+	if lim.Unlimited() || cost <= 0 {
+		return nil
+	}
+	err := refundScript.Run(ctx, l.rdb, []string{l.ks.RateLimit(key)}, ratelimit.Micros(now), lim.Interval(), cost).Err()
+	if err != nil {
+		return fmt.Errorf("redis: rate limit refund: %w", err)
+	}
+	return nil
 }

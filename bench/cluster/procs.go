@@ -176,7 +176,7 @@ func (c *cluster) addNode(ctx context.Context) error {
 	nd.args = []string{"serve", "--addr", nd.addr, "--log-level", "warn",
 		// One harness address and key: the default limits would answer most
 		// of the load with 429.
-		"--rate-submit", "off", "--rate-key", "off", "--rate-anon", "off"}
+		"--rate-submit", "off", "--rate-key", "off", "--rate-anon", "off", "--conns-per-ip", "0"}
 	if c.spec.SQLite {
 		nd.args = append(nd.args, "--data", c.data, "--sync", "full")
 	} else {

@@ -9,7 +9,7 @@
 // come from 127.0.0.1, so raise the server's per-IP cap, e.g.:
 //
 //	PODIUM_ADMIN_KEY=k go run ./cmd/podium serve --addr 127.0.0.1:8080 --data $(mktemp -d) \
-//	    --sync normal --stream-per-ip 20000 --stream-max 20000 --rate-anon off --rate-key off --rate-submit off
+//	    --sync normal --stream-per-ip 20000 --stream-max 20000 --rate-anon off --rate-key off --rate-submit off --conns-per-ip 0
 //	PODIUM_ADMIN_KEY=k go run ./bench/fanout --url http://127.0.0.1:8080 --clients 1000 --duration 20s --pid <server pid>
 //
 // With --pid the server's resident memory and CPU use are read from /proc.

@@ -4,8 +4,8 @@
 // in the same run and prints podium/Redis ratios.
 //
 // Usage (from the repository root, with a server already running, started
-// with --rate-submit off --rate-key off --rate-anon off so that its default
-// rate limits do not answer the load with 429):
+// with --rate-submit off --rate-key off --rate-anon off --conns-per-ip 0 so
+// that its default limits do not answer the load with 429):
 //
 //	PODIUM_ADMIN_KEY=... go run ./bench/load --url http://127.0.0.1:8080 --duration 10s
 //

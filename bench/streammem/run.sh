@@ -30,7 +30,7 @@ case $shape in
   wide) server=(--stream-per-ip 64); args=(--shape ws --conns 64 --subs 32 --duration 60s) ;;
   *) echo "shape: ws, sse or wide" >&2; exit 2 ;;
 esac
-PODIUM_ADMIN_KEY=bench "$bin" serve --addr $addr --data "$data" --sync normal --log-level warn --rate-anon off --rate-key off --rate-submit off "${server[@]}" "$@" &
+PODIUM_ADMIN_KEY=bench "$bin" serve --addr $addr --data "$data" --sync normal --log-level warn --rate-anon off --rate-key off --rate-submit off --conns-per-ip 0 "${server[@]}" "$@" &
 pid=$!
 trap 'kill $pid 2>/dev/null; rm -rf "$data"' EXIT
 for _ in $(seq 50); do curl -sf http://$addr/readyz >/dev/null && break; sleep 0.2; done

@@ -85,7 +85,7 @@ podiumrun() {
   # Rate limits off: from one address and one key the defaults would answer
   # most of the load with 429 (their cost: http/ratelimit_bench_test.go).
   "$bin" serve --addr 127.0.0.1:18190 --data "$work/data" --sync full --log-level warn \
-    --rate-submit off --rate-key off --rate-anon off &
+    --rate-submit off --rate-key off --rate-anon off --conns-per-ip 0 &
   pod=$!
   pids+=("$pod")
   for _ in $(seq 100); do curl -sf 127.0.0.1:18190/readyz >/dev/null && break; sleep 0.1; done

@@ -20,7 +20,7 @@ go build -o /tmp/trivial-wrk ./bench/wrk/trivial
 # most of the load with 429 (their own cost is measured in
 # http/ratelimit_bench_test.go).
 /tmp/podium-wrk serve --addr 127.0.0.1:18180 --data "$data" --sync "$sync" --log-level warn \
-  --rate-submit off --rate-key off --rate-anon off &
+  --rate-submit off --rate-key off --rate-anon off --conns-per-ip 0 &
 pod=$!
 /tmp/trivial-wrk --addr 127.0.0.1:18181 &
 triv=$!

@@ -40,6 +40,8 @@ type Config struct {
 
 	BodyTimeout    time.Duration // a request body that sends nothing this long is cut (408)
 	RequestTimeout time.Duration // a request must arrive and its answer be taken within this (streams exempt)
+	BodyMinRate    int64         // bytes/s a request body must keep after --body-timeout (0: no minimum)
+	ConnsPerIP     int           // connections open from one client address (0: no cap)
 
 	// Several nodes: the shared PostgreSQL database (empty: SQLite in
 	// Data), the optional Redis, the deployment's name in the Redis
@@ -155,6 +157,8 @@ func (c *Config) flags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.Shutdown, "shutdown-timeout", 10*time.Second, "how long to wait for requests to finish on shutdown")
 	fs.DurationVar(&c.BodyTimeout, "body-timeout", 10*time.Second, "cut a request body that sends nothing for this long (408)")
 	fs.DurationVar(&c.RequestTimeout, "request-timeout", 60*time.Second, "a request must arrive and its answer be read within this (live streams exempt)")
+	fs.Int64Var(&c.BodyMinRate, "body-min-rate", 1024, "bytes/s a request body must keep: it is cut (408) unless it has arrived by --body-timeout plus one second per this many bytes (0: no minimum)")
+	fs.IntVar(&c.ConnsPerIP, "conns-per-ip", 128, "connections open at once from one client address (IPv6: one /64); more are answered 429 and closed; --trusted-proxies are not capped (0: no cap)")
 	fs.StringVar(&c.DB, "db", "", "PostgreSQL URL (postgres://user@host/db) of a database shared by several nodes; empty: SQLite in --data")
 	fs.StringVar(&c.Redis, "redis", "", "Redis URL (redis://host:6379/0) that wakes the other nodes at once after a write (optional, with --db)")
 	fs.StringVar(&c.Env, "env", "default", "the deployment's name in the Redis keyspace podium:{env}:v1:..., so several deployments can share one Redis")
@@ -242,6 +246,7 @@ func (c *Config) validate() error {
 		{"stream-snapshot-every", int64(c.SnapshotEvery)}, {"shutdown-timeout", int64(c.Shutdown)},
 		{"body-timeout", int64(c.BodyTimeout)}, {"request-timeout", int64(c.RequestTimeout)}, {"poll-every", int64(c.PollEvery)},
 		{"feed-cap", int64(c.FeedCap)}, {"old-periods-bytes", c.OldPeriodsBytes},
+		{"body-min-rate", c.BodyMinRate}, {"conns-per-ip", int64(c.ConnsPerIP)},
 	} {
 		if n.v < 0 {
 			return usagef("serve", "--%s must not be negative", n.name)
@@ -251,6 +256,15 @@ func (c *Config) validate() error {
 		return usagef("serve", "--feed-cap must be at most %d", maxFeedCap)
 	}
 	return nil
+}
+
+// offIfZero is n, or -1 for 0: a flag's 0 turns off what the http
+// package's 0 makes the default.
+func offIfZero[T int | int64](n T) T {
+	if n == 0 {
+		return -1
+	}
+	return n
 }
 
 // oldPeriodsBytes is the engine's OldPeriodsBytes: --old-periods-bytes 0

@@ -156,15 +156,17 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	}
 	m.Server = podiumhttp.New(podiumhttp.Config{RateLimits: rates, TrustedProxies: proxies, Engine: m.Engine, Store: store, Logger: m.log, MaxBody: m.Config.MaxBody,
 		Registry: reg, Hub: m.Hub, BodyTimeout: m.Config.BodyTimeout, RequestTimeout: m.Config.RequestTimeout,
+		BodyMinRate: offIfZero(m.Config.BodyMinRate), MaxConnsPerIP: offIfZero(m.Config.ConnsPerIP),
 		AllowedOrigins: m.Config.allowedOrigins(), Contests: m.Contests, EvidenceBudgets: evBudgets})
 
 	if ch := m.Server.ContestHub(); ch != nil {
 		m.Engine.SetListener(listeners{boards: m.Hub, contests: ch})
 	}
 	m.srv = &http.Server{Handler: m.Server.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second,
-		ErrorLog: podiumhttp.ErrorLog(m.log)}
+		ErrorLog: podiumhttp.ErrorLog(m.log), ConnContext: m.Server.ConnContext}
+	ln := m.Server.Listener(m.ln) // the connection-level defences (http/conn.go)
 	go func() {
-		if err := m.srv.Serve(m.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := m.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			m.log.Error("serve", "err", err)
 		}
 	}()

@@ -117,6 +117,40 @@ func Run(t *testing.T, open func(t *testing.T) ratelimit.Store) {
 			t.Fatalf("160 concurrent takes on a quota of 50 admitted %d", ok.Load())
 		}
 	})
+	if rf, ok := s.(ratelimit.Refunder); ok {
+		t.Run("Refund", func(t *testing.T) {
+			key := prefix + "refund"
+			if r, _ := s.Take(ctx, key, lim, 3, base); !r.Allowed || r.Remaining != 0 {
+				t.Fatalf("take 3: %+v", r)
+			}
+			// Two of the three given back: two fit again, not three.
+			if err := rf.Refund(ctx, key, lim, 2, base); err != nil {
+				t.Fatal(err)
+			}
+			if r, _ := s.Take(ctx, key, lim, 2, base); !r.Allowed || r.Remaining != 0 {
+				t.Fatalf("after a refund of 2, take 2: %+v", r)
+			}
+			if r, _ := s.Take(ctx, key, lim, 1, base); r.Allowed {
+				t.Fatalf("after a refund of 2, a third take: %+v", r)
+			}
+			// A refund never fills past full: 1s later one has refilled,
+			// and a refund of 10 gives back only the other two.
+			rf.Refund(ctx, key, lim, 10, base.Add(time.Second))
+			if r, _ := s.Take(ctx, key, lim, 3, base.Add(time.Second)); !r.Allowed {
+				t.Fatalf("after a large refund, take 3: %+v", r)
+			}
+			if r, _ := s.Take(ctx, key, lim, 1, base.Add(time.Second)); r.Allowed {
+				t.Fatalf("a refund filled past full: %+v", r)
+			}
+			// A refund of an unknown or full bucket changes nothing.
+			if err := rf.Refund(ctx, prefix+"refund-none", lim, 1, base); err != nil {
+				t.Fatal(err)
+			}
+			if r, _ := s.Take(ctx, prefix+"refund-none", lim, 3, base); !r.Allowed {
+				t.Fatalf("take 3 after refunding an unknown bucket: %+v", r)
+			}
+		})
+	}
 	if sw, ok := s.(ratelimit.Sweeper); ok {
 		t.Run("Sweep", func(t *testing.T) {
 			key := prefix + "sweep"
