@@ -131,7 +131,7 @@ func (b *Budgets) Charge(ctx context.Context, player string, n int64) error {
 	for _, c := range []struct {
 		name, key string
 		lim       ratelimit.Limit
-	}{{"player_bytes", "evidence:player:" + player, b.cfg.PlayerBytes}, {"global_bytes", "evidence:global", b.cfg.GlobalBytes}} {
+	}{{"player_bytes", ratelimit.EvidencePlayer.Name(player), b.cfg.PlayerBytes}, {"global_bytes", ratelimit.EvidenceGlobal.Name(), b.cfg.GlobalBytes}} {
 		if c.lim.Unlimited() {
 			continue
 		}
@@ -140,7 +140,7 @@ func (b *Budgets) Charge(ctx context.Context, player string, n int64) error {
 			// the bucket is full rather than a wait that would not help.
 			return &Refusal{c.name, c.lim.Window}
 		}
-		if r := b.lim.Take(ctx, "evidence", c.key, c.lim, cost); !r.Allowed {
+		if r := b.lim.Take(ctx, ratelimit.EvidencePlayer.Scope, c.key, c.lim, cost); !r.Allowed {
 			return &Refusal{c.name, r.RetryAfter}
 		}
 	}
