@@ -146,13 +146,8 @@ func (s *Store) commit(ctx context.Context, b *podium.Batch) error {
 	if err := s.insertReview(ctx, tx, b.Review, b.Decisions); err != nil { // review.go
 		return fmt.Errorf("commit: review: %w", err)
 	}
-	if err := tx.Commit(); err != nil {
-		if sqliteCode(err)&0xff == codeFull {
-			// SQLite rolls a transaction back when the disk is full:
-			// its commit frame never reached the WAL.
-			return fmt.Errorf("commit: %w", err)
-		}
-		return podium.OutcomeUnknown(fmt.Errorf("commit: %w", err))
+	if err := commitTx(tx); err != nil {
+		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
 }
@@ -247,7 +242,7 @@ func (s *Store) ReplaceEntries(ctx context.Context, board string, entries []podi
 	if _, err := tx.ExecContext(ctx, setWatermark, board, int64(watermark)); err != nil {
 		return fmt.Errorf("replace entries: watermark: %w", err)
 	}
-	if err := tx.Commit(); err != nil {
+	if err := commitTx(tx); err != nil {
 		return fmt.Errorf("replace entries: %w", err)
 	}
 	if err := s.durable(ctx); err != nil {

@@ -281,5 +281,18 @@ const (
 	codeFull                 = 13   // SQLITE_FULL (primary code)
 )
 
+// commitTx commits tx and says what a failed COMMIT means. SQLite rolls a
+// transaction back when the disk is full (its commit frame never reached
+// the WAL), so that stored nothing; after any other failure (an I/O error
+// while the WAL was written) the store cannot tell, and the error wraps
+// podium.ErrOutcomeUnknown, as Store.Commit's does.
+func commitTx(tx *sql.Tx) error {
+	err := tx.Commit()
+	if err == nil || sqliteCode(err)&0xff == codeFull {
+		return err
+	}
+	return podium.OutcomeUnknown(err)
+}
+
 // rollback ends tx after a failure; its own error adds nothing.
 func rollback(tx *sql.Tx) { _ = tx.Rollback() }
