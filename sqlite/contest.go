@@ -146,7 +146,7 @@ func (s *Store) PutChallenge(ctx context.Context, ch *contest.Challenge) error {
 		ch.Contest, ch.ID, string(body), ch.Order, podium.Millis(ch.CreatedAt), podium.Millis(ch.UpdatedAt)); err != nil {
 		return fmt.Errorf("put challenge: %w", err)
 	}
-	if err := commitTx(tx); err != nil {
+	if err := s.commitTx(tx); err != nil {
 		return fmt.Errorf("put challenge: %w", err)
 	}
 	return s.durable(ctx)
@@ -250,7 +250,7 @@ func (s *Store) Attempt(ctx context.Context, id string, after uint64, ref contes
 	if a.ID, err = res.LastInsertId(); err != nil {
 		return fmt.Errorf("attempt: log: %w", err)
 	}
-	if err := commitTx(tx); err != nil {
+	if err := s.commitTx(tx); err != nil {
 		return fmt.Errorf("attempt: %w", err)
 	}
 	return s.durable(ctx)
@@ -282,7 +282,7 @@ func (s *Store) DeleteContest(ctx context.Context, id string) (bool, error) {
 	if n == 0 {
 		return false, nil // nothing of it was there: the rollback undoes nothing
 	}
-	if err := commitTx(tx); err != nil {
+	if err := s.commitTx(tx); err != nil {
 		return false, fmt.Errorf("delete contest: %w", err)
 	}
 	return true, s.durable(ctx)
@@ -322,7 +322,7 @@ func (s *Store) DeleteChallenge(ctx context.Context, id, challenge string) error
 	} else if n == 0 {
 		return podium.Errorf(podium.ECodeNotFound, "challenge %q is not part of contest %q", challenge, id)
 	}
-	if err := commitTx(tx); err != nil {
+	if err := s.commitTx(tx); err != nil {
 		return fmt.Errorf("delete challenge: %w", err)
 	}
 	return s.durable(ctx)
