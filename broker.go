@@ -38,6 +38,12 @@ type Notice struct {
 	// Contest, when set, names a CTF contest whose solves reached Seq
 	// (package ctf); Board is then empty.
 	Contest string `json:"ct,omitempty"`
+	// Revoked, with Change, names the API keys and player sessions
+	// (their ids) that the change deleted: a node refuses them as soon as
+	// it receives the notice, before it reads the change feed, which does
+	// the same. Ids are never reused, so a late or repeated notice is
+	// harmless. At most MaxRevokedPerNotice; more are left to the feed.
+	Revoked []string `json:"x,omitempty"`
 	// Rows, when present, are the board's log rows up to Seq that the
 	// commit wrote (consecutive seqs): a node that has applied the seq
 	// just before them applies them without reading the database. A
@@ -45,6 +51,10 @@ type Notice struct {
 	// always there.
 	Rows []Row `json:"r,omitempty"`
 }
+
+// MaxRevokedPerNotice bounds Notice.Revoked, so that a notice stays
+// under NOTIFY's 8000 bytes.
+const MaxRevokedPerNotice = 64
 
 // Row is one logged submission in a Notice, its board implied.
 type Row struct {

@@ -174,6 +174,7 @@ func New(cfg Config) *Engine {
 			cfg.PollEvery = time.Second
 		}
 		e.sh = newSharedState(st, cfg.Broker, cfg.Node, cfg.PollEvery)
+		e.sh.revoke = e.revokeNow
 		e.cp.off = true
 	}
 	e.feed = newFeedState(cfg.Store, cfg.FeedCap, cfg.Registerer)

@@ -144,7 +144,7 @@ func (e *Engine) DeleteKey(ctx context.Context, id string) error {
 		return e.storeFailed("delete key", err)
 	}
 	e.revokeKey(id)
-	e.changed()
+	e.changed(id)
 	return nil
 }
 

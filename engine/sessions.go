@@ -405,7 +405,7 @@ func (e *Engine) RevokeSessions(ctx context.Context, player, id string) ([]strin
 		e.dropSession(id)
 	}
 	if len(ids) > 0 {
-		e.changed()
+		e.changed(ids...)
 	}
 	return ids, nil
 }

@@ -66,6 +66,10 @@ type sharedState struct {
 	// probed where its arrival is signalled (follow.go, awaitSubscribed).
 	probe  atomic.Uint64
 	probed chan struct{}
+
+	// revoke ends the credentials a notice names as revoked (the engine's
+	// revokeNow), on the broker's goroutine: not behind the writer.
+	revoke func(ids []string)
 }
 
 // maxNoticeRows bounds the rows a node keeps from notices between two
@@ -88,6 +92,9 @@ func (sh *sharedState) notice(n podium.Notice) {
 	}
 	if n.Node == sh.node || n.Contest != "" { // contest notices are package ctf's
 		return
+	}
+	if len(n.Revoked) > 0 && sh.revoke != nil {
+		sh.revoke(n.Revoked)
 	}
 	sh.mu.Lock()
 	if n.Board != "" && n.Seq > sh.advance[n.Board] {
@@ -606,10 +613,31 @@ func (e *Engine) publishRows(g *group) {
 // publishChange tells the other nodes that the change feed moved.
 func (e *Engine) publishChange() { e.publish(podium.Notice{Change: 1}) }
 
-// changed is called after a local metadata change (a player, a key).
-func (e *Engine) changed() {
-	if e.sh != nil {
-		e.publishChange()
+// changed is called after a local metadata change (a player, a key);
+// revoked names the keys or sessions it deleted, which the other nodes
+// then refuse on receipt of the notice (revokeNow), without waiting for
+// their follower, which may be behind the writer's queue.
+func (e *Engine) changed(revoked ...string) {
+	if e.sh == nil {
+		return
+	}
+	if len(revoked) > podium.MaxRevokedPerNotice {
+		revoked = nil // the change feed carries them
+	}
+	e.publish(podium.Notice{Change: 1, Revoked: revoked})
+}
+
+// revokeNow ends at once, on this node, the credentials of keys or
+// sessions another node deleted (a notice's Revoked): they are forgotten
+// and their streams end. The change feed, applied later by the follower,
+// agrees: it removes them too.
+func (e *Engine) revokeNow(ids []string) {
+	for _, id := range ids {
+		e.keys.remove(id)
+		e.ses.remove(id)
+		if e.listener != nil {
+			e.listener.KeyRevoked(id)
+		}
 	}
 }
 

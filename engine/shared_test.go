@@ -32,12 +32,12 @@ var bg = context.Background()
 
 // cluster is the database several nodes share.
 type cluster struct {
-	t   *testing.T
+	t   testing.TB
 	dsn string
 	env string // the broker's deployment: notices stay within the test
 }
 
-func newCluster(t *testing.T) *cluster {
+func newCluster(t testing.TB) *cluster {
 	dsn, schema := pgtest.Schema(t)
 	var b [4]byte
 	rand.Read(b[:])

@@ -129,8 +129,8 @@ type byteBudget struct {
 }
 
 func (b *Budgets) byteBudgets(player string) [2]byteBudget {
-	return [2]byteBudget{{"global_bytes", "evidence:global", b.cfg.GlobalBytes},
-		{"player_bytes", "evidence:player:" + player, b.cfg.PlayerBytes}}
+	return [2]byteBudget{{"global_bytes", ratelimit.EvidenceGlobal.Name(), b.cfg.GlobalBytes},
+		{"player_bytes", ratelimit.EvidencePlayer.Name(player), b.cfg.PlayerBytes}}
 }
 
 // Charge takes n bytes (rounded up to KiB) from the global and the
@@ -153,7 +153,7 @@ func (b *Budgets) Charge(ctx context.Context, player string, n int64) error {
 			// More than the whole bucket: never admitted, so say when
 			// the bucket is full rather than a wait that would not help.
 			ref = &Refusal{c.name, c.lim.Window}
-		} else if r := b.lim.Take(ctx, "evidence", c.key, c.lim, cost); !r.Allowed {
+		} else if r := b.lim.Take(ctx, ratelimit.EvidencePlayer.Scope, c.key, c.lim, cost); !r.Allowed {
 			ref = &Refusal{c.name, r.RetryAfter}
 		}
 		if ref != nil {

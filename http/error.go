@@ -51,9 +51,14 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		err = podium.Errorf(podium.ECodeUnavailable, "the request was cancelled or timed out before it finished")
 	}
+	if failed := storageFailure(err); failed != nil {
+		// The query helps to reproduce; secrets in it (?key=) are cut.
+		s.log.Error("storage failure", "method", r.Method, "path", r.URL.Path, "query", redactQuery(r.URL.RawQuery),
+			"code", failed.Code, "err", err)
+		err = failed
+	}
 	code := podium.ErrorCode(err)
 	if code == podium.ECodeInternal {
-		// The query helps to reproduce; secrets in it (?key=) are cut.
 		s.log.Error("internal error", "method", r.Method, "path", r.URL.Path, "query", redactQuery(r.URL.RawQuery), "err", err)
 	}
 	status := StatusOf(code)
@@ -76,6 +81,26 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		b = appendQuotaErrorBody(b[:0], qe)
 	}
 	writeJSON(w, status, b)
+}
+
+// storageFailure is what a client is told of an error that is not a
+// *podium.Error, nil for one that is. Every module keeps its state in a
+// store, and a store's errors that are not *podium.Error are failures of
+// the database or the disk under it (podium's own refusals are always
+// *podium.Error): they are never a 500. By the stores' contract a failed
+// write stored nothing unless its error wraps podium.ErrOutcomeUnknown (its
+// COMMIT or fsync failed), so the answer is 503 outcome_unknown for those
+// and 503 unavailable for the rest, with Retry-After (writeError).
+func storageFailure(err error) *podium.Error {
+	var pe *podium.Error
+	if errors.As(err, &pe) {
+		return nil
+	}
+	if errors.Is(err, podium.ErrOutcomeUnknown) {
+		return podium.Errorf(podium.ECodeOutcomeUnknown, "the write reached the database but its commit failed: it may or may not have been stored; "+
+			"retry the same request (with the same Idempotency-Key), which is safe, once podium is back")
+	}
+	return podium.Errorf(podium.ECodeUnavailable, "the database could not complete the request; nothing was changed, retry shortly")
 }
 
 func appendErrorBody(b []byte, code, msg string) []byte {

@@ -20,6 +20,7 @@ import (
 	podiumhttp "github.com/podiumhq/podium/http"
 	"github.com/podiumhq/podium/openapi"
 	"github.com/podiumhq/podium/ratelimit"
+	"github.com/podiumhq/podium/sqlite"
 	"github.com/podiumhq/podium/stream"
 )
 
@@ -28,8 +29,15 @@ import (
 // the server's fake clock; board "tight" admits one score a minute.
 func newSpecServer(t *testing.T) *server {
 	t.Helper()
+	return newSpecServerAt(t, nil)
+}
+
+// newSpecServerAt is newSpecServer, calling before with the database's
+// path before the database is opened (nil: not).
+func newSpecServerAt(t *testing.T, before func(path string)) *server {
+	t.Helper()
 	var s *server
-	s = newServerOpts(t, stream.Config{}, false, func(hc *podiumhttp.Config) {
+	s = newServerAt(t, stream.Config{}, false, func(hc *podiumhttp.Config) {
 		log := slog.New(slog.NewTextHandler(io.Discard, nil))
 		svc := ctf.New(ctf.Config{Store: hc.Store.(contest.Store), Players: hc.Engine, Now: hc.Engine.Now, Logger: log, Poll: -1})
 		if err := svc.Start(context.Background()); err != nil {
@@ -42,7 +50,7 @@ func newSpecServer(t *testing.T) *server {
 			Submit:  lim("100000/1m"), Key: lim("100000/1m"), Anon: lim("100000/1m"), AuthFail: lim("1000/1m"),
 			Boards: map[string]ratelimit.Limit{"tight": lim("1/1m")},
 		}
-	})
+	}, sqlite.Options{Sync: "normal"}, before)
 	return s
 }
 

@@ -86,13 +86,13 @@ func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request) bool {
 	ctx := r.Context()
 	ip := rateAddr(s.clientIP(r))
 	if hasCredentials(r) && !rl.AuthFail.Unlimited() {
-		if res := rl.Limiter.Take(ctx, "auth", "auth:ip:"+ip, rl.AuthFail, 0); !res.Allowed {
+		if res := rl.Limiter.Take(ctx, ratelimit.AuthFail.Scope, ratelimit.AuthFail.Name(ip), rl.AuthFail, 0); !res.Allowed {
 			return s.refuse(w, r, "auth", rl.AuthFail, res, "too many failed authentications from this address")
 		}
 	}
 	kind, id, ok, bad := s.ratePrincipal(r)
 	if bad {
-		if res := rl.Limiter.Take(ctx, "auth", "auth:ip:"+ip, rl.AuthFail, 1); !res.Allowed {
+		if res := rl.Limiter.Take(ctx, ratelimit.AuthFail.Scope, ratelimit.AuthFail.Name(ip), rl.AuthFail, 1); !res.Allowed {
 			return s.refuse(w, r, "auth", rl.AuthFail, res, "too many failed authentications from this address")
 		}
 		return true // the handler answers 401
@@ -101,7 +101,7 @@ func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request) bool {
 	var lim ratelimit.Limit
 	switch {
 	case !ok:
-		scope, bucket, lim = "anon", "anon:ip:"+ip, rl.Anon
+		scope, bucket, lim = ratelimit.Anon.Scope, ratelimit.Anon.Name(ip), rl.Anon
 	case r.Pattern == "POST /v1/boards/{board}/scores" || r.Pattern == "POST /v1/scores":
 		board := r.PathValue("board")
 		lim = rl.Submit
@@ -114,13 +114,13 @@ func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request) bool {
 		if board == "" {
 			board = "*"
 		}
-		scope, bucket = "submit", "submit:"+kind+":"+id+":"+board
+		scope, bucket = ratelimit.Submit.Scope, ratelimit.Submit.Name(kind, id, board)
 	default:
 		lim = rl.Key
 		if pl, found := rl.Principals[kind]; found {
 			lim = pl.Other
 		}
-		scope, bucket = "request", "request:"+kind+":"+id
+		scope, bucket = ratelimit.Request.Scope, ratelimit.Request.Name(kind, id)
 	}
 	if lim.Unlimited() {
 		return true

@@ -41,8 +41,9 @@ func TestErrorLogRedacts(t *testing.T) {
 	}
 }
 
-// TestInternalErrorLogRedacts: an internal error is logged with its query,
-// less the secrets, and never with the Authorization header.
+// TestInternalErrorLogRedacts: an error from beneath the stores (a 503,
+// logged as a storage failure) is logged with its query, less the secrets,
+// and never with the Authorization header.
 func TestInternalErrorLogRedacts(t *testing.T) {
 	var buf bytes.Buffer
 	s := &Server{log: slog.New(slog.NewTextHandler(&buf, nil))}
@@ -51,7 +52,7 @@ func TestInternalErrorLogRedacts(t *testing.T) {
 	w := httptest.NewRecorder()
 	s.writeError(w, r, errors.New("disk on fire"))
 	out := buf.String()
-	if w.Code != 500 || strings.Contains(w.Body.String(), "disk on fire") {
+	if w.Code != 503 || strings.Contains(w.Body.String(), "disk on fire") {
 		t.Fatalf("answer: %d %s", w.Code, w.Body)
 	}
 	if !strings.Contains(out, "limit=5&k%65y=REDACTED&last_event_id=a.1") || !strings.Contains(out, "disk on fire") {

@@ -79,7 +79,18 @@ func newServerOpts(t *testing.T, cfg stream.Config, fakeHubClock bool, opts func
 // newServerStore is newServerOpts on a store opened with so.
 func newServerStore(t *testing.T, cfg stream.Config, fakeHubClock bool, opts func(*podiumhttp.Config), so sqlite.Options) *server {
 	t.Helper()
-	st, err := sqlite.Open(filepath.Join(t.TempDir(), "podium.db"), so)
+	return newServerAt(t, cfg, fakeHubClock, opts, so, nil)
+}
+
+// newServerAt is newServerStore, calling before with the database's path
+// before the database is opened (nil: not).
+func newServerAt(t *testing.T, cfg stream.Config, fakeHubClock bool, opts func(*podiumhttp.Config), so sqlite.Options, before func(path string)) *server {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "podium.db")
+	if before != nil {
+		before(path)
+	}
+	st, err := sqlite.Open(path, so)
 	if err != nil {
 		t.Fatal(err)
 	}

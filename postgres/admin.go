@@ -144,7 +144,7 @@ func queueDeleteBoard(b *pgx.Batch, id string) {
 // DeleteBoard removes a board with its head, entries, log and watermark, in
 // one transaction. A missing board is podium.ECodeBoardNotFound.
 func (s *Store) DeleteBoard(ctx context.Context, id string) error {
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := inWriteTx(ctx, s.pool, func(tx pgx.Tx) error {
 		var b pgx.Batch
 		// The head first: the row that writers of the board lock.
 		b.Queue("SELECT FROM board_heads WHERE board = $1 FOR UPDATE", id)
@@ -287,7 +287,7 @@ func (s *Store) PutKey(ctx context.Context, k *podium.APIKey) error {
 
 // DeleteKey revokes a key. A missing key is podium.ECodeNotFound.
 func (s *Store) DeleteKey(ctx context.Context, id string) error {
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := inWriteTx(ctx, s.pool, func(tx pgx.Tx) error {
 		var b pgx.Batch
 		s.queueChange(&b, podium.ChangeKey, id)
 		var n int64

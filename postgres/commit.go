@@ -510,7 +510,7 @@ func (s *Store) ReplaceEntries(ctx context.Context, board string, entries []podi
 	}
 	w := s.writer()
 	defer s.scratch.Put(w)
-	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+	err = inWriteTx(ctx, conn, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "DELETE FROM entries WHERE board = $1", board); err != nil {
 			return err
 		}

@@ -117,7 +117,7 @@ func (s *Store) PutEvidence(ctx context.Context, ev *podium.Evidence, data []byt
 		got     *podium.Evidence
 		outcome podium.EvidenceOutcome
 	)
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := inWriteTx(ctx, s.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtextextended('podium.evidence:' || $1::text, 0))", ev.Player); err != nil {
 			return err
 		}
@@ -239,7 +239,7 @@ func (s *Store) PromoteEvidence(ctx context.Context, board, player string, seq u
 // they leave unused.
 func (s *Store) SweepEvidence(ctx context.Context, now time.Time, limit int) (int, error) {
 	var n int
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := inWriteTx(ctx, s.pool, func(tx pgx.Tx) error {
 		var err error
 		n, err = dropAttachments(ctx, tx, `(board, player, seq) IN (SELECT board, player, seq FROM evidence
 			WHERE expires_ms IS NOT NULL AND expires_ms <= $1 ORDER BY expires_ms LIMIT $2 FOR UPDATE SKIP LOCKED)`, podium.Millis(now), limit)

@@ -106,7 +106,7 @@ func (s *Store) appendSessionChanges(ctx context.Context, tx pgx.Tx, ids []strin
 // same device and the oldest beyond max.
 func (s *Store) PutSession(ctx context.Context, ses *podium.Session, max int) ([]string, error) {
 	var removed []string
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := inWriteTx(ctx, s.pool, func(tx pgx.Tx) error {
 		removed = nil
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtextextended('podium.session:' || $1::text, 0))", ses.Player); err != nil {
 			return err
@@ -155,7 +155,7 @@ func (s *Store) PutSession(ctx context.Context, ses *podium.Session, max int) ([
 
 // RotateSession gives a session a new hash and times.
 func (s *Store) RotateSession(ctx context.Context, id, hash string, refreshed, expires time.Time) error {
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := inWriteTx(ctx, s.pool, func(tx pgx.Tx) error {
 		if err := s.appendSessionChanges(ctx, tx, []string{id}); err != nil {
 			return err
 		}
@@ -178,7 +178,7 @@ func (s *Store) RotateSession(ctx context.Context, id, hash string, refreshed, e
 // DeleteSessions removes one session of a player, or all of them.
 func (s *Store) DeleteSessions(ctx context.Context, player, id string) ([]string, error) {
 	var removed []string
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := inWriteTx(ctx, s.pool, func(tx pgx.Tx) error {
 		if err := lockChanges(ctx, tx); err != nil {
 			return err
 		}

@@ -203,7 +203,7 @@ func (s *Store) PutFreeze(ctx context.Context, f *podium.Freeze) error {
 
 // DeleteFreeze unfreezes a player; one not frozen is ECodeNotFound.
 func (s *Store) DeleteFreeze(ctx context.Context, player string) error {
-	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	return inWriteTx(ctx, s.pool, func(tx pgx.Tx) error {
 		if err := lockChanges(ctx, tx); err != nil {
 			return fmt.Errorf("delete freeze: %w", err)
 		}

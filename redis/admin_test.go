@@ -9,6 +9,7 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
+	"github.com/podiumhq/podium/ratelimit"
 	"github.com/podiumhq/podium/redis"
 )
 
@@ -32,9 +33,34 @@ func TestClassify(t *testing.T) {
 		{"podium:prod:v0:notices", redis.Older},
 		{"podium:prod:v2:anything", redis.Newer},
 		{"podium:prod:v10:anything", redis.Newer},
+		// What the writers write: one key per bucket family, built the way
+		// the HTTP server and the evidence budgets build them.
+		{ks.RateLimit(ratelimit.AuthFail.Name("203.0.113.7")), redis.Documented},
+		{ks.RateLimit(ratelimit.Anon.Name("2001:db8::/64")), redis.Documented},
+		{ks.RateLimit(ratelimit.Submit.Name("key", "k_12", "chess")), redis.Documented},
+		{ks.RateLimit(ratelimit.Submit.Name("player", "p1", "*")), redis.Documented},
+		{ks.RateLimit(ratelimit.Request.Name("key", "k_12")), redis.Documented},
+		{ks.RateLimit(ratelimit.EvidencePlayer.Name("p1")), redis.Documented},
+		{ks.RateLimit(ratelimit.EvidenceGlobal.Name()), redis.Documented},
+		{ks.RateLimit("nosuchscope:x"), redis.Undocumented},
 	} {
 		if got := ks.Classify(tc.key); got != tc.want {
 			t.Errorf("Classify(%q) = %v, want %v", tc.key, got, tc.want)
+		}
+	}
+}
+
+// TestKeysCoverEveryBucket: every bucket family the writers use has its
+// documented key, and a bucket of each is documented.
+func TestKeysCoverEveryBucket(t *testing.T) {
+	ks, _ := redis.NewKeyspace("prod")
+	docs := map[string]bool{}
+	for _, d := range ks.Keys() {
+		docs[d.Name] = true
+	}
+	for _, b := range ratelimit.Buckets() {
+		if !docs[ks.RateLimit(b.Pattern)] {
+			t.Errorf("bucket family %q has no documented key", b.Pattern)
 		}
 	}
 }

@@ -11,6 +11,8 @@ package redis
 import (
 	"fmt"
 	"regexp"
+
+	"github.com/podiumhq/podium/ratelimit"
 )
 
 // Version is the version of the keyspace. A change in the meaning or type
@@ -60,16 +62,24 @@ func (k Keyspace) Notices() string { return k.prefix + "notices" }
 //   - TTL: until the bucket is full again (the TAT), so that a bucket no
 //     request touched for a window is gone; nothing lists these keys.
 //
-// bucket is scope:principal[:board], for example "submit:key:k_12:chess".
+// bucket is the name of a bucket of one of ratelimit.Buckets, for example
+// "submit:key:k_12:chess"; Keys documents one key per family.
 func (k Keyspace) RateLimit(bucket string) string { return k.prefix + "ratelimit:" + bucket }
 
 // Keys lists every key and channel of the keyspace with its
-// documentation, for docs and for podium check.
+// documentation, for docs and for podium check. The rate limit keys come
+// from ratelimit.Buckets, the definition the writers use, so that what is
+// documented and what is written cannot drift apart.
 func (k Keyspace) Keys() []KeyDoc {
-	return []KeyDoc{
-		{Name: k.Notices(), Type: "pub/sub channel", Owner: "every node publishes after a commit or a metadata change; every node subscribes", TTL: "none (a channel holds no data)"},
-		{Name: k.RateLimit("{scope}:{principal}[:{board}]"), Type: "string", Owner: "every node, one Lua script per rate-limited request", TTL: "until the bucket is full again (at most the limit's window)"},
+	docs := []KeyDoc{
+		{Name: k.Notices(), Type: channelType, Owner: "every node publishes after a commit or a metadata change; every node subscribes", TTL: "none (a channel holds no data)"},
 	}
+	for _, b := range ratelimit.Buckets() {
+		docs = append(docs, KeyDoc{Name: k.RateLimit(b.Pattern), Type: "string",
+			Owner: "every node, one Lua script per rate-limited request (scope " + b.Scope + ")",
+			TTL:   "until the bucket is full again (at most the limit's window)"})
+	}
+	return docs
 }
 
 // KeyDoc documents one key of the keyspace.

@@ -80,7 +80,7 @@ func (s *Store) putBoard(ctx context.Context, id string, body []byte, b *podium.
 	if err != nil {
 		return 0, err
 	}
-	if err := tx.Commit(); err != nil {
+	if err := s.commitTx(tx); err != nil {
 		return 0, err
 	}
 	s.setIndex(id, st)
@@ -117,7 +117,7 @@ func (s *Store) DeleteBoard(ctx context.Context, id string) error {
 	if err := deleteTourney(ctx, tx, id); err != nil { // tourney.go
 		return fmt.Errorf("delete board: %w", err)
 	}
-	if err := tx.Commit(); err != nil {
+	if err := s.commitTx(tx); err != nil {
 		return fmt.Errorf("delete board: %w", err)
 	}
 	s.setIndex(id, notIndexed)

@@ -103,13 +103,25 @@ func (s *Store) Commit(ctx context.Context, b *podium.Batch) error {
 	return s.Sync(ctx, ticket)
 }
 
-// commit is one transaction of Commit, without the wait for the disk.
+// commit is one transaction of Commit, without the wait for the disk. A
+// transaction that fails for lack of space is tried once more if a
+// checkpoint of the WAL freed some (wal.go): nothing of it was stored.
 func (s *Store) commit(ctx context.Context, b *podium.Batch) error {
 	if err := b.Check(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
+	err := s.commitLocked(ctx, b)
+	if s.afterWrite(ctx, err, b.Len()) {
+		err = s.commitLocked(ctx, b)
+		s.afterWrite(ctx, err, b.Len())
+	}
+	return err
+}
+
+// commitLocked is commit's transaction; the caller holds wmu.
+func (s *Store) commitLocked(ctx context.Context, b *podium.Batch) error {
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("commit: %w", err)
@@ -146,13 +158,8 @@ func (s *Store) commit(ctx context.Context, b *podium.Batch) error {
 	if err := s.insertReview(ctx, tx, b.Review, b.Decisions); err != nil { // review.go
 		return fmt.Errorf("commit: review: %w", err)
 	}
-	if err := tx.Commit(); err != nil {
-		if sqliteCode(err)&0xff == codeFull {
-			// SQLite rolls a transaction back when the disk is full:
-			// its commit frame never reached the WAL.
-			return fmt.Errorf("commit: %w", err)
-		}
-		return podium.OutcomeUnknown(fmt.Errorf("commit: %w", err))
+	if err := commitOutcome(tx); err != nil { // commit reclaims the WAL on a full disk
+		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
 }
@@ -247,7 +254,7 @@ func (s *Store) ReplaceEntries(ctx context.Context, board string, entries []podi
 	if _, err := tx.ExecContext(ctx, setWatermark, board, int64(watermark)); err != nil {
 		return fmt.Errorf("replace entries: watermark: %w", err)
 	}
-	if err := tx.Commit(); err != nil {
+	if err := s.commitTx(tx); err != nil {
 		return fmt.Errorf("replace entries: %w", err)
 	}
 	if err := s.durable(ctx); err != nil {

@@ -146,8 +146,8 @@ func (s *Store) PutChallenge(ctx context.Context, ch *contest.Challenge) error {
 		ch.Contest, ch.ID, string(body), ch.Order, podium.Millis(ch.CreatedAt), podium.Millis(ch.UpdatedAt)); err != nil {
 		return fmt.Errorf("put challenge: %w", err)
 	}
-	if err := tx.Commit(); err != nil {
-		return podium.OutcomeUnknown(fmt.Errorf("put challenge: %w", err))
+	if err := s.commitTx(tx); err != nil {
+		return fmt.Errorf("put challenge: %w", err)
 	}
 	return s.durable(ctx)
 }
@@ -250,8 +250,8 @@ func (s *Store) Attempt(ctx context.Context, id string, after uint64, ref contes
 	if a.ID, err = res.LastInsertId(); err != nil {
 		return fmt.Errorf("attempt: log: %w", err)
 	}
-	if err := tx.Commit(); err != nil {
-		return podium.OutcomeUnknown(fmt.Errorf("attempt: %w", err))
+	if err := s.commitTx(tx); err != nil {
+		return fmt.Errorf("attempt: %w", err)
 	}
 	return s.durable(ctx)
 }
@@ -282,8 +282,8 @@ func (s *Store) DeleteContest(ctx context.Context, id string) (bool, error) {
 	if n == 0 {
 		return false, nil // nothing of it was there: the rollback undoes nothing
 	}
-	if err := tx.Commit(); err != nil {
-		return false, podium.OutcomeUnknown(fmt.Errorf("delete contest: %w", err))
+	if err := s.commitTx(tx); err != nil {
+		return false, fmt.Errorf("delete contest: %w", err)
 	}
 	return true, s.durable(ctx)
 }
@@ -322,8 +322,8 @@ func (s *Store) DeleteChallenge(ctx context.Context, id, challenge string) error
 	} else if n == 0 {
 		return podium.Errorf(podium.ECodeNotFound, "challenge %q is not part of contest %q", challenge, id)
 	}
-	if err := tx.Commit(); err != nil {
-		return podium.OutcomeUnknown(fmt.Errorf("delete challenge: %w", err))
+	if err := s.commitTx(tx); err != nil {
+		return fmt.Errorf("delete challenge: %w", err)
 	}
 	return s.durable(ctx)
 }

@@ -162,8 +162,8 @@ func (s *Store) PutEvidence(ctx context.Context, ev *podium.Evidence, data []byt
 		return podium.Evidence{}, 0, fmt.Errorf("put evidence: %w", err)
 	}
 	got.ReviewID = ev.ReviewID
-	if err := tx.Commit(); err != nil {
-		return podium.Evidence{}, 0, podium.OutcomeUnknown(fmt.Errorf("put evidence: %w", err))
+	if err := s.commitTx(tx); err != nil {
+		return podium.Evidence{}, 0, fmt.Errorf("put evidence: %w", err)
 	}
 	if err := s.durable(ctx); err != nil {
 		return podium.Evidence{}, 0, podium.OutcomeUnknown(fmt.Errorf("put evidence: %w", err))
@@ -259,7 +259,7 @@ func (s *Store) SweepEvidence(ctx context.Context, now time.Time, limit int) (in
 	if n == 0 {
 		return 0, nil
 	}
-	if err := tx.Commit(); err != nil {
+	if err := s.commitTx(tx); err != nil {
 		return 0, fmt.Errorf("sweep evidence: %w", err)
 	}
 	return n, s.durable(ctx)

@@ -202,7 +202,7 @@ func (s *Store) backfillChunk(ctx context.Context, board string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if err := tx.Commit(); err != nil {
+	if err := s.commitTx(tx); err != nil {
 		return false, err
 	}
 	if lo == 0 && s.indexOf(board) == backfilling {

@@ -131,7 +131,7 @@ func (s *Store) PutSession(ctx context.Context, ses *podium.Session, max int) ([
 		ORDER BY id = ? DESC, created_ms DESC, id DESC LIMIT -1 OFFSET ?) RETURNING id`, ses.Player, ses.ID, max); err != nil {
 		return nil, fmt.Errorf("put session: %w", err)
 	}
-	if err := tx.Commit(); err != nil {
+	if err := s.commitTx(tx); err != nil {
 		return nil, fmt.Errorf("put session: %w", err)
 	}
 	return removed, s.durable(ctx)

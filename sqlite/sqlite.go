@@ -54,6 +54,11 @@ type Options struct {
 	// on a board without the player index (player_index.go; default
 	// 50,000).
 	HistoryScan int
+	// WALMax is the disk the write-ahead log may take, in bytes: it is
+	// checkpointed at half of it and truncated when it passes it, or when
+	// a write fails for lack of space (wal.go). Default: 64 MiB or an
+	// eighth of the volume, whichever is smaller; at least 1 MiB.
+	WALMax int64
 }
 
 // Store is a podium.Store on one SQLite file. It is safe for concurrent use.
@@ -84,6 +89,17 @@ type Store struct {
 	// (player_index.go); written under wmu, read without a lock.
 	pidx        atomic.Pointer[map[string]indexState]
 	historyScan int
+
+	// The WAL budget (wal.go): its size, and the checkpoints it forced
+	// that finished and failed.
+	dir    string // the database's directory, whose volume the WAL watches
+	walMax int64
+	// walGrowth is how much the WAL may have grown since afterWrite last
+	// looked at it, walSlack how much it may grow before it looks again
+	// (under wmu).
+	walGrowth, walSlack int64
+	walReclaims         atomic.Uint64
+	walFailed           atomic.Uint64
 }
 
 var _ podium.Store = (*Store)(nil)
@@ -91,12 +107,11 @@ var _ podium.Store = (*Store)(nil)
 // Tuning. With a 64 MiB writer cache and a checkpoint every 10000 pages
 // (40 MB of WAL) instead of SQLite's 2 MiB and 1000, commits of 1000 upserts
 // spread over 100k players were about 1.2x faster; a larger page size or
-// mmap made no difference.
+// mmap made no difference. The checkpoint interval now follows the WAL
+// budget (wal.go): 8192 pages (32 MiB) by default.
 const (
 	writerCacheKiB = 64 << 10 // page cache of the write connection
 	readerCacheKiB = 16 << 10 // page cache of each read connection
-	walCheckpoint  = 10000    // pages in the WAL before an automatic checkpoint
-	walSizeLimit   = 64 << 20 // bytes the WAL file is truncated to after a checkpoint
 )
 
 // Open opens (creating it and its directory if needed) the database at path
@@ -140,6 +155,8 @@ func Open(path string, opts Options) (*Store, error) {
 	// (see Options.Sync); SQLite's checkpoints still sync as NORMAL says.
 	wq.Add("_pragma", "synchronous(NORMAL)")
 	wq.Add("_pragma", fmt.Sprintf("cache_size(-%d)", writerCacheKiB))
+	walMax := walBudget(opts.WALMax, filepath.Dir(path))
+	walCheckpoint, walSizeLimit := walPragmas(walMax)
 	wq.Add("_pragma", fmt.Sprintf("wal_autocheckpoint(%d)", walCheckpoint))
 	wq.Add("_pragma", fmt.Sprintf("journal_size_limit(%d)", walSizeLimit))
 	wq.Set("_txlock", "immediate") // take the write lock at BEGIN, never upgrade
@@ -154,7 +171,8 @@ func Open(path string, opts Options) (*Store, error) {
 	if opts.HistoryScan <= 0 {
 		opts.HistoryScan = defaultHistoryScan
 	}
-	s := &Store{path: path, base: common, w: w, full: syncMode == "FULL", historyScan: opts.HistoryScan}
+	s := &Store{path: path, base: common, w: w, full: syncMode == "FULL", historyScan: opts.HistoryScan,
+		dir: filepath.Dir(path), walMax: walMax}
 	if err := s.migrate(context.Background()); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("sqlite: %w", err)
@@ -162,6 +180,13 @@ func Open(path string, opts Options) (*Store, error) {
 	if err := s.durable(context.Background()); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("sqlite: %w", err)
+	}
+	if s.walSize() > walSizeLimit {
+		// A WAL left large (a crash, or a disk that filled) is copied
+		// into the database and truncated while nothing reads it; if
+		// that fails (no space for the database to grow), podium starts
+		// anyway and the budget tries again after the next write.
+		_ = s.checkpointLocked(context.Background())
 	}
 	if err := s.ws.prepare(w); err != nil {
 		w.Close()
@@ -254,15 +279,7 @@ func (s *Store) Close() error {
 func (s *Store) Checkpoint(ctx context.Context) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	var busy, logPages, done int
-	err := s.w.QueryRowContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &logPages, &done)
-	if err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
-	}
-	if busy != 0 {
-		return fmt.Errorf("checkpoint: a reader kept the checkpoint from finishing")
-	}
-	return nil
+	return s.checkpointLocked(ctx)
 }
 
 // sqliteCode returns the extended SQLite result code of err, or 0.
@@ -280,6 +297,31 @@ const (
 	codeConstraintUnique     = 2067 // SQLITE_CONSTRAINT_UNIQUE
 	codeFull                 = 13   // SQLITE_FULL (primary code)
 )
+
+// commitTx commits tx, a transaction of the write connection (the caller
+// holds wmu), and says what a failed COMMIT means. SQLite rolls a
+// transaction back when the disk is full (its commit frame never reached
+// the WAL), so that stored nothing, and the WAL is checkpointed to free
+// its space (wal.go); after any other failure (an I/O error while the WAL
+// was written) the store cannot tell, and the error wraps
+// podium.ErrOutcomeUnknown, as Store.Commit's does.
+func (s *Store) commitTx(tx *sql.Tx) error {
+	err := commitOutcome(tx)
+	if isFull(err) {
+		s.afterWrite(context.Background(), err, 0)
+	}
+	return err
+}
+
+// commitOutcome commits tx: a failure other than a full disk wraps
+// podium.ErrOutcomeUnknown (see commitTx).
+func commitOutcome(tx *sql.Tx) error {
+	err := tx.Commit()
+	if err == nil || isFull(err) {
+		return err
+	}
+	return podium.OutcomeUnknown(err)
+}
 
 // rollback ends tx after a failure; its own error adds nothing.
 func rollback(tx *sql.Tx) { _ = tx.Rollback() }

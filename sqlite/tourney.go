@@ -171,7 +171,7 @@ func (s *Store) AcquireLease(ctx context.Context, name, holder string, now time.
 		name, holder, epoch, podium.Millis(until)); err != nil {
 		return podium.Lease{}, false, fmt.Errorf("lease: %w", err)
 	}
-	if err := tx.Commit(); err != nil {
+	if err := s.commitTx(tx); err != nil {
 		return podium.Lease{}, false, fmt.Errorf("lease: %w", err)
 	}
 	return podium.Lease{Name: name, Holder: holder, Epoch: epoch, Expires: podium.FromMillis(podium.Millis(until))}, true, nil

@@ -67,6 +67,13 @@ type Config struct {
 	Evidence EvidenceConfig // evidence upload budgets (evidence.go)
 
 	LogFormat string // text | json (logging.go)
+	// LogRepeatEvery lets a warning or error with one message through
+	// once per this interval, with the count of those dropped (logging.go;
+	// 0: every one).
+	LogRepeatEvery time.Duration
+	// SQLiteWALMax is the SQLite write-ahead log's disk budget, bytes
+	// (sqlite.Options.WALMax; 0: from the volume's size).
+	SQLiteWALMax int64
 }
 
 // allowedOrigins splits --allowed-origins.
@@ -173,6 +180,8 @@ func (c *Config) flags(fs *flag.FlagSet) {
 	c.Evidence.flags(fs)  // evidence.go
 
 	fs.StringVar(&c.LogFormat, "log-format", "text", "log format: text (key=value lines) or json (one object a line, for log collectors)")
+	fs.DurationVar(&c.LogRepeatEvery, "log-repeat-every", 10*time.Second, "a warning or error with the same message is logged once per this interval, the next one saying how many were suppressed (0: every one)")
+	fs.Int64Var(&c.SQLiteWALMax, "sqlite-wal-max", 0, "SQLite: disk the write-ahead log may take, bytes; checkpointed at half of it (0: 64 MiB or an eighth of the volume, whichever is smaller; at least 1 MiB)")
 }
 
 // validate checks what the flag types cannot; a mistake is a *usageError
@@ -247,6 +256,7 @@ func (c *Config) validate() error {
 		{"body-timeout", int64(c.BodyTimeout)}, {"request-timeout", int64(c.RequestTimeout)}, {"poll-every", int64(c.PollEvery)},
 		{"feed-cap", int64(c.FeedCap)}, {"old-periods-bytes", c.OldPeriodsBytes},
 		{"body-min-rate", c.BodyMinRate}, {"conns-per-ip", int64(c.ConnsPerIP)},
+		{"log-repeat-every", int64(c.LogRepeatEvery)}, {"sqlite-wal-max", c.SQLiteWALMax},
 	} {
 		if n.v < 0 {
 			return usagef("serve", "--%s must not be negative", n.name)

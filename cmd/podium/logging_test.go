@@ -83,3 +83,20 @@ func TestLogFormatValues(t *testing.T) {
 		t.Errorf("--log-format text is not key=value:\n%s", logs.String())
 	}
 }
+
+// serve's logger writes a repeated error once per --log-repeat-every, in
+// both formats.
+func TestLoggerLimitsRepeats(t *testing.T) {
+	for _, format := range []string{"text", "json"} {
+		var out bytes.Buffer
+		log := newLogger(&out, Config{LogFormat: format, LogRepeatEvery: time.Hour})
+		for range 100 {
+			log.Error("store: commit failed", "err", "disk full")
+		}
+		log.Info("served")
+		log.Info("served")
+		if n := strings.Count(out.String(), "\n"); n != 3 {
+			t.Errorf("%s: %d lines, want 1 error and 2 info lines:\n%s", format, n, out.String())
+		}
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -23,7 +24,7 @@ func TestClusterRateLimits(t *testing.T) {
 
 func testClusterRateLimits(t *testing.T, redisURL, store string) {
 	c := newClusterWith(t, 2, redisURL, func(int, string) []string {
-		return []string{"--rate-submit", "3/1h", "--rate-anon", "2/1h", "--rate-auth-fail", "2/1h"}
+		return []string{"--rate-submit", "3/1h", "--rate-anon", "2/1h", "--rate-auth-fail", "2/1h", "--rate-key", "1000/1h"}
 	})
 	a, b := c.nodes[0].url, c.nodes[1].url
 	if st, body, _ := do(a, "PUT", "/v1/boards/rl", clusterKey, `{"keys":[{"name":"n","order":"desc"}],"public":true}`); st != 201 {
@@ -70,5 +71,20 @@ func testClusterRateLimits(t *testing.T, redisURL, store string) {
 	st, body, _ := do(b, "GET", "/readyz", "", "")
 	if st != 200 || !strings.Contains(string(body), `"rate_limits":"`+store+`"`) {
 		t.Fatalf("readyz on node B: %d %s", st, body)
+	}
+	if redisURL == "" {
+		return
+	}
+	// The buckets this traffic wrote (submit, request, anon, auth) are
+	// keys the keyspace documents: check finds nothing to report, and so
+	// rebuild --redis deletes none of them.
+	env := c.args[slices.Index(c.args, "--env")+1]
+	code, out, errs := runCLI(t, "check", "--redis", redisURL, "--env", env)
+	if code != 0 || !strings.Contains(out, "ok    redis keyspace podium:"+env+":* (4 documented keys") {
+		t.Fatalf("check --redis after rate-limited traffic: exit %d\n%s\n%s", code, out, errs)
+	}
+	code, out, _ = runCLI(t, "rebuild", "--redis", redisURL, "--env", env, "--dry-run")
+	if code != 0 || !strings.Contains(out, "redis holds no stale key") {
+		t.Fatalf("rebuild --redis --dry-run after rate-limited traffic: exit %d\n%s", code, out)
 	}
 }

@@ -105,7 +105,7 @@ func (m *Main) Open(ctx context.Context) (err error) {
 		if err != nil {
 			return err
 		}
-		if m.Store, err = m.data.openStore(ctx, sqlite.Options{Sync: m.Config.Sync}); err != nil {
+		if m.Store, err = m.data.openStore(ctx, sqlite.Options{Sync: m.Config.Sync, WALMax: m.Config.SQLiteWALMax}); err != nil {
 			return err
 		}
 		if adminKey, err = m.adminKey(); err != nil {
