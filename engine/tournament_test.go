@@ -681,3 +681,50 @@ func TestSettleFeedEvent(t *testing.T) {
 		t.Fatalf("after a re-settlement: %+v", evs)
 	}
 }
+
+// TestBestByScoreHearsOfBetterTimeAtSameRank (issue 17 item 2): a better
+// time that leaves a player's rank unchanged changes no payout, but it is
+// a better entry, so a best board by score must take it; a run with
+// nothing better credits nothing.
+func TestBestByScoreHearsOfBetterTimeAtSameRank(t *testing.T) {
+	ctx := context.Background()
+	te := newTenv(t, nil)
+	te.put(&podium.Board{ID: "pts:bs", Keys: []podium.KeyDef{{Name: "time_ms", Order: podium.Asc}}, Mode: podium.Best,
+		Points: &podium.Points{Ladder: "pts", Kind: podium.PointsBest, Series: "weekly", By: "score"}})
+	te.put(&podium.Board{ID: "pts:br", Keys: []podium.KeyDef{{Name: "rank", Order: podium.Asc}}, Mode: podium.Best,
+		Points: &podium.Points{Ladder: "pts", Kind: podium.PointsBest, Series: "weekly", By: "rank"}})
+	end := tStart.Add(time.Hour)
+	play(t, te, "w1", end, 1000, map[string]int64{"a": 40000, "b": 50000})
+	if r, err := te.eng.Settle(ctx, "w1"); err != nil || r.Credits != 4 {
+		t.Fatalf("first settle = %+v, %v; want 4 credits", r, err)
+	}
+	if err := te.submit("w1", "b", 45000); err != nil { // still rank 2
+		t.Fatal(err)
+	}
+	r, err := te.eng.Settle(ctx, "w1")
+	if err != nil || r.Changed != 0 || r.Credits != 1 {
+		t.Fatalf("second settle = %+v, %v; want no payout changed, 1 credit (b's time)", r, err)
+	}
+	if bs := values(t, te.eng, "pts:bs"); bs["b"][0] != 45000 || bs["a"][0] != 40000 {
+		t.Fatalf("best by score = %v, want a 40000, b 45000", bs)
+	}
+	if br := values(t, te.eng, "pts:br"); br["a"][0] != 1 || br["b"][0] != 2 {
+		t.Fatalf("best by rank = %v, want a 1, b 2", br)
+	}
+	if r, err := te.eng.Settle(ctx, "w1"); err != nil || r.Credits != 0 {
+		t.Fatalf("third settle = %+v, %v; want nothing credited", r, err)
+	}
+	// A worse time in a later tournament of the series leaves the best.
+	end2 := end.Add(2 * time.Hour)
+	play(t, te, "w2", end2, 1000, map[string]int64{"b": 47000})
+	te.clock.Set(end2)
+	if _, err := te.eng.SettleDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if bs := values(t, te.eng, "pts:bs"); bs["b"][0] != 45000 {
+		t.Fatalf("best by score after a worse time = %v, want b 45000", bs)
+	}
+	if br := values(t, te.eng, "pts:br"); br["b"][0] != 1 {
+		t.Fatalf("best by rank after winning w2 = %v, want b 1", br)
+	}
+}
