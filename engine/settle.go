@@ -337,6 +337,13 @@ func (e *Engine) buildSettle(g *group, o *op) error {
 		}
 	}
 
+	// Every credit, rebases included, is dated at the end: "at" is the
+	// tie-break of equal points, so two players level on a ladder rank by
+	// who reached the total first in tournament time, not by when a run
+	// happened to commit (and a late or repeated run dates the same).
+	for i := range scores {
+		scores[i].at = date
+	}
 	o.scores = scores
 	o.results = make([]Result, len(scores))
 	g.internal = true

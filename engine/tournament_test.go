@@ -728,3 +728,50 @@ func TestBestByScoreHearsOfBetterTimeAtSameRank(t *testing.T) {
 		t.Fatalf("best by rank after winning w2 = %v, want b 1", br)
 	}
 }
+
+// TestCreditsDatedAtTheEnd (issue 17 item 3): credits carry the
+// tournament's end as their "at", whenever the run, on every kind of
+// points board and after a restart; "at" is the tie-break, so of two
+// players level on points the one whose tournament ended first ranks
+// first, even when it was settled last.
+func TestCreditsDatedAtTheEnd(t *testing.T) {
+	ctx := context.Background()
+	te := newTenv(t, nil)
+	ladder(te)
+	endA, endB := tStart.Add(time.Hour), tStart.Add(3*time.Hour)
+	play(t, te, "a", endA, 500, map[string]int64{"x": 10})
+	play(t, te, "b", endB, 500, map[string]int64{"y": 10})
+	te.clock.Set(endB.Add(time.Minute))
+	if _, err := te.eng.Settle(ctx, "b"); err != nil {
+		t.Fatal(err)
+	}
+	te.clock.Set(endB.Add(time.Hour)) // a settled an hour late, after b
+	if _, err := te.eng.Settle(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string) {
+		t.Helper()
+		for _, board := range []string{"pts:total", "pts:weekly", "pts:current", "pts:best"} {
+			p, err := te.eng.Top(ctx, engine.Query{Board: board}, 0, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(p.Entries) != 2 {
+				t.Fatalf("%s: %s has %d entries, want 2", when, board, len(p.Entries))
+			}
+			at := map[string]time.Time{}
+			for _, e := range p.Entries {
+				at[e.Player] = e.At
+			}
+			if !at["x"].Equal(endA) || !at["y"].Equal(endB) {
+				t.Fatalf("%s: %s dates x %v, y %v; want the ends %v, %v", when, board, at["x"], at["y"], endA, endB)
+			}
+			if board != "pts:current" && p.Entries[0].Player != "x" { // current: a's credit decays by two hours more
+				t.Fatalf("%s: %s ranks %s first; want x, whose tournament ended first", when, board, p.Entries[0].Player)
+			}
+		}
+	}
+	check("after the runs")
+	te.restart()
+	check("after a restart")
+}
