@@ -775,3 +775,36 @@ func TestCreditsDatedAtTheEnd(t *testing.T) {
 	te.restart()
 	check("after a restart")
 }
+
+// TestCreditFeedEventsAtTheRun: a credit is dated at its tournament's end,
+// but the feed events it makes (a personal best, a new leader on a points
+// board) are news of the run, dated when it committed: the feed orders by
+// time, and an event dated at a past end would sit behind newer ones (or,
+// for a run before the end, ahead of everything until then).
+func TestCreditFeedEventsAtTheRun(t *testing.T) {
+	ctx := context.Background()
+	te := newTenv(t, nil)
+	ladder(te)
+	end := tStart.Add(time.Hour)
+	play(t, te, "w1", end, 1000, map[string]int64{"a": 10, "b": 20})
+	run := end.Add(2 * time.Hour)
+	te.clock.Set(run)
+	if _, err := te.eng.SettleDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	items, err := te.eng.Feed(ctx, engine.FeedRead{Board: "pts:best", Limit: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(items) == 0 {
+		t.Fatal("no feed events on the best board")
+	}
+	for _, it := range items {
+		if !it.At.Equal(run) {
+			t.Fatalf("event %v of %s at %v, want the run's time %v", it.Kind, it.Player, it.At, run)
+		}
+	}
+	if e := values(t, te.eng, "pts:best"); len(e) != 2 {
+		t.Fatalf("best board %v", e)
+	}
+}
