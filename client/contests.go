@@ -16,6 +16,7 @@ type ContestSpec struct {
 	End        time.Time       `json:"end"`
 	Freeze     *time.Time      `json:"freeze,omitempty"`
 	FirstBlood []int64         `json:"first_blood,omitempty"` // 3 percents
+	BloodRule  string          `json:"blood_rule,omitempty"`  // auto (default), percent or gzctf
 	Public     bool            `json:"public"`
 	Meta       json.RawMessage `json:"meta,omitempty"`
 }
@@ -29,6 +30,7 @@ type Contest struct {
 	Freeze     *time.Time      `json:"freeze"`
 	Revealed   bool            `json:"revealed"`
 	FirstBlood [3]int64        `json:"first_blood"`
+	BloodRule  string          `json:"blood_rule"` // auto, percent or gzctf
 	Public     bool            `json:"public"`
 	Meta       json.RawMessage `json:"meta"`
 	CreatedAt  time.Time       `json:"created_at"`

@@ -41,11 +41,17 @@ type Contest struct {
 	Revealed bool `json:"revealed"`
 	// FirstBlood is the bonus of the first, second and third solver of a
 	// challenge, in percent of its current value (0 to 100 each).
-	FirstBlood [3]int64        `json:"first_blood"`
-	Public     bool            `json:"public"`
-	Meta       json.RawMessage `json:"meta"`
-	CreatedAt  time.Time       `json:"created_at"`
-	UpdatedAt  time.Time       `json:"updated_at"`
+	FirstBlood [3]int64 `json:"first_blood"`
+	// BloodRule is how FirstBlood turns into points: BloodPercent,
+	// BloodGZCTF, or BloodAuto (GZCTF's rule on challenges scored by the
+	// gzctf function, the percent rule on the others). Normalize turns ""
+	// into BloodAuto; a contest stored before the field existed loads as
+	// "", which means the same.
+	BloodRule string          `json:"blood_rule"`
+	Public    bool            `json:"public"`
+	Meta      json.RawMessage `json:"meta"`
+	CreatedAt time.Time       `json:"created_at"`
+	UpdatedAt time.Time       `json:"updated_at"`
 }
 
 // Normalize validates c and truncates its times to milliseconds. It
@@ -76,12 +82,58 @@ func (c *Contest) Normalize() error {
 			return podium.Errorf(podium.ECodeInvalid, "first_blood[%d] must be a percent from 0 to 100", i)
 		}
 	}
+	switch c.BloodRule {
+	case "":
+		c.BloodRule = BloodAuto
+	case BloodAuto, BloodPercent, BloodGZCTF:
+	default:
+		return podium.Errorf(podium.ECodeInvalid, "blood_rule must be auto, percent or gzctf")
+	}
 	meta, err := podium.NormalizeMeta(c.Meta)
 	if err != nil {
 		return err
 	}
 	c.Meta = meta
 	return nil
+}
+
+// Rules that turn a first-blood percent into points.
+const (
+	// BloodPercent: the bonus is the percent of the current value, exact,
+	// rounded half to even (scoring.Bonus).
+	BloodPercent = "percent"
+	// BloodGZCTF: GZCTF's rule, the current value times 1 + percent/100
+	// in float32, rounded half to even (scoring.GZCTFBlood with the
+	// percent in GZCTF's thousandths); when all three percents are 0 no
+	// solve earns a bonus, as GZCTF's NoBonus.
+	BloodGZCTF = "gzctf"
+	// BloodAuto: BloodGZCTF on a challenge scored by the gzctf function,
+	// BloodPercent on the others.
+	BloodAuto = "auto"
+)
+
+// BloodPoints is what a solve holding blood position blood (1 to 3; 0 for
+// none) of a challenge scored by sc earns at the challenge's current
+// value, under c's rule: the value and the bonus (points - value).
+func (c *Contest) BloodPoints(sc *Scoring, value int64, blood int) (points int64) {
+	if blood < 1 || blood > 3 {
+		return value
+	}
+	pct := c.FirstBlood[blood-1]
+	rule := c.BloodRule
+	if rule == "" || rule == BloodAuto {
+		rule = BloodPercent
+		if sc.Function == GZCTF {
+			rule = BloodGZCTF
+		}
+	}
+	if rule == BloodGZCTF {
+		if c.FirstBlood == [3]int64{} {
+			return value
+		}
+		return scoring.GZCTFBlood(value, pct*10)
+	}
+	return value + scoring.Bonus(value, pct)
 }
 
 // Running reports whether t is within [Start, End): when attempts are

@@ -25,6 +25,8 @@ func TestContestNormalize(t *testing.T) {
 		{"FreezeOutside", Contest{ID: "c", Start: t0, End: t0.Add(time.Hour), Freeze: &before}, "freeze"},
 		{"BonusOver100", Contest{ID: "c", Start: t0, End: t0.Add(time.Hour), FirstBlood: [3]int64{101}}, "first_blood[0]"},
 		{"NegativeBonus", Contest{ID: "c", Start: t0, End: t0.Add(time.Hour), FirstBlood: [3]int64{0, 0, -1}}, "first_blood[2]"},
+		{"BloodRuleGZCTF", Contest{ID: "c", Start: t0, End: t0.Add(time.Hour), BloodRule: BloodGZCTF}, ""},
+		{"BadBloodRule", Contest{ID: "c", Start: t0, End: t0.Add(time.Hour), BloodRule: "ctfd"}, "blood_rule"},
 		{"ControlInTitle", Contest{ID: "c", Title: "a\x01", Start: t0, End: t0.Add(time.Hour)}, "control"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -88,5 +90,22 @@ func TestFrozenAt(t *testing.T) {
 	c.Revealed = true
 	if got := c.FrozenAt(t0.Add(3 * time.Hour)); !got.IsZero() {
 		t.Errorf("revealed: cutoff %v", got)
+	}
+}
+
+// TestBloodRuleStored: the blood rule survives the stored document, and a
+// document stored before the field existed loads as auto.
+func TestBloodRuleStored(t *testing.T) {
+	c := Contest{ID: "c", Start: t0, End: t0.Add(time.Hour), BloodRule: BloodGZCTF}
+	doc, err := c.Document()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Contest
+	if err := back.SetDocument(doc); err != nil || back.BloodRule != BloodGZCTF {
+		t.Fatalf("SetDocument = %q, %v; want gzctf", back.BloodRule, err)
+	}
+	if err := back.SetDocument([]byte(`{"title":"","start":0,"end":1,"first_blood":[5,3,1],"public":false}`)); err != nil || back.BloodRule != BloodAuto {
+		t.Fatalf("an old document loads with rule %q, %v; want auto", back.BloodRule, err)
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"slices"
 	"time"
-
-	"github.com/podiumhq/podium/scoring"
 )
 
 // Input is what Compute reduces: a contest, its challenges, its solves in
@@ -103,8 +101,8 @@ func (s *Standings) Visible() int {
 //   - a challenge's value is its function at its solve count: every solver
 //     holds the current value (retroactive);
 //   - the first three visible solvers of a challenge (by seq) earn the
-//     contest's first-blood percents of the current value, rounded half
-//     to even;
+//     contest's first-blood percents of the current value, under its
+//     blood rule (Contest.BloodPoints);
 //   - teams are ordered by score descending, then the time of their last
 //     scoring solve ascending, then its seq; teams that score nothing come
 //     last, by their first solve's seq. Hidden teams are placed by the same
@@ -160,11 +158,10 @@ func Compute(in Input) *Standings {
 		t := &out.Teams[ti]
 		for k := range t.Awards {
 			a := &t.Awards[k]
-			a.Value = out.Challenges[chIdx[a.Challenge]].Value
-			if a.Blood > 0 {
-				a.Bonus = scoring.Bonus(a.Value, in.Contest.FirstBlood[a.Blood-1])
-			}
-			a.Points = a.Value + a.Bonus
+			ci := chIdx[a.Challenge]
+			a.Value = out.Challenges[ci].Value
+			a.Points = in.Contest.BloodPoints(&in.Challenges[ci].Scoring, a.Value, a.Blood)
+			a.Bonus = a.Points - a.Value
 			t.Score += a.Points
 			if a.Points > 0 {
 				t.LastAt, t.LastSeq = a.At, a.Seq

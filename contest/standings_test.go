@@ -158,7 +158,13 @@ func naiveScores(in Input) map[string]int64 {
 			if !in.Hidden(s.Team) {
 				pos++
 				if pos <= 3 {
-					p += scoring.Bonus(v, in.Contest.FirstBlood[pos-1])
+					gz := in.Contest.BloodRule == BloodGZCTF || (in.Contest.BloodRule != BloodPercent && ch.Scoring.Function == GZCTF)
+					switch {
+					case !gz:
+						p += scoring.Bonus(v, in.Contest.FirstBlood[pos-1])
+					case in.Contest.FirstBlood != [3]int64{}:
+						p = scoring.GZCTFBlood(v, 10*in.Contest.FirstBlood[pos-1])
+					}
 				}
 			}
 			scores[s.Team] += p
@@ -180,7 +186,11 @@ func seed(t *testing.T) uint64 {
 }
 
 func randomInput(r *rand.Rand) Input {
-	c := &Contest{ID: "c", Start: t0, End: at(1000), FirstBlood: [3]int64{r.Int64N(101), r.Int64N(101), r.Int64N(101)}}
+	c := &Contest{ID: "c", Start: t0, End: at(1000), FirstBlood: [3]int64{r.Int64N(101), r.Int64N(101), r.Int64N(101)},
+		BloodRule: []string{"", BloodAuto, BloodPercent, BloodGZCTF}[r.IntN(4)]}
+	if r.IntN(4) == 0 {
+		c.FirstBlood = [3]int64{}
+	}
 	var chals []Challenge
 	for i := range 1 + r.IntN(8) {
 		var sc Scoring
@@ -313,5 +323,50 @@ func BenchmarkCompute(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		Compute(in)
+	}
+}
+
+// TestBloodRules (issue 17 item 4): GZCTF's blood rule is the default on
+// challenges scored by the gzctf function and can be chosen for all or
+// none; a first blood at 5% on a value of 30 earns 31 under it and 32
+// under the percent rule.
+func TestBloodRules(t *testing.T) {
+	chals := []Challenge{
+		{ID: "gz", Scoring: Scoring{Function: GZCTF, Value: 30, MinRate: 0.5, Difficulty: 3}},
+		{ID: "st", Scoring: Scoring{Value: 30}},
+		{ID: "big", Scoring: Scoring{Function: GZCTF, Value: 1<<24 + 1, MinRate: 0.5, Difficulty: 3}},
+	}
+	ss := solves(solveSpec{"a", "gz", 1}, solveSpec{"a", "st", 2}, solveSpec{"b", "big", 3})
+	for _, c := range []struct {
+		rule       string
+		blood      [3]int64
+		gz, st, bg int64 // points of the first blood of each
+	}{
+		// big: 16777217 is 16777216 in float32, times 1.05f is 17616076;
+		// the exact 5% is 838860.85, so 838861 more.
+		{"", [3]int64{5, 3, 1}, 31, 32, 17616076},
+		{BloodAuto, [3]int64{5, 3, 1}, 31, 32, 17616076},
+		{BloodPercent, [3]int64{5, 3, 1}, 32, 32, 17616078},
+		{BloodGZCTF, [3]int64{5, 3, 1}, 31, 31, 17616076},
+		{BloodGZCTF, [3]int64{}, 30, 30, 1<<24 + 1},      // GZCTF's NoBonus: the value as it is
+		{BloodGZCTF, [3]int64{0, 5, 0}, 30, 30, 1 << 24}, // a factor of 1 in float32
+	} {
+		ct := &Contest{ID: "c", Start: t0, End: at(100), FirstBlood: c.blood, BloodRule: c.rule}
+		s := Compute(Input{Contest: ct, Challenges: chals, Solves: ss})
+		got := map[string]Award{}
+		for _, tm := range s.Teams {
+			for _, a := range tm.Awards {
+				got[a.Challenge] = a
+			}
+		}
+		if got["gz"].Points != c.gz || got["st"].Points != c.st || got["big"].Points != c.bg {
+			t.Errorf("rule %q %v: gz %d, st %d, big %d; want %d, %d, %d", c.rule, c.blood,
+				got["gz"].Points, got["st"].Points, got["big"].Points, c.gz, c.st, c.bg)
+		}
+		for _, a := range got {
+			if a.Value+a.Bonus != a.Points {
+				t.Errorf("rule %q: award %+v: value + bonus != points", c.rule, a)
+			}
+		}
 	}
 }

@@ -17,6 +17,7 @@ type contestDocument struct {
 	Freeze     *int64          `json:"freeze,omitempty"`
 	Revealed   bool            `json:"revealed,omitempty"`
 	FirstBlood [3]int64        `json:"first_blood"`
+	BloodRule  string          `json:"blood_rule,omitempty"` // "" before issue 17: auto
 	Public     bool            `json:"public"`
 	Meta       json.RawMessage `json:"meta,omitempty"`
 }
@@ -24,7 +25,7 @@ type contestDocument struct {
 // Document returns c's definition as stores keep it.
 func (c *Contest) Document() ([]byte, error) {
 	d := contestDocument{Title: c.Title, Start: podium.Millis(c.Start), End: podium.Millis(c.End), Revealed: c.Revealed,
-		FirstBlood: c.FirstBlood, Public: c.Public, Meta: podium.StoredMeta(c.Meta)}
+		FirstBlood: c.FirstBlood, BloodRule: c.BloodRule, Public: c.Public, Meta: podium.StoredMeta(c.Meta)}
 	if c.Freeze != nil {
 		f := podium.Millis(*c.Freeze)
 		d.Freeze = &f
@@ -41,6 +42,10 @@ func (c *Contest) SetDocument(doc []byte) error {
 	}
 	c.Title, c.Start, c.End, c.Revealed = d.Title, podium.FromMillis(d.Start), podium.FromMillis(d.End), d.Revealed
 	c.FirstBlood, c.Public, c.Meta, c.Freeze = d.FirstBlood, d.Public, podium.LoadedMeta(d.Meta), nil
+	c.BloodRule = d.BloodRule
+	if c.BloodRule == "" {
+		c.BloodRule = BloodAuto
+	}
 	if d.Freeze != nil {
 		f := podium.FromMillis(*d.Freeze)
 		c.Freeze = &f

@@ -120,10 +120,13 @@ func (s *Service) checkContest(ctx context.Context, h *contest.Stored) ([]Proble
 
 // recompute computes the snapshot at at from the solves, with the
 // parameters doc records: its challenges (in its order, with their
-// recorded scoring), first-blood percents and hidden teams.
+// recorded scoring), first-blood percents and rule, and hidden teams.
 func recompute(c *contest.Contest, solves []contest.Solve, doc *SnapshotDoc, at time.Time) *SnapshotDoc {
 	def := *c
-	def.FirstBlood = doc.FirstBlood
+	def.FirstBlood, def.BloodRule = doc.FirstBlood, doc.BloodRule
+	if def.BloodRule == "" {
+		def.BloodRule = contest.BloodPercent // stored before blood rules: computed with percents
+	}
 	chals := make([]contest.Challenge, len(doc.Challenges))
 	for i, sc := range doc.Challenges {
 		chals[i] = contest.Challenge{ID: sc.ID, Scoring: sc.Scoring}

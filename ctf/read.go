@@ -68,16 +68,64 @@ func (s *Service) standingsWith(st *state, cutoff time.Time) (*contest.Standings
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	ver, versioned := s.playersVersion()
+	if key == 0 {
+		// The live standings: copied out of st.live, which solves keep
+		// up to date; the copy is shared until the next change.
+		l := s.liveFor(st, ver, versioned)
+		c := st.cache[0]
+		if c == nil {
+			c = &cached{standings: l.Standings(), challenges: st.challenges}
+			st.cache[0] = c
+		}
+		return c.standings, slices.Clone(c.challenges)
+	}
+	c := st.cache[key]
+	if c != nil && versioned && c.checked && c.ver == ver {
+		return c.standings, slices.Clone(c.challenges)
+	}
 	hidden := s.hiddenTeams(st)
-	if c := st.cache[key]; c != nil && slices.Equal(c.hidden, hidden) {
+	if c != nil && slices.Equal(c.hidden, hidden) {
+		c.ver, c.checked = ver, versioned
 		return c.standings, slices.Clone(c.challenges)
 	}
 	res := st.compute(cutoff, hidden)
 	if len(st.cache) >= 16 {
 		clear(st.cache)
 	}
-	st.cache[key] = &cached{standings: res, hidden: hidden, challenges: st.challenges}
+	st.cache[key] = &cached{standings: res, hidden: hidden, challenges: st.challenges, ver: ver, checked: versioned}
 	return res, slices.Clone(st.challenges)
+}
+
+// playersVersion returns the players' version, and false if Players
+// keeps none. Read it before the hidden teams: a change after it moves it.
+func (s *Service) playersVersion() (uint64, bool) {
+	if pv, ok := s.players.(playersVersion); ok {
+		return pv.PlayersVersion(), true
+	}
+	return 0, false
+}
+
+// liveFor returns st's live standings, built anew when there are none or
+// when the hidden teams changed since they were built; the caller holds
+// st.mu. With the players' version unchanged since the last look, it
+// costs O(1); otherwise one pass over the teams.
+func (s *Service) liveFor(st *state, ver uint64, versioned bool) *contest.Live {
+	if st.live != nil && versioned && st.liveChecked && st.liveVer == ver {
+		return st.live
+	}
+	if st.live == nil || !st.live.HiddenAre(s.hiddenTeams(st)) {
+		st.live = contest.NewLive(&st.def, st.challenges, st.solves, s.isHidden)
+		delete(st.cache, 0)
+	}
+	st.liveVer, st.liveChecked = ver, versioned
+	return st.live
+}
+
+// isHidden reports whether team is a hidden player now.
+func (s *Service) isHidden(team string) bool {
+	p, err := s.players.Player(team)
+	return err == nil && p.Hidden
 }
 
 // compute runs the reducer over st; the caller holds mu.
@@ -91,7 +139,7 @@ func (st *state) compute(cutoff time.Time, hidden []string) *contest.Standings {
 func (s *Service) hiddenTeams(st *state) []string {
 	var out []string
 	for _, t := range st.teams {
-		if p, err := s.players.Player(t); err == nil && p.Hidden {
+		if s.isHidden(t) {
 			out = append(out, t)
 		}
 	}

@@ -35,6 +35,14 @@ type Players interface {
 	Player(id string) (podium.Player, error)
 }
 
+// playersVersion is an optional ability of Players (*engine.Engine has
+// it): a number that moves after any player changes. With it, a read
+// learns that no team was hidden or shown since it last looked in O(1),
+// instead of asking for every team.
+type playersVersion interface {
+	PlayersVersion() uint64
+}
+
 // Config configures a Service. Zero values mean the defaults.
 type Config struct {
 	Store   contest.Store // required
@@ -105,6 +113,13 @@ type state struct {
 	// cache holds computed standings by cutoff (unix ms; 0 for live),
 	// valid while the hidden teams are those it was computed with.
 	cache map[int64]*cached
+	// live is the live standings kept up to date solve by solve (nil
+	// until a read needs it, and after a change of the definition or of
+	// the hidden teams); liveVer is the players' version at which its
+	// hidden teams were last found right (liveChecked: ever).
+	live        *contest.Live
+	liveVer     uint64
+	liveChecked bool
 	// snapped is the time of the newest snapshot stored, from this node
 	// or another.
 	snapped time.Time
@@ -119,6 +134,10 @@ type cached struct {
 	standings  *contest.Standings
 	hidden     []string
 	challenges []contest.Challenge // never modified: refresh replaces the slice
+	// ver is the players' version at which hidden was last found right
+	// (checked: ever; live standings do not use these, st.live does).
+	ver     uint64
+	checked bool
 }
 
 // New returns a service; Start loads the contests.
@@ -387,9 +406,22 @@ func (st *state) apply(sv *contest.Solve) error {
 		st.teams = append(st.teams, sv.Team)
 	}
 	st.solved[pair{sv.Team, sv.Challenge}] = true
-	st.invalidate()
+	// The live standings take the solve in place (contest.Live: its cost
+	// does not grow with the teams); the standings cut before the solve's
+	// time do not count it and stay.
+	if st.live != nil {
+		st.live.Add(*sv)
+	}
+	for key := range st.cache {
+		if key == 0 || podium.Millis(sv.At) < key {
+			delete(st.cache, key)
+		}
+	}
 	return nil
 }
 
 // invalidate drops the computed standings; the caller holds mu.
-func (st *state) invalidate() { clear(st.cache) }
+func (st *state) invalidate() {
+	clear(st.cache)
+	st.live, st.liveChecked = nil, false
+}

@@ -28,11 +28,20 @@ type clock struct {
 func (c *clock) now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 func (c *clock) set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
 
-// players is a Players with a settable hidden set.
+// players is a Players with a settable hidden set, and a version that
+// moves with it.
 type players struct {
 	mu     sync.Mutex
 	hidden map[string]bool
+	ver    uint64
 }
+
+// versionless hides players' version from the service.
+type versionless struct{ p *players }
+
+func (v versionless) Player(id string) (podium.Player, error) { return v.p.Player(id) }
+
+func (p *players) PlayersVersion() uint64 { p.mu.Lock(); defer p.mu.Unlock(); return p.ver }
 
 func (p *players) Player(id string) (podium.Player, error) {
 	p.mu.Lock()
@@ -40,7 +49,14 @@ func (p *players) Player(id string) (podium.Player, error) {
 	return podium.Player{ID: id, Name: id, Hidden: p.hidden[id]}, nil
 }
 
-func (p *players) hide(id string) { p.mu.Lock(); p.hidden[id] = true; p.mu.Unlock() }
+func (p *players) hide(id string) { p.setHidden(id, true) }
+
+func (p *players) setHidden(id string, h bool) {
+	p.mu.Lock()
+	p.hidden[id] = h
+	p.ver++
+	p.mu.Unlock()
+}
 
 func newService(t *testing.T, st contest.Store, clk *clock, pl *players) *Service {
 	t.Helper()

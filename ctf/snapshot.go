@@ -15,13 +15,16 @@ import (
 // it; the store keeps the first of them (a unique (contest, at) key).
 
 // SnapshotDoc is a stored snapshot: the standings with every team, hidden
-// ones marked, and what it was computed with (first-blood percents,
-// challenge scorings, hidden teams), so that a check can recompute it
+// ones marked, and what it was computed with (first-blood percents and
+// rule, challenge scorings, hidden teams), so that a check can recompute it
 // from the solves exactly.
 type SnapshotDoc struct {
-	At         time.Time           `json:"at"`
-	Seq        uint64              `json:"seq"`
-	FirstBlood [3]int64            `json:"first_blood"`
+	At         time.Time `json:"at"`
+	Seq        uint64    `json:"seq"`
+	FirstBlood [3]int64  `json:"first_blood"`
+	// BloodRule is the contest's blood rule; a snapshot stored before
+	// issue 17 has none and was computed with contest.BloodPercent.
+	BloodRule  string              `json:"blood_rule,omitempty"`
 	Hidden     []string            `json:"hidden"`
 	Standings  []SnapshotLine      `json:"standings"`
 	Challenges []SnapshotChallenge `json:"challenges"`
@@ -44,7 +47,10 @@ type SnapshotChallenge struct {
 }
 
 func snapshotDoc(at time.Time, c *contest.Contest, chals []contest.Challenge, hidden []string, s *contest.Standings) *SnapshotDoc {
-	d := &SnapshotDoc{At: at, Seq: s.Seq, FirstBlood: c.FirstBlood, Hidden: hidden}
+	d := &SnapshotDoc{At: at, Seq: s.Seq, FirstBlood: c.FirstBlood, BloodRule: c.BloodRule, Hidden: hidden}
+	if d.BloodRule == "" {
+		d.BloodRule = contest.BloodAuto
+	}
 	if d.Hidden == nil {
 		d.Hidden = []string{}
 	}

@@ -225,13 +225,16 @@ func (s *Service) Attempt(ctx context.Context, id, team, challenge string, corre
 			}
 			s.publish(ctx, id, a.Seq)
 		}
-		live := s.standings(st, time.Time{})
-		out.Standing = live.Team(team)
-		for _, cs := range live.Challenges {
-			if cs.ID == challenge {
-				out.Value, out.Solves = cs.Value, cs.Solves
-			}
+		// The solver's standing from the live standings, without copying
+		// them out: a solve's cost does not grow with the teams.
+		ver, versioned := s.playersVersion()
+		st.mu.Lock()
+		l := s.liveFor(st, ver, versioned)
+		out.Standing = l.Team(team)
+		if cs, ok := l.Challenge(challenge); ok {
+			out.Value, out.Solves = cs.Value, cs.Solves
 		}
+		st.mu.Unlock()
 	}
 	if !replayed {
 		s.changed(id)

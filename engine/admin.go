@@ -64,6 +64,12 @@ func (e *Engine) Player(id string) (podium.Player, error) {
 	return podium.Player{}, podium.Errorf(podium.ECodeNotFound, "player %q does not exist", id)
 }
 
+// PlayersVersion returns a number that moves after any player changes
+// (a name, a hidden flag; on this node or learned from another), so that
+// a reader that keeps what it computed from players (the CTF service's
+// live standings) knows in O(1) whether it must look again.
+func (e *Engine) PlayersVersion() uint64 { return e.players.ver.Load() }
+
 func (bs *boardState) hasEntries() bool {
 	bs.mu.RLock()
 	defer bs.mu.RUnlock()

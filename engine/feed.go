@@ -175,8 +175,11 @@ func (e *Engine) feedScore(g *group, def *podium.Board, c *change, cur ovVal, su
 	}
 	n := len(def.Keys)
 	keys := append([]int64(nil), c.entry.Keys[:n]...)
+	// Events are news, dated when they happen: the writer's clock, which
+	// is a score's own date except for a settlement's credit (dated at
+	// its tournament's end, possibly in the past or the future).
 	if def.Mode == podium.Best {
-		ev := podium.FeedEvent{Board: def.ID, Seq: sub.Seq, Kind: podium.FeedPersonalBest, At: sub.At, Period: c.period,
+		ev := podium.FeedEvent{Board: def.ID, Seq: sub.Seq, Kind: podium.FeedPersonalBest, At: g.now, Period: c.period,
 			Player: sub.Player, Keys: keys}
 		if cur.exists {
 			ev.Old = append([]int64(nil), cur.entry.Keys[:n]...)
@@ -197,7 +200,7 @@ func (e *Engine) feedScore(g *group, def *podium.Board, c *change, cur ovVal, su
 			g.leaders[k] = leaderVal{} // the #1 got worse: someone else may be ahead now
 		}
 	case !l.exists || rankCompare(orders, n, &c.entry, &l.entry) < 0:
-		ev := podium.FeedEvent{Board: def.ID, Seq: sub.Seq, Kind: podium.FeedNewLeader, At: sub.At, Period: c.period,
+		ev := podium.FeedEvent{Board: def.ID, Seq: sub.Seq, Kind: podium.FeedNewLeader, At: g.now, Period: c.period,
 			Player: sub.Player, Keys: keys}
 		if l.exists {
 			ev.Old = append([]int64(nil), l.entry.Keys[:n]...)

@@ -274,8 +274,6 @@ func (e *Engine) buildSettle(g *group, o *op) error {
 	type change struct {
 		now   podium.Payout
 		delta int64
-		keys  []int64
-		best  bool // the rank changed: a best board hears of it
 	}
 	var changes []change
 	seen := make(map[string]bool, len(final))
@@ -290,7 +288,7 @@ func (e *Engine) buildSettle(g *group, o *op) error {
 			continue
 		}
 		changes = append(changes, change{now: podium.Payout{Board: def.ID, Player: r.player, Rank: r.rank, Points: pts, At: g.now},
-			delta: pts - was.Points, keys: r.keys, best: was.Rank != r.rank})
+			delta: pts - was.Points})
 	}
 	for _, p := range old {
 		if seen[p.Player] || (p.Rank == 0 && p.Points == 0) {
@@ -331,19 +329,21 @@ func (e *Engine) buildSettle(g *group, o *op) error {
 			scores = append(scores, cs...)
 			so.report.Rebased += rebased
 		case podium.PointsBest:
-			for _, c := range changes {
-				if !c.best || c.now.Rank == 0 {
-					continue
-				}
-				keys := []int64{c.now.Rank}
-				if p.By == "score" {
-					keys = c.keys
-				}
-				scores = append(scores, Score{Board: td.ID, Player: c.now.Player, Keys: keys})
+			cs, err := e.bestCredits(tb, td, g, final)
+			if err != nil {
+				return err
 			}
+			scores = append(scores, cs...)
 		}
 	}
 
+	// Every credit, rebases included, is dated at the end: "at" is the
+	// tie-break of equal points, so two players level on a ladder rank by
+	// who reached the total first in tournament time, not by when a run
+	// happened to commit (and a late or repeated run dates the same).
+	for i := range scores {
+		scores[i].at = date
+	}
 	o.scores = scores
 	o.results = make([]Result, len(scores))
 	g.internal = true
@@ -399,6 +399,37 @@ func sameKeys(a, b *podium.Board) bool {
 		}
 	}
 	return true
+}
+
+// bestCredits returns the submissions that bring a best board up to date
+// with a tournament's final ranking: for each ranked player, their rank
+// (by "rank") or their entry's keys (by "score"), when that is better
+// than what the board holds for them, or they have no entry. It compares
+// with the board rather than with the payouts: a better time at the same
+// rank changes no payout but is a better entry on a by-score board, and a
+// board created after an earlier run still hears of every result. A run
+// that finds nothing better credits nothing, so runs stay idempotent.
+func (e *Engine) bestCredits(tb *boardState, td *podium.Board, g *group, final []ranked) ([]Score, error) {
+	period := podium.PeriodAt(td.Reset, g.now).ID
+	if err := e.holdPeriod(g, tb, period); err != nil {
+		return nil, err
+	}
+	orders := td.Orders()
+	var out []Score
+	for _, r := range final {
+		keys := []int64{r.rank}
+		if td.Points.By == "score" {
+			keys = r.keys
+		}
+		if pid, known := e.players.lookup(r.player); known {
+			cur := g.current(ovKey{tb, period, pid})
+			if cur.exists && !podium.Better(orders, keys, cur.entry.Keys[:len(orders)]) {
+				continue
+			}
+		}
+		out = append(out, Score{Board: td.ID, Player: r.player, Keys: keys})
+	}
+	return out, nil
 }
 
 // currentCredits returns the submissions that credit deltas, dated date,

@@ -681,3 +681,130 @@ func TestSettleFeedEvent(t *testing.T) {
 		t.Fatalf("after a re-settlement: %+v", evs)
 	}
 }
+
+// TestBestByScoreHearsOfBetterTimeAtSameRank (issue 17 item 2): a better
+// time that leaves a player's rank unchanged changes no payout, but it is
+// a better entry, so a best board by score must take it; a run with
+// nothing better credits nothing.
+func TestBestByScoreHearsOfBetterTimeAtSameRank(t *testing.T) {
+	ctx := context.Background()
+	te := newTenv(t, nil)
+	te.put(&podium.Board{ID: "pts:bs", Keys: []podium.KeyDef{{Name: "time_ms", Order: podium.Asc}}, Mode: podium.Best,
+		Points: &podium.Points{Ladder: "pts", Kind: podium.PointsBest, Series: "weekly", By: "score"}})
+	te.put(&podium.Board{ID: "pts:br", Keys: []podium.KeyDef{{Name: "rank", Order: podium.Asc}}, Mode: podium.Best,
+		Points: &podium.Points{Ladder: "pts", Kind: podium.PointsBest, Series: "weekly", By: "rank"}})
+	end := tStart.Add(time.Hour)
+	play(t, te, "w1", end, 1000, map[string]int64{"a": 40000, "b": 50000})
+	if r, err := te.eng.Settle(ctx, "w1"); err != nil || r.Credits != 4 {
+		t.Fatalf("first settle = %+v, %v; want 4 credits", r, err)
+	}
+	if err := te.submit("w1", "b", 45000); err != nil { // still rank 2
+		t.Fatal(err)
+	}
+	r, err := te.eng.Settle(ctx, "w1")
+	if err != nil || r.Changed != 0 || r.Credits != 1 {
+		t.Fatalf("second settle = %+v, %v; want no payout changed, 1 credit (b's time)", r, err)
+	}
+	if bs := values(t, te.eng, "pts:bs"); bs["b"][0] != 45000 || bs["a"][0] != 40000 {
+		t.Fatalf("best by score = %v, want a 40000, b 45000", bs)
+	}
+	if br := values(t, te.eng, "pts:br"); br["a"][0] != 1 || br["b"][0] != 2 {
+		t.Fatalf("best by rank = %v, want a 1, b 2", br)
+	}
+	if r, err := te.eng.Settle(ctx, "w1"); err != nil || r.Credits != 0 {
+		t.Fatalf("third settle = %+v, %v; want nothing credited", r, err)
+	}
+	// A worse time in a later tournament of the series leaves the best.
+	end2 := end.Add(2 * time.Hour)
+	play(t, te, "w2", end2, 1000, map[string]int64{"b": 47000})
+	te.clock.Set(end2)
+	if _, err := te.eng.SettleDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if bs := values(t, te.eng, "pts:bs"); bs["b"][0] != 45000 {
+		t.Fatalf("best by score after a worse time = %v, want b 45000", bs)
+	}
+	if br := values(t, te.eng, "pts:br"); br["b"][0] != 1 {
+		t.Fatalf("best by rank after winning w2 = %v, want b 1", br)
+	}
+}
+
+// TestCreditsDatedAtTheEnd (issue 17 item 3): credits carry the
+// tournament's end as their "at", whenever the run, on every kind of
+// points board and after a restart; "at" is the tie-break, so of two
+// players level on points the one whose tournament ended first ranks
+// first, even when it was settled last.
+func TestCreditsDatedAtTheEnd(t *testing.T) {
+	ctx := context.Background()
+	te := newTenv(t, nil)
+	ladder(te)
+	endA, endB := tStart.Add(time.Hour), tStart.Add(3*time.Hour)
+	play(t, te, "a", endA, 500, map[string]int64{"x": 10})
+	play(t, te, "b", endB, 500, map[string]int64{"y": 10})
+	te.clock.Set(endB.Add(time.Minute))
+	if _, err := te.eng.Settle(ctx, "b"); err != nil {
+		t.Fatal(err)
+	}
+	te.clock.Set(endB.Add(time.Hour)) // a settled an hour late, after b
+	if _, err := te.eng.Settle(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string) {
+		t.Helper()
+		for _, board := range []string{"pts:total", "pts:weekly", "pts:current", "pts:best"} {
+			p, err := te.eng.Top(ctx, engine.Query{Board: board}, 0, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(p.Entries) != 2 {
+				t.Fatalf("%s: %s has %d entries, want 2", when, board, len(p.Entries))
+			}
+			at := map[string]time.Time{}
+			for _, e := range p.Entries {
+				at[e.Player] = e.At
+			}
+			if !at["x"].Equal(endA) || !at["y"].Equal(endB) {
+				t.Fatalf("%s: %s dates x %v, y %v; want the ends %v, %v", when, board, at["x"], at["y"], endA, endB)
+			}
+			if board != "pts:current" && p.Entries[0].Player != "x" { // current: a's credit decays by two hours more
+				t.Fatalf("%s: %s ranks %s first; want x, whose tournament ended first", when, board, p.Entries[0].Player)
+			}
+		}
+	}
+	check("after the runs")
+	te.restart()
+	check("after a restart")
+}
+
+// TestCreditFeedEventsAtTheRun: a credit is dated at its tournament's end,
+// but the feed events it makes (a personal best, a new leader on a points
+// board) are news of the run, dated when it committed: the feed orders by
+// time, and an event dated at a past end would sit behind newer ones (or,
+// for a run before the end, ahead of everything until then).
+func TestCreditFeedEventsAtTheRun(t *testing.T) {
+	ctx := context.Background()
+	te := newTenv(t, nil)
+	ladder(te)
+	end := tStart.Add(time.Hour)
+	play(t, te, "w1", end, 1000, map[string]int64{"a": 10, "b": 20})
+	run := end.Add(2 * time.Hour)
+	te.clock.Set(run)
+	if _, err := te.eng.SettleDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	items, err := te.eng.Feed(ctx, engine.FeedRead{Board: "pts:best", Limit: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(items) == 0 {
+		t.Fatal("no feed events on the best board")
+	}
+	for _, it := range items {
+		if !it.At.Equal(run) {
+			t.Fatalf("event %v of %s at %v, want the run's time %v", it.Kind, it.Player, it.At, run)
+		}
+	}
+	if e := values(t, te.eng, "pts:best"); len(e) != 2 {
+		t.Fatalf("best board %v", e)
+	}
+}

@@ -22,6 +22,10 @@ type Score struct {
 	// period it was submitted in.
 	approval       *podium.ReviewDecision
 	approvalPeriod string
+
+	// at: the date of a settlement's credit (settle.go), the tournament's
+	// end; zero means the writer's clock, as for every client's score.
+	at time.Time
 }
 
 // Result is the answer to one Score.
@@ -398,8 +402,12 @@ func (e *Engine) computeScore(g *group, s *Score, res *Result) error {
 	k := ovKey{bs, period, pid}
 	cur := g.current(k)
 	seq := g.nextSeq(bs)
+	at := g.now
+	if !s.at.IsZero() {
+		at = s.at
+	}
 	sub := podium.Submission{Seq: seq, Board: def.ID, Period: period, Player: s.Player, Kind: podium.KindScore,
-		Keys: s.Keys, At: g.now, Meta: s.Meta}
+		Keys: s.Keys, At: at, Meta: s.Meta}
 	var curEntry *podium.Entry
 	if cur.exists {
 		curEntry = &podium.Entry{Keys: cur.entry.Keys[:len(def.Keys)], At: podium.FromMillis(cur.entry.At), Seq: cur.entry.Seq, Meta: cur.meta, Results: cur.results}

@@ -92,6 +92,7 @@ type contestJSON struct {
 	Freeze     *jtime          `json:"freeze"`
 	Revealed   bool            `json:"revealed"`
 	FirstBlood [3]int64        `json:"first_blood"`
+	BloodRule  string          `json:"blood_rule"`
 	Public     bool            `json:"public"`
 	Meta       json.RawMessage `json:"meta"`
 	CreatedAt  *jtime          `json:"created_at"`
@@ -119,7 +120,7 @@ func contestState(c *contest.Contest, t time.Time) string {
 
 func (s *Server) contestOut(c *contest.Contest) contestJSON {
 	out := contestJSON{ID: c.ID, Title: c.Title, Start: jt(c.Start), End: jt(c.End), Revealed: c.Revealed,
-		FirstBlood: c.FirstBlood, Public: c.Public, Meta: c.Meta, CreatedAt: jt(c.CreatedAt), UpdatedAt: jt(c.UpdatedAt),
+		FirstBlood: c.FirstBlood, BloodRule: c.BloodRule, Public: c.Public, Meta: c.Meta, CreatedAt: jt(c.CreatedAt), UpdatedAt: jt(c.UpdatedAt),
 		State: contestState(c, s.eng.Now())}
 	if c.Freeze != nil {
 		out.Freeze = jt(*c.Freeze)
@@ -167,6 +168,7 @@ type contestBody struct {
 	End        string          `json:"end"`
 	Freeze     *string         `json:"freeze"`
 	FirstBlood []int64         `json:"first_blood"`
+	BloodRule  string          `json:"blood_rule"`
 	Public     bool            `json:"public"`
 	Meta       json.RawMessage `json:"meta"`
 }
@@ -202,7 +204,7 @@ func (s *Server) putContest(w http.ResponseWriter, r *http.Request) error {
 	if body.ID != "" && body.ID != id {
 		return podium.Errorf(podium.ECodeInvalid, "id %q in the body differs from the contest %q in the path", body.ID, id)
 	}
-	c := &contest.Contest{ID: id, Title: body.Title, Public: body.Public, Meta: body.Meta}
+	c := &contest.Contest{ID: id, Title: body.Title, BloodRule: body.BloodRule, Public: body.Public, Meta: body.Meta}
 	if body.Start == "" || body.End == "" {
 		return podium.Errorf(podium.ECodeInvalid, "start and end are required")
 	}

@@ -87,7 +87,7 @@ func TestContestScenario(t *testing.T) {
 	const body = `{"title":"Finals","start":"2026-11-30T11:00:00Z","end":"2026-11-30T13:00:00Z",
 		"freeze":"2026-11-30T12:30:00Z","first_blood":[10,5,3],"public":true}`
 	c := s.must(201, s.do("PUT", "/v1/contests/ctf:finals", adminKey, body)).json(t)
-	if c["state"] != "upcoming" || c["freeze"] != "2026-11-30T12:30:00.000Z" || c["revealed"] != false {
+	if c["state"] != "upcoming" || c["freeze"] != "2026-11-30T12:30:00.000Z" || c["revealed"] != false || c["blood_rule"] != "auto" {
 		t.Fatalf("contest %v", c)
 	}
 	s.must(200, s.do("PUT", "/v1/contests/ctf:finals", adminKey, body))
@@ -98,6 +98,7 @@ func TestContestScenario(t *testing.T) {
 		{`{"start":"2026-11-30T11:00:00Z","end":"2026-11-30T13:00:00Z","freeze":"2026-11-30T14:00:00Z"}`, "invalid_argument"},
 		{`{"start":"2026-11-30T11:00:00Z","end":"2026-11-30T13:00:00Z","first_blood":[10,5]}`, "invalid_argument"},
 		{`{"start":"yesterday","end":"2026-11-30T13:00:00Z"}`, "invalid_argument"},
+		{`{"start":"2026-11-30T11:00:00Z","end":"2026-11-30T13:00:00Z","blood_rule":"ctfd"}`, "invalid_argument"},
 		{`{"start":"2026-11-30T11:00:00Z",`, "invalid_json"},
 	} {
 		if code := s.must(400, s.do("PUT", "/v1/contests/ctf:finals", adminKey, b.body)).errCode(t); code != b.code {

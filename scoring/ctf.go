@@ -116,6 +116,28 @@ func Bonus(value, percent int64) int64 {
 	return q
 }
 
+// GZCTFBlood is what a first, second or third blood earns under GZCTF's
+// rule (GZTimeWalker/GZCTF, src/GZCTF/Repositories/GameRepository.cs, the
+// scoreboard's "update score" step, with the factors of BloodBonus in
+// src/GZCTF/Utils/Shared.cs): the challenge's current value times a factor,
+// in float32 (C# float), converted back by Convert.ToInt32, which rounds
+// half to even:
+//
+//	factor = float32(permille) / 1000 + 1       each step rounded to float32
+//	points = round_half_to_even(float32(float32(value) * factor))
+//
+// GZCTF keeps the bonus in thousandths (0 to 1000; its default 50, 30, 10
+// gives 1.05, 1.03, 1.01). The result is the solve's points, bonus
+// included. It differs from value + Bonus(value, permille/10) where the
+// float32 product lands just below a half (base 30 at 5%: 31.499998, so
+// 31, where the exact rule gives 31.5, so 32), and for values above 2^24,
+// which float32 cannot hold exactly, at any factor.
+func GZCTFBlood(value, permille int64) int64 {
+	factor := float32(float32(permille)/1000) + 1
+	p := float32(float32(value) * factor)
+	return int64(math.RoundToEven(float64(p)))
+}
+
 // jsTanh is tanh as V8 computes Math.tanh: fdlibm's s_tanh.c, by expm1,
 // which Go's math.Expm1 implements with the same fdlibm algorithm (FreeBSD
 // msun s_expm1.c). Go's own math.Tanh uses another method (Cephes) whose

@@ -44,6 +44,10 @@
     const end = el("input", { type: "datetime-local", id: "contest-end", required: true });
     const freeze = el("input", { type: "datetime-local", id: "contest-freeze" });
     const fb = el("input", { type: "text", id: "contest-first-blood", placeholder: "10, 5, 3", autocomplete: "off" });
+    const rule = el("select", { id: "contest-blood-rule" },
+      el("option", { value: "auto" }, "auto: GZCTF's on gzctf challenges, percent on the others"),
+      el("option", { value: "percent" }, "percent: exact, rounded half to even"),
+      el("option", { value: "gzctf" }, "gzctf: GZCTF's float32 rule"));
     const pub = el("input", { type: "checkbox", id: "contest-public" });
     const raw = el("textarea", { rows: 6, class: "code", spellcheck: false, id: "contest-json",
       placeholder: '{"title": "Finals", "start": "2026-12-01T11:00:00Z", "end": "2026-12-01T13:00:00Z", "public": true}' });
@@ -54,6 +58,7 @@
       field("Title", title),
       el("div", { class: "row" }, field("Start (your time zone)", start), field("End", end), field("Freeze (optional)", freeze)),
       field("First-blood bonus, percent of the 1st, 2nd, 3rd solve (optional)", fb),
+      field("First-blood rule", rule),
       el("label", {}, pub, " Public"),
       el("details", {}, el("summary", {}, "Or the whole body as JSON"),
         field("Body (JSON; used instead of the fields above when not empty)", raw)),
@@ -70,6 +75,7 @@
         const b = { title: title.value, start: localInput(start.value), end: localInput(end.value), public: pub.checked };
         if (freeze.value) b.freeze = localInput(freeze.value);
         if (fb.value.trim()) b.first_blood = fb.value.split(",").map((s) => Number(s.trim()));
+        b.blood_rule = rule.value;
         body = JSON.stringify(b);
       }
       await A.busy(save, async () => {
