@@ -37,6 +37,12 @@ type Config struct {
 	// IdempotencyTTL is how long Idempotency-Key answers are kept
 	// (default 48h; the contract promises at least 24h).
 	IdempotencyTTL time.Duration
+	// IdempotencyBytes bounds the estimated bytes of the Idempotency-Key
+	// records kept in memory to decide retries (default
+	// DefaultIdempotencyBytes; negative: none is kept). Past it the
+	// oldest are evicted, and keys missing from memory are looked up in
+	// the store (idempotency.go).
+	IdempotencyBytes int64
 	// Registerer receives the engine's Prometheus metrics (default none).
 	Registerer prometheus.Registerer
 	// Listener, if set, hears about every applied change (live streams).
@@ -171,7 +177,14 @@ func New(cfg Config) *Engine {
 	}
 	e.stopCtx, e.stopCancel = context.WithCancel(context.Background())
 	e.old = newOldPeriods(cfg.OldPeriodsBytes)
-	e.idem = newIdempotency(cfg.IdempotencyTTL, cfg.Now)
+	switch {
+	case cfg.IdempotencyBytes == 0:
+		cfg.IdempotencyBytes = DefaultIdempotencyBytes
+	case cfg.IdempotencyBytes < 0:
+		cfg.IdempotencyBytes = 0
+	}
+	_, shared := cfg.Store.(podium.SharedStore)
+	e.idem = newIdempotency(cfg.IdempotencyTTL, cfg.Now, cfg.IdempotencyBytes, cfg.Store, shared)
 	e.ses = newSessions(cfg.Store, cfg.Sessions)
 	e.rv = newReviewState(cfg.Store)
 	e.ev = newEvidenceState(cfg.Store, cfg.Evidence)
@@ -274,11 +287,9 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 	if err := e.loadSessions(ctx); err != nil { // sessions.go
 		return fmt.Errorf("load player sessions: %w", err)
 	}
-	recs, err := e.store.IdempotencyRecords(ctx, e.now().Add(-e.idem.ttl))
-	if err != nil {
+	if err := e.idem.load(ctx); err != nil {
 		return fmt.Errorf("load idempotency keys: %w", err)
 	}
-	e.idem.load(recs)
 	if err := e.loadSettlements(ctx); err != nil { // settle.go
 		return fmt.Errorf("load settlements: %w", err)
 	}

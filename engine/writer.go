@@ -347,7 +347,7 @@ func (e *Engine) buildGroup(ops []*op) *group {
 			continue
 		}
 		if o.claim != nil {
-			g.batch.Idempotency = append(g.batch.Idempotency, o.claim.marker(g.now, o.results))
+			g.batch.Idempotency = append(g.batch.Idempotency, o.claim.marker(o.results))
 		}
 	}
 	g.bodies = e.idem.takePending()
@@ -655,11 +655,7 @@ func byBoard(cs []change) []int {
 func (e *Engine) housekeeping() {
 	e.checkpoint(checkpointMax)
 	e.flushIdempotency()
-	if e.idem.prune() {
-		if _, err := e.store.PruneIdempotency(context.Background(), e.now().Add(-e.idem.ttl)); err != nil {
-			e.log.Warn("prune idempotency keys", "err", err)
-		}
-	}
+	e.pruneIdempotency()
 }
 
 func (e *Engine) flushIdempotency() {
@@ -671,5 +667,7 @@ func (e *Engine) flushIdempotency() {
 		e.log.Warn("store idempotency answers", "err", err)
 		e.commitFailed(err, errors.Is(err, podium.ErrOutcomeUnknown))
 		e.idem.requeue(recs)
+		return
 	}
+	e.idem.stored(recs)
 }
