@@ -68,6 +68,14 @@ type Store interface {
 
 	// IdempotencyRecords returns the records created at or after since.
 	IdempotencyRecords(ctx context.Context, since time.Time) ([]IdempotencyRecord, error)
+	// IdempotencyIndex calls fn with each record created at or after
+	// since, newest first, without its body (Body nil), until fn returns
+	// false: what a node keeps in memory to decide, read without holding
+	// every answer at once.
+	IdempotencyIndex(ctx context.Context, since time.Time, fn func(*IdempotencyRecord) bool) error
+	// LookupIdempotency returns the record of scope and key, body
+	// included; ok is false when none is stored.
+	LookupIdempotency(ctx context.Context, scope, key string) (rec IdempotencyRecord, ok bool, err error)
 	// PruneIdempotency deletes records created before before.
 	PruneIdempotency(ctx context.Context, before time.Time) (int, error)
 

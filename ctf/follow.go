@@ -1,7 +1,6 @@
 package ctf
 
 import (
-	"context"
 	"time"
 
 	"github.com/podiumhq/podium"
@@ -10,7 +9,6 @@ import (
 // follow reads what other nodes committed: on every notice naming a
 // contest and every Poll. Notices only wake it early; a lost one delays.
 func (s *Service) follow() {
-	defer s.done.Done()
 	if s.poll < 0 && s.broker == nil {
 		<-s.stop
 		return
@@ -19,12 +17,7 @@ func (s *Service) follow() {
 	if poll <= 0 {
 		poll = time.Second
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		<-s.stop
-		cancel()
-	}()
+	ctx := s.ctx
 	t := time.NewTicker(poll)
 	defer t.Stop()
 	var lastLog time.Time

@@ -89,8 +89,14 @@ type Service struct {
 	listenMu  sync.Mutex
 	listeners []func(id string)
 
-	wake   chan struct{}
-	stop   chan struct{}
+	wake chan struct{}
+	stop chan struct{}
+	// ctx ends with stop: the context of the background work's calls.
+	ctx    context.Context
+	cancel context.CancelFunc
+	// done joins every goroutine Start starts, the broker subscription
+	// included: once Close returns, none of them uses the store or the
+	// broker.
 	done   sync.WaitGroup
 	closed sync.Once
 }
@@ -157,9 +163,11 @@ func New(cfg Config) *Service {
 	if cfg.SnapshotDelay <= 0 {
 		cfg.SnapshotDelay = 10 * time.Second
 	}
-	return &Service{store: cfg.Store, players: cfg.Players, now: cfg.Now, log: cfg.Logger, broker: cfg.Broker,
+	s := &Service{store: cfg.Store, players: cfg.Players, now: cfg.Now, log: cfg.Logger, broker: cfg.Broker,
 		node: cfg.Node, poll: cfg.Poll, every: cfg.SnapshotEvery, delay: cfg.SnapshotDelay,
 		contests: map[string]*state{}, gone: map[string]goneContest{}, wake: make(chan struct{}, 1), stop: make(chan struct{})}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	return s
 }
 
 // Start loads every contest from the store and starts the background work:
@@ -169,29 +177,24 @@ func (s *Service) Start(ctx context.Context) error {
 	if err := s.Sync(ctx); err != nil {
 		return err
 	}
-	s.done.Add(2)
-	go s.follow()
-	go s.snapshots()
+	s.done.Go(s.follow)
+	s.done.Go(s.snapshots)
 	if s.broker != nil {
-		bctx, cancel := context.WithCancel(context.Background())
-		s.done.Add(1)
-		go func() {
-			defer s.done.Done()
-			<-s.stop
-			cancel()
-		}()
-		go func() {
-			if err := s.broker.Subscribe(bctx, s.notice); err != nil && bctx.Err() == nil {
+		s.done.Go(func() {
+			if err := s.broker.Subscribe(s.ctx, s.notice); err != nil && s.ctx.Err() == nil {
 				s.log.Warn("ctf: broker subscription ended", "err", err)
 			}
-		}()
+		})
 	}
 	return nil
 }
 
-// Close stops the background work.
+// Close stops the background work and waits for all of it.
 func (s *Service) Close() error {
-	s.closed.Do(func() { close(s.stop) })
+	s.closed.Do(func() {
+		close(s.stop)
+		s.cancel()
+	})
 	s.done.Wait()
 	return nil
 }

@@ -157,11 +157,9 @@ func (s *Service) TakeSnapshots(ctx context.Context) error {
 }
 
 func (s *Service) snapshots() {
-	defer s.done.Done()
 	t := time.NewTicker(2 * time.Second)
 	defer t.Stop()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	ctx := s.ctx
 	var lastLog time.Time
 	for {
 		select {

@@ -37,6 +37,12 @@ type Config struct {
 	// IdempotencyTTL is how long Idempotency-Key answers are kept
 	// (default 48h; the contract promises at least 24h).
 	IdempotencyTTL time.Duration
+	// IdempotencyBytes bounds the estimated bytes of the Idempotency-Key
+	// records kept in memory to decide retries (default
+	// DefaultIdempotencyBytes; negative: none is kept). Past it the
+	// oldest are evicted, and keys missing from memory are looked up in
+	// the store (idempotency.go).
+	IdempotencyBytes int64
 	// Registerer receives the engine's Prometheus metrics (default none).
 	Registerer prometheus.Registerer
 	// Listener, if set, hears about every applied change (live streams).
@@ -123,6 +129,15 @@ type Engine struct {
 	sendMu sync.RWMutex
 	stop   chan struct{}
 	done   chan struct{}
+	// stopCtx is cancelled by Close once the writer has stopped: the
+	// context of what the background goroutines ask of the store.
+	stopCtx    context.Context
+	stopCancel context.CancelFunc
+	// bg joins the goroutines that run until the engine stops (the
+	// tournament scheduler, the old-period sweeper, the follower, the
+	// broker subscription): Close waits for them, so that none of them
+	// uses the store once it returns.
+	bg sync.WaitGroup
 
 	ev *evidenceState // evidence uploads (evidence.go)
 
@@ -160,8 +175,16 @@ func New(cfg Config) *Engine {
 		stop:      make(chan struct{}),
 		done:      make(chan struct{}),
 	}
+	e.stopCtx, e.stopCancel = context.WithCancel(context.Background())
 	e.old = newOldPeriods(cfg.OldPeriodsBytes)
-	e.idem = newIdempotency(cfg.IdempotencyTTL, cfg.Now)
+	switch {
+	case cfg.IdempotencyBytes == 0:
+		cfg.IdempotencyBytes = DefaultIdempotencyBytes
+	case cfg.IdempotencyBytes < 0:
+		cfg.IdempotencyBytes = 0
+	}
+	_, shared := cfg.Store.(podium.SharedStore)
+	e.idem = newIdempotency(cfg.IdempotencyTTL, cfg.Now, cfg.IdempotencyBytes, cfg.Store, shared)
 	e.ses = newSessions(cfg.Store, cfg.Sessions)
 	e.rv = newReviewState(cfg.Store)
 	e.ev = newEvidenceState(cfg.Store, cfg.Evidence)
@@ -265,11 +288,9 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 	if err := e.loadSessions(ctx); err != nil { // sessions.go
 		return fmt.Errorf("load player sessions: %w", err)
 	}
-	recs, err := e.store.IdempotencyRecords(ctx, e.now().Add(-e.idem.ttl))
-	if err != nil {
+	if err := e.idem.load(ctx); err != nil {
 		return fmt.Errorf("load idempotency keys: %w", err)
 	}
-	e.idem.load(recs)
 	if err := e.loadSettlements(ctx); err != nil { // settle.go
 		return fmt.Errorf("load settlements: %w", err)
 	}
@@ -283,22 +304,26 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 	}
 	e.startFeed()
 	e.log.Info("indexes loaded", "boards", len(boards), "entries", entries, "players", e.players.count(), "shared", e.sh != nil, "took", time.Since(t0).Round(time.Millisecond))
-	go e.scheduler() // settle.go
-	e.sweepOld()     // oldperiods.go: periods the log replay loaded
-	go e.sweeper()
+	e.bg.Go(e.scheduler) // settle.go
+	e.sweepOld()         // oldperiods.go: periods the log replay loaded
+	e.bg.Go(e.sweeper)
 	e.startSessions()
 	e.startEvidence() // evidence.go
 	e.loaded.Store(true)
 	if e.sh != nil {
 		// Once loaded, since the writer refuses ops before: the first pass
 		// may come at once, for the notices heard while loading.
-		go e.follow()
+		e.bg.Go(e.follow)
 	}
 	return nil
 }
 
 // Close stops accepting writes, lets the writer finish what it holds and
-// waits for it.
+// waits for it and for every other goroutine of the engine: once it
+// returns, the engine no longer uses the store. The background goroutines'
+// contexts end only after the writer has answered everything it was sent,
+// so that a settlement in flight is committed or refused before its
+// lease is released.
 func (e *Engine) Close() error {
 	e.sendMu.Lock()
 	already := e.closing.Swap(true)
@@ -309,6 +334,8 @@ func (e *Engine) Close() error {
 	if e.loaded.Load() {
 		close(e.stop)
 		<-e.done
+		e.stopCancel()
+		e.bg.Wait()
 		e.feedStopped() // feed.go
 		e.sessionsStopped()
 		e.evidenceStopped()

@@ -17,7 +17,8 @@ import (
 
 // listen subscribes to the broker's notices (none without a broker: nil)
 // until the engine stops, or until the returned cancel is called (a start
-// that failed), and waits until the subscription delivers. Start calls it
+// that failed; it waits for the subscription to end), and waits until the
+// subscription delivers. Start calls it
 // before it loads anything: a notice of a commit made while the node
 // loads, after it read that board's head, is then kept and wakes the
 // follower at once (TestSharedStartFollowsWritesMadeWhileLoading), where
@@ -28,21 +29,16 @@ func (e *Engine) listen(ctx context.Context) (cancel func()) {
 	if b == nil {
 		return nil
 	}
-	bctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		select {
-		case <-e.stop:
-		case <-bctx.Done():
-		}
-		cancel()
-	}()
-	go func() {
+	bctx, cancel := context.WithCancel(e.stopCtx)
+	ended := make(chan struct{})
+	e.bg.Go(func() {
+		defer close(ended)
 		if err := b.Subscribe(bctx, e.sh.notice); err != nil && bctx.Err() == nil {
 			e.log.Warn("broker: subscribe ended", "err", err)
 		}
-	}()
+	})
 	e.awaitSubscribed(ctx)
-	return cancel
+	return func() { cancel(); <-ended }
 }
 
 // probeWait bounds how long a start waits for its subscription: a broker
@@ -79,19 +75,14 @@ func (e *Engine) awaitSubscribed(ctx context.Context) {
 // follow is the follower goroutine: it learns what other nodes changed,
 // from notices and by polling, and hands it to the writer.
 func (e *Engine) follow() {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		<-e.stop
-		cancel()
-	}()
+	ctx := e.stopCtx
 	t := time.NewTicker(e.sh.poll)
 	defer t.Stop()
 	var lastLog time.Time
 	for {
 		poll := false
 		select {
-		case <-ctx.Done():
+		case <-e.stop:
 			return
 		case <-e.sh.wake:
 		case <-t.C:

@@ -3,90 +3,256 @@ package engine
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/podiumhq/podium"
 )
 
-// idempotency remembers answers to requests sent with an Idempotency-Key.
+// idempotency decides requests sent with an Idempotency-Key.
 //
 // A first request claims its key; the writer stores a marker for it in the
 // same transaction as its writes, so a retry after a crash can never apply
-// twice. Once the caller has rendered its answer, Finish keeps it in memory
-// and queues it to be stored with the next commit. A concurrent duplicate
-// waits for the first to finish.
+// twice. Once the caller has rendered its answer, Finish queues it to be
+// stored with the next commit. A concurrent duplicate waits for the first
+// to finish.
+//
+// Memory keeps only what deciding needs: per finished request, a
+// fingerprint of its scope and key, a prefix of its body's hash and its
+// creation time (idemRecordBytes), never the answer. A retry reads the
+// answer from the database (or from the queue of answers not stored yet).
+// The records are kept under a byte budget, oldest evicted first; while an
+// evicted record may still be stored (until the store prunes it), a key
+// missing from memory is looked up in the database before it is
+// claimed, so an eviction costs a read, never a second application. A
+// record lives until the store prunes it (pruneBefore), in memory too. In
+// shared mode the writer's transaction looks every claimed key up anyway
+// (checkClaims), so a miss needs no read there.
 type idempotency struct {
-	ttl time.Duration
-	now podium.Clock
+	ttl    time.Duration
+	now    podium.Clock
+	budget int64
+	store  podium.Store
+	shared bool
 
-	mu      sync.Mutex
-	recs    map[string]*idemEntry // scope + "\x00" + key
-	pending []podium.IdempotencyRecord
-	pruned  time.Time
+	evictions atomic.Int64
+	lookups   atomic.Int64
+
+	// mu guards the fields below.
+	mu       sync.Mutex
+	recs     map[idemFP]idemRec
+	order    []idemQueued // recs in the order they were finished, from head
+	head     int
+	inflight map[idemFP]*Claim
+	// answers holds the answers finished but not stored yet, by key;
+	// pending the same, queued for the next commit.
+	answers      map[idemFP]podium.IdempotencyRecord
+	answersBytes int64
+	pending      []podium.IdempotencyRecord
+	// evicted is the creation (unix ms) of the newest record evicted or
+	// left unloaded at start, prunedTo the last cutoff the store pruned
+	// before: while evicted >= prunedTo, a key missing from memory may
+	// have a record in the store.
+	evicted  int64
+	prunedTo int64
+	pruned   time.Time
 }
 
-type idemEntry struct {
-	rec      podium.IdempotencyRecord
-	inflight chan struct{} // closed when the first request finishes
+// idemFP names a (scope, key) in memory: the first 16 bytes of the SHA-256
+// of scope, a zero byte and key. Two keys share one with probability
+// 2^-128 per pair; a retry reads its answer by its exact scope and key.
+type idemFP [16]byte
+
+func fingerprint(scope, key string) idemFP {
+	h := sha256.New()
+	h.Write([]byte(scope))
+	h.Write([]byte{0})
+	h.Write([]byte(key))
+	var fp idemFP
+	copy(fp[:], h.Sum(nil))
+	return fp
 }
 
-func newIdempotency(ttl time.Duration, now podium.Clock) *idempotency {
-	return &idempotency{ttl: ttl, now: now, recs: map[string]*idemEntry{}}
+// idemRec is what deciding needs of a finished request.
+type idemRec struct {
+	req     [16]byte // the first 16 bytes of the SHA-256 of its body
+	created int64    // unix ms
 }
 
-func idemID(scope, key string) string { return scope + "\x00" + key }
+type idemQueued struct {
+	fp      idemFP
+	created int64
+}
 
-func (m *idempotency) load(recs []podium.IdempotencyRecord) {
+// idemRecordBytes is the estimated heap of one record: its map slot (key
+// and value, 40 bytes, at the map's average load) and its place in the
+// eviction queue (24 bytes, with the slice's slack).
+// BenchmarkIdempotencyMemory measures it.
+const idemRecordBytes = 112
+
+// DefaultIdempotencyBytes is the default memory budget of the
+// Idempotency-Key records (~600,000 records).
+const DefaultIdempotencyBytes = 64 << 20
+
+func newIdempotency(ttl time.Duration, now podium.Clock, budget int64, store podium.Store, shared bool) *idempotency {
+	return &idempotency{ttl: ttl, now: now, budget: budget, store: store, shared: shared,
+		recs: map[idemFP]idemRec{}, inflight: map[idemFP]*Claim{}, answers: map[idemFP]podium.IdempotencyRecord{}}
+}
+
+func reqPrefix(hash []byte) (p [16]byte) {
+	copy(p[:], hash)
+	return p
+}
+
+// load reads the stored records, newest first, until the budget is full:
+// the older ones are then looked up on demand. Expired records not pruned
+// yet are loaded too: a record lives until it is pruned, in the store and
+// in memory alike (see prune).
+func (m *idempotency) load(ctx context.Context) error {
+	var got []idemQueued
+	var reqs [][16]byte
+	var left int64 // the newest record left out
+	err := m.store.IdempotencyIndex(ctx, time.Time{}, func(r *podium.IdempotencyRecord) bool {
+		if int64(len(got)+1)*idemRecordBytes > m.budget {
+			left = podium.Millis(r.CreatedAt)
+			return false
+		}
+		got = append(got, idemQueued{fingerprint(r.Scope, r.Key), podium.Millis(r.CreatedAt)})
+		reqs = append(reqs, reqPrefix(r.RequestHash))
+		return true
+	})
+	if err != nil {
+		return err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for _, r := range recs {
-		m.recs[idemID(r.Scope, r.Key)] = &idemEntry{rec: r}
+	for i := len(got) - 1; i >= 0; i-- { // oldest first
+		m.recs[got[i].fp] = idemRec{req: reqs[i], created: got[i].created}
+		m.order = append(m.order, got[i])
 	}
+	m.evicted = max(m.evicted, left)
+	return nil
 }
 
 // Claim is the right to process a request under an Idempotency-Key. Call
 // Finish with the answer once it is committed, or Abort if nothing was.
 type Claim struct {
-	m     *idempotency
-	id    string
-	entry *idemEntry
+	m    *idempotency
+	fp   idemFP
+	rec  podium.IdempotencyRecord // scope, key, request hash, creation; no answer
+	done chan struct{}            // closed when the claim ends
+}
+
+func errConflictKey(key string) error {
+	return podium.Errorf(podium.ECodeConflict, "Idempotency-Key %q was already used with a different request body", key)
+}
+
+// idemUnavailable is the answer when the database could not say whether
+// a key was used: nothing is applied.
+func (e *Engine) idemUnavailable(key string, err error) error {
+	e.log.Warn("read an Idempotency-Key record", "err", err)
+	return podium.Errorf(podium.ECodeUnavailable, "could not read the record of Idempotency-Key %q from the database; nothing was applied, retry shortly", key)
 }
 
 // ClaimIdempotency looks up (scope, key). When an earlier request with the
 // same body already has an answer it is returned as prior (Status 0 means
 // its writes were committed but the answer was lost in a crash: answer from
 // the current state without applying again). The same key with another body
-// is ECodeConflict. Otherwise the caller gets a claim.
+// is ECodeConflict. Otherwise the caller gets a claim. The answer, and a key
+// memory no longer holds, are read from the database: if it cannot be
+// read, the error is ECodeUnavailable and nothing is claimed.
 func (e *Engine) ClaimIdempotency(ctx context.Context, scope, key string, hash []byte) (*Claim, *podium.IdempotencyRecord, error) {
 	m := e.idem
-	id := idemID(scope, key)
+	fp := fingerprint(scope, key)
+	req := reqPrefix(hash)
 	for {
 		m.mu.Lock()
-		ent := m.recs[id]
-		if ent == nil || m.now().Sub(ent.rec.CreatedAt) > m.ttl && ent.inflight == nil {
-			ent = &idemEntry{rec: podium.IdempotencyRecord{Scope: scope, Key: key, RequestHash: hash, CreatedAt: m.now()}, inflight: make(chan struct{})}
-			m.recs[id] = ent
+		now := m.now()
+		if c := m.inflight[fp]; c != nil {
 			m.mu.Unlock()
-			return &Claim{m: m, id: id, entry: ent}, nil, nil
+			select {
+			case <-c.done:
+				continue
+			case <-ctx.Done():
+				return nil, nil, ctx.Err()
+			}
 		}
-		if !bytes.Equal(ent.rec.RequestHash, hash) {
+		if a, ok := m.answers[fp]; ok && a.Scope == scope && a.Key == key {
+			// Not stored yet (and perhaps evicted from recs already).
 			m.mu.Unlock()
-			return nil, nil, podium.Errorf(podium.ECodeConflict, "Idempotency-Key %q was already used with a different request body", key)
+			if !bytes.Equal(a.RequestHash, hash) {
+				return nil, nil, errConflictKey(key)
+			}
+			return nil, &a, nil
 		}
-		wait := ent.inflight
-		if wait == nil {
-			rec := ent.rec
+		if r, ok := m.recs[fp]; ok && r.created < m.prunedTo {
+			// The store pruned it; the queue's order let it stay here.
+			delete(m.recs, fp)
+		}
+		if r, ok := m.recs[fp]; ok {
+			if r.req != req {
+				m.mu.Unlock()
+				return nil, nil, errConflictKey(key)
+			}
 			m.mu.Unlock()
-			return nil, &rec, nil
+			prior, err := m.lookup(ctx, scope, key)
+			if err != nil {
+				return nil, nil, e.idemUnavailable(key, err)
+			}
+			if prior == nil { // pruned meanwhile
+				m.forget(fp, r.created)
+				continue
+			}
+			if !bytes.Equal(prior.RequestHash, hash) {
+				return nil, nil, errConflictKey(key)
+			}
+			return nil, prior, nil
 		}
+		c := &Claim{m: m, fp: fp, rec: podium.IdempotencyRecord{Scope: scope, Key: key, RequestHash: hash, CreatedAt: now}, done: make(chan struct{})}
+		m.inflight[fp] = c
+		check := !m.shared && m.evicted > 0 && m.evicted >= m.prunedTo
 		m.mu.Unlock()
-		select {
-		case <-wait:
-		case <-ctx.Done():
-			return nil, nil, ctx.Err()
+		if !check {
+			return c, nil, nil
 		}
+		// Memory may have evicted this key: the database decides. Only
+		// this node stores records, and the claim holds the key, so
+		// nothing can store one between the read and the commit.
+		prior, err := m.lookup(ctx, scope, key)
+		if err != nil {
+			c.Abort()
+			return nil, nil, e.idemUnavailable(key, err)
+		}
+		if prior == nil {
+			return c, nil, nil
+		}
+		c.end(podium.Millis(prior.CreatedAt), reqPrefix(prior.RequestHash), nil)
+		if !bytes.Equal(prior.RequestHash, hash) {
+			return nil, nil, errConflictKey(key)
+		}
+		return nil, prior, nil
+	}
+}
+
+// lookup reads a record from the store (nil: none).
+func (m *idempotency) lookup(ctx context.Context, scope, key string) (*podium.IdempotencyRecord, error) {
+	m.lookups.Add(1)
+	rec, ok, err := m.store.LookupIdempotency(ctx, scope, key)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &rec, nil
+}
+
+// forget drops a record that the store no longer holds.
+func (m *idempotency) forget(fp idemFP, created int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if r, ok := m.recs[fp]; ok && r.created == created {
+		delete(m.recs, fp)
 	}
 }
 
@@ -95,9 +261,8 @@ func (e *Engine) ClaimIdempotency(ctx context.Context, scope, key string, hash [
 // before the commit (each item's seq, period and whether it improved, or
 // its error), so that a retry after a crash that lost the answer can say
 // exactly what happened (see Reconstruct).
-func (c *Claim) marker(now time.Time, results []Result) podium.IdempotencyRecord {
-	r := c.entry.rec
-	r.CreatedAt = now
+func (c *Claim) marker(results []Result) podium.IdempotencyRecord {
+	r := c.rec // created at the claim, as in memory: both expire together
 	m := markerBody{V: 1, Results: make([]markerResult, len(results))}
 	for i, res := range results {
 		if res.Err != nil {
@@ -176,24 +341,38 @@ func (e *Engine) Reconstruct(ctx context.Context, rec podium.IdempotencyRecord, 
 
 // Finish records the answer and releases waiting duplicates.
 func (c *Claim) Finish(status int, body []byte) {
-	m := c.m
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	c.entry.rec.Status = status
-	c.entry.rec.Body = body
-	m.pending = append(m.pending, c.entry.rec)
-	close(c.entry.inflight)
-	c.entry.inflight = nil
+	rec := c.rec
+	rec.Status, rec.Body = status, body
+	c.end(podium.Millis(rec.CreatedAt), reqPrefix(rec.RequestHash), &rec)
 }
 
 // release ends a claim whose writes were committed but whose answer will
 // never come: duplicates then answer from the current state.
 func (c *Claim) release() {
+	c.end(podium.Millis(c.rec.CreatedAt), reqPrefix(c.rec.RequestHash), nil)
+}
+
+// end turns the claim into a record (with its answer to store, if any)
+// and releases waiting duplicates.
+func (c *Claim) end(created int64, req [16]byte, answer *podium.IdempotencyRecord) {
 	m := c.m
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	close(c.entry.inflight)
-	c.entry.inflight = nil
+	if m.inflight[c.fp] == c {
+		delete(m.inflight, c.fp)
+	}
+	m.recs[c.fp] = idemRec{req: req, created: created}
+	m.order = append(m.order, idemQueued{c.fp, created})
+	if answer != nil {
+		if old, ok := m.answers[c.fp]; ok {
+			m.answersBytes -= answerBytes(&old)
+		}
+		m.answers[c.fp] = *answer
+		m.answersBytes += answerBytes(answer)
+		m.pending = append(m.pending, *answer)
+	}
+	close(c.done)
+	m.evictLocked()
 }
 
 // Abort forgets the claim: nothing was applied.
@@ -201,11 +380,84 @@ func (c *Claim) Abort() {
 	m := c.m
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.recs[c.id] == c.entry {
-		delete(m.recs, c.id)
+	if m.inflight[c.fp] == c {
+		delete(m.inflight, c.fp)
 	}
-	close(c.entry.inflight)
-	c.entry.inflight = nil
+	close(c.done)
+}
+
+// answerBytes estimates the heap of an answer waiting to be stored.
+func answerBytes(r *podium.IdempotencyRecord) int64 {
+	return int64(len(r.Scope)+len(r.Key)+len(r.RequestHash)+len(r.Body)) + 2*idemRecordBytes
+}
+
+// bytes is the estimated heap of the records and the answers waiting to be
+// stored.
+func (m *idempotency) bytes() int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.bytesLocked()
+}
+
+func (m *idempotency) bytesLocked() int64 {
+	return int64(len(m.recs))*idemRecordBytes + m.answersBytes
+}
+
+// records is the number of records in memory.
+func (m *idempotency) records() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.recs)
+}
+
+// evictLocked drops the oldest records past the budget; until they would
+// have expired, keys missing from memory are looked up in the database.
+// Answers not stored yet stay (they are the only copy), counted.
+func (m *idempotency) evictLocked() {
+	for m.bytesLocked() > m.budget && m.head < len(m.order) {
+		q := m.order[m.head]
+		m.head++
+		if r, ok := m.recs[q.fp]; !ok || r.created != q.created {
+			continue // replaced, expired or forgotten
+		}
+		delete(m.recs, q.fp)
+		m.evictions.Add(1)
+		m.evicted = max(m.evicted, q.created)
+	}
+	m.compactLocked()
+}
+
+// compactLocked gives back the queue's consumed front.
+func (m *idempotency) compactLocked() {
+	if m.head >= 1024 && m.head*2 >= len(m.order) {
+		n := copy(m.order, m.order[m.head:])
+		clear(m.order[n:])
+		m.order = m.order[:n]
+		m.head = 0
+	}
+}
+
+// stored drops the answers now in the database from memory.
+func (m *idempotency) stored(recs []podium.IdempotencyRecord) {
+	if len(recs) == 0 {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for i := range recs {
+		r := &recs[i]
+		fp := fingerprint(r.Scope, r.Key)
+		if a, ok := m.answers[fp]; ok && a.CreatedAt.Equal(r.CreatedAt) && a.Status == r.Status {
+			delete(m.answers, fp)
+			m.answersBytes -= answerBytes(&a)
+		}
+	}
+	if len(m.answers) == 0 {
+		// A map never shrinks: after a burst (or an outage that queued
+		// answers), give its table back.
+		m.answers = map[idemFP]podium.IdempotencyRecord{}
+	}
+	m.evictLocked()
 }
 
 func (m *idempotency) takePending() []podium.IdempotencyRecord {
@@ -228,20 +480,68 @@ func (m *idempotency) requeue(recs []podium.IdempotencyRecord) {
 	m.pending = append(recs, m.pending...)
 }
 
-// prune forgets expired answers; it reports true at most once a minute so
-// the store is pruned at that pace too.
-func (m *idempotency) prune() bool {
+// pruneDue returns the cutoff of the next prune, at most once a minute:
+// records created before it have expired.
+func (m *idempotency) pruneDue() (time.Time, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.now()
 	if now.Sub(m.pruned) < time.Minute {
-		return false
+		return time.Time{}, false
 	}
 	m.pruned = now
-	for id, ent := range m.recs {
-		if ent.inflight == nil && now.Sub(ent.rec.CreatedAt) > m.ttl {
-			delete(m.recs, id)
+	// Not past a request still in flight or an answer not stored yet:
+	// storing it after the prune would bring back a record that memory
+	// has forgotten. They are pruned the next time.
+	cutoff := now.Add(-m.ttl)
+	for _, c := range m.inflight {
+		if c.rec.CreatedAt.Before(cutoff) {
+			cutoff = c.rec.CreatedAt
 		}
 	}
-	return true
+	for _, a := range m.answers {
+		if a.CreatedAt.Before(cutoff) {
+			cutoff = a.CreatedAt
+		}
+	}
+	return cutoff, true
+}
+
+// pruneBefore forgets the records created before cutoff, once the store
+// has deleted them: a record lives until then in both, so a key is never
+// claimed again while the store still holds its record (its marker would
+// not replace the old one).
+func (m *idempotency) pruneBefore(cutoff time.Time) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ms := podium.Millis(cutoff) // the store's test: created_ms < ms
+	m.prunedTo = max(m.prunedTo, ms)
+	// The queue is in finishing order, which is creation order give or
+	// take the time a request takes: a record behind the front stays a
+	// little longer, and is forgotten when a lookup finds it pruned.
+	for m.head < len(m.order) {
+		q := m.order[m.head]
+		if q.created >= ms {
+			break
+		}
+		m.head++
+		if r, ok := m.recs[q.fp]; ok && r.created == q.created {
+			delete(m.recs, q.fp)
+		}
+	}
+	m.compactLocked()
+}
+
+// pruneIdempotency deletes the expired records from the store, then from
+// memory.
+func (e *Engine) pruneIdempotency() {
+	cutoff, ok := e.idem.pruneDue()
+	if !ok {
+		return
+	}
+	if _, err := e.store.PruneIdempotency(context.Background(), cutoff); err != nil {
+		e.log.Warn("prune idempotency keys", "err", err)
+		return
+	}
+	e.idem.pruneBefore(cutoff)
 }

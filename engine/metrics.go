@@ -108,6 +108,22 @@ func newMetrics(e *Engine, reg prometheus.Registerer) *metrics {
 			Help: "Looks the settlement scheduler took for tournaments that are due (one every --settle-every).",
 		}, func() float64 { return float64(e.tn.passes.Load()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "podium_idempotency_bytes",
+			Help: "Estimated bytes of the Idempotency-Key records kept in memory under --idempotency-bytes (answers not stored yet included).",
+		}, func() float64 { return float64(e.idem.bytes()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "podium_idempotency_records",
+			Help: "Idempotency-Key records kept in memory to decide retries.",
+		}, func() float64 { return float64(e.idem.records()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "podium_idempotency_evictions_total",
+			Help: "Idempotency-Key records evicted from memory to stay under --idempotency-bytes; until they expire, keys missing from memory are looked up in the database.",
+		}, func() float64 { return float64(e.idem.evictions.Load()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "podium_idempotency_lookups_total",
+			Help: "Idempotency-Key records read from the database: answers of retries, and keys memory may have evicted.",
+		}, func() float64 { return float64(e.idem.lookups.Load()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "podium_boards",
 			Help: "Boards.",
 		}, func() float64 { e.mu.RLock(); defer e.mu.RUnlock(); return float64(len(e.boards)) }),

@@ -259,6 +259,7 @@ func (e *Engine) finishGroup(g *group) {
 		return
 	}
 	e.applyChanges(g)
+	e.idem.stored(g.bodies)
 	e.tourneyCommitted(g) // settle.go
 	// Applied: the index now holds what the overlay held for this group.
 	e.pmu.Lock()

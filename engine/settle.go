@@ -598,7 +598,7 @@ func (e *Engine) scheduler() {
 		case <-e.stop:
 			return
 		case <-tick.C:
-			ctx, cancel := context.WithTimeout(context.Background(), leaseTTL)
+			ctx, cancel := context.WithTimeout(e.stopCtx, leaseTTL)
 			if _, err := e.SettleDue(ctx); err != nil {
 				e.log.Warn("settlement scheduler", "err", err)
 			}

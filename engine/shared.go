@@ -515,7 +515,7 @@ func (e *Engine) checkClaims(ctx context.Context, tx podium.WriteTx, ops []*op) 
 	var refs []podium.IdempotencyRef
 	for _, o := range ops {
 		if o.claim != nil {
-			r := &o.claim.entry.rec
+			r := &o.claim.rec
 			refs = append(refs, podium.IdempotencyRef{Scope: r.Scope, Key: r.Key})
 		}
 	}
@@ -528,10 +528,10 @@ func (e *Engine) checkClaims(ctx context.Context, tx podium.WriteTx, ops []*op) 
 	}
 	for _, rec := range recs {
 		for _, o := range ops {
-			if o.claim == nil || o.claim.entry.rec.Scope != rec.Scope || o.claim.entry.rec.Key != rec.Key {
+			if o.claim == nil || o.claim.rec.Scope != rec.Scope || o.claim.rec.Key != rec.Key {
 				continue
 			}
-			if bytes.Equal(o.claim.entry.rec.RequestHash, rec.RequestHash) {
+			if bytes.Equal(o.claim.rec.RequestHash, rec.RequestHash) {
 				o.err = &PriorAnswer{Record: rec}
 			} else {
 				o.err = podium.Errorf(podium.ECodeConflict, "Idempotency-Key %q was already used with a different request body", rec.Key)
@@ -563,11 +563,7 @@ func (e *Engine) writeThrough(g *group) {
 // sharedHousekeeping runs once a second on the writer in shared mode.
 func (e *Engine) sharedHousekeeping() {
 	e.flushIdempotency()
-	if e.idem.prune() {
-		if _, err := e.store.PruneIdempotency(context.Background(), e.now().Add(-e.idem.ttl)); err != nil {
-			e.log.Warn("prune idempotency keys", "err", err)
-		}
-	}
+	e.pruneIdempotency()
 }
 
 // publish sends a notice to the other nodes, if there is a broker.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/podiumhq/podium"
@@ -350,7 +351,7 @@ func (e *Engine) buildGroup(ops []*op) *group {
 			continue
 		}
 		if o.claim != nil {
-			g.batch.Idempotency = append(g.batch.Idempotency, o.claim.marker(g.now, o.results))
+			g.batch.Idempotency = append(g.batch.Idempotency, o.claim.marker(o.results))
 		}
 	}
 	g.bodies = e.idem.takePending()
@@ -512,19 +513,36 @@ func seqOf(c *change) uint64 {
 	return c.entry.Seq
 }
 
-// applyChanges applies committed changes to the indexes in order, filling
-// in ranks, then tells the listener.
+// applyChanges applies committed changes to the indexes, filling in ranks,
+// then tells the listener.
+//
+// Each board's changes are applied under one hold of its lock, in their
+// order in the group: the board's seq moves to the group's last seq on it,
+// so a reader (a page, its ETag, the page cache, a 304, an export's
+// consistency check) must never see the board with only part of them. A
+// group holding changes on boards a, b, a used to unlock a between its
+// changes, and a page read then carried the final seq with one change
+// missing. Changes on different boards are independent, so applying them a
+// board at a time gives every answer the same ranks.
 func (e *Engine) applyChanges(g *group) {
 	type touched struct {
 		board, period string
 	}
 	notify := map[touched][]uint32{}
+	order := byBoard(g.changes)
 	var locked *boardState
-	for i := range g.changes {
+	for j := range g.changes {
+		i := j
+		if order != nil {
+			i = order[j]
+		}
 		c := &g.changes[i]
 		if c.bs != locked {
 			if locked != nil {
 				locked.mu.Unlock()
+				if testHookApplied != nil {
+					testHookApplied(locked)
+				}
 			}
 			locked = c.bs
 			locked.mu.Lock()
@@ -584,6 +602,9 @@ func (e *Engine) applyChanges(g *group) {
 	}
 	if locked != nil {
 		locked.mu.Unlock()
+		if testHookApplied != nil {
+			testHookApplied(locked)
+		}
 	}
 	if e.listener != nil {
 		for t, ps := range notify {
@@ -599,17 +620,50 @@ func (e *Engine) applyChanges(g *group) {
 	}
 }
 
+// testHookApplied, when set by a test, runs in applyChanges each time it
+// releases a board's lock: where a reader can see the board mid-group.
+var testHookApplied func(*boardState)
+
+// byBoard returns the order in which to apply changes so that each board's
+// come together, in their order in the group (a stable sort by each
+// board's first change), or nil when they already do.
+func byBoard(cs []change) []int {
+	runs := 0
+	for i := 1; i < len(cs); i++ {
+		if cs[i].bs != cs[i-1].bs {
+			runs++
+		}
+	}
+	if runs == 0 {
+		return nil
+	}
+	first := make(map[*boardState]int, runs+1)
+	again := false
+	for i := range cs {
+		if _, ok := first[cs[i].bs]; !ok {
+			first[cs[i].bs] = i
+		} else if cs[i].bs != cs[i-1].bs {
+			again = true
+		}
+	}
+	if !again {
+		return nil
+	}
+	order := make([]int, len(cs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return first[cs[a].bs] - first[cs[b].bs] })
+	return order
+}
+
 // housekeeping runs once a second on the committer: checkpoint entries,
 // persist idempotency answers that no commit carried yet, and forget
 // expired ones.
 func (e *Engine) housekeeping() {
 	e.checkpoint(checkpointMax)
 	e.flushIdempotency()
-	if e.idem.prune() {
-		if _, err := e.store.PruneIdempotency(context.Background(), e.now().Add(-e.idem.ttl)); err != nil {
-			e.log.Warn("prune idempotency keys", "err", err)
-		}
-	}
+	e.pruneIdempotency()
 }
 
 func (e *Engine) flushIdempotency() {
@@ -621,5 +675,7 @@ func (e *Engine) flushIdempotency() {
 		e.log.Warn("store idempotency answers", "err", err)
 		e.commitFailed(err, errors.Is(err, podium.ErrOutcomeUnknown))
 		e.idem.requeue(recs)
+		return
 	}
+	e.idem.stored(recs)
 }

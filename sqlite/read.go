@@ -201,6 +201,51 @@ func (s *Store) Watermarks(ctx context.Context) (map[string]uint64, error) {
 	return out, nil
 }
 
+// IdempotencyIndex calls fn with each record created at or after since,
+// newest first, without its body, until fn returns false.
+func (s *Store) IdempotencyIndex(ctx context.Context, since time.Time, fn func(*podium.IdempotencyRecord) bool) error {
+	rows, err := s.r.QueryContext(ctx, `SELECT scope, key, request_hash, status, created_ms FROM idempotency
+		WHERE created_ms >= ? ORDER BY created_ms DESC`, podium.Millis(since))
+	if err != nil {
+		return fmt.Errorf("idempotency index: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			r       podium.IdempotencyRecord
+			created int64
+		)
+		if err := rows.Scan(&r.Scope, &r.Key, &r.RequestHash, &r.Status, &created); err != nil {
+			return fmt.Errorf("idempotency index: %w", err)
+		}
+		r.CreatedAt = podium.FromMillis(created)
+		if !fn(&r) {
+			return nil
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("idempotency index: %w", err)
+	}
+	return nil
+}
+
+const sqlLookupIdem = `SELECT request_hash, status, body, created_ms FROM idempotency WHERE scope = ? AND key = ?`
+
+// LookupIdempotency returns the record of scope and key, if stored.
+func (s *Store) LookupIdempotency(ctx context.Context, scope, key string) (podium.IdempotencyRecord, bool, error) {
+	r := podium.IdempotencyRecord{Scope: scope, Key: key}
+	var created int64
+	err := s.lookupIdem.QueryRowContext(ctx, scope, key).Scan(&r.RequestHash, &r.Status, &r.Body, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return podium.IdempotencyRecord{}, false, nil
+	}
+	if err != nil {
+		return podium.IdempotencyRecord{}, false, fmt.Errorf("look up idempotency record: %w", err)
+	}
+	r.CreatedAt = podium.FromMillis(created)
+	return r, true, nil
+}
+
 // IdempotencyRecords returns the records created at or after since, oldest
 // first.
 func (s *Store) IdempotencyRecords(ctx context.Context, since time.Time) ([]podium.IdempotencyRecord, error) {

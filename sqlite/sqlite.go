@@ -67,6 +67,10 @@ type Store struct {
 	base url.Values // connection parameters common to every connection
 	w    *sql.DB    // one connection; every write goes through it
 	r    *sql.DB    // the read pool
+	// lookupIdem is LookupIdempotency's statement on the read pool,
+	// prepared once: a retry's answer (and, past the memory budget, every
+	// new key) is read with it.
+	lookupIdem *sql.Stmt
 
 	// wmu serializes the write methods, so that the prepared statements
 	// and scratch buffers below serve one transaction at a time. It is
@@ -209,6 +213,10 @@ func Open(path string, opts Options) (*Store, error) {
 		s.Close()
 		return nil, fmt.Errorf("sqlite: open readers: %w", err)
 	}
+	if s.lookupIdem, err = r.Prepare(sqlLookupIdem); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("sqlite: prepare: %w", err)
+	}
 	if err := s.loadIndexStates(context.Background()); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("sqlite: %w", err)
@@ -257,6 +265,9 @@ func (s *Store) Close() error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	s.ws.close()
+	if s.lookupIdem != nil {
+		s.lookupIdem.Close()
+	}
 	err := s.r.Close()
 	if werr := s.w.Close(); err == nil {
 		err = werr

@@ -249,7 +249,50 @@ func testIdempotency(t *testing.T, open func(*testing.T) podium.Store) {
 	checkRecords(t, since(at(1000).Truncate(time.Millisecond)), []podium.IdempotencyRecord{r2, other, r3, r4})
 	checkRecords(t, since(at(1001)), []podium.IdempotencyRecord{r3, r4})
 
-	n, err := s.PruneIdempotency(ctx, at(1000).Truncate(time.Millisecond))
+	// The index: newest first, without bodies, as far as fn wants.
+	var index []podium.IdempotencyRecord
+	if err := s.IdempotencyIndex(ctx, time.Time{}, func(r *podium.IdempotencyRecord) bool {
+		index = append(index, *r)
+		return true
+	}); err != nil {
+		t.Fatalf("IdempotencyIndex: %v", err)
+	}
+	if len(index) != 5 {
+		t.Fatalf("IdempotencyIndex gave %d records, want 5", len(index))
+	}
+	for i, r := range index {
+		if r.Body != nil {
+			t.Errorf("IdempotencyIndex gave %q with a body", r.Key)
+		}
+		if i > 0 && r.CreatedAt.After(index[i-1].CreatedAt) {
+			t.Errorf("IdempotencyIndex is not newest first: %v after %v", r.CreatedAt, index[i-1].CreatedAt)
+		}
+	}
+	bodyless := func(recs ...podium.IdempotencyRecord) []podium.IdempotencyRecord {
+		for i := range recs {
+			recs[i].Body = nil
+		}
+		return recs
+	}
+	checkRecords(t, index[:2], bodyless(r4, r3))
+	n := 0
+	err := s.IdempotencyIndex(ctx, at(1000).Truncate(time.Millisecond), func(*podium.IdempotencyRecord) bool { n++; return n < 2 })
+	if err != nil || n != 2 {
+		t.Errorf("IdempotencyIndex asked to stop after 2 called fn %d times (%v)", n, err)
+	}
+	// A lookup gives one record, body included.
+	for _, want := range []podium.IdempotencyRecord{r1, r4, other} {
+		got, ok, err := s.LookupIdempotency(ctx, want.Scope, want.Key)
+		if err != nil || !ok {
+			t.Fatalf("LookupIdempotency(%q, %q) = %v, %v", want.Scope, want.Key, ok, err)
+		}
+		checkRecords(t, []podium.IdempotencyRecord{got}, []podium.IdempotencyRecord{want})
+	}
+	if _, ok, err := s.LookupIdempotency(ctx, "k2 POST /v1/scores", "one"); err != nil || ok {
+		t.Errorf("LookupIdempotency of a key stored only in another scope = %v, %v; want none", ok, err)
+	}
+
+	n, err = s.PruneIdempotency(ctx, at(1000).Truncate(time.Millisecond))
 	if err != nil {
 		t.Fatalf("PruneIdempotency: %v", err)
 	}
@@ -262,6 +305,7 @@ func testIdempotency(t *testing.T, open func(*testing.T) podium.Store) {
 	if n, err := s.PruneIdempotency(ctx, at(1_000_000)); err != nil || n != 4 {
 		t.Errorf("PruneIdempotency of everything = %d, %v; want 4", n, err)
 	}
+
 }
 
 func testReplaceEntries(t *testing.T, open func(*testing.T) podium.Store) {

@@ -57,6 +57,11 @@ type Config struct {
 	// OldPeriodsBytes bounds the periods older than each board's
 	// previous one kept in memory after a read; 0 keeps none.
 	OldPeriodsBytes int64
+	// IdempotencyTTL is how long Idempotency-Key records are kept (at
+	// least 24h, the API's promise); IdempotencyBytes bounds those kept
+	// in memory (0: none, every keyed request reads the database).
+	IdempotencyTTL   time.Duration
+	IdempotencyBytes int64
 
 	// Player sessions (engine/sessions.go): default and longest TTL, and
 	// sessions per player.
@@ -175,6 +180,8 @@ func (c *Config) flags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.SessionMaxTTL, "session-max-ttl", 90*24*time.Hour, "player sessions: the longest ttl a request may ask")
 	fs.IntVar(&c.SessionCap, "session-cap", 10, "player sessions: sessions per player (the oldest goes when a new one passes it)")
 	fs.Int64Var(&c.OldPeriodsBytes, "old-periods-bytes", engine.DefaultOldPeriodsBytes, "bytes (estimated) of old periods, older than each board's previous one, kept in memory after a read; the least recently read go past it and are read from the database again when asked for (0: none is kept)")
+	fs.DurationVar(&c.IdempotencyTTL, "idempotency-ttl", 48*time.Hour, "how long the answer to a request with an Idempotency-Key is kept for its retries (at least 24h)")
+	fs.Int64Var(&c.IdempotencyBytes, "idempotency-bytes", engine.DefaultIdempotencyBytes, "bytes (estimated) of Idempotency-Key records kept in memory to decide retries (~110 bytes each, answers are read from the database); past it the oldest are evicted and keys not in memory are looked up in the database (0: none is kept)")
 	fs.IntVar(&c.FeedCap, "feed-cap", 200, "activity feed: events kept per board (older ones are pruned; GET /v1/feed's largest limit)")
 	c.RateLimit.flags(fs) // ratelimit.go
 	c.Evidence.flags(fs)  // evidence.go
@@ -254,13 +261,16 @@ func (c *Config) validate() error {
 		{"stream-max", int64(c.StreamsMax)}, {"stream-memory", c.StreamMemory}, {"stream-coalesce", int64(c.Coalesce)},
 		{"stream-snapshot-every", int64(c.SnapshotEvery)}, {"shutdown-timeout", int64(c.Shutdown)},
 		{"body-timeout", int64(c.BodyTimeout)}, {"request-timeout", int64(c.RequestTimeout)}, {"poll-every", int64(c.PollEvery)},
-		{"feed-cap", int64(c.FeedCap)}, {"old-periods-bytes", c.OldPeriodsBytes},
+		{"feed-cap", int64(c.FeedCap)}, {"old-periods-bytes", c.OldPeriodsBytes}, {"idempotency-bytes", c.IdempotencyBytes},
 		{"body-min-rate", c.BodyMinRate}, {"conns-per-ip", int64(c.ConnsPerIP)},
 		{"log-repeat-every", int64(c.LogRepeatEvery)}, {"sqlite-wal-max", c.SQLiteWALMax},
 	} {
 		if n.v < 0 {
 			return usagef("serve", "--%s must not be negative", n.name)
 		}
+	}
+	if c.IdempotencyTTL != 0 && c.IdempotencyTTL < 24*time.Hour {
+		return usagef("serve", "--idempotency-ttl must be at least 24h (the API keeps an answer a day at least)")
 	}
 	if c.FeedCap > maxFeedCap {
 		return usagef("serve", "--feed-cap must be at most %d", maxFeedCap)
@@ -284,6 +294,16 @@ func (c *Config) oldPeriodsBytes() int64 {
 		return -1
 	}
 	return c.OldPeriodsBytes
+}
+
+// idempotencyBytes is the engine's IdempotencyBytes: --idempotency-bytes 0
+// keeps none in memory, which the engine spells negative (its 0 is the
+// default).
+func (c *Config) idempotencyBytes() int64 {
+	if c.IdempotencyBytes == 0 {
+		return -1
+	}
+	return c.IdempotencyBytes
 }
 
 // maxFeedCap bounds --feed-cap: a feed read is one answer of that many

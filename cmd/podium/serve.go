@@ -129,7 +129,8 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	m.Engine = engine.New(engine.Config{Store: store, Now: m.Now, Logger: m.log, MaxBatch: m.Config.MaxBatch, Registerer: reg,
 		Broker: m.Broker, Node: m.Config.Node, PollEvery: m.Config.PollEvery, FeedCap: m.Config.FeedCap,
 		Sessions: engine.SessionConfig{TTL: m.Config.SessionTTL, MaxTTL: m.Config.SessionMaxTTL, Cap: m.Config.SessionCap},
-		Evidence: m.Config.Evidence.engine(), OldPeriodsBytes: m.Config.oldPeriodsBytes()})
+		Evidence: m.Config.Evidence.engine(), OldPeriodsBytes: m.Config.oldPeriodsBytes(),
+		IdempotencyTTL: m.Config.IdempotencyTTL, IdempotencyBytes: m.Config.idempotencyBytes()})
 	m.Engine.SetAdminSecret(adminKey)
 	if cstore != nil {
 		poll := time.Duration(-1) // one node: nobody else writes
