@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net/http"
 	"os"
@@ -256,7 +255,8 @@ func TestWatchFollowsResumesAndResyncs(t *testing.T) {
 	// the deltas it missed. Another viewer keeps the window running
 	// meanwhile (a window nobody watches is not advanced, and a resume
 	// from it gets a snapshot).
-	viewer(t, srv.URL+"/v1/boards/live/stream?limit=5")
+	v := viewer(t, srv.URL, "live", 5)
+	v.match("the viewer's first snapshot")
 	before := w.last.EventID()
 	f.hold()
 	f.cut()
@@ -264,7 +264,9 @@ func TestWatchFollowsResumesAndResyncs(t *testing.T) {
 	w.log = nil
 	must(admin.Submit(ctx, "live", client.Score{Player: "top", Score: score(1000)})) // one change at least
 	submit(6)
-	time.Sleep(100 * time.Millisecond) // the hub turns them into deltas for the window's history
+	// The viewer has them once the hub has turned them into deltas, which
+	// are then in the window's history.
+	v.match("the viewer before the resume")
 	f.release()
 	w.match("resume")
 	if ids := f.ids(); ids[len(ids)-1] != before {
@@ -295,7 +297,9 @@ func TestWatchFollowsResumesAndResyncs(t *testing.T) {
 		f.mu.Unlock()
 		for i := range 3 {
 			change(i)
-			time.Sleep(60 * time.Millisecond) // separate deltas
+			// Separate deltas: the next change is made once the viewer
+			// (and so every subscriber of the window) has this one.
+			v.match(fmt.Sprintf("the viewer, gap %d change %d", n, i))
 		}
 		waitFor(t, "a new connection after the gap", func() bool { return len(f.ids()) > conns })
 		for !hasSnapshot(w.log) {
@@ -347,6 +351,15 @@ func TestWatchFollowsResumesAndResyncs(t *testing.T) {
 		w.done <- context.Canceled // for the cleanup
 	case <-time.After(10 * time.Second):
 		t.Fatal("the watch went on after the board was deleted")
+	}
+	select {
+	case err := <-v.done:
+		if !errors.Is(err, client.ErrBoardNotFound) {
+			t.Fatalf("the viewer after the board was deleted: %v", err)
+		}
+		v.done <- context.Canceled // for the cleanup
+	case <-time.After(10 * time.Second):
+		t.Fatal("the viewer went on after the board was deleted")
 	}
 }
 
@@ -407,21 +420,21 @@ func TestWatchUnknownBoard(t *testing.T) {
 	}
 }
 
-// viewer opens a stream of its own and reads it until the test ends.
-func viewer(t *testing.T, url string) {
-	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set("X-Test-Viewer", "1")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.StatusCode != 200 {
-		t.Fatalf("viewer: %d", resp.StatusCode)
-	}
-	go io.Copy(io.Discard, resp.Body)
-	t.Cleanup(func() { cancel(); resp.Body.Close() })
+// viewer watches a board's window of its own, past the front (which never
+// cuts it), until the test ends. Its match tells when the hub has sent
+// what the board's last changes did to the window.
+func viewer(t *testing.T, url, board string, limit int) *watching {
+	hc := &http.Client{Transport: viewerTransport{}}
+	return startWatch(t, client.New(url, client.WithHTTPClient(hc)), board, limit)
+}
+
+// viewerTransport marks a viewer's requests for the front.
+type viewerTransport struct{}
+
+func (viewerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("X-Test-Viewer", "1")
+	return http.DefaultTransport.RoundTrip(r)
 }
 
 type testClock struct {

@@ -102,7 +102,7 @@ func (s *Server) contestSSE(w http.ResponseWriter, r *http.Request) error {
 	if lastID == "" {
 		lastID, _ = queryValue(r, "last_event_id")
 	}
-	conn, err := s.contestHub.Connect(s.clientIP(r), key)
+	conn, err := s.contestHub.Connect(s.streamAddr(r), key)
 	retryAfter(w, err)
 	if err != nil {
 		return err

@@ -79,10 +79,15 @@ func streamResults(rs []podium.Result) []stream.Result {
 // anonymous), which its subscriptions are authorised for and which ends it
 // when the key is revoked.
 func (s *Server) connect(r *http.Request, w http.ResponseWriter, key *podium.APIKey) (*stream.Conn, error) {
-	conn, err := s.hub.Connect(s.clientIP(r), key)
+	conn, err := s.hub.Connect(s.streamAddr(r), key)
 	retryAfter(w, err)
 	return conn, err
 }
+
+// streamAddr is the client address a stream counts against (the per-address
+// cap and memory share): the trusted-proxy rule's client address, an IPv6
+// one by its /64 as the rate limits count it.
+func (s *Server) streamAddr(r *http.Request) string { return rateAddr(s.clientIP(r)) }
 
 // retryAfter tells a client refused for capacity when to come back.
 func retryAfter(w http.ResponseWriter, err error) {
@@ -160,7 +165,9 @@ func (s *Server) serveSSE(w http.ResponseWriter, r *http.Request, conn *stream.C
 		switch {
 		case !ok:
 			if err := conn.Err(); err != nil {
-				// The key was revoked: say so and end the stream.
+				// The key was revoked, or the stream fell behind and not
+				// even a fresh snapshot found room (rate_limited): say so
+				// and end the stream.
 				write(sseError(board, err))
 				return
 			}
@@ -272,9 +279,16 @@ func (s *Server) ws(w http.ResponseWriter, r *http.Request) error {
 		_, ev, ok := conn.Next(s.streamCfg.Heartbeat, ctx.Done())
 		if !ok {
 			if err := conn.Err(); err != nil {
+				wsErr("", "", err)
+				if podium.ErrorCode(err) == podium.ECodeRateLimited {
+					// The connection fell behind and not even a fresh
+					// snapshot found room in its memory bound: 1013
+					// (try again later).
+					c.Close(websocket.StatusTryAgainLater, "the stream fell behind its memory bound; reconnect later")
+					return nil
+				}
 				// The key was revoked: every subscription is void. Say
 				// why, then close with 1008 (policy violation).
-				wsErr("", "", err)
 				c.Close(websocket.StatusPolicyViolation, "the API key was revoked")
 				return nil
 			}

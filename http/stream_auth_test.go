@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
 
+	podiumhttp "github.com/podiumhq/podium/http"
 	"github.com/podiumhq/podium/stream"
 )
 
@@ -299,7 +301,7 @@ func TestStreamMetrics(t *testing.T) {
 // refused with 429 rate_limited and Retry-After (SSE) or a rate_limited
 // error (WebSocket), while a stream on an open window is still served.
 func TestStreamMemoryBudgetRefusesWindows(t *testing.T) {
-	s := newServerWith(t, stream.Config{MemoryBudget: 600 << 10}, false)
+	s := newServerWith(t, stream.Config{MemoryBudget: 600 << 10, MemoryPerAddress: 600 << 10}, false)
 	s.mkBoard("big", publicBoard)
 	var items []string
 	for i := 0; i < 1000; i++ {
@@ -320,5 +322,74 @@ func TestStreamMemoryBudgetRefusesWindows(t *testing.T) {
 	again := s.openSSE("/v1/boards/big/stream?limit=1000", "")
 	if ev := again.next(2 * time.Second); ev.Type != "snapshot" {
 		t.Fatalf("a stream on the open window: %+v", ev)
+	}
+}
+
+// TestStreamMemoryShareBehindProxy (issue 17 item 5): each client address
+// has its share of the streams' memory budget, so one address that opens
+// window after window is refused (429 rate_limited, Retry-After) while
+// another still opens its own. Behind a trusted proxy the share is the
+// client's (X-Forwarded-For), not the proxy's; an IPv6 client's is its
+// /64's.
+func TestStreamMemoryShareBehindProxy(t *testing.T) {
+	s := newLimitedServer(t, podiumhttp.RateLimits{}, "127.0.0.0/8", stream.Config{MemoryBudget: 8 << 20, MemoryPerAddress: 210 << 10})
+	s.mkBoard("big", publicBoard)
+	var items []string
+	for i := 0; i < 300; i++ {
+		items = append(items, fmt.Sprintf(`{"board":"big","player":"player-%04d","keys":[%d],"meta":{"note":"%s"}}`, i, i, strings.Repeat("x", 100)))
+	}
+	s.must(200, s.do("POST", "/v1/scores", adminKey, `{"scores":[`+strings.Join(items, ",")+`]}`))
+	limit := 300
+	open := func(xff string) *http.Response {
+		ctx, cancel := context.WithCancel(context.Background())
+		t.Cleanup(cancel)
+		req, _ := http.NewRequestWithContext(ctx, "GET", fmt.Sprintf("%s/v1/boards/big/stream?limit=%d", s.url, limit), nil)
+		req.Header.Set("X-Forwarded-For", xff)
+		limit-- // a window of its own each time
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { res.Body.Close() })
+		return res
+	}
+	// fill opens windows from xff until one is refused; it returns how
+	// many were taken.
+	fill := func(xff string) int {
+		t.Helper()
+		for n := 0; n < 20; n++ {
+			res := open(xff)
+			switch res.StatusCode {
+			case 200:
+				continue
+			case 429:
+				if res.Header.Get("Retry-After") == "" {
+					t.Fatalf("429 without Retry-After")
+				}
+				return n
+			default:
+				t.Fatalf("stream from %s: %d", xff, res.StatusCode)
+			}
+		}
+		t.Fatalf("%s opened 20 windows past its share", xff)
+		return 0
+	}
+	// The share (210 KiB) holds one window of 300 entries (~110 KB of
+	// state, a ~55 KB snapshot) and not the state of a second (the
+	// estimate of a new window is 158 KB).
+	if n := fill("203.0.113.1"); n != 1 {
+		t.Fatalf("%d windows in an address's share, want 1", n)
+	}
+	if res := open("203.0.113.2"); res.StatusCode != 200 {
+		t.Fatalf("another client behind the same proxy: %d, want its own share", res.StatusCode)
+	}
+	if n := fill("2001:db8:1:2::1"); n != 1 {
+		t.Fatalf("%d windows in an IPv6 address's share, want 1", n)
+	}
+	if res := open("2001:db8:1:2::9"); res.StatusCode != 429 {
+		t.Fatalf("another address of the same /64: %d, want 429 (one share per /64)", res.StatusCode)
+	}
+	if st := s.hub.Stats(); st.AddressMax > st.MemoryPerAddr || st.MemoryPeak > st.MemoryBudget {
+		t.Fatalf("an address holds %d bytes (share %d), peak %d (budget %d)", st.AddressMax, st.MemoryPerAddr, st.MemoryPeak, st.MemoryBudget)
 	}
 }

@@ -29,7 +29,7 @@ func TestMemoryBudget(t *testing.T) {
 	c.Close()
 	one := probe.Stats().MemoryBytes
 	budget := windowEstimate(200) + one/2
-	h, clk := newTestHub(t, src, Config{MemoryBudget: budget, SnapshotEvery: time.Hour})
+	h, clk := newTestHub(t, src, Config{MemoryBudget: budget, MemoryPerAddress: budget, SnapshotEvery: time.Hour})
 
 	first, _ := h.Connect("192.0.2.1", nil)
 	defer first.Close()
@@ -46,7 +46,7 @@ func TestMemoryBudget(t *testing.T) {
 		if evs := drain(first); firstDelta == "" && len(evs) > 0 {
 			firstDelta = evs[0].ID
 		}
-		if st := h.Stats(); st.MemoryBytes > budget+2000 {
+		if st := h.Stats(); st.MemoryBytes > budget {
 			t.Fatalf("round %d: the hub holds %d bytes, budget %d: %+v", i, st.MemoryBytes, budget, st)
 		}
 	}

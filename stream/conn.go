@@ -11,40 +11,60 @@ import (
 
 // Conn is one client connection (an SSE response or a WebSocket) carrying
 // one or more subscriptions, opened by one principal: the API key it
-// authenticated with, or nobody. Events wait in a bounded queue; when it is
-// full the connection's subscriptions are marked for resync and skipped, so
-// a slow client never slows the hub or other clients. The reader drains
-// what is stale and gets a fresh snapshot instead.
+// authenticated with, or nobody. Events wait in a queue bounded in events
+// (Config.Queue) and in bytes: what is queued and the event being written
+// count against the connection's bound (Config.QueueBytes), its address's
+// share and the hub's budget, reserved before an event is queued (charge).
+// An event that finds no room is not queued: the connection has fallen
+// behind, everything queued is dropped at once (a reader stuck in a write
+// holds at most the event it is writing), and each subscription gets a
+// fresh snapshot when the reader comes back (or the connection ends with
+// rate_limited if even that finds no room). A slow client never slows the
+// hub or other clients.
 type Conn struct {
-	hub *Hub
-	ip  string
-	key *podium.APIKey // nil: anonymous
-	q   chan delivery
+	hub   *Hub
+	addr  *address
+	key   *podium.APIKey // nil: anonymous
+	q     chan delivery
+	limit int64         // bytes it may hold: min(QueueBytes, the address's share)
+	wake  chan struct{} // (1) a subscription needs a resync or has a final error
 
-	mu   sync.Mutex
-	subs map[windowKey]*Sub
-	done bool // closed or revoked: no new subscriptions
+	mu     sync.Mutex
+	subs   map[windowKey]*Sub
+	done   bool   // closed or revoked: no new subscriptions
+	finals []*Sub // ended subscriptions whose error is still to be sent
 
 	closeOnce sync.Once
 	closed    chan struct{} // the server ended the connection
 	reason    error         // why, written before closed is closed; nil on shutdown
-	lagging   atomic.Bool   // the queue overflowed: resync before reading on
+	lagging   atomic.Bool   // fell behind: subscriptions wait for a resync
 	resyncs   atomic.Uint64
-	qBytes    atomic.Int64 // bytes of the events in q (shared ones counted too)
+	// qBytes: bytes of the queued events and of the one being written,
+	// each counted full (shared ones too).
+	qBytes atomic.Int64
 
-	pending []delivery // snapshots to send before the queue (reader only)
+	// The reader's own (Next, Close):
+	resyncing []*Sub // subscriptions to send a snapshot to, before the queue
+	inflight  *Event // the event last returned by Next, charged until the next call
 }
 
 type delivery struct {
-	sub *Sub
-	ev  *Event
+	sub   *Sub
+	ev    *Event
+	epoch uint32 // the subscription's epoch when the event was queued
 }
 
 // Sub is one subscription of a connection to a window.
 type Sub struct {
-	conn   *Conn
-	w      *window
-	resync atomic.Bool // skipped events since the queue overflowed
+	conn *Conn
+	w    *window
+	// resync: the connection fell behind; the subscription gets nothing
+	// until a fresh snapshot, taken under the window's lock.
+	resync atomic.Bool
+	// epoch counts the subscription's resyncs (written under the window's
+	// lock): an event queued before the last resync is stale, whatever
+	// order the queue and the resync ran in.
+	epoch atomic.Uint32
 	// ended: the subscription gets nothing more but final, the error that
 	// ended it (nil when the client unsubscribed). final is written, under
 	// the window's lock, before ended is set.
@@ -57,8 +77,9 @@ type Sub struct {
 // finding the window and attaching to it.
 var testHookBeforeAttach func()
 
-func newConn(h *Hub, ip string, key *podium.APIKey) *Conn {
-	return &Conn{hub: h, ip: ip, key: key, q: make(chan delivery, h.cfg.Queue), subs: map[windowKey]*Sub{}, closed: make(chan struct{})}
+func newConn(h *Hub, a *address, key *podium.APIKey) *Conn {
+	return &Conn{hub: h, addr: a, key: key, q: make(chan delivery, h.cfg.Queue), limit: min(h.cfg.QueueBytes, h.mem.perAddr),
+		wake: make(chan struct{}, 1), subs: map[windowKey]*Sub{}, closed: make(chan struct{})}
 }
 
 // Board returns the board a subscription watches.
@@ -72,37 +93,84 @@ func (s *Sub) offer(ev *Event) {
 	if s.resync.Load() || s.ended.Load() {
 		return
 	}
-	s.conn.push(s, ev)
-}
-
-// push queues ev for s, or marks the connection lagging when its queue is
-// full (in events or in bytes): everything queued is then suspect, and
-// each subscription gets a fresh snapshot (or its final error) instead.
-func (c *Conn) push(s *Sub, ev *Event) {
-	if c.qBytes.Load()+ev.size > c.hub.cfg.QueueBytes && len(c.q) > 0 {
-		c.markLagging()
-		return
-	}
-	c.hub.mem.hold(ev)
-	c.qBytes.Add(ev.size)
-	select {
-	case c.q <- delivery{s, ev}:
-	default:
-		c.unqueued(ev)
-		c.markLagging()
+	if s.conn.queue(s, ev) != nil {
+		s.conn.fallBehind()
 	}
 }
 
-// unqueued gives back what a queued event held.
-func (c *Conn) unqueued(ev *Event) {
+// errConnBound refuses an event past a connection's own bound.
+var errConnBound = podium.Errorf(podium.ECodeRateLimited, "this stream's events do not fit its memory bound; use a smaller limit or fewer subscriptions")
+
+// charge reserves ev's bytes for the connection: within its bound, its
+// address's share and the hub's budget (where an event already held
+// elsewhere costs nothing more). It returns the bound that had no room.
+func (c *Conn) charge(ev *Event) error {
+	n := ev.size
+	if !addCapped(&c.qBytes, n, c.limit) {
+		return errConnBound
+	}
+	if !addCapped(&c.addr.bytes, n, c.hub.mem.perAddr) {
+		c.qBytes.Add(-n)
+		return errAddressShare
+	}
+	if !c.hub.mem.tryHold(ev) {
+		c.qBytes.Add(-n)
+		c.addr.bytes.Add(-n)
+		return errBudget
+	}
+	return nil
+}
+
+// uncharge gives back what a charged event held.
+func (c *Conn) uncharge(ev *Event) {
 	c.qBytes.Add(-ev.size)
+	c.addr.bytes.Add(-ev.size)
 	c.hub.mem.release(ev)
+}
+
+// queue charges ev and queues it for s; the error says which bound had no
+// room (a full queue is errConnBound). Called with s's window lock held.
+func (c *Conn) queue(s *Sub, ev *Event) error {
+	if err := c.charge(ev); err != nil {
+		return err
+	}
+	select {
+	case c.q <- delivery{s, ev, s.epoch.Load()}:
+		return nil
+	default:
+		c.uncharge(ev)
+		return errConnBound
+	}
+}
+
+// fallBehind handles an event that found no room: every subscription
+// waits for a resync, and what was queued is dropped now, so that a
+// client that does not read holds nothing but the event it is writing.
+func (c *Conn) fallBehind() {
+	c.mu.Lock()
+	for _, s := range c.subs {
+		s.resync.Store(true)
+	}
+	c.mu.Unlock()
+	c.dropQueued()
+	if !c.lagging.Swap(true) {
+		c.hub.mem.behind.Add(1)
+	}
+	c.signal()
+}
+
+// signal wakes the reader.
+func (c *Conn) signal() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
 }
 
 // endLocked ends a subscription with a final error event: it is taken off
 // its window at once, so nothing the window sends from now on reaches it,
-// and the error is delivered after what was queued before. The caller
-// holds the window's lock.
+// and the error goes to the client next. The caller holds the window's
+// lock.
 func (s *Sub) endLocked(final *Event) {
 	if s.ended.Load() {
 		return
@@ -112,18 +180,11 @@ func (s *Sub) endLocked(final *Event) {
 	delete(s.w.subs, s)
 	s.conn.hub.subs.Add(-1)
 	s.w.idleSinceLocked()
-	if !s.resync.Load() {
-		s.conn.push(s, final)
-	} // else the resync under way delivers it
-}
-
-func (c *Conn) markLagging() {
+	c := s.conn
 	c.mu.Lock()
-	for _, s := range c.subs {
-		s.resync.Store(true)
-	}
+	c.finals = append(c.finals, s)
 	c.mu.Unlock()
-	c.lagging.Store(true)
+	c.signal()
 }
 
 // Subscribe adds a subscription to the top limit entries of board. When
@@ -160,7 +221,7 @@ func (c *Conn) subscribe(ctx context.Context, key windowKey, lastID string) (*Su
 	h := c.hub
 	refreshed := false
 	for attempt := 0; ; attempt++ {
-		w, err := h.window(ctx, key)
+		w, err := h.window(ctx, key, c.addr)
 		if err != nil {
 			return nil, err
 		}
@@ -222,7 +283,26 @@ func (c *Conn) subscribe(ctx context.Context, key windowKey, lastID string) (*Su
 		w.subs[s] = struct{}{}
 		h.subs.Add(1)
 		for _, ev := range evs {
-			s.offer(ev) // a full queue marks the conn for resync, which sends a snapshot
+			if s.resync.Load() {
+				break // the connection fell behind: a resync sends a snapshot
+			}
+			switch err := c.queue(s, ev); {
+			case err == errConnBound && c.qBytes.Load() > 0:
+				// The connection is busy with other events (queued or
+				// being written): the resync sends the snapshot.
+				c.fallBehind()
+			case err != nil:
+				// Even an empty queue has no room for what the
+				// subscription starts with: refuse it.
+				delete(w.subs, s)
+				h.subs.Add(-1)
+				w.idleSinceLocked()
+				s.ended.Store(true)
+				w.mu.Unlock()
+				h.mu.Unlock()
+				c.forget(s)
+				return nil, err
+			}
 		}
 		w.mu.Unlock()
 		h.mu.Unlock()
@@ -297,8 +377,11 @@ func (c *Conn) forget(s *Sub) {
 // Next returns the next event to send, waiting up to wait. It returns a
 // nil event on timeout (time for a heartbeat) or when done is closed, and
 // ok=false once the server has closed the connection (Err says why):
-// from then on nothing more is delivered. Only one goroutine may call Next.
+// from then on nothing more is delivered. The event returned stays
+// charged to the connection until the next call (it is being written).
+// Only one goroutine may call Next.
 func (c *Conn) Next(wait time.Duration, done <-chan struct{}) (s *Sub, ev *Event, ok bool) {
+	c.written()
 	var timer *time.Timer
 	defer func() {
 		if timer != nil {
@@ -311,27 +394,52 @@ func (c *Conn) Next(wait time.Duration, done <-chan struct{}) (s *Sub, ev *Event
 			return nil, nil, false
 		default:
 		}
-		if c.lagging.Load() {
-			c.resync()
-		}
-		if len(c.pending) > 0 {
-			d := c.pending[0]
-			c.pending[0] = delivery{}
-			c.pending = c.pending[1:]
-			c.hub.mem.release(d.ev)
-			if c.deliverable(d) {
-				return d.sub, d.ev, true
+		if c.lagging.Swap(false) {
+			c.resyncs.Add(1)
+			c.mu.Lock()
+			c.resyncing = c.resyncing[:0]
+			for _, s := range c.subs {
+				if s.resync.Load() {
+					c.resyncing = append(c.resyncing, s)
+				}
 			}
-			continue
+			c.mu.Unlock()
+		}
+		if s := c.nextFinal(); s != nil {
+			c.hub.eventsSent.Add(1)
+			c.hub.bytesSent.Add(uint64(len(s.final.SSE)))
+			return s, s.final, true
+		}
+		for len(c.resyncing) > 0 {
+			s := c.resyncing[0]
+			ev, err := c.resyncSub(s)
+			if err != nil {
+				if c.qBytes.Load() > 0 {
+					// Events of resynced subscriptions hold the room:
+					// send them first, and try again after.
+					break
+				}
+				// Not even a snapshot fits a connection that holds
+				// nothing else: end it (the client comes back later, or
+				// with a smaller window).
+				c.hub.mem.cut.Add(1)
+				c.end(err)
+				return nil, nil, false
+			}
+			c.resyncing[0] = nil
+			c.resyncing = c.resyncing[1:]
+			if ev != nil {
+				return s, c.sending(ev), true
+			}
 		}
 		// What is queued goes first: select would pick at random between
 		// it and a timer that already fired.
 		select {
 		case d := <-c.q:
-			c.unqueued(d.ev)
 			if c.deliverable(d) {
-				return d.sub, d.ev, true
+				return d.sub, c.sending(d.ev), true
 			}
+			c.uncharge(d.ev)
 			continue
 		default:
 		}
@@ -340,15 +448,17 @@ func (c *Conn) Next(wait time.Duration, done <-chan struct{}) (s *Sub, ev *Event
 		}
 		select {
 		case d := <-c.q:
-			c.unqueued(d.ev)
 			select {
 			case <-c.closed:
+				c.uncharge(d.ev)
 				return nil, nil, false
 			default:
 			}
 			if c.deliverable(d) {
-				return d.sub, d.ev, true
+				return d.sub, c.sending(d.ev), true
 			}
+			c.uncharge(d.ev)
+		case <-c.wake:
 		case <-c.closed:
 			return nil, nil, false
 		case <-done:
@@ -359,73 +469,81 @@ func (c *Conn) Next(wait time.Duration, done <-chan struct{}) (s *Sub, ev *Event
 	}
 }
 
-// deliverable reports whether a dequeued event goes to the client, and
-// counts it if so. An ended subscription gets only its final error, once;
-// a subscription being resynced gets a snapshot instead.
+// sending notes ev, charged, as the event being written, and counts it.
+func (c *Conn) sending(ev *Event) *Event {
+	c.inflight = ev
+	c.hub.eventsSent.Add(1)
+	c.hub.bytesSent.Add(uint64(len(ev.SSE)))
+	return ev
+}
+
+// written gives back the event the last Next returned: the caller has
+// written it.
+func (c *Conn) written() {
+	if c.inflight != nil {
+		c.uncharge(c.inflight)
+		c.inflight = nil
+	}
+}
+
+// nextFinal returns an ended subscription whose error is still to be
+// sent, forgetting it.
+func (c *Conn) nextFinal() *Sub {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for len(c.finals) > 0 {
+		s := c.finals[0]
+		c.finals[0] = nil
+		c.finals = c.finals[1:]
+		if c.subs[s.w.key] == s {
+			delete(c.subs, s.w.key)
+		}
+		if s.final != nil && !s.finalSent.Swap(true) {
+			return s
+		}
+	}
+	return nil
+}
+
+// deliverable reports whether a dequeued event goes to the client: not to
+// an ended subscription (its error goes apart, nextFinal), nor to one
+// waiting for a resync or resynced since the event was queued.
 func (c *Conn) deliverable(d delivery) bool {
 	s := d.sub
-	if s.ended.Load() {
-		if d.ev == nil || d.ev != s.final || s.finalSent.Swap(true) {
-			return false
-		}
-		c.forget(s)
-	} else if s.resync.Load() {
-		return false
-	}
-	c.hub.eventsSent.Add(1)
-	c.hub.bytesSent.Add(uint64(len(d.ev.SSE)))
-	return true
+	return !s.ended.Load() && !s.resync.Load() && d.epoch == s.epoch.Load()
 }
 
-// resync handles an overflowed queue: every subscription is marked, the
-// queue is emptied, and each subscription gets a fresh snapshot of its
-// window taken under the window's lock, so that whatever the window sends
-// next follows it exactly; one that ended meanwhile gets its final error.
-func (c *Conn) resync() {
-	c.lagging.Store(false)
-	c.mu.Lock()
-	subs := make([]*Sub, 0, len(c.subs))
-	for _, s := range c.subs {
-		s.resync.Store(true)
-		subs = append(subs, s)
+// resyncSub charges a fresh snapshot of s's window, taken under the
+// window's lock so that whatever the window sends next follows it
+// exactly, and returns it; nil when s needs none (resynced already, or
+// ended). The error says which bound had no room for it.
+func (c *Conn) resyncSub(s *Sub) (*Event, error) {
+	w := s.w
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !s.resync.Load() || s.ended.Load() {
+		return nil, nil
 	}
-	c.mu.Unlock()
-	c.drain()
-	for _, s := range subs {
-		w := s.w
-		w.mu.Lock()
-		var ev *Event
-		if !s.ended.Load() {
-			ev = w.snapshotLocked()
-		} else if ev = s.final; ev == nil {
-			c.forget(s)
-		}
-		if ev != nil {
-			c.hub.mem.hold(ev)
-			c.pending = append(c.pending, delivery{s, ev})
-		}
-		s.resync.Store(false)
-		w.mu.Unlock()
+	ev := w.snapshotLocked()
+	if err := c.charge(ev); err != nil {
+		return nil, err
 	}
-	c.resyncs.Add(1)
+	s.epoch.Add(1)
+	s.resync.Store(false)
+	return ev, nil
 }
 
-// drain empties the queue and the pending snapshots, giving back what
-// they held.
-func (c *Conn) drain() {
-	for drained := false; !drained; {
+// dropQueued empties the queue, giving back what it held. Pushers call it
+// (fallBehind) as well as the reader.
+func (c *Conn) dropQueued() {
+	for {
 		select {
 		case d := <-c.q:
-			c.unqueued(d.ev)
+			c.uncharge(d.ev)
 		default:
-			drained = true
+			return
 		}
 	}
-	for i, d := range c.pending {
-		c.hub.mem.release(d.ev)
-		c.pending[i] = delivery{}
-	}
-	c.pending = c.pending[:0]
 }
 
 // Resyncs returns how many times the connection fell behind and was
@@ -473,6 +591,7 @@ func (c *Conn) Close() {
 		s.detach()
 	}
 	c.end(nil)
-	c.drain() // nothing can be queued any more: no window holds its subscriptions
+	c.dropQueued() // nothing can be queued any more: no window holds its subscriptions
+	c.written()
 	c.hub.disconnect(c)
 }

@@ -124,8 +124,9 @@ func (w *window) applyFeedLocked(now time.Time, v View) {
 	}
 	if v.Generation != w.view.Generation || v.Title != w.view.Title {
 		v.Seq = w.view.Seq
-		w.setViewLocked(v)
-		w.newSnapshotLocked(now)
+		if w.setViewLocked(v) {
+			w.newSnapshotLocked(now)
+		}
 		return
 	}
 	held := make(map[string]json.RawMessage, len(w.view.Feed))
@@ -162,18 +163,20 @@ func (w *window) applyFeedLocked(now time.Time, v View) {
 	v.Seq = w.view.Seq
 	switch {
 	case restate || len(added) >= w.key.limit:
-		w.setViewLocked(v)
-		w.newSnapshotLocked(now)
+		if w.setViewLocked(v) {
+			w.newSnapshotLocked(now)
+		}
 	case len(added) == 0:
 		// Nothing new, nothing taken back: the client's copy is right.
-		if len(v.Feed) != len(w.view.Feed) {
-			w.setViewLocked(v)
+		if len(v.Feed) != len(w.view.Feed) && w.setViewLocked(v) {
 			w.setSnapLocked(nil)
 		}
 	default:
 		prev, prevSeq := w.position(), w.view.Seq
 		v.Seq++
-		w.setViewLocked(v)
+		if !w.setViewLocked(v) {
+			return
+		}
 		w.setSnapLocked(nil)
 		ev := newEvent("delta", w.snapID, v.Seq, feedDeltaMsg{Type: "delta", Feed: true, Board: w.feedBoard(), Seq: v.Seq, PrevSeq: prevSeq,
 			SnapshotID: w.snapID, Events: feedJSON(added)})

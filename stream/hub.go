@@ -56,16 +56,21 @@ type Config struct {
 	History       int           // deltas kept per window for resume (512)
 	HistoryBytes  int64         // bytes of deltas kept per window for resume (256 KiB)
 	Queue         int           // events queued per connection (256)
-	QueueBytes    int64         // bytes queued per connection before it is resynced (8 MiB)
-	MaxPerIP      int           // concurrent streams per client IP (32)
+	QueueBytes    int64         // bytes a connection may hold, queued and being written (8 MiB; at most MemoryPerAddress)
+	MaxPerIP      int           // concurrent streams per client address (32)
 	MaxTotal      int           // concurrent streams in all (20000)
 	MaxSubs       int           // subscriptions per connection (32)
 	MaxLimit      int           // largest window (1000)
 	// MemoryBudget bounds, in bytes, everything the hub keeps: histories,
-	// snapshots, queued events and the windows' states (256 MiB). Past
-	// it, histories and cached snapshots are dropped and new windows
-	// refused (see memory).
+	// snapshots, queued events and the windows' states (256 MiB). It is
+	// never passed: histories and cached snapshots are dropped, new
+	// windows refused, and connections that find no room resynced or
+	// ended (see memory).
 	MemoryBudget int64
+	// MemoryPerAddress is one client address's share of MemoryBudget:
+	// what is queued for its connections and the states of the windows it
+	// opened (default MemoryBudget/8).
+	MemoryPerAddress int64
 	// OverloadChanges bounds what a window sends, in changed entries a
 	// second (a snapshot counts its entries): past it, changes wait a
 	// round or two and go out merged (default: 4 x limit, at least 200).
@@ -90,7 +95,7 @@ type Hub struct {
 	windows      map[windowKey]*window
 	byBoard      map[string][]*window
 	conns        map[*Conn]struct{}
-	perIP        map[string]int
+	addrs        map[string]*address           // client addresses with connections or bytes
 	byKey        map[string]map[*Conn]struct{} // open connections by API key id
 	revoked      map[string]time.Time          // ids of keys revoked in the last revokedKeep, when (auth.go)
 	revokedOrder []revocation                  // the same, oldest first, to forget them
@@ -140,6 +145,11 @@ func New(src Source, cfg Config) *Hub {
 	if cfg.MemoryBudget <= 0 {
 		cfg.MemoryBudget = 256 << 20
 	}
+	if cfg.MemoryPerAddress <= 0 {
+		cfg.MemoryPerAddress = cfg.MemoryBudget / 8
+	}
+	cfg.MemoryPerAddress = min(cfg.MemoryPerAddress, cfg.MemoryBudget)
+	cfg.QueueBytes = min(cfg.QueueBytes, cfg.MemoryPerAddress)
 	if cfg.MaxPerIP <= 0 {
 		cfg.MaxPerIP = 32
 	}
@@ -160,9 +170,10 @@ func New(src Source, cfg Config) *Hub {
 	}
 	h := &Hub{src: src, cfg: cfg, log: cfg.Logger,
 		windows: map[windowKey]*window{}, byBoard: map[string][]*window{},
-		conns: map[*Conn]struct{}{}, perIP: map[string]int{}, byKey: map[string]map[*Conn]struct{}{}, revoked: map[string]time.Time{},
+		conns: map[*Conn]struct{}{}, addrs: map[string]*address{}, byKey: map[string]map[*Conn]struct{}{}, revoked: map[string]time.Time{},
 		stop: make(chan struct{}), done: make(chan struct{})}
 	h.mem.budget = cfg.MemoryBudget
+	h.mem.perAddr = cfg.MemoryPerAddress
 	h.snapSeq.Store(snapshotBase())
 	go h.run()
 	return h
@@ -201,9 +212,11 @@ func (h *Hub) Applied(board, period string, seq uint64, players []uint32) {
 	h.mu.Unlock()
 }
 
-// Connect registers a connection from ip opened by key (nil: anonymous),
-// the principal its subscriptions are authorised for. It is
-// ECodeRateLimited when the per-IP or overall cap is reached,
+// Connect registers a connection from the client address ip (the caller
+// applies the trusted-proxy rule and any grouping, such as an IPv6 /64)
+// opened by key (nil: anonymous), the principal its subscriptions are
+// authorised for. It is ECodeRateLimited when the per-address or overall
+// cap is reached,
 // ECodeUnauthenticated when the key was revoked, and ECodeUnavailable
 // when shutting down.
 func (h *Hub) Connect(ip string, key *podium.APIKey) (*Conn, error) {
@@ -217,15 +230,20 @@ func (h *Hub) Connect(ip string, key *podium.APIKey) (*Conn, error) {
 			return nil, errRevoked
 		}
 	}
-	if h.perIP[ip] >= h.cfg.MaxPerIP {
+	a := h.addrs[ip]
+	if a != nil && a.conns >= h.cfg.MaxPerIP {
 		return nil, podium.Errorf(podium.ECodeRateLimited, "too many streams from this address (at most %d)", h.cfg.MaxPerIP)
 	}
 	if len(h.conns) >= h.cfg.MaxTotal {
 		return nil, podium.Errorf(podium.ECodeRateLimited, "the server is at its stream limit (%d)", h.cfg.MaxTotal)
 	}
-	c := newConn(h, ip, key)
+	if a == nil {
+		a = &address{key: ip}
+		h.addrs[ip] = a
+	}
+	c := newConn(h, a, key)
 	h.conns[c] = struct{}{}
-	h.perIP[ip]++
+	a.conns++
 	if key != nil {
 		if h.byKey[key.ID] == nil {
 			h.byKey[key.ID] = map[*Conn]struct{}{}
@@ -235,6 +253,14 @@ func (h *Hub) Connect(ip string, key *podium.APIKey) (*Conn, error) {
 	return c, nil
 }
 
+// forgetAddrLocked forgets an address that holds nothing any more. The
+// caller holds h.mu.
+func (h *Hub) forgetAddrLocked(a *address) {
+	if a.conns == 0 && a.bytes.Load() == 0 && h.addrs[a.key] == a {
+		delete(h.addrs, a.key)
+	}
+}
+
 func (h *Hub) disconnect(c *Conn) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -242,9 +268,8 @@ func (h *Hub) disconnect(c *Conn) {
 		return
 	}
 	delete(h.conns, c)
-	if h.perIP[c.ip]--; h.perIP[c.ip] <= 0 {
-		delete(h.perIP, c.ip)
-	}
+	c.addr.conns--
+	h.forgetAddrLocked(c.addr)
 	if c.key != nil {
 		if delete(h.byKey[c.key.ID], c); len(h.byKey[c.key.ID]) == 0 {
 			delete(h.byKey, c.key.ID)
@@ -252,11 +277,12 @@ func (h *Hub) disconnect(c *Conn) {
 	}
 }
 
-// window returns the window of (board, limit), creating and loading it.
-// The caller must attach to it under h.mu after checking that the hub
-// still holds it (attach does): a round may drop an idle window at any
-// time before that.
-func (h *Hub) window(ctx context.Context, key windowKey) (*window, error) {
+// window returns the window of (board, limit), creating and loading it;
+// a new window's state is reserved in the budget and in the share of a,
+// the address that opens it. The caller must attach to it under h.mu
+// after checking that the hub still holds it (attach does): a round may
+// drop an idle window at any time before that.
+func (h *Hub) window(ctx context.Context, key windowKey, a *address) (*window, error) {
 	board, limit := key.board, key.limit
 	h.mu.Lock()
 	w := h.windows[key]
@@ -276,19 +302,32 @@ func (h *Hub) window(ctx context.Context, key windowKey) (*window, error) {
 	if w != nil {
 		return w, nil
 	}
-	if err := h.admitWindow(limit); err != nil {
+	if err := h.admitWindow(a, limit); err != nil {
 		return nil, err
 	}
 	v, err := h.readKey(ctx, key)
 	if err != nil {
 		return nil, err
 	}
+	n := viewSize(&v)
+	if !h.reserveView(a, n, true) {
+		if a.bytes.Load()+n > h.mem.perAddr {
+			h.mem.refused.Add(1)
+			return nil, errAddressShare
+		}
+		h.shed()
+		if !h.reserveView(a, n, true) {
+			h.mem.refused.Add(1)
+			return nil, errBudget
+		}
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if w := h.windows[key]; w != nil {
+		h.giveView(a, n)
 		return w, nil
 	}
-	w = newWindow(h, key, v)
+	w = newWindow(h, key, v, a, n)
 	h.windows[key] = w
 	h.byBoard[board] = append(h.byBoard[board], w)
 	return w, nil
@@ -352,7 +391,7 @@ func (h *Hub) Tick() {
 	for _, w := range list {
 		w.periodic(now)
 	}
-	if h.mem.over() {
+	if h.mem.pressure.Swap(false) {
 		h.shed()
 	}
 }
@@ -420,8 +459,9 @@ func (h *Hub) dropLocked(w *window) {
 		w.dropped = true
 		w.clearHistoryLocked()
 		w.setSnapLocked(nil)
-		h.mem.views.Add(-w.viewBytes)
+		h.giveView(w.owner, w.viewBytes)
 		w.viewBytes = 0
+		h.forgetAddrLocked(w.owner)
 	}
 	w.mu.Unlock()
 	if h.windows[w.key] != w {

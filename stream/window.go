@@ -24,7 +24,8 @@ type window struct {
 	mu        sync.Mutex
 	subs      map[*Sub]struct{}
 	view      View
-	viewBytes int64 // viewSize(&view), as accounted
+	viewBytes int64    // viewSize(&view), as accounted
+	owner     *address // the address that opened the window: its share holds the state
 	snapID    uint64
 	// history holds the deltas of the current chain (since the snapshot
 	// snapID), oldest first, for resume: at most hub.cfg.History events
@@ -44,31 +45,49 @@ type window struct {
 	dropped  bool      // the hub forgot the window: nobody may attach
 }
 
-func newWindow(h *Hub, key windowKey, v View) *window {
+// newWindow returns a window showing v, whose n bytes (viewSize) the
+// caller reserved for owner.
+func newWindow(h *Hub, key windowKey, v View, owner *address, n int64) *window {
 	now := h.cfg.Now()
 	w := &window{hub: h, key: key, subs: map[*Sub]struct{}{}, snapID: h.newSnapshotID(),
-		lastSnap: now, idleAt: now, budgetAt: now}
+		lastSnap: now, idleAt: now, budgetAt: now, view: v, viewBytes: n, owner: owner}
 	w.budget = float64(w.overloadLimit())
-	w.setViewLocked(v) // not shared yet
 	return w
 }
 
-// setViewLocked makes v the window's state and accounts its bytes.
-func (w *window) setViewLocked(v View) {
+// setViewLocked makes v the window's state and accounts its bytes (in the
+// budget, and in its opener's share, which a growing state may pass). A
+// state that finds no room in the budget, even once the window's own
+// history and cached snapshot are dropped, is not taken: false, and the
+// caller tries again at the next round.
+func (w *window) setViewLocked(v View) bool {
+	h := w.hub
+	n := viewSize(&v)
+	if d := n - w.viewBytes; d > 0 && !h.reserveView(w.owner, d, false) {
+		w.clearHistoryLocked()
+		w.setSnapLocked(nil)
+		if !h.reserveView(w.owner, d, false) {
+			h.mem.deferred.Add(1)
+			w.dirty.Store(true)
+			return false
+		}
+	} else if d < 0 {
+		h.giveView(w.owner, -d)
+	}
 	w.view = v
-	n := viewSize(&w.view)
-	w.hub.mem.views.Add(n - w.viewBytes)
 	w.viewBytes = n
+	return true
 }
 
-// setSnapLocked replaces the cached snapshot (nil: none).
+// setSnapLocked replaces the cached snapshot (nil: none). A snapshot that
+// finds no room in the budget is not cached.
 func (w *window) setSnapLocked(ev *Event) {
 	if w.snap != nil {
 		w.hub.mem.release(w.snap)
 	}
-	w.snap = ev
-	if ev != nil {
-		w.hub.mem.hold(ev)
+	w.snap = nil
+	if ev != nil && w.hub.mem.tryHold(ev) {
+		w.snap = ev
 	}
 }
 
@@ -85,26 +104,25 @@ func (w *window) clearHistoryLocked() {
 // position is the id of the window's last event.
 func (w *window) position() string { return EventID(w.snapID, w.view.Seq) }
 
-// snapshotLocked returns the encoded snapshot of the current view.
+// snapshotLocked returns the encoded snapshot of the current view, cached
+// while the budget has room for it.
 func (w *window) snapshotLocked() *Event {
-	if w.snap == nil && w.key.feed {
-		ev := w.feedSnapshot() // feed.go
-		if w.dropped {
-			return ev
-		}
-		w.setSnapLocked(ev)
+	if w.snap != nil {
+		return w.snap
 	}
-	if w.snap == nil {
+	var ev *Event
+	if w.key.feed {
+		ev = w.feedSnapshot() // feed.go
+	} else {
 		v := &w.view
-		ev := newEvent("snapshot", w.snapID, v.Seq, snapshotMsg{Type: "snapshot", Board: v.Board, Title: v.Title,
+		ev = newEvent("snapshot", w.snapID, v.Seq, snapshotMsg{Type: "snapshot", Board: v.Board, Title: v.Title,
 			Keys: v.Keys, Period: v.Period, NextReset: optTime(v.NextReset), Seq: v.Seq, SnapshotID: w.snapID,
 			Limit: w.key.limit, Total: v.Total, Entries: nonNil(v.Entries)})
-		if w.dropped {
-			return ev // nobody keeps it
-		}
+	}
+	if !w.dropped { // else nobody keeps it
 		w.setSnapLocked(ev)
 	}
-	return w.snap
+	return ev
 }
 
 func nonNil(e []Entry) []Entry {
@@ -145,17 +163,10 @@ func (w *window) broadcastLocked(ev *Event) {
 }
 
 // rememberLocked appends a delta to the history, dropping the oldest to
-// stay within History events and HistoryBytes bytes. Over the hub's
-// budget it keeps nothing.
+// stay within History events and HistoryBytes bytes. When the hub's
+// budget has no room for it, it keeps nothing.
 func (w *window) rememberLocked(ev *Event) {
 	cfg, mem := &w.hub.cfg, &w.hub.mem
-	if mem.over() {
-		if len(w.history) > 0 {
-			mem.shed.Add(1)
-		}
-		w.clearHistoryLocked()
-		return
-	}
 	if ev.size > cfg.HistoryBytes {
 		w.clearHistoryLocked()
 		return
@@ -173,10 +184,16 @@ func (w *window) rememberLocked(ev *Event) {
 		clear(w.history[n:])
 		w.history = w.history[:n]
 	}
+	if !mem.tryHold(ev) {
+		if len(w.history) > 0 {
+			mem.shed.Add(1)
+		}
+		w.clearHistoryLocked()
+		return
+	}
 	w.history = append(w.history, ev)
 	w.histBytes += ev.size
 	mem.history.Add(ev.size)
-	mem.hold(ev)
 }
 
 // due tells a round what to do with the window: drop it (its board is
@@ -272,8 +289,8 @@ func (w *window) newSnapshotLocked(now time.Time) {
 	w.clearHistoryLocked()
 	w.lastSnap = now
 	w.broadcastLocked(w.snapshotLocked())
-	if w.hub.mem.over() {
-		w.setSnapLocked(nil) // the queues hold it; keep no copy while over the budget
+	if w.hub.mem.pressure.Load() {
+		w.setSnapLocked(nil) // the queues hold it; keep no copy while memory is short
 	}
 }
 
@@ -317,13 +334,16 @@ func (w *window) apply(now time.Time, v View, err error) {
 		// The board was deleted and made again (its seq starts over, and
 		// its keys and title may differ), or it is shown differently: a
 		// delta cannot say that, so a new chain starts with a snapshot.
-		w.setViewLocked(v)
-		w.newSnapshotLocked(now)
+		if w.setViewLocked(v) {
+			w.newSnapshotLocked(now)
+		}
 		return
 	}
 	if v.Period != w.view.Period {
 		prev := w.view.Period
-		w.setViewLocked(v)
+		if !w.setViewLocked(v) {
+			return
+		}
 		w.broadcastLocked(newEvent("period", w.snapID, w.view.Seq, periodMsg{Type: "period", Board: v.Board, Period: v.Period,
 			Previous: prev, NextReset: optTime(v.NextReset)}))
 		w.newSnapshotLocked(now)
@@ -334,24 +354,27 @@ func (w *window) apply(now time.Time, v View, err error) {
 			// Only decayed values moved, with the clock: no delta, but
 			// the next snapshot (periodic, or a new subscriber's) shows
 			// them as they are now.
-			w.setViewLocked(v)
-			w.setSnapLocked(nil)
+			if w.setViewLocked(v) {
+				w.setSnapLocked(nil)
+			}
 		}
 		return
 	}
 	if v.Seq < w.view.Seq {
 		// The seq went back without a new generation (the indexes were
 		// rebuilt): the chain starts over too.
-		w.setViewLocked(v)
-		w.newSnapshotLocked(now)
+		if w.setViewLocked(v) {
+			w.newSnapshotLocked(now)
+		}
 		return
 	}
 	if v.Seq == w.view.Seq {
 		// The board did not move but its entries look different (a player
 		// was renamed or hidden): a delta would repeat the seq, so restate
 		// the window as a new snapshot.
-		w.setViewLocked(v)
-		w.newSnapshotLocked(now)
+		if w.setViewLocked(v) {
+			w.newSnapshotLocked(now)
+		}
 		return
 	}
 	changes, removed := diff(w.view.Entries, v.Entries)
@@ -374,12 +397,15 @@ func (w *window) apply(now time.Time, v View, err error) {
 		return
 	}
 	if asSnapshot {
-		w.setViewLocked(v)
-		w.newSnapshotLocked(now)
+		if w.setViewLocked(v) {
+			w.newSnapshotLocked(now)
+		}
 		return
 	}
 	prev, prevSeq := w.position(), w.view.Seq
-	w.setViewLocked(v)
+	if !w.setViewLocked(v) {
+		return
+	}
 	w.setSnapLocked(nil)
 	ev := newEvent("delta", w.snapID, v.Seq, deltaMsg{Type: "delta", Board: v.Board, Period: v.Period,
 		Seq: v.Seq, PrevSeq: prevSeq, SnapshotID: w.snapID, Total: v.Total, Changes: changes, Removed: removed})

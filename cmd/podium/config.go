@@ -29,12 +29,13 @@ type Config struct {
 	AdminKey string // from PODIUM_ADMIN_KEY only (flags show in ps)
 	Shutdown time.Duration
 
-	Coalesce      time.Duration // live: window that coalesces changes into one delta
-	SnapshotEvery time.Duration // live: safety-net snapshot interval
-	StreamsPerIP  int           // live: concurrent streams per client IP
-	StreamsMax    int           // live: concurrent streams in all
-	StreamMemory  int64         // live: memory budget of all streams, bytes
-	Origins       string        // web origins allowed to use the API from a browser, comma-separated ("*": any)
+	Coalesce          time.Duration // live: window that coalesces changes into one delta
+	SnapshotEvery     time.Duration // live: safety-net snapshot interval
+	StreamsPerIP      int           // live: concurrent streams per client IP
+	StreamsMax        int           // live: concurrent streams in all
+	StreamMemory      int64         // live: memory budget of all streams, bytes
+	StreamMemoryPerIP int64         // live: one client address's share of StreamMemory (0: an eighth of it)
+	Origins           string        // web origins allowed to use the API from a browser, comma-separated ("*": any)
 
 	DebugAddr string // if set, serve net/http/pprof here (never on a public address)
 
@@ -163,7 +164,8 @@ func (c *Config) flags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.SnapshotEvery, "stream-snapshot-every", 30*time.Second, "live streams: send a full snapshot this often as a safety net")
 	fs.IntVar(&c.StreamsPerIP, "stream-per-ip", 32, "live streams: concurrent streams per client IP (more get 429)")
 	fs.IntVar(&c.StreamsMax, "stream-max", 20000, "live streams: concurrent streams in all (more get 429)")
-	fs.Int64Var(&c.StreamMemory, "stream-memory", 256<<20, "live streams: bytes they may hold in all (histories, snapshots, queues); past it resume histories are dropped and new windows get 429")
+	fs.Int64Var(&c.StreamMemory, "stream-memory", 256<<20, "live streams: bytes they may hold in all (histories, snapshots, queues, window states), a bound never passed; near it resume histories are dropped, new windows get 429 and connections that fall behind are resynced or cut")
+	fs.Int64Var(&c.StreamMemoryPerIP, "stream-memory-per-ip", 0, "live streams: bytes one client address may hold (its queued events and the windows it opened); 0: an eighth of --stream-memory")
 	fs.StringVar(&c.Origins, "allowed-origins", "*", "web origins whose pages may use the API and open streams, comma-separated, e.g. https://example.com,https://*.example.com (\"*\": any)")
 	fs.StringVar(&c.DebugAddr, "debug-addr", "", "serve Go's pprof profiles on this address, e.g. 127.0.0.1:6060 (off when empty; keep it private)")
 	fs.DurationVar(&c.Shutdown, "shutdown-timeout", 10*time.Second, "how long to wait for requests to finish on shutdown")
@@ -258,7 +260,7 @@ func (c *Config) validate() error {
 		v    int64
 	}{
 		{"max-body", c.MaxBody}, {"max-batch", int64(c.MaxBatch)}, {"stream-per-ip", int64(c.StreamsPerIP)},
-		{"stream-max", int64(c.StreamsMax)}, {"stream-memory", c.StreamMemory}, {"stream-coalesce", int64(c.Coalesce)},
+		{"stream-max", int64(c.StreamsMax)}, {"stream-memory", c.StreamMemory}, {"stream-memory-per-ip", c.StreamMemoryPerIP}, {"stream-coalesce", int64(c.Coalesce)},
 		{"stream-snapshot-every", int64(c.SnapshotEvery)}, {"shutdown-timeout", int64(c.Shutdown)},
 		{"body-timeout", int64(c.BodyTimeout)}, {"request-timeout", int64(c.RequestTimeout)}, {"poll-every", int64(c.PollEvery)},
 		{"feed-cap", int64(c.FeedCap)}, {"old-periods-bytes", c.OldPeriodsBytes}, {"idempotency-bytes", c.IdempotencyBytes},

@@ -145,7 +145,7 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	}
 	m.Hub = stream.New(podiumhttp.StreamSource(m.Engine), stream.Config{Coalesce: m.Config.Coalesce,
 		SnapshotEvery: m.Config.SnapshotEvery, MaxPerIP: m.Config.StreamsPerIP, MaxTotal: m.Config.StreamsMax,
-		MemoryBudget: m.Config.StreamMemory, Logger: m.log})
+		MemoryBudget: m.Config.StreamMemory, MemoryPerAddress: m.Config.StreamMemoryPerIP, Logger: m.log})
 	m.Engine.SetListener(m.Hub)
 	rates, proxies, err := m.openRateLimits(pgStore, reg)
 	if err != nil {

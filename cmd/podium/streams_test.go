@@ -16,14 +16,15 @@ import (
 func TestStreamFlags(t *testing.T) {
 	t.Setenv("PODIUM_ALLOWED_ORIGINS", "https://a.example, https://*.b.example")
 	t.Setenv("PODIUM_STREAM_MEMORY", "1048576")
+	t.Setenv("PODIUM_STREAM_MEMORY_PER_IP", "65536")
 	var c Config
 	fs := newFlagSet("serve", "", io.Discard)
 	c.flags(fs)
 	if err := parse(fs, nil); err != nil {
 		t.Fatal(err)
 	}
-	if got := c.allowedOrigins(); !slices.Equal(got, []string{"https://a.example", "https://*.b.example"}) || c.StreamMemory != 1<<20 {
-		t.Fatalf("origins %q, stream memory %d", got, c.StreamMemory)
+	if got := c.allowedOrigins(); !slices.Equal(got, []string{"https://a.example", "https://*.b.example"}) || c.StreamMemory != 1<<20 || c.StreamMemoryPerIP != 64<<10 {
+		t.Fatalf("origins %q, stream memory %d, per address %d", got, c.StreamMemory, c.StreamMemoryPerIP)
 	}
 	var d Config
 	fs = newFlagSet("serve", "", io.Discard)
