@@ -335,7 +335,7 @@ func (e *Engine) AppendFeed(ctx context.Context, evs []podium.FeedEvent) error {
 			return podium.Errorf(podium.ECodeInvalid, "only %s events can be appended", podium.FeedTournamentSettled)
 		}
 		if ev.Player != "" {
-			if err := podium.ValidPlayerID(ev.Player); err != nil {
+			if err := podium.ValidPlayerRef(ev.Player); err != nil {
 				return err
 			}
 		}

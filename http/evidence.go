@@ -91,7 +91,7 @@ func queryHash(r *http.Request, name string) (string, error) {
 // board and the request's principal (nil without credentials).
 func (s *Server) evidenceBoard(r *http.Request) (engine.BoardInfo, string, *podium.APIKey, error) {
 	player := r.PathValue("player")
-	if err := podium.ValidPlayerID(player); err != nil {
+	if err := podium.ValidPlayerRef(player); err != nil {
 		return engine.BoardInfo{}, "", nil, err
 	}
 	k, err := s.principal(r)

@@ -102,7 +102,7 @@ func (s *Server) reviewQueue(w http.ResponseWriter, r *http.Request) error {
 	}
 	f := podium.ReviewFilter{Board: board, Status: podium.ReviewPending}
 	if p, ok := queryValue(r, "player"); ok {
-		if err := podium.ValidPlayerID(p); err != nil {
+		if err := podium.ValidPlayerRef(p); err != nil {
 			return err
 		}
 		f.Player = p
@@ -382,7 +382,7 @@ func (s *Server) history(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	player := r.PathValue("player")
-	if err := podium.ValidPlayerID(player); err != nil {
+	if err := podium.ValidPlayerRef(player); err != nil {
 		return err
 	}
 	k, err := s.principal(r)
@@ -484,7 +484,7 @@ func (s *Server) unfreeze(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	player := r.PathValue("player")
-	if err := podium.ValidPlayerID(player); err != nil {
+	if err := podium.ValidPlayerRef(player); err != nil {
 		return err
 	}
 	if err := s.eng.Unfreeze(r.Context(), player); err != nil {
@@ -503,7 +503,7 @@ func (s *Server) getFreeze(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	player := r.PathValue("player")
-	if err := podium.ValidPlayerID(player); err != nil {
+	if err := podium.ValidPlayerRef(player); err != nil {
 		return err
 	}
 	f := s.eng.Frozen(player)
