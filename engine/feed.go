@@ -455,7 +455,7 @@ func (e *Engine) Feed(ctx context.Context, q FeedRead) ([]FeedItem, error) {
 		}
 		def := bs.def.Load()
 		if q.Readable != nil && !q.Readable(def.ID, def.Public) {
-			return nil, podium.Errorf(podium.ECodeForbidden, "this key may not read board %q", def.ID)
+			return nil, errBoardNotFound(def.ID) // as an unknown board (docs/API.md, "Private ids")
 		}
 		boards, titles[def.ID] = []string{def.ID}, def.Title
 	} else {

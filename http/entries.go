@@ -24,11 +24,7 @@ func (s *Server) readQuery(r *http.Request) (engine.Query, error) {
 
 // readBoardQuery is readQuery that also returns the board it read.
 func (s *Server) readBoardQuery(r *http.Request) (engine.Query, engine.BoardInfo, error) {
-	bi, err := s.eng.Board(r.PathValue("board"))
-	if err != nil {
-		return engine.Query{}, bi, err
-	}
-	k, err := s.canRead(r, bi.ID, bi.Public)
+	bi, k, err := s.readableBoard(r, r.PathValue("board"))
 	if err != nil {
 		return engine.Query{}, bi, err
 	}

@@ -32,11 +32,8 @@ func (s *Server) feed(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if given {
-		bi, err := s.eng.Board(board)
+		bi, _, err := s.readableBoard(r, board)
 		if err != nil {
-			return err
-		}
-		if _, err := s.canRead(r, bi.ID, bi.Public); err != nil {
 			return err
 		}
 		q.Board = bi.ID
@@ -174,11 +171,8 @@ func (s *Server) feedStream(w http.ResponseWriter, r *http.Request) error {
 	}
 	var key *podium.APIKey
 	if given {
-		bi, err := s.eng.Board(board)
-		if err != nil {
-			return err
-		}
-		if key, err = s.canRead(r, bi.ID, bi.Public); err != nil {
+		var bi engine.BoardInfo
+		if bi, key, err = s.readableBoard(r, board); err != nil {
 			return err
 		}
 		board = bi.ID

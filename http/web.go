@@ -50,7 +50,10 @@ func (s *Server) page(name string) http.HandlerFunc {
 		if b := r.PathValue("board"); b != "" {
 			if !podium.ValidBoardID(b) {
 				status = http.StatusNotFound
-			} else if _, err := s.eng.Board(b); err != nil && s.eng.Ready() {
+			} else if bi, err := s.eng.Board(b); (err != nil || !bi.Public) && s.eng.Ready() {
+				// A page is read without credentials (a browser's
+				// navigation sends none): a private board is as unknown
+				// (auth.go, "Private ids").
 				status = http.StatusNotFound
 			}
 		}
