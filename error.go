@@ -38,6 +38,14 @@ var ErrOutcomeUnknown = errors.New("the outcome of the write is unknown")
 // OutcomeUnknown wraps err as an ErrOutcomeUnknown error.
 func OutcomeUnknown(err error) error { return fmt.Errorf("%w: %w", ErrOutcomeUnknown, err) }
 
+// BoardNotFound is the ECodeBoardNotFound error of a board id that does not
+// exist. It is also the answer, word for word, for a private board the
+// caller may not read, so that a private id cannot be told from an unknown
+// one (docs/API.md, "Private ids").
+func BoardNotFound(id string) error {
+	return Errorf(ECodeBoardNotFound, "board %q does not exist", id)
+}
+
 // Error is the one error type users see. Message is a human sentence safe
 // to show to a client; internal details stay in wrapped errors and logs.
 type Error struct {

@@ -230,6 +230,11 @@ func errNotFound(id string) error {
 	return podium.Errorf(podium.ECodeNotFound, "contest %q does not exist", id)
 }
 
+// ContestNotFound is the ECodeNotFound error of a contest id that does not
+// exist, word for word; the HTTP API gives it for a private contest the
+// caller may not read too (docs/API.md, "Private ids").
+func ContestNotFound(id string) error { return errNotFound(id) }
+
 // Contest returns a contest's definition. A missing one is ECodeNotFound.
 func (s *Service) Contest(id string) (contest.Contest, error) {
 	st, err := s.get(id)

@@ -588,6 +588,4 @@ func (e *Engine) board(id string) *boardState {
 	return e.boards[id]
 }
 
-func errBoardNotFound(id string) error {
-	return podium.Errorf(podium.ECodeBoardNotFound, "board %q does not exist", id)
-}
+func errBoardNotFound(id string) error { return podium.BoardNotFound(id) }

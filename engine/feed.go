@@ -338,7 +338,7 @@ func (e *Engine) AppendFeed(ctx context.Context, evs []podium.FeedEvent) error {
 			return podium.Errorf(podium.ECodeInvalid, "only %s events can be appended", podium.FeedTournamentSettled)
 		}
 		if ev.Player != "" {
-			if err := podium.ValidPlayerID(ev.Player); err != nil {
+			if err := podium.ValidPlayerRef(ev.Player); err != nil {
 				return err
 			}
 		}
@@ -458,7 +458,7 @@ func (e *Engine) Feed(ctx context.Context, q FeedRead) ([]FeedItem, error) {
 		}
 		def := bs.def.Load()
 		if q.Readable != nil && !q.Readable(def.ID, def.Public) {
-			return nil, podium.Errorf(podium.ECodeForbidden, "this key may not read board %q", def.ID)
+			return nil, errBoardNotFound(def.ID) // as an unknown board (docs/API.md, "Private ids")
 		}
 		boards, titles[def.ID] = []string{def.ID}, def.Title
 	} else {

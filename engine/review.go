@@ -124,7 +124,7 @@ func (e *Engine) Freeze(ctx context.Context, player, by, reason string) (podium.
 	if e.rv.store == nil {
 		return podium.Freeze{}, errNoReview()
 	}
-	if err := podium.ValidPlayerID(player); err != nil {
+	if err := podium.ValidPlayerRef(player); err != nil {
 		return podium.Freeze{}, err
 	}
 	if err := podium.ValidNote(reason, false); err != nil {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/engine"
 )
 
 // principal returns the API key a request carries: nil when it carries
@@ -63,13 +64,41 @@ func (s *Server) requireGlobalAdmin(r *http.Request) (*podium.APIKey, error) {
 	return k, nil
 }
 
-// canRead checks read access to a board: public boards need no key, but a
-// key that is sent must be valid.
-func (s *Server) canRead(r *http.Request, board string, public bool) (*podium.APIKey, error) {
-	if public {
-		return s.principal(r)
+// Private ids (docs/API.md): a board or contest that is not public is, to
+// a caller who may not read it, exactly an unknown id. The order is what
+// keeps answers from telling the two apart:
+//  1. the credential: a malformed, unknown or revoked one is 401 whatever
+//     the id (so it is checked before the id is looked up);
+//  2. the id: unknown is 404;
+//  3. read access: without it, the same 404 as step 2, word for word.
+// Routes that need a scope whatever the id (writes, admin) refuse with
+// 401/403 before they look the id up, so their answers do not depend on
+// it either.
+
+// mayRead is the read rule: anyone reads a public board or contest; a
+// private one needs a key (not a player session) with the read scope for
+// its id.
+func mayRead(k *podium.APIKey, id string, public bool) bool {
+	return public || k != nil && k.Player == "" && k.Allows(podium.ScopeRead, id)
+}
+
+// readableBoard returns the board id names and the request's principal
+// (nil without credentials) if the request may read the board:
+// ECodeUnauthenticated for a bad credential, whatever the id, then
+// ECodeBoardNotFound for an unknown board and for one it may not read.
+func (s *Server) readableBoard(r *http.Request, id string) (engine.BoardInfo, *podium.APIKey, error) {
+	k, err := s.principal(r)
+	if err != nil {
+		return engine.BoardInfo{}, nil, err
 	}
-	return s.require(r, podium.ScopeRead, board)
+	bi, err := s.eng.Board(id)
+	if err != nil {
+		return engine.BoardInfo{}, nil, err
+	}
+	if !mayRead(k, bi.ID, bi.Public) {
+		return engine.BoardInfo{}, nil, podium.BoardNotFound(bi.ID)
+	}
+	return bi, k, nil
 }
 
 // checkHeaders refuses a request whose credentials or Idempotency-Key are

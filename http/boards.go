@@ -127,11 +127,8 @@ func (s *Server) listBoards(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) getBoard(w http.ResponseWriter, r *http.Request) error {
-	bi, err := s.eng.Board(r.PathValue("board"))
+	bi, _, err := s.readableBoard(r, r.PathValue("board"))
 	if err != nil {
-		return err
-	}
-	if _, err := s.canRead(r, bi.ID, bi.Public); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, appendBoard(nil, &bi))
@@ -202,11 +199,8 @@ func (s *Server) deleteBoard(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) periods(w http.ResponseWriter, r *http.Request) error {
-	bi, err := s.eng.Board(r.PathValue("board"))
+	bi, _, err := s.readableBoard(r, r.PathValue("board"))
 	if err != nil {
-		return err
-	}
-	if _, err := s.canRead(r, bi.ID, bi.Public); err != nil {
 		return err
 	}
 	list, err := s.eng.Periods(bi.ID)

@@ -46,7 +46,9 @@ func (s *Server) contestRoutes() {
 // contestPage serves the live contest page; for a contest that does not
 // exist, with status 404 (its script says so).
 func (s *Server) contestPage(w http.ResponseWriter, r *http.Request) {
-	if _, err := s.contests.Contest(r.PathValue("contest")); err != nil && s.eng.Ready() {
+	// A page is read without credentials (a browser's navigation sends
+	// none): a private contest is as unknown (auth.go, "Private ids").
+	if c, err := s.contests.Contest(r.PathValue("contest")); (err != nil || !c.Public) && s.eng.Ready() {
 		w = notFoundWriter{w}
 	}
 	s.page("contest.html")(w, r)
@@ -129,14 +131,22 @@ func (s *Server) contestOut(c *contest.Contest) contestJSON {
 }
 
 // contestFor returns a contest the request may read: public ones need no
-// key (a key sent must be valid), others the read scope on its id.
+// key (a key sent must be valid: 401 whatever the id), others the read
+// scope on its id; a contest the request may not read is the 404 of an
+// unknown one (auth.go, "Private ids").
 func (s *Server) contestFor(r *http.Request) (contest.Contest, *podium.APIKey, error) {
+	k, err := s.principal(r)
+	if err != nil {
+		return contest.Contest{}, nil, err
+	}
 	c, err := s.contests.Contest(r.PathValue("contest"))
 	if err != nil {
 		return c, nil, err
 	}
-	k, err := s.canRead(r, c.ID, c.Public)
-	return c, k, err
+	if !mayRead(k, c.ID, c.Public) {
+		return contest.Contest{}, nil, ctf.ContestNotFound(c.ID)
+	}
+	return c, k, nil
 }
 
 func (s *Server) listContests(w http.ResponseWriter, r *http.Request) error {

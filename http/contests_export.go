@@ -10,6 +10,7 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/ctf"
+	"github.com/podiumhq/podium/internal/csvcell"
 )
 
 // exportContest streams a contest's standings as CSV or JSON Lines:
@@ -102,7 +103,7 @@ func (s *Server) exportContest(w http.ResponseWriter, r *http.Request) error {
 			if !t.LastAt.IsZero() {
 				last = t.LastAt.UTC().Format("2006-01-02T15:04:05.000Z07:00")
 			}
-			row = append(row[:0], rank, out.Team, out.Name, strconv.FormatInt(out.Score, 10), strconv.Itoa(out.Solved), last)
+			row = append(row[:0], rank, csvcell.Escape(out.Team), csvcell.Escape(out.Name), strconv.FormatInt(out.Score, 10), strconv.Itoa(out.Solved), last)
 			if hidden {
 				row = append(row, strconv.FormatBool(out.Hidden))
 			}

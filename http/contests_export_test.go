@@ -81,3 +81,26 @@ func TestContestExport(t *testing.T) {
 		}
 	}
 }
+
+// TestContestExportFormulas: team ids and names that a spreadsheet would
+// run as formulas get a leading apostrophe in CSV; scores stay numbers.
+func TestContestExportFormulas(t *testing.T) {
+	s, _ := newContestServer(t)
+	s.must(201, s.do("PUT", "/v1/contests/ctf:f", adminKey, `{"title":"F","start":"2026-11-30T11:00:00Z","end":"2026-11-30T13:00:00Z","public":true}`))
+	s.must(201, s.do("PUT", "/v1/contests/ctf:f/challenges/web", adminKey, `{"scoring":{"value":300}}`))
+	s.must(200, s.do("PUT", "/v1/players/@team", adminKey, `{"name":"=1+2"}`))
+	s.clock.Add(90 * time.Minute)
+	s.must(200, s.do("POST", "/v1/contests/ctf:f/attempts", adminKey, `{"team":"@team","challenge":"web","correct":true}`))
+	r := s.must(200, s.do("GET", "/v1/contests/ctf:f/export", "", nil))
+	rows, err := csv.NewReader(strings.NewReader(string(r.body))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || strings.Join(rows[1][:5], "|") != "1|'@team|'=1+2|300|1" {
+		t.Fatalf("CSV rows: %q", rows)
+	}
+	r = s.must(200, s.do("GET", "/v1/contests/ctf:f/export?format=jsonl", "", nil))
+	if !strings.Contains(string(r.body), `"team":"@team","name":"=1+2"`) {
+		t.Fatalf("JSON Lines keeps the text exact:\n%s", r.body)
+	}
+}

@@ -172,7 +172,7 @@ func (s *Server) contestTeam(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	team := r.PathValue("team")
-	if err := podium.ValidPlayerID(team); err != nil {
+	if err := podium.ValidPlayerRef(team); err != nil {
 		return err
 	}
 	view, err := s.contestView(r, &c, k, true)

@@ -296,14 +296,15 @@ func TestContestScenario(t *testing.T) {
 	}
 }
 
-// A contest that is not public is read with a read key of its prefix.
+// A contest that is not public is read with a read key of its prefix; to
+// anyone else it is an unknown contest (404).
 func TestContestPrivate(t *testing.T) {
 	s, _ := newContestServer(t)
 	s.must(201, s.do("PUT", "/v1/contests/quals", adminKey, `{"start":"2026-11-30T11:00:00Z","end":"2026-11-30T13:00:00Z"}`))
 	other := s.key(`{"name":"other","scopes":["read"],"boards":["ctf:"]}`)
 	reader := s.key(`{"name":"reader","scopes":["read"],"boards":["qu"]}`)
-	s.must(401, s.do("GET", "/v1/contests/quals/standings", "", nil))
-	s.must(403, s.do("GET", "/v1/contests/quals/standings", other, nil))
+	s.must(404, s.do("GET", "/v1/contests/quals/standings", "", nil))
+	s.must(404, s.do("GET", "/v1/contests/quals/standings", other, nil))
 	s.must(200, s.do("GET", "/v1/contests/quals/standings", reader, nil))
 	s.must(404, s.do("GET", "/v1/contests/nope/standings", reader, nil))
 	if list := s.must(200, s.do("GET", "/v1/contests", "", nil)).json(t)["contests"].([]any); len(list) != 0 {

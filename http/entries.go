@@ -24,11 +24,7 @@ func (s *Server) readQuery(r *http.Request) (engine.Query, error) {
 
 // readBoardQuery is readQuery that also returns the board it read.
 func (s *Server) readBoardQuery(r *http.Request) (engine.Query, engine.BoardInfo, error) {
-	bi, err := s.eng.Board(r.PathValue("board"))
-	if err != nil {
-		return engine.Query{}, bi, err
-	}
-	k, err := s.canRead(r, bi.ID, bi.Public)
+	bi, k, err := s.readableBoard(r, r.PathValue("board"))
 	if err != nil {
 		return engine.Query{}, bi, err
 	}
@@ -57,7 +53,7 @@ func (s *Server) entries(w http.ResponseWriter, r *http.Request) error {
 			return podium.Errorf(podium.ECodeInvalid, "players lists more than %d players", MaxPlayersPerRead)
 		}
 		for _, p := range list {
-			if err := podium.ValidPlayerID(p); err != nil {
+			if err := podium.ValidPlayerRef(p); err != nil {
 				return podium.Errorf(podium.ECodeInvalid, "players: %s", podium.ErrorMessage(err))
 			}
 		}
@@ -159,7 +155,7 @@ func (s *Server) playerQuery(r *http.Request) (engine.Query, string, error) {
 		return q, "", err
 	}
 	player := r.PathValue("player")
-	return q, player, podium.ValidPlayerID(player)
+	return q, player, podium.ValidPlayerRef(player)
 }
 
 func (s *Server) entry(w http.ResponseWriter, r *http.Request) error {
@@ -207,7 +203,7 @@ func (s *Server) deleteEntry(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	player := r.PathValue("player")
-	if err := podium.ValidPlayerID(player); err != nil {
+	if err := podium.ValidPlayerRef(player); err != nil {
 		return err
 	}
 	period, _ := queryValue(r, "period")

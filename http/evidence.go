@@ -87,24 +87,26 @@ func queryHash(r *http.Request, name string) (string, error) {
 	return strings.ToLower(v), nil
 }
 
-// evidenceBoard reads the path, checks the player id and returns the
-// board and the request's principal (nil without credentials).
-func (s *Server) evidenceBoard(r *http.Request) (engine.BoardInfo, string, *podium.APIKey, error) {
+// evidenceWho reads the path's player and returns it with the request's
+// principal (nil without credentials). The board is looked up after the
+// checks that do not depend on it (auth.go, "Private ids").
+func (s *Server) evidenceWho(r *http.Request) (string, *podium.APIKey, error) {
 	player := r.PathValue("player")
-	if err := podium.ValidPlayerID(player); err != nil {
-		return engine.BoardInfo{}, "", nil, err
+	if err := podium.ValidPlayerRef(player); err != nil {
+		return "", nil, err
 	}
 	k, err := s.principal(r)
 	if err != nil {
-		return engine.BoardInfo{}, "", nil, err
+		return "", nil, err
 	}
-	bi, err := s.eng.Board(r.PathValue("board"))
-	return bi, player, k, err
+	return player, k, nil
 }
 
 // uploadMay: an admin or a key with the submit scope for the board, or
-// the player's own session on a board that takes player submissions.
-func uploadMay(k *podium.APIKey, bi *engine.BoardInfo, player string) error {
+// the player's own session on a board that takes player submissions. It
+// checks what does not depend on the board before the board is looked up;
+// sessionUploadMay checks the rest.
+func uploadMay(k *podium.APIKey, board, player string) error {
 	if k == nil {
 		return podium.Errorf(podium.ECodeUnauthenticated, "uploading evidence needs an API key or the player's session: send Authorization: Bearer <key>")
 	}
@@ -112,15 +114,24 @@ func uploadMay(k *podium.APIKey, bi *engine.BoardInfo, player string) error {
 		if k.Player != player {
 			return podium.Errorf(podium.ECodeForbidden, "a player session uploads evidence only for its own player (%q)", k.Player)
 		}
-		if !bi.PlayerSubmit {
-			return podium.Errorf(podium.ECodeForbidden, "board %q does not take submissions from player sessions", bi.ID)
-		}
 		return nil
 	}
-	if !k.Allows(podium.ScopeSubmit, bi.ID) {
-		return podium.Errorf(podium.ECodeForbidden, "this key may not submit to board %q", bi.ID)
+	if !k.Allows(podium.ScopeSubmit, board) {
+		return podium.Errorf(podium.ECodeForbidden, "this key may not submit to board %q", board)
 	}
 	return nil
+}
+
+// sessionUploadMay: a player session uploads only to a board that takes
+// player submissions; a private board that does not is, to it, unknown.
+func sessionUploadMay(k *podium.APIKey, bi *engine.BoardInfo) error {
+	if k.Player == "" || bi.PlayerSubmit {
+		return nil
+	}
+	if !bi.Public {
+		return podium.BoardNotFound(bi.ID)
+	}
+	return podium.Errorf(podium.ECodeForbidden, "board %q does not take submissions from player sessions", bi.ID)
 }
 
 func evidenceLimits(p *podium.EvidencePolicy) evidence.Limits {
@@ -137,11 +148,18 @@ func (s *Server) refuseEvidence(reason string, err error) error {
 }
 
 func (s *Server) putEvidence(w http.ResponseWriter, r *http.Request) error {
-	bi, player, k, err := s.evidenceBoard(r)
+	player, k, err := s.evidenceWho(r)
 	if err != nil {
 		return err
 	}
-	if err := uploadMay(k, &bi, player); err != nil {
+	if err := uploadMay(k, r.PathValue("board"), player); err != nil {
+		return err
+	}
+	bi, err := s.eng.Board(r.PathValue("board"))
+	if err != nil {
+		return err
+	}
+	if err := sessionUploadMay(k, &bi); err != nil {
 		return err
 	}
 	seq, review, err := evidenceQuery(r) // evidence_review.go
@@ -345,17 +363,17 @@ func appendOptTime(b []byte, t time.Time) []byte {
 // mayReadEvidence: admins of the board, the owning player's session, and
 // everyone who may read the board when its evidence is public. Never
 // anyone else, whatever they know of the submission or its hashes.
-func (s *Server) mayReadEvidence(r *http.Request, k *podium.APIKey, bi *engine.BoardInfo, player string) error {
+func (s *Server) mayReadEvidence(k *podium.APIKey, bi *engine.BoardInfo, player string) error {
 	if k != nil && k.Player == "" && k.Allows(podium.ScopeAdmin, bi.ID) {
 		return nil
 	}
-	if k != nil && k.Player == player {
+	if k != nil && k.Player == player && (bi.Public || bi.PlayerSubmit) {
 		return nil
 	}
+	if !mayRead(k, bi.ID, bi.Public) {
+		return podium.BoardNotFound(bi.ID) // auth.go, "Private ids"
+	}
 	if bi.Evidence != nil && bi.Evidence.Public {
-		if _, err := s.canRead(r, bi.ID, bi.Public); err != nil {
-			return err
-		}
 		if p, err := s.eng.Player(player); err == nil && p.Hidden {
 			// Hidden players are left out of public reads.
 			return podium.Errorf(podium.ECodeNotFound, "no evidence of player %q on board %q", player, bi.ID)
@@ -369,14 +387,18 @@ func (s *Server) mayReadEvidence(r *http.Request, k *podium.APIKey, bi *engine.B
 }
 
 func (s *Server) getEvidence(w http.ResponseWriter, r *http.Request) error {
-	bi, player, k, err := s.evidenceBoard(r)
+	player, k, err := s.evidenceWho(r)
 	if err != nil {
 		return err
 	}
 	if _, ok := queryValue(r, "review"); ok {
-		return s.getHeldEvidence(w, r, bi, player, k) // evidence_review.go
+		return s.getHeldEvidence(w, r, r.PathValue("board"), player, k) // evidence_review.go
 	}
-	if err := s.mayReadEvidence(r, k, &bi, player); err != nil {
+	bi, err := s.eng.Board(r.PathValue("board"))
+	if err != nil {
+		return err
+	}
+	if err := s.mayReadEvidence(k, &bi, player); err != nil {
 		return err
 	}
 	seq, err := querySeq(r)

@@ -7,7 +7,6 @@ import (
 	"strconv"
 
 	"github.com/podiumhq/podium"
-	"github.com/podiumhq/podium/engine"
 )
 
 // Evidence of held submissions (docs/API.md "Evidence (replay) uploads"
@@ -56,7 +55,9 @@ func evidencePath(board, player string, seq uint64, review string) string {
 // mayReadHeldEvidence: admins and review keys of the board, and the
 // owning player's session. A held submission is not published, so a
 // board's public evidence setting does not open it.
-func mayReadHeldEvidence(k *podium.APIKey, bi *engine.BoardInfo, player string) error {
+// It depends on the board's id only, so it runs before the board is looked
+// up (auth.go, "Private ids").
+func mayReadHeldEvidence(k *podium.APIKey, board, player string) error {
 	switch {
 	case k == nil:
 		return podium.Errorf(podium.ECodeUnauthenticated, "the evidence of a held submission needs a review or admin key, or the player's session")
@@ -65,18 +66,25 @@ func mayReadHeldEvidence(k *podium.APIKey, bi *engine.BoardInfo, player string) 
 			return podium.Errorf(podium.ECodeForbidden, "a player session reads only its own player's evidence")
 		}
 		return nil
-	case k.Allows(podium.ScopeReview, bi.ID):
+	case k.Allows(podium.ScopeReview, board):
 		return nil
 	}
-	return podium.Errorf(podium.ECodeForbidden, "the evidence of a held submission of board %q is readable only by its moderators and its player", bi.ID)
+	return podium.Errorf(podium.ECodeForbidden, "the evidence of a held submission of board %q is readable only by its moderators and its player", board)
 }
 
 // getHeldEvidence answers GET .../evidence?review=: the item's evidence,
 // wherever it is (under the item while pending or rejected, at the
 // approved seq once approved).
-func (s *Server) getHeldEvidence(w http.ResponseWriter, r *http.Request, bi engine.BoardInfo, player string, k *podium.APIKey) error {
-	if err := mayReadHeldEvidence(k, &bi, player); err != nil {
+func (s *Server) getHeldEvidence(w http.ResponseWriter, r *http.Request, board, player string, k *podium.APIKey) error {
+	if err := mayReadHeldEvidence(k, board, player); err != nil {
 		return err
+	}
+	bi, err := s.eng.Board(board)
+	if err != nil {
+		return err
+	}
+	if k.Player != "" && !bi.Public && !bi.PlayerSubmit {
+		return podium.BoardNotFound(bi.ID) // a session knows only public boards and its own
 	}
 	_, review, err := evidenceQuery(r)
 	if err != nil {

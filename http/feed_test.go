@@ -176,10 +176,10 @@ func TestFeedAPI(t *testing.T) {
 		if l := feedLines(b.getFeed("?board=secret", reader)); !slices.Equal(l, []string{`secret/1/new_leader new_leader carol carol keys=[5] old=null from=null/null`}) {
 			t.Errorf("private board's feed with a reading key: %q", l)
 		}
-		if code := b.do("GET", "/v1/feed?board=secret", "", nil).errCode(t); code != "unauthenticated" {
+		if code := b.do("GET", "/v1/feed?board=secret", "", nil).errCode(t); code != "board_not_found" {
 			t.Errorf("private board's feed without a key: %s", code)
 		}
-		if r := b.do("GET", "/v1/feed?board=secret", other, nil); r.status != 403 || r.errCode(t) != "forbidden" {
+		if r := b.do("GET", "/v1/feed?board=secret", other, nil); r.status != 404 || r.errCode(t) != "board_not_found" {
 			t.Errorf("private board's feed with another board's key: %d %s", r.status, r.body)
 		}
 		if all := b.getFeed("", ""); len(all.Events) != 6 || all.Board != nil {

@@ -225,7 +225,8 @@ func TestOpenAPIScenario(t *testing.T) {
 	c.fails(400, "invalid_argument", "GET", "/v1/boards/ms:expert/entries?limt=3", "", "")
 	c.fails(400, "invalid_json", "POST", "/v1/boards/ms:expert/scores", A, `{"player":`)
 	c.fails(401, "unauthenticated", "GET", "/v1/keys", "nope", "")
-	c.fails(401, "unauthenticated", "GET", "/v1/boards/secret/entries", "", "")
+	c.fails(401, "unauthenticated", "GET", "/v1/boards/secret/entries", "nope", "")
+	c.fails(404, "board_not_found", "GET", "/v1/boards/secret/entries", "", "")
 	c.fails(404, "board_not_found", "GET", "/v1/boards/nope", "", "")
 	c.fails(404, "entry_not_found", "GET", "/v1/boards/ms:expert/entries/zed", "", "")
 	c.fails(404, "not_found", "GET", "/v1/nothing", "", "")
@@ -245,7 +246,7 @@ func TestOpenAPIScenario(t *testing.T) {
 	k := c.must(201, "POST", "/v1/keys", A, `{"name":"spare","scopes":["submit"]}`)
 	c.must(200, "GET", "/v1/keys", A, "")
 	c.fails(403, "forbidden", "POST", "/v1/boards/ms:expert/scores", read, `{"player":"x","score":1}`)
-	c.fails(403, "forbidden", "GET", "/v1/boards/secret/entries", read, "")
+	c.fails(404, "board_not_found", "GET", "/v1/boards/secret/entries", read, "") // another prefix: as unknown
 	c.must(204, "DELETE", "/v1/keys/"+k["id"].(string), A, "")
 	c.fails(404, "not_found", "DELETE", "/v1/keys/"+k["id"].(string), A, "")
 

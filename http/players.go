@@ -36,8 +36,13 @@ func (s *Server) putPlayer(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	id := r.PathValue("player")
+	// A new player takes the rule for new ids; one that exists already
+	// (stored before that rule refused invisible characters) may still be
+	// named or hidden.
 	if err := podium.ValidPlayerID(id); err != nil {
-		return err
+		if _, known := s.eng.Player(id); podium.ValidPlayerRef(id) != nil || known != nil {
+			return err
+		}
 	}
 	buf, err := readBody(r, s.maxBody)
 	if err != nil {

@@ -27,7 +27,7 @@ type restoreItemBody struct {
 // toItem validates an item's shape; the engine checks it against the
 // board (key count, period id, at within the period and not ahead).
 func (ib *restoreItemBody) toItem() (engine.RestoreItem, error) {
-	if err := podium.ValidPlayerID(ib.Player); err != nil {
+	if err := podium.ValidPlayerRef(ib.Player); err != nil {
 		return engine.RestoreItem{}, err
 	}
 	if ib.Period == "" || len(ib.Period) > 64 {

@@ -102,7 +102,7 @@ func (s *Server) reviewQueue(w http.ResponseWriter, r *http.Request) error {
 	}
 	f := podium.ReviewFilter{Board: board, Status: podium.ReviewPending}
 	if p, ok := queryValue(r, "player"); ok {
-		if err := podium.ValidPlayerID(p); err != nil {
+		if err := podium.ValidPlayerRef(p); err != nil {
 			return err
 		}
 		f.Player = p
@@ -375,29 +375,30 @@ func appendHistory(b []byte, rows []podium.HistoryRow, admin bool) []byte {
 // history answers GET /v1/boards/{board}/entries/{player}/history: the
 // player's log rows, newest first. A public board's history is public; a
 // private board's needs a key that may read it, or the player's own
-// session. Admins (and review keys) also see which rows an approval wrote.
+// session on a board that takes player submissions; to anyone else the
+// board is unknown (auth.go, "Private ids"). Admins (and review keys) also
+// see which rows an approval wrote.
 func (s *Server) history(w http.ResponseWriter, r *http.Request) error {
-	bi, err := s.eng.Board(r.PathValue("board"))
-	if err != nil {
-		return err
-	}
 	player := r.PathValue("player")
-	if err := podium.ValidPlayerID(player); err != nil {
+	if err := podium.ValidPlayerRef(player); err != nil {
 		return err
 	}
 	k, err := s.principal(r)
 	if err != nil {
 		return err
 	}
+	bi, err := s.eng.Board(r.PathValue("board"))
+	if err != nil {
+		return err
+	}
 	switch {
+	case bi.Public:
 	case k != nil && k.Player != "": // a player session
-		if k.Player != player && !bi.Public {
-			return podium.Errorf(podium.ECodeForbidden, "a player session reads only its own player's history on a private board")
+		if k.Player != player || !bi.PlayerSubmit {
+			return podium.BoardNotFound(bi.ID)
 		}
-	case !bi.Public:
-		if _, err := s.require(r, podium.ScopeRead, bi.ID); err != nil {
-			return err
-		}
+	case !mayRead(k, bi.ID, bi.Public):
+		return podium.BoardNotFound(bi.ID)
 	}
 	admin := k != nil && k.Player == "" && k.Allows(podium.ScopeReview, bi.ID)
 	var before uint64
@@ -484,7 +485,7 @@ func (s *Server) unfreeze(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	player := r.PathValue("player")
-	if err := podium.ValidPlayerID(player); err != nil {
+	if err := podium.ValidPlayerRef(player); err != nil {
 		return err
 	}
 	if err := s.eng.Unfreeze(r.Context(), player); err != nil {
@@ -503,7 +504,7 @@ func (s *Server) getFreeze(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	player := r.PathValue("player")
-	if err := podium.ValidPlayerID(player); err != nil {
+	if err := podium.ValidPlayerRef(player); err != nil {
 		return err
 	}
 	f := s.eng.Frozen(player)

@@ -267,20 +267,27 @@ func TestModeration(t *testing.T) {
 		// A private board: a read key, or the player's own session.
 		a.mkBoard("priv", privateBoard)
 		a.must(200, a.do("POST", "/v1/boards/priv/scores", adminKey, `{"player":"pam","score":3}`))
-		if r := a.do("GET", "/v1/boards/priv/entries/pam/history", "", nil); r.status != 401 {
+		if r := a.do("GET", "/v1/boards/priv/entries/pam/history", "", nil); r.status != 404 {
 			t.Fatalf("private history without a key: %d %s", r.status, r.body)
 		}
 		rd := knownKey(t, a, b, `{"name":"reader","scopes":["read"]}`)
 		if h := b.must(200, b.do("GET", "/v1/boards/priv/entries/pam/history", rd, nil)).json(t); len(h["items"].([]any)) != 1 {
 			t.Fatalf("private history with a read key %v", h)
 		}
+		// The player's own session reads its history on a private board
+		// that takes player submissions; any other private board is, to a
+		// session, unknown (404), so that a session cannot probe ids.
+		a.mkBoard("privps", `{"keys":[{"name":"points","order":"desc"}],"public":false,"player_submit":true}`)
+		a.must(200, a.do("POST", "/v1/boards/privps/scores", adminKey, `{"player":"pam","score":4}`))
 		gk := knownKey(t, a, b, `{"name":"sessions","scopes":["sessions"]}`)
 		tok, _ := a.issue("pam", "phone", gk)
 		sessionsEventually(t, "node b knows pam's session", func() bool {
-			return b.do("GET", "/v1/boards/priv/entries/pam/history", tok, nil).status == 200
+			return b.do("GET", "/v1/boards/privps/entries/pam/history", tok, nil).status == 200
 		})
-		if r := b.do("GET", "/v1/boards/priv/entries/bob/history", tok, nil); r.status != 403 {
-			t.Fatalf("a session reads another player's private history: %d %s", r.status, r.body)
+		for _, path := range []string{"/v1/boards/privps/entries/bob/history", "/v1/boards/priv/entries/pam/history"} {
+			if r := b.do("GET", path, tok, nil); r.status != 404 || r.errCode(t) != "board_not_found" {
+				t.Fatalf("a session reads %s: %d %s", path, r.status, r.body)
+			}
 		}
 	})
 }

@@ -237,6 +237,10 @@ func (s *Server) Hub() *stream.Hub { return s.hub }
 func (s *Server) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		t0 := time.Now()
+		// Every answer says its Content-Type is to be believed: a JSON
+		// answer (an error echoing input included) is never sniffed
+		// into HTML or a script.
+		w.Header()["X-Content-Type-Options"] = nosniff
 		if why := r.Header.Get(framingHeader); why != "" { // framing.go
 			w.Header().Set("Connection", "close")
 			s.writeError(w, r, podium.Errorf(podium.ECodeInvalid, "the request has %s: its framing is ambiguous (RFC 9112 section 6.1), so it is refused and the connection closed", why))
@@ -266,6 +270,8 @@ func (s *Server) Handler() http.Handler {
 		s.latency.WithLabelValues(pattern).Observe(time.Since(t0).Seconds())
 	})
 }
+
+var nosniff = []string{"nosniff"}
 
 // notRouted turns the mux's plain-text 404 and 405 into JSON errors.
 func (s *Server) notRouted(w http.ResponseWriter, r *http.Request, h http.Handler) {

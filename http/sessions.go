@@ -237,6 +237,9 @@ func (s *Server) submitMay(k *podium.APIKey, board, player string) error {
 		return err
 	}
 	if !bi.PlayerSubmit {
+		if !bi.Public {
+			return podium.BoardNotFound(bi.ID) // a session knows only public boards and its own (auth.go, "Private ids")
+		}
 		return podium.Errorf(podium.ECodeForbidden, "board %q does not take submissions from player sessions", board)
 	}
 	return nil

@@ -102,11 +102,7 @@ func (s *Server) sse(w http.ResponseWriter, r *http.Request) error {
 	if err := s.checkStreamOrigin(r); err != nil {
 		return err
 	}
-	bi, err := s.eng.Board(r.PathValue("board"))
-	if err != nil {
-		return err
-	}
-	key, err := s.canRead(r, bi.ID, bi.Public)
+	bi, key, err := s.readableBoard(r, r.PathValue("board"))
 	if err != nil {
 		return err
 	}

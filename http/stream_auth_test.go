@@ -128,8 +128,8 @@ func TestStreamEndsWhenBoardGoesPrivate(t *testing.T) {
 	if l := leaks(evs, "secret"); len(l) > 0 {
 		t.Fatalf("the anonymous stream got the private state: %+v", l)
 	}
-	if !ended || len(evs) == 0 || evs[len(evs)-1].Type != "error" || evs[len(evs)-1].Data["code"] != "unauthenticated" {
-		t.Fatalf("the anonymous stream of a board made private got %+v (ended %v); want an unauthenticated error, then the end", evs, ended)
+	if !ended || len(evs) == 0 || evs[len(evs)-1].Type != "error" || evs[len(evs)-1].Data["code"] != "board_not_found" {
+		t.Fatalf("the anonymous stream of a board made private got %+v (ended %v); want board_not_found (as if gone), then the end", evs, ended)
 	}
 	for {
 		ev := keyed.next(2 * time.Second)

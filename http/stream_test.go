@@ -491,7 +491,7 @@ func TestWebSocketSeveralBoards(t *testing.T) {
 		t.Fatalf("unknown board: %v", m)
 	}
 	send(`{"op":"subscribe","board":"private"}`)
-	if m := recv(); m["type"] != "error" || m["code"] != "unauthenticated" {
+	if m := recv(); m["type"] != "error" || m["code"] != "board_not_found" || m["message"] != `board "private" does not exist` {
 		t.Fatalf("private board without key: %v", m)
 	}
 	send(`{"op":"bogus"}`)

@@ -125,11 +125,8 @@ func appendTournament(b []byte, t *podium.Tournament) []byte {
 // tournamentBoard returns a board the request may read, which must be a
 // tournament.
 func (s *Server) tournamentBoard(r *http.Request) (engine.BoardInfo, error) {
-	bi, err := s.eng.Board(r.PathValue("board"))
+	bi, _, err := s.readableBoard(r, r.PathValue("board"))
 	if err != nil {
-		return bi, err
-	}
-	if _, err := s.canRead(r, bi.ID, bi.Public); err != nil {
 		return bi, err
 	}
 	if bi.Tournament == nil {

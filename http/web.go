@@ -4,7 +4,6 @@ import (
 	"embed"
 	"io/fs"
 	"net/http"
-	"strings"
 
 	"github.com/podiumhq/podium"
 )
@@ -51,7 +50,10 @@ func (s *Server) page(name string) http.HandlerFunc {
 		if b := r.PathValue("board"); b != "" {
 			if !podium.ValidBoardID(b) {
 				status = http.StatusNotFound
-			} else if _, err := s.eng.Board(b); err != nil && s.eng.Ready() {
+			} else if bi, err := s.eng.Board(b); (err != nil || !bi.Public) && s.eng.Ready() {
+				// A page is read without credentials (a browser's
+				// navigation sends none): a private board is as unknown
+				// (auth.go, "Private ids").
 				status = http.StatusNotFound
 			}
 		}
@@ -63,20 +65,20 @@ func (s *Server) page(name string) http.HandlerFunc {
 		h := w.Header()
 		h.Set("Content-Type", "text/html; charset=utf-8")
 		h.Set("Cache-Control", "no-cache")
-		csp := "default-src 'self'; style-src 'self'; script-src 'self'; connect-src 'self'; img-src 'self' data:"
+		// No page may be framed (clickjacking; a site embeds a board with
+		// /v1/client.js instead, docs/CLIENT.md), none sends a referrer,
+		// and none takes a <base> that would move its scripts' origin.
+		csp := "default-src 'self'; style-src 'self'; script-src 'self'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'"
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("X-Frame-Options", "DENY")
 		if name == "admin.html" {
-			// The console holds an admin key: no framing (clickjacking),
-			// no native form submission (every form is sent by script, so
-			// a key can never land in a URL), no referrer, never cached.
-			csp += "; frame-ancestors 'none'; form-action 'none'; base-uri 'none'"
-			h.Set("Referrer-Policy", "no-referrer")
-			h.Set("X-Frame-Options", "DENY")
+			// The console holds an admin key: no native form submission
+			// (every form is sent by script, so a key can never land in a
+			// URL), never cached.
+			csp += "; form-action 'none'"
 			h.Set("Cache-Control", "no-store")
 		}
-		h.Set("Content-Security-Policy", csp)
-		if strings.HasSuffix(name, ".html") {
-			h.Set("X-Content-Type-Options", "nosniff")
-		}
+		h.Set("Content-Security-Policy", csp+"; base-uri 'none'")
 		w.WriteHeader(status)
 		w.Write(body)
 	}

@@ -56,7 +56,7 @@ func TestAdminPage(t *testing.T) {
 		}
 	}
 	// The other pages keep their policy without the console's additions.
-	if csp := s.must(200, s.do("GET", "/", "", nil)).header.Get("Content-Security-Policy"); strings.Contains(csp, "frame-ancestors") {
+	if csp := s.must(200, s.do("GET", "/", "", nil)).header.Get("Content-Security-Policy"); strings.Contains(csp, "form-action") {
 		t.Errorf("the index page got the console's policy: %q", csp)
 	}
 	body := string(page.body)
@@ -82,4 +82,47 @@ func TestAdminPage(t *testing.T) {
 		t.Errorf("admin.html loads %d scripts, want the client, the frame and its tabs", n)
 	}
 	s.must(200, s.do("GET", "/assets/admin.css", "", nil))
+}
+
+// TestPublicPageHeaders: every page, public ones included, refuses to be
+// framed and sends no referrer, like the console; every answer, JSON ones
+// first, says nosniff (issue 17).
+func TestPublicPageHeaders(t *testing.T) {
+	s, _ := newContestServer(t)
+	s.mkBoard("live", `{"keys":[{"name":"n","order":"desc"}],"public":true}`)
+	s.must(201, s.do("PUT", "/v1/contests/ctf:p", adminKey, `{"title":"P","start":"2026-11-30T11:00:00Z","end":"2026-11-30T13:00:00Z","public":true}`))
+	for _, c := range []struct {
+		path   string
+		status int
+	}{{"/", 200}, {"/boards/live", 200}, {"/boards/nope", 404}, {"/contests/ctf:p", 200}, {"/contests/nope", 404}, {"/admin", 200}} {
+		h := s.must(c.status, s.do("GET", c.path, "", nil)).header
+		csp := h.Get("Content-Security-Policy")
+		if !strings.Contains(csp, "frame-ancestors 'none'") || !strings.Contains(csp, "base-uri 'none'") || h.Get("X-Frame-Options") != "DENY" ||
+			h.Get("Referrer-Policy") != "no-referrer" || h.Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("GET %s: CSP %q, X-Frame-Options %q, Referrer-Policy %q, X-Content-Type-Options %q", c.path, csp,
+				h.Get("X-Frame-Options"), h.Get("Referrer-Policy"), h.Get("X-Content-Type-Options"))
+		}
+	}
+	for _, c := range []struct {
+		method, path, key string
+		status            int
+	}{
+		{"GET", "/v1/boards", "", 200},
+		{"GET", "/v1/boards/live/entries", "", 200},
+		{"GET", "/v1/boards/nope/entries", "", 404},
+		{"GET", "/v1/boards/live/entries?bogus=%3Cscript%3E", "", 400},
+		{"GET", "/v1/contests/ctf:p/standings", "", 200},
+		{"POST", "/v1/boards/live/scores", "", 401},
+		{"GET", "/no/such/route", "", 404},
+		{"GET", "/healthz", "", 200},
+		{"GET", "/v1/openapi.json", "", 200},
+		{"GET", "/v1/client.js", "", 200},
+		{"GET", "/assets/app.css", "", 200},
+		{"GET", "/v1/boards/live/export", "", 200},
+	} {
+		r := s.do(c.method, c.path, c.key, nil)
+		if r.status != c.status || r.header.Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("%s %s: %d, X-Content-Type-Options %q; want %d with nosniff", c.method, c.path, r.status, r.header.Get("X-Content-Type-Options"), c.status)
+		}
+	}
 }

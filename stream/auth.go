@@ -9,19 +9,15 @@ import (
 // CanRead is the read rule for a board, as streams apply it at subscribe
 // time and again whenever a board's visibility or generation changes:
 // anyone may read a public board; a private one needs a key (nil is the
-// anonymous principal) with the read scope for it. It returns nil,
-// ECodeUnauthenticated or ECodeForbidden.
+// anonymous principal; a player session holds no scope) with the read
+// scope for it. It returns nil, or for a board the principal may not read
+// the ECodeBoardNotFound of an unknown board, so that a private id cannot
+// be probed (docs/API.md, "Private ids").
 func CanRead(key *podium.APIKey, board string, public bool) error {
-	if public {
+	if public || key != nil && key.Player == "" && key.Allows(podium.ScopeRead, board) {
 		return nil
 	}
-	if key == nil {
-		return podium.Errorf(podium.ECodeUnauthenticated, "board %q is private: connect with an API key that may read it", board)
-	}
-	if !key.Allows(podium.ScopeRead, board) {
-		return podium.Errorf(podium.ECodeForbidden, "this key may not read board %q", board)
-	}
-	return nil
+	return podium.BoardNotFound(board)
 }
 
 // errRevoked ends the connections of a revoked key.

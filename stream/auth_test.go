@@ -73,7 +73,7 @@ func TestVisibilityChangeReauthorises(t *testing.T) {
 	for _, tc := range []struct {
 		c    *Conn
 		code string
-	}{{anon, podium.ECodeUnauthenticated}, {wrong, podium.ECodeForbidden}} {
+	}{{anon, podium.ECodeBoardNotFound}, {wrong, podium.ECodeBoardNotFound}} {
 		evs := drain(tc.c)
 		if len(evs) != 1 || errorCode(t, evs[0]) != tc.code {
 			t.Fatalf("after the board went private, a reader without access got:\n%swant one %s error", describe(evs), tc.code)
@@ -91,7 +91,7 @@ func TestVisibilityChangeReauthorises(t *testing.T) {
 	if evs := drain(ok); len(evs) != 1 {
 		t.Fatalf("the reader with a key got:\n%s", describe(evs))
 	}
-	if _, err := anon.Subscribe(context.Background(), "b", 10, ""); podium.ErrorCode(err) != podium.ECodeUnauthenticated {
+	if _, err := anon.Subscribe(context.Background(), "b", 10, ""); podium.ErrorCode(err) != podium.ECodeBoardNotFound {
 		t.Fatalf("anonymous subscribe to the private board: %v", err)
 	}
 }
@@ -127,7 +127,7 @@ func TestRecreatedBoardStartsOver(t *testing.T) {
 	}
 	h.Applied("kc", "", 0, nil)
 	h.Tick()
-	if evs := drain(anon); len(evs) != 1 || errorCode(t, evs[0]) != podium.ECodeUnauthenticated {
+	if evs := drain(anon); len(evs) != 1 || errorCode(t, evs[0]) != podium.ECodeBoardNotFound {
 		t.Fatalf("anonymous reader of a board recreated private got:\n%s", describe(evs))
 	}
 	evs := drain(keyed)
@@ -208,8 +208,8 @@ func TestFinalErrorSurvivesFullQueue(t *testing.T) {
 			snaps = append(snaps, m.Board)
 		}
 	}
-	if len(codes) != 1 || codes[0] != podium.ECodeUnauthenticated || len(snaps) != 1 || snaps[0] != "pub" {
-		t.Fatalf("after the resync: errors %v, snapshots of %v; want one unauthenticated error and a snapshot of pub", codes, snaps)
+	if len(codes) != 1 || codes[0] != podium.ECodeBoardNotFound || len(snaps) != 1 || snaps[0] != "pub" {
+		t.Fatalf("after the resync: errors %v, snapshots of %v; want one board_not_found error and a snapshot of pub", codes, snaps)
 	}
 }
 
@@ -224,7 +224,7 @@ func TestSubscribeIsAuthorised(t *testing.T) {
 	for _, tc := range []struct {
 		key  *podium.APIKey
 		code string
-	}{{nil, podium.ECodeUnauthenticated}, {other, podium.ECodeForbidden}} {
+	}{{nil, podium.ECodeBoardNotFound}, {other, podium.ECodeBoardNotFound}} {
 		c, _ := h.Connect("192.0.2.2", tc.key)
 		if _, err := c.Subscribe(context.Background(), "p", 10, ""); podium.ErrorCode(err) != tc.code {
 			t.Fatalf("subscribe as %v: %v, want %s", tc.key, err, tc.code)
@@ -291,7 +291,7 @@ func TestResubscribeAfterEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	evs := drain(c)
-	if len(evs) != 2 || errorCode(t, evs[0]) != podium.ECodeUnauthenticated || evs[1].Type != "snapshot" {
+	if len(evs) != 2 || errorCode(t, evs[0]) != podium.ECodeBoardNotFound || evs[1].Type != "snapshot" {
 		t.Fatalf("after subscribing again:\n%swant the old subscription's error, then a snapshot", describe(evs))
 	}
 	h.Applied("b", "all", src.score("b", "p", 1), nil)

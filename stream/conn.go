@@ -243,7 +243,7 @@ func (c *Conn) subscribe(ctx context.Context, key windowKey, lastID string) (*Su
 			}
 			h.mu.Unlock()
 			if dead && attempt > 2 {
-				return nil, podium.Errorf(podium.ECodeBoardNotFound, "board %q does not exist", board)
+				return nil, podium.BoardNotFound(board)
 			}
 			continue
 		}

@@ -187,8 +187,8 @@ func TestFeedWindow(t *testing.T) {
 	clk.Add(1)
 	h.Tick()
 	wantEvents(t, "all-boards feed after a went private", feedEvents(t, all), "snapshot[b/1/personal_best]")
-	wantEvents(t, "a's feed after it went private", feedEvents(t, anon), "error:unauthenticated")
-	if _, err := c2.SubscribeFeed(context.Background(), "a", 3, ""); podium.ErrorCode(err) != podium.ECodeUnauthenticated {
+	wantEvents(t, "a's feed after it went private", feedEvents(t, anon), "error:board_not_found")
+	if _, err := c2.SubscribeFeed(context.Background(), "a", 3, ""); podium.ErrorCode(err) != podium.ECodeBoardNotFound {
 		t.Fatalf("subscribing to a private board's feed without a key: %v", err)
 	}
 }

@@ -81,12 +81,12 @@ func TestBrowserAdminModeration(t *testing.T) {
 	run(`const tr = ` + row("mallory") + `; tr.querySelector("button.danger").click();`)
 	wait(`const e = document.querySelector("#panel-moderation .error"); return e && !e.hidden ? e.innerText : "";`, "400 invalid_argument: reason is required")
 	run(`const tr = `+row("mallory")+`; tr.querySelector("input").value = arguments[0]; tr.querySelector("button.danger").click();`, "checked the replay")
-	wait(notice, "mallory on mod.b: rejected.")
+	wait(notice, "\u2068mallory\u2069 on mod.b: rejected.")
 	if got, ok := wd.waitString(5*time.Second, rows, func(s string) bool { return !strings.Contains(s, "mallory") }); !ok {
 		t.Errorf("the rejected item is still in the pending queue: %q", got)
 	}
 	run(`const tr = ` + row("trudy") + `; Array.from(tr.querySelectorAll("button")).find((b) => b.textContent === "Approve").click();`)
-	wait(notice, "trudy on mod.b: approved.")
+	wait(notice, "\u2068trudy\u2069 on mod.b: approved.") // names are isolated (U+2068/U+2069)
 	wait(`return document.querySelector("#panel-moderation .empty") ? "empty" : "";`, "empty")
 	if out := string(api.do("GET", "/v1/boards/mod.b/entries", "")); !strings.Contains(out, `"trudy"`) || strings.Contains(out, `"mallory"`) {
 		t.Errorf("the ranking after the decisions: %s", out)

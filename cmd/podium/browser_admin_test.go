@@ -296,7 +296,7 @@ func TestBrowserAdminConsole(t *testing.T) {
 	wait(5*time.Second, `return Array.from(document.querySelectorAll("#sessions-table tbody th"), (c) => c.innerText).sort().join(",");`, is("laptop,phone"), "alice's sessions")
 	set("#player-name", "Alice A.")
 	submit("#player-result form")
-	wait(5*time.Second, text("#notice"), has("Player alice saved"), "the rename")
+	wait(5*time.Second, text("#notice"), has("Player \u2068alice\u2069 saved"), "the rename")
 	if _, out := call("GET", "/v1/players/alice", browserAdminKey, ""); !strings.Contains(out, `"name":"Alice A."`) || !strings.Contains(out, `"hidden":false`) {
 		t.Errorf("alice after the console renamed her: %s", out)
 	}

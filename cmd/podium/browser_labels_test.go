@@ -74,7 +74,7 @@ func TestBrowserLabelsAndTies(t *testing.T) {
 	wait(tiebreak("alice"), "none", time.Second)
 	// The activity feed shows the values in the keys' formats too.
 	wait(`const li = document.querySelector('#feed li[data-kind="new_leader"]'); return li ? li.firstChild.textContent : "";`,
-		"bob took #1 with 41.000 s · 90 from Alice (41.234 s · 120)", 5*time.Second)
+		"\u2068bob\u2069 took #1 with 41.000 s · 90 from \u2068Alice\u2069 (41.234 s · 120)", 5*time.Second)
 
 	// The history chart: a player's name charts their entry over the
 	// period (bob improved once: a step), the button the top 10.
@@ -83,7 +83,7 @@ func TestBrowserLabelsAndTies(t *testing.T) {
 	}
 	wait(`const ps = document.querySelectorAll("#history-chart path.line");
 		return ps.length + "|" + (ps[0] ? ps[0].dataset.player + "|" + (ps[0].getAttribute("d").match(/V/g) || []).length : "");`, "1|bob|1", 5*time.Second)
-	wait(`return document.getElementById("history-title").textContent;`, "History of bob", time.Second)
+	wait(`return document.getElementById("history-title").textContent;`, "History of \u2068bob\u2069", time.Second)
 	if err := wd.exec(nil, `document.getElementById("history-top").click();`); err != nil {
 		t.Fatal(err)
 	}

@@ -82,7 +82,7 @@ func TestBrowserLiveBoard(t *testing.T) {
 	// newest event is Carol's personal best, submitted after Bob's.
 	if got, ok := wd.waitString(5*time.Second, `const li = document.querySelector('#feed li[data-kind="new_leader"]');
 		return li ? li.dataset.kind + ": " + li.textContent : "";`, func(s string) bool {
-		return strings.HasPrefix(s, "new_leader: Bob took #1 with 41.234 s · 120 from Alice")
+		return strings.HasPrefix(s, "new_leader: \u2068Bob\u2069 took #1 with 41.234 s · 120 from \u2068Alice\u2069")
 	}); !ok {
 		t.Errorf("the newest activity is %q, want Bob taking #1 from Alice", got)
 	}

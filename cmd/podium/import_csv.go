@@ -12,6 +12,7 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/client"
+	"github.com/podiumhq/podium/internal/csvcell"
 )
 
 // csv restores the rows of a CSV file (header row first) into board.
@@ -113,7 +114,8 @@ func csvEntry(rec []string, idx []int, nkeys int, hasAt bool, at time.Time, rese
 	if err != nil {
 		return client.RestoreEntry{}, err
 	}
-	e := client.RestoreEntry{Player: player, Keys: make([]int64, nkeys)}
+	// A podium export wrote the player cell through csvcell.Escape.
+	e := client.RestoreEntry{Player: csvcell.Unescape(player), Keys: make([]int64, nkeys)}
 	for k := range nkeys {
 		v, err := field(1 + k)
 		if err != nil {

@@ -288,3 +288,21 @@ func TestImportCSVPeriodColumn(t *testing.T) {
 		t.Fatalf("after import: %s", got)
 	}
 }
+
+// TestImportCSVFormulaCells: a player cell that an export neutralised
+// against spreadsheet formulas ('=x) is imported as the player it names
+// (=x); other cells that begin with an apostrophe are kept as they are.
+func TestImportCSVFormulaCells(t *testing.T) {
+	dst := startAt(t, nil).URL()
+	mustCall(t, dst, "PUT", "/v1/boards/fx", `{"keys":[{"name":"score","order":"desc"}],"public":true}`, 201)
+	in := filepath.Join(t.TempDir(), "fx.csv")
+	os.WriteFile(in, []byte("player,score,at\n'=x,3,2026-01-01T00:00:00Z\n'y,2,2026-01-01T00:00:00Z\n''-z,1,2026-01-01T00:00:00Z\n"), 0o600)
+	t.Setenv("PODIUM_ADMIN_KEY", "admin-secret")
+	if code, out, errs := runCLI(t, "import", "--url", dst, "--in", in, "--csv", "--board", "fx"); code != 0 || !strings.Contains(out, "entries 3 restored") {
+		t.Fatalf("import: %d %s%s", code, out, errs)
+	}
+	want := "fx all:\n  1 =x \"=x\" [3] 2026-01-01T00:00:00.000Z map[] <nil>\n  2 'y \"'y\" [2] 2026-01-01T00:00:00.000Z map[] <nil>\n  3 '-z \"'-z\" [1] 2026-01-01T00:00:00.000Z map[] <nil>\n"
+	if got := boardState(t, dst, "fx"); got != want {
+		t.Fatalf("after import:\n%s\nwant:\n%s", got, want)
+	}
+}

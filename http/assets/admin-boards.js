@@ -326,8 +326,8 @@
       hideBtn.setAttribute("aria-label", (e.hidden ? "Unhide " : "Hide ") + e.player);
       t.tbody.append(el("tr", { dataset: { player: e.player, hidden: e.hidden ? "true" : "false" } },
         el("td", { class: "num" }, e.rank == null ? "\u2014" : String(e.rank)),
-        el("th", { scope: "row" }, e.player, e.hidden ? el("span", { class: "badge" }, "hidden") : null),
-        el("td", {}, e.name || ""),
+        el("th", { scope: "row" }, Podium.bdi(e.player), e.hidden ? el("span", { class: "badge" }, "hidden") : null),
+        el("td", {}, Podium.bdi(e.name || "")),
         keys.map((k, i) => el("td", { class: "num", title: String(e.keys[i]) }, Podium.formatKey(e.keys[i], k))),
         el("td", {}, A.fmtTime(e.at)),
         el("td", { class: "actions" },

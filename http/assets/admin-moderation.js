@@ -66,7 +66,7 @@
       const decide = (what) => async () => {
         try {
           await api("POST", "/v1/review/" + enc(it.id) + "/" + what, { reason: note.value });
-          A.notify(it.player + " on " + it.board + ": " + (what === "approve" ? "approved." : "rejected."));
+          A.notify(Podium.isolate(it.player) + " on " + it.board + ": " + (what === "approve" ? "approved." : "rejected."));
           load(cursor);
         } catch (e) {
           A.showError(listError, e);
@@ -75,7 +75,7 @@
       t.tbody.append(el("tr", { dataset: { review: it.id } },
         el("td", {}, A.fmtTime(it.submitted_at)),
         el("td", {}, el("a", { href: "/boards/" + enc(it.board) }, it.board)),
-        el("th", { scope: "row" }, it.player),
+        el("th", { scope: "row" }, Podium.bdi(it.player)),
         el("td", {}, (it.keys || []).join(" \u00b7 ")),
         el("td", {}, it.reason || ""),
         el("td", {}, it.status + (it.decision && it.decision.reason ? " (" + it.decision.reason + ")" : "")),

@@ -40,7 +40,7 @@
     const meta = el("textarea", { rows: 2, spellcheck: false, class: "code", id: "player-meta" }, p.meta && Object.keys(p.meta).length ? JSON.stringify(p.meta) : "");
     const save = el("button", { type: "submit", id: "player-save" }, "Save player");
     const form = el("form", { class: "stack card", novalidate: true },
-      el("h3", { tabIndex: -1, id: "player-title" }, "Player " + p.id, p.hidden ? el("span", { class: "badge" }, "hidden") : null),
+      el("h3", { tabIndex: -1, id: "player-title" }, "Player ", Podium.bdi(p.id), p.hidden ? el("span", { class: "badge" }, "hidden") : null),
       known ? null : el("p", { class: "help" }, "podium has not seen this player yet; saving registers it."),
       field("Name", name, "Shown on the pages instead of the id; empty: the id."),
       el("label", {}, hidden, " Hidden: kept, but left out of public rankings (ranks close up)"),
@@ -55,7 +55,7 @@
       await A.busy(save, async () => {
         try {
           await api("PUT", "/v1/players/" + enc(p.id), body);
-          A.notify("Player " + p.id + " saved.");
+          A.notify("Player " + Podium.isolate(p.id) + " saved.");
           show(p.id, ferr);
         } catch (e) {
           A.showError(ferr, e);
@@ -85,7 +85,7 @@
     const act = async (what, body) => {
       try {
         await api("POST", "/v1/players/" + enc(player) + "/" + what, body);
-        A.notify(player + (what === "freeze" ? " is frozen: new submissions wait for review." : " is no longer frozen."));
+        A.notify(Podium.isolate(player) + (what === "freeze" ? " is frozen: new submissions wait for review." : " is no longer frozen."));
         reload();
       } catch (e) {
         A.showError(err, e);
@@ -107,7 +107,7 @@
   async function sessions(player) {
     const box = el("section", { class: "card", "aria-labelledby": "sessions-title", id: "sessions" });
     const err = A.errorBox();
-    box.append(el("h3", { id: "sessions-title" }, "Sessions of " + player), err);
+    box.append(el("h3", { id: "sessions-title" }, "Sessions of ", Podium.bdi(player)), err);
     result.append(box);
     let data;
     try {
@@ -125,14 +125,14 @@
     t.table.id = "sessions-table";
     for (const s of list) {
       t.tbody.append(el("tr", { dataset: { session: s.id } },
-        el("th", { scope: "row" }, s.device),
+        el("th", { scope: "row" }, Podium.bdi(s.device)),
         el("td", {}, el("code", {}, s.id)),
         el("td", {}, A.fmtTime(s.created_at)),
         el("td", {}, A.fmtTime(s.refreshed_at)),
         el("td", {}, A.fmtTime(s.expires_at)),
         el("td", { class: "actions" }, el("button", { type: "button", class: "small danger", "aria-label": "Revoke the session on " + s.device,
           onclick: async () => {
-            if (!(await A.confirm("Revoke the session of " + player + " on \u201c" + s.device + "\u201d?", "Revoke session"))) return;
+            if (!(await A.confirm("Revoke the session of " + Podium.isolate(player) + " on \u201c" + Podium.isolate(s.device) + "\u201d?", "Revoke session"))) return;
             try {
               await api("DELETE", "/v1/players/" + enc(player) + "/sessions/" + enc(s.id));
               A.notify("Session revoked.");

@@ -137,7 +137,7 @@
     const rank = el("td", "col-rank");
     rank.append(el("span", "rank"), el("span", "move"));
     const player = el("td", "col-player");
-    const name = el("span", "name");
+    const name = el("bdi", "name"); // a player's name: isolated (docs/API.md, "Look-alike ids")
     name.tabIndex = 0; // history.js charts a player on a click or Enter
     name.setAttribute("role", "button");
     player.append(name);
@@ -160,7 +160,7 @@
     cells[0].firstChild.textContent = String(e.rank);
     const name = cells[1].firstChild;
     name.textContent = e.name || e.player;
-    if (e.name && e.name !== e.player) name.title = e.player; else name.removeAttribute("title");
+    if (e.name && e.name !== e.player) name.title = Podium.isolate(e.player); else name.removeAttribute("title");
     cols.forEach((c, i) => {
       const td = cells[2 + i];
       if (c.results) {

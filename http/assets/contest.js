@@ -82,8 +82,8 @@
       tr.dataset.rank = e.rank;
       const rank = el("span", "rank", String(e.rank));
       tr.children[0].replaceChildren(rank);
-      tr.children[1].textContent = e.name || e.player;
-      tr.children[1].title = e.player;
+      tr.children[1].replaceChildren(Podium.bdi(e.name || e.player));
+      tr.children[1].title = Podium.isolate(e.player);
       tr.children[2].textContent = group(e.keys[0]);
       tr.children[3].textContent = e.keys[0] > 0 ? when(e.at) : "";
       // On a phone the last-solve column is hidden: a row tied on score
@@ -136,7 +136,7 @@
       const bloods = el("td");
       for (const b of c.first_bloods) {
         const s = el("span", "blood");
-        s.append(el("span", "pos p" + b.position, ["1st", "2nd", "3rd"][b.position - 1]), document.createTextNode(b.name));
+        s.append(el("span", "pos p" + b.position, ["1st", "2nd", "3rd"][b.position - 1]), Podium.bdi(b.name));
         bloods.append(s);
       }
       tr.append(el("td", "col-player", c.name), el("td", "", c.category), el("td", "num", group(c.value)),
@@ -176,11 +176,11 @@
       d += " H" + x(t1);
       const path = svg("path", { d, fill: "none", stroke: COLORS[i % COLORS.length], "stroke-width": 2, "vector-effect": "non-scaling-stroke" });
       const tip = svg("title", {});
-      tip.textContent = s.name + ": " + group(v);
+      tip.textContent = Podium.isolate(s.name) + ": " + group(v);
       path.append(tip);
       chart.append(path);
       const item = el("span");
-      item.append(el("span", "swatch c" + (i % COLORS.length)), document.createTextNode(s.name));
+      item.append(el("span", "swatch c" + (i % COLORS.length)), Podium.bdi(s.name));
       legend.append(item);
     });
   }

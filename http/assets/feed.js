@@ -46,8 +46,10 @@
   }
 
   function line(ev) {
-    const who = ev.name || ev.player || "";
-    return (onBoard ? "" : (ev.title || ev.board) + ": ") + what(ev, who);
+    // Names (and titles) are isolated: the line is one string, so a name's
+    // bidi controls would otherwise reorder the rest of it.
+    const who = ev.name || ev.player ? Podium.isolate(ev.name || ev.player) : "";
+    return (onBoard ? "" : Podium.isolate(ev.title || ev.board) + ": ") + what(ev, who);
   }
 
   function what(ev, who) {
@@ -56,7 +58,7 @@
         return who + " set a personal best: " + keys(ev.keys, ev.board) + (ev.old ? " (was " + keys(ev.old, ev.board) + ")" : " (first entry)");
       case "new_leader":
         return who + " took #1 with " + keys(ev.keys, ev.board) +
-          (ev.previous_player ? " from " + (ev.previous_name || ev.previous_player) + " (" + keys(ev.old, ev.board) + ")" : "");
+          (ev.previous_player ? " from " + Podium.isolate(ev.previous_name || ev.previous_player) + " (" + keys(ev.old, ev.board) + ")" : "");
       case "tournament_settled":
         return "Tournament settled" + (who ? ": " + who + " won" : "");
     }

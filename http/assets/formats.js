@@ -152,7 +152,9 @@
         tr.dataset.rank = po.rank === null ? "" : String(po.rank);
         const rank = el("td", "col-rank");
         rank.append(el("span", "rank", po.rank === null ? "–" : String(po.rank)));
-        tr.append(rank, el("td", "col-player", po.player), el("td", "num", Podium.formatKey(po.points, "points")));
+        const who = el("td", "col-player");
+        who.append(Podium.bdi(po.player));
+        tr.append(rank, who, el("td", "num", Podium.formatKey(po.points, "points")));
         rows.append(tr);
       }
       const more = body.total > (body.payouts || []).length ? " (first " + body.payouts.length + " of " + body.total + ")" : "";

@@ -112,7 +112,7 @@
       const color = COLORS[i % COLORS.length];
       const path = node("path", { d, fill: "none", stroke: color, "stroke-width": 2, class: "line" });
       path.dataset.player = l.player;
-      path.append(node("title", {}, l.name));
+      path.append(node("title", {}, Podium.isolate(l.name)));
       svg.append(path);
     });
     const legend = $("history-legend");
@@ -121,7 +121,7 @@
       const li = document.createElement("li");
       const sw = node("svg", { width: 12, height: 12, "aria-hidden": "true" });
       sw.append(node("rect", { width: 12, height: 12, fill: COLORS[i % COLORS.length] }));
-      li.append(sw, " " + l.name);
+      li.append(sw, " ", Podium.bdi(l.name));
       li.dataset.player = l.player;
       legend.append(li);
     });
@@ -129,7 +129,7 @@
 
   function chart(players, names) {
     const my = ++token;
-    $("history-title").textContent = players.length === 1 ? "History of " + (names[0] || players[0]) : "History of the top " + players.length;
+    $("history-title").textContent = players.length === 1 ? "History of " + Podium.isolate(names[0] || players[0]) : "History of the top " + players.length;
     $("history-status").textContent = "loading…";
     const period = $("period").dataset.period;
     Promise.all(players.map((p) => rows(p)))

@@ -126,7 +126,9 @@
         const who = el("span", "leader");
         who.dataset.fact = "leader";
         if (top) {
-          who.append(el("strong", "", top.name || top.player), " \u00b7 " +
+          const strong = el("strong");
+          strong.append(Podium.bdi(top.name || top.player));
+          who.append(strong, " \u00b7 " +
             (top.value !== undefined ? top.value.toFixed(2) + " pts" :
               top.keys.map((v, i) => Podium.formatKey(v, (b.keys || [])[i])).join(" / ")));
         } else {

@@ -535,6 +535,24 @@
   }
 
   /**
+   * isolate wraps text that someone else chose (a player's name or id, a
+   * team's name) in U+2068 FIRST STRONG ISOLATE ... U+2069 POP DIRECTIONAL
+   * ISOLATE, the plain-text form of <bdi>, for a string that holds more
+   * than the name (a sentence, a tooltip): bidi controls in the name then
+   * cannot reorder the text around it (docs/API.md, "Look-alike ids").
+   */
+  function isolate(text) {
+    return "\u2068" + String(text) + "\u2069";
+  }
+
+  /** bdi returns a <bdi> element holding text: a name shown on its own. */
+  function bdi(text) {
+    const b = document.createElement("bdi");
+    b.textContent = String(text);
+    return b;
+  }
+
+  /**
    * formatCountdown shows a duration in milliseconds the way a reset
    * countdown reads: "2d 4h", "3h 12m", "12m 5s", "45s".
    */
@@ -557,7 +575,7 @@
    */
   function watch(opts) { return new Watcher(opts); }
 
-  const Podium = { watch, formatKey, keyLabel, orderRule, formatCountdown, Watcher, version: "1" };
+  const Podium = { watch, formatKey, keyLabel, orderRule, formatCountdown, isolate, bdi, Watcher, version: "1" };
   root.Podium = Podium;
   if (typeof module === "object" && module && module.exports) module.exports = Podium;
 })(typeof globalThis !== "undefined" ? globalThis : this);
