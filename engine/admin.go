@@ -132,7 +132,7 @@ func (e *Engine) installBoard(b *podium.Board) {
 	bs := e.board(b.ID)
 	if bs == nil {
 		e.mu.Lock()
-		e.boards[b.ID] = newBoardState(b)
+		e.boards.put(newBoardState(b))
 		e.mu.Unlock()
 		if e.listener != nil {
 			e.listener.Applied(b.ID, "", 0, nil)
@@ -179,8 +179,7 @@ func (e *Engine) applyDeleteBoard(o *op, del func(id string) error) error {
 // removeBoard forgets a deleted board.
 func (e *Engine) removeBoard(id string) {
 	e.mu.Lock()
-	bs := e.boards[id]
-	delete(e.boards, id)
+	bs := e.boards.remove(id)
 	e.mu.Unlock()
 	if bs != nil {
 		e.old.dropBoard(bs) // oldperiods.go

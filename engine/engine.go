@@ -110,7 +110,7 @@ type Engine struct {
 	tn      *tourney     // tournaments (tournament.go)
 
 	mu     sync.RWMutex
-	boards map[string]*boardState
+	boards boardSet
 	aggs   aggCache // which aggregates read which boards (aggregate.go)
 
 	ops     chan *op
@@ -155,7 +155,7 @@ func New(cfg Config) *Engine {
 		pipe:      make(chan *group, 8),
 		committed: make(chan struct{}),
 		pend:      newPending(),
-		boards:    map[string]*boardState{},
+		boards:    newBoardSet(),
 		ops:       make(chan *op, 4096),
 		stop:      make(chan struct{}),
 		done:      make(chan struct{}),
@@ -250,7 +250,7 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 		if err != nil {
 			return err
 		}
-		e.boards[boards[i].ID] = bs
+		e.boards.put(bs)
 		for _, p := range bs.periods {
 			entries += p.idx.Len()
 		}
@@ -557,7 +557,7 @@ var testHookSend func()
 func (e *Engine) board(id string) *boardState {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	return e.boards[id]
+	return e.boards.byID[id]
 }
 
 func errBoardNotFound(id string) error {

@@ -420,8 +420,7 @@ func (e *Engine) reloadBoard(ctx context.Context, def *podium.Board) (*boardStat
 		return nil, err
 	}
 	e.mu.Lock()
-	prev := e.boards[def.ID]
-	e.boards[def.ID] = fresh
+	prev := e.boards.put(fresh)
 	e.mu.Unlock()
 	if prev != nil {
 		e.old.dropBoard(prev) // oldperiods.go
