@@ -209,6 +209,9 @@ func (e *Engine) processShared(ops []*op) {
 				cur = bs.def.Load()
 			}
 			o.err = e.lockedMeta(ctx, o.update.ID, func(tx podium.WriteTx) error {
+				if err := e.metaCaughtUp(ctx, tx); err != nil {
+					return err
+				}
 				return e.applyPutBoard(o, func(b *podium.Board) error {
 					if err := tx.PutBoard(ctx, b); err != nil {
 						return err
@@ -218,6 +221,9 @@ func (e *Engine) processShared(ops []*op) {
 			}, aggPutLocks(o.update, cur)...)
 		case opDeleteBoard:
 			o.err = e.lockedMeta(ctx, o.board.ID, func(tx podium.WriteTx) error {
+				if err := e.metaCaughtUp(ctx, tx); err != nil {
+					return err
+				}
 				return e.applyDeleteBoard(o, func(id string) error {
 					if err := tx.DeleteBoard(ctx, id); err != nil {
 						return err
