@@ -183,6 +183,14 @@ type FeedStore interface {
 	PruneFeed(ctx context.Context, boards []string, keep, max int) (int, error)
 }
 
+// FeedOverCap is an optional ability of a FeedStore: the boards holding
+// more than keep events, found in one statement. A start prunes those
+// rather than every board (PruneFeed is a statement per board, which at
+// 100,000 boards kept the writer's lock busy for seconds after a start).
+type FeedOverCap interface {
+	FeedBoardsOver(ctx context.Context, keep int) ([]string, error)
+}
+
 // FeedKeysJSON encodes keys for the stores' text columns: null for nil.
 func FeedKeysJSON(keys []int64) []byte {
 	if keys == nil {

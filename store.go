@@ -136,6 +136,30 @@ func (b *Batch) Reset() {
 	b.Decisions = b.Decisions[:0]
 }
 
+// StartLoader is an optional ability of a Store: what a start reads of
+// every board, each part in one statement, where Engine.Start otherwise
+// asks three to five queries of each board (LastSeq, Periods, Log,
+// LoadEntries): at 100,000 boards the queries' own cost was most of a
+// start. Each method answers what the per-board one would, for every board
+// at once.
+type StartLoader interface {
+	// LastSeqs returns LastSeq of every board that logged anything.
+	LastSeqs(ctx context.Context) (map[string]uint64, error)
+	// AllPeriods returns Periods of every board that has entries.
+	AllPeriods(ctx context.Context) (map[string][]PeriodCount, error)
+	// Tails calls fn for every logged submission of every board with a seq
+	// above the board's watermark (Watermarks; 0 without one), in no
+	// particular order. The *Submission is reused between calls. An error
+	// from fn stops the scan and is returned unwrapped.
+	Tails(ctx context.Context, fn func(*Submission) error) error
+	// LoadPeriods calls fn for every entry of the given board periods (the
+	// Board and Period of each ref; Player is ignored), in no particular
+	// order, with Board and Period set. The *Entry is reused as in
+	// LoadEntries; an error from fn stops the scan and is returned
+	// unwrapped.
+	LoadPeriods(ctx context.Context, periods []EntryRef, fn func(*Entry) error) error
+}
+
 // EntryRef names one entry.
 type EntryRef struct {
 	Board, Period, Player string

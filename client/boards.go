@@ -8,13 +8,47 @@ import (
 	"strings"
 )
 
-// ListBoards lists the public boards and those the key may read.
+// ListBoards lists the public boards and those the key may read, in id
+// order, reading every page of the list (see BoardsPage); it stops at the
+// first error. With many boards, BoardsPage reads them a page at a time.
 func (c *Client) ListBoards(ctx context.Context) ([]Board, error) {
-	var out struct {
-		Boards []Board `json:"boards"`
+	var all []Board
+	cursor := ""
+	for {
+		page, err := c.BoardsPage(ctx, cursor, 0)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, page.Boards...)
+		if page.NextCursor == nil {
+			return all, nil
+		}
+		cursor = *page.NextCursor
 	}
-	_, err := c.call(ctx, request{method: http.MethodGet, path: path("boards")}, &out)
-	return out.Boards, err
+}
+
+// BoardPage is a page of the board list.
+type BoardPage struct {
+	Boards []Board `json:"boards"`
+	// NextCursor reads on (BoardsPage); nil on the last page. A page may
+	// hold fewer boards than asked for, even none, and still have one.
+	NextCursor *string `json:"next_cursor"`
+}
+
+// BoardsPage reads one page of the boards the key may read, in id order:
+// cursor "" for the first, else the previous page's NextCursor; limit 0
+// for the server's default (1000, the most).
+func (c *Client) BoardsPage(ctx context.Context, cursor string, limit int) (*BoardPage, error) {
+	v := url.Values{}
+	if cursor != "" {
+		v.Set("cursor", cursor)
+	}
+	if limit > 0 {
+		v.Set("limit", strconv.Itoa(limit))
+	}
+	var out BoardPage
+	_, err := c.call(ctx, request{method: http.MethodGet, path: path("boards"), query: v}, &out)
+	return &out, err
 }
 
 // GetBoard reads a board (404 board_not_found).

@@ -117,7 +117,7 @@ func (e *Engine) applyPutBoard(o *op, put func(*podium.Board) error) error {
 		b.CreatedAt = old.CreatedAt
 		b.Gen = old.Gen
 	}
-	if err := e.aggCheckPut(context.Background(), b); err != nil { // aggregate_admin.go
+	if err := e.aggCheckPut(b); err != nil { // aggregate_admin.go
 		return err
 	}
 	o.aggPut = b.Aggregate != nil
@@ -134,12 +134,12 @@ func (e *Engine) applyPutBoard(o *op, put func(*podium.Board) error) error {
 // entries) starts from empty indexes; otherwise only the definition
 // changes.
 func (e *Engine) installBoard(b *podium.Board) {
-	defer e.aggInvalidate()
 	bs := e.board(b.ID)
 	if bs == nil {
 		e.mu.Lock()
-		e.boards[b.ID] = newBoardState(b)
+		e.boards.put(newBoardState(b))
 		e.mu.Unlock()
+		e.aggChanged(nil, b)
 		if e.listener != nil {
 			e.listener.Applied(b.ID, "", 0, nil)
 		}
@@ -155,6 +155,10 @@ func (e *Engine) installBoard(b *podium.Board) {
 	bs.setDef(b)
 	seq := bs.seq
 	bs.mu.Unlock()
+	e.mu.Lock()
+	e.boards.track(bs)
+	e.mu.Unlock()
+	e.aggChanged(old, b)
 	if reset {
 		e.old.dropBoard(bs) // oldperiods.go
 	}
@@ -169,7 +173,7 @@ func (e *Engine) applyDeleteBoard(o *op, del func(id string) error) error {
 	if e.board(id) == nil {
 		return errBoardNotFound(id)
 	}
-	if err := e.aggCheckDelete(context.Background(), id); err != nil { // aggregate_admin.go
+	if err := e.aggCheckDelete(id); err != nil { // aggregate_admin.go
 		return err
 	}
 	if err := e.tourneyCheckDelete(context.Background(), id); err != nil { // tournament.go
@@ -185,13 +189,12 @@ func (e *Engine) applyDeleteBoard(o *op, del func(id string) error) error {
 // removeBoard forgets a deleted board.
 func (e *Engine) removeBoard(id string) {
 	e.mu.Lock()
-	bs := e.boards[id]
-	delete(e.boards, id)
+	bs := e.boards.remove(id)
 	e.mu.Unlock()
 	if bs != nil {
 		e.old.dropBoard(bs) // oldperiods.go
+		e.aggChanged(bs.def.Load(), nil)
 	}
-	e.aggInvalidate()
 	if e.listener != nil {
 		e.listener.Applied(id, "", 0, nil)
 	}

@@ -30,9 +30,12 @@ import (
 // depending on them and every source of those aggregates (aggLockSet), so
 // two nodes never compute an aggregate from different states.
 
-// aggCache holds the dependency graph of the aggregates, rebuilt after a
-// board is made, changed or removed. Lock order: aggCache.mu before
-// Engine.mu (aggGraph lists the boards while it holds it).
+// aggCache holds the dependency graph of the aggregates, rebuilt after an
+// aggregate is made, changed or removed, from the aggregates alone (the
+// engine keeps them apart: boardSet.aggs), so that neither making a plain
+// board nor the rebuild costs in the number of boards. Lock order:
+// aggCache.mu before Engine.mu (aggGraph lists the aggregates while it
+// holds it).
 type aggCache struct {
 	mu sync.Mutex
 	g  *aggGraph // nil: to rebuild
@@ -56,20 +59,26 @@ func (e *Engine) aggInvalidate() {
 	e.aggs.mu.Unlock()
 }
 
+// aggChanged drops the dependency graph when a board change can change it:
+// old (nil: none) or next (nil: deleted) is an aggregate. Which plain
+// boards exist does not change it.
+func (e *Engine) aggChanged(old, next *podium.Board) {
+	if old != nil && old.Aggregate != nil || next != nil && next.Aggregate != nil {
+		e.aggInvalidate()
+	}
+}
+
 func (e *Engine) aggGraph() *aggGraph {
 	e.aggs.mu.Lock()
 	defer e.aggs.mu.Unlock()
 	if e.aggs.g == nil {
-		defs := map[string]*podium.Board{}
-		for _, bs := range e.boardStates() {
-			def := bs.def.Load()
-			defs[def.ID] = def
-		}
-		e.aggs.g = buildAggGraph(defs)
+		e.aggs.g = buildAggGraph(e.aggDefs())
 	}
 	return e.aggs.g
 }
 
+// buildAggGraph builds the graph of the aggregates among defs (which may
+// hold other boards too: only aggregates matter).
 func buildAggGraph(defs map[string]*podium.Board) *aggGraph {
 	g := &aggGraph{deps: map[string][]string{}, sources: map[string][]string{}}
 	depth := map[string]int{}

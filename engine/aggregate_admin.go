@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"context"
-
 	"github.com/podiumhq/podium"
 )
 
@@ -18,41 +16,37 @@ import (
 // aggregate reading it would no longer be valid (409): the aggregate would
 // be silently wrong.
 
-// aggDefs returns every board definition: from memory, or on a shared
-// store from the database, since another node may have made an aggregate
-// this node has not heard of yet (the board changes are serialised by the
-// locks the callers hold: a PUT of an aggregate locks its sources).
-func (e *Engine) aggDefs(ctx context.Context) (map[string]*podium.Board, error) {
-	defs := map[string]*podium.Board{}
-	if e.sh != nil {
-		list, err := e.sh.store.Boards(ctx)
-		if err != nil {
-			e.log.Warn("read boards to check the aggregates", "err", err)
-			return nil, podium.Errorf(podium.ECodeUnavailable, "could not read the boards to check the aggregates; nothing was changed, retry shortly")
-		}
-		for i := range list {
-			defs[list[i].ID] = &list[i]
-		}
-		return defs, nil
-	}
-	for _, bs := range e.boardStates() {
+// aggDefs returns the definitions of the aggregate boards, from memory. A
+// check of a board change needs no others: a plain board's depth is 0, and
+// the sources a new aggregate names are looked up one by one (aggCheckPut).
+// In shared mode the caller holds the board's lock and has applied every
+// definition committed before it (metaCaughtUp): another node's aggregate
+// over the board, made under that lock, is then known here (this read the
+// whole boards table from the database on every PUT, a cost in the number
+// of boards).
+func (e *Engine) aggDefs() map[string]*podium.Board {
+	list := e.kind(aggBoards)
+	defs := make(map[string]*podium.Board, len(list)+1)
+	for _, bs := range list {
 		def := bs.def.Load()
 		defs[def.ID] = def
 	}
-	return defs, nil
+	return defs
 }
 
 // aggCheckPut checks a board about to be stored (normalized) against the
 // aggregates: its own definition if it is one, and every aggregate that
 // reads it.
-func (e *Engine) aggCheckPut(ctx context.Context, b *podium.Board) error {
-	defs, err := e.aggDefs(ctx)
-	if err != nil {
-		return err
-	}
+func (e *Engine) aggCheckPut(b *podium.Board) error {
+	defs := e.aggDefs()
 	if b.Aggregate != nil {
 		for i, s := range b.Aggregate.Sources {
 			src := defs[s.Board]
+			if src == nil {
+				if bs := e.board(s.Board); bs != nil {
+					src = bs.def.Load()
+				}
+			}
 			if src == nil {
 				return podium.Errorf(podium.ECodeInvalid, "aggregate.sources[%d]: board %q does not exist", i, s.Board)
 			}
@@ -85,12 +79,8 @@ func (e *Engine) aggCheckPut(ctx context.Context, b *podium.Board) error {
 }
 
 // aggCheckDelete refuses to delete a board that an aggregate reads.
-func (e *Engine) aggCheckDelete(ctx context.Context, id string) error {
-	defs, err := e.aggDefs(ctx)
-	if err != nil {
-		return err
-	}
-	for _, a := range defs {
+func (e *Engine) aggCheckDelete(id string) error {
+	for _, a := range e.aggDefs() {
 		if a.Aggregate != nil && a.ID != id && a.Aggregate.HasSource(id) {
 			return podium.Errorf(podium.ECodeConflict, "board %q is a source of aggregate %q; delete the aggregate or take the board out of its sources first", id, a.ID)
 		}

@@ -34,6 +34,19 @@ func (e *Engine) aggBegin(ctx context.Context, boards []string) (podium.WriteTx,
 	}
 }
 
+// metaCaughtUp applies the metadata changes committed before tx's locks
+// (aggCatchUpChanges), for a board change that checks the aggregates: an
+// aggregate over the board, made on another node, was made under the
+// board's lock, so it is then known here, and the check needs no read of
+// every board. ECodeUnavailable when the changes could not all be applied.
+func (e *Engine) metaCaughtUp(ctx context.Context, tx podium.WriteTx) error {
+	e.aggCatchUpChanges(ctx, tx)
+	if e.sh.seen < tx.LastChange() {
+		return podium.Errorf(podium.ECodeUnavailable, "could not read what other nodes changed, to check the aggregates; nothing was changed, retry shortly")
+	}
+	return nil
+}
+
 // aggCatchUpChanges applies, on the writer, the metadata changes committed
 // before tx's locks that this node has not applied yet, and reports
 // whether there were any. A failure is logged and left to the follower.

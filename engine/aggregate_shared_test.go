@@ -156,3 +156,36 @@ func aggEntriesOf(p engine.Page) []string {
 	}
 	return out
 }
+
+// A node that has not heard of an aggregate yet still refuses a change of
+// one of its sources that would break it, and the source's delete: it
+// applies the definitions committed before its lock on the source before
+// it checks (it read every board from the database on each PUT before).
+func TestSharedAggregateCheckThatHasNotHeard(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t)
+	na := c.start("a", nodeOpts{})
+	nb := c.start("b", nodeOpts{noBroker: true, poll: time.Hour})
+	if _, _, err := na.eng.PutBoard(bg, newBoard(t, "src", podium.Best, 1)); err != nil {
+		t.Fatal(err)
+	}
+	agg := newBoard(t, "agg", podium.Best, 1)
+	agg.Mode = ""
+	agg.Aggregate = &podium.Aggregate{Kind: podium.SumOfBests, Sources: []podium.AggregateSource{{Board: "src"}}}
+	if _, _, err := na.eng.PutBoard(bg, agg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nb.eng.Board("agg"); err == nil {
+		t.Fatal("b heard of the aggregate: the test needs a node that has not")
+	}
+	two := newBoard(t, "src", podium.Best, 2) // two keys: no longer a valid source of agg
+	if _, _, err := nb.eng.PutBoard(bg, two); podium.ErrorCode(err) != podium.ECodeConflict {
+		t.Fatalf("PUT of a source that breaks the aggregate, on b: %v, want conflict", err)
+	}
+	if err := nb.eng.DeleteBoard(bg, "src"); podium.ErrorCode(err) != podium.ECodeConflict {
+		t.Fatalf("DELETE of a source, on b: %v, want conflict", err)
+	}
+	if _, err := nb.eng.Board("agg"); err != nil {
+		t.Fatalf("b still does not know the aggregate: %v", err)
+	}
+}

@@ -101,8 +101,8 @@ func newPeriodState(desc []bool) *periodState {
 func (e *Engine) boardStates() []*boardState {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	list := make([]*boardState, 0, len(e.boards))
-	for _, bs := range e.boards {
+	list := make([]*boardState, 0, e.boards.len())
+	for _, bs := range e.boards.byID {
 		list = append(list, bs)
 	}
 	return list
@@ -140,16 +140,13 @@ func (e *Engine) Board(id string) (BoardInfo, error) {
 }
 
 // Boards lists every board sorted by id; publicOnly leaves out private ones.
+// It costs every board: the API's list pages with ListBoards (boardset.go).
 func (e *Engine) Boards(publicOnly bool) []BoardInfo {
-	list := e.boardStates()
-	out := make([]BoardInfo, 0, len(list))
-	for _, bs := range list {
-		if publicOnly && !bs.def.Load().Public {
-			continue
-		}
-		out = append(out, e.info(bs))
+	var keep func(*podium.Board) bool
+	if publicOnly {
+		keep = func(b *podium.Board) bool { return b.Public }
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	out, _ := e.ListBoards("", 0, 0, keep)
 	return out
 }
 

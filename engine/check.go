@@ -176,7 +176,7 @@ func (e *Engine) applyReload(ctx context.Context) error {
 			return err
 		}
 		e.mu.Lock()
-		e.boards[bi.ID] = fresh
+		e.boards.put(fresh)
 		e.mu.Unlock()
 		e.old.dropBoard(old) // oldperiods.go
 		e.aggInvalidate()

@@ -12,10 +12,12 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -116,7 +118,7 @@ type Engine struct {
 	tn      *tourney     // tournaments (tournament.go)
 
 	mu     sync.RWMutex
-	boards map[string]*boardState
+	boards boardSet
 	aggs   aggCache // which aggregates read which boards (aggregate.go)
 
 	ops     chan *op
@@ -170,7 +172,7 @@ func New(cfg Config) *Engine {
 		pipe:      make(chan *group, 8),
 		committed: make(chan struct{}),
 		pend:      newPending(),
-		boards:    map[string]*boardState{},
+		boards:    newBoardSet(),
 		ops:       make(chan *op, 4096),
 		stop:      make(chan struct{}),
 		done:      make(chan struct{}),
@@ -268,13 +270,23 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 	if err != nil {
 		return fmt.Errorf("load watermarks: %w", err)
 	}
-	entries := 0
-	for i := range boards {
-		bs, err := e.loadBoard(ctx, &boards[i], wms[boards[i].ID])
-		if err != nil {
+	var states []*boardState
+	if sl, ok := e.store.(podium.StartLoader); ok {
+		if states, err = e.loadBoards(ctx, sl, boards); err != nil {
 			return err
 		}
-		e.boards[boards[i].ID] = bs
+	} else {
+		for i := range boards {
+			bs, err := e.loadBoard(ctx, &boards[i], wms[boards[i].ID])
+			if err != nil {
+				return err
+			}
+			states = append(states, bs)
+		}
+	}
+	entries := 0
+	for _, bs := range states {
+		e.boards.put(bs)
 		for _, p := range bs.periods {
 			entries += p.idx.Len()
 		}
@@ -348,22 +360,42 @@ func (e *Engine) Close() error {
 // watermark replayed on top (loading every period that log touches). Older
 // periods are loaded on first read.
 func (e *Engine) loadBoard(ctx context.Context, b *podium.Board, watermark uint64) (*boardState, error) {
-	bs := newBoardState(b)
 	seq, err := e.store.LastSeq(ctx, b.ID)
 	if err != nil {
 		return nil, fmt.Errorf("board %s: last seq: %w", b.ID, err)
 	}
-	bs.seq = seq
 	pcs, err := e.store.Periods(ctx, b.ID)
 	if err != nil {
 		return nil, fmt.Errorf("board %s: periods: %w", b.ID, err)
 	}
-	for _, pc := range pcs {
-		bs.known[pc.ID] = pc.Entries
-	}
 	tail, err := e.readTail(ctx, b.ID, watermark)
 	if err != nil {
 		return nil, err
+	}
+	bs, want := e.boardHead(b, seq, pcs, tail)
+	for _, id := range want {
+		ps, err := e.readPeriod(ctx, bs, id, bs.known[id])
+		if err != nil {
+			return nil, err
+		}
+		bs.periods[id] = ps
+		delete(bs.known, id)
+	}
+	if err := e.replayTail(bs, tail); err != nil {
+		return nil, err
+	}
+	return bs, nil
+}
+
+// boardHead starts the in-memory state of a board from its last seq, its
+// stored periods and the log after its watermark, and lists the stored
+// periods to load now: the current and previous ones, and those the tail
+// touches.
+func (e *Engine) boardHead(b *podium.Board, seq uint64, pcs []podium.PeriodCount, tail []podium.Submission) (*boardState, []string) {
+	bs := newBoardState(b)
+	bs.seq = seq
+	for _, pc := range pcs {
+		bs.known[pc.ID] = pc.Entries
 	}
 	cur := podium.PeriodAt(b.Reset, e.now())
 	want := []string{cur.ID}
@@ -373,17 +405,18 @@ func (e *Engine) loadBoard(ctx context.Context, b *podium.Board, watermark uint6
 	for i := range tail {
 		want = append(want, tail[i].Period)
 	}
-	for _, id := range want {
-		if _, ok := bs.known[id]; !ok || bs.periods[id] != nil {
-			continue
-		}
-		ps, err := e.readPeriod(ctx, bs, id, bs.known[id])
-		if err != nil {
-			return nil, err
-		}
-		bs.periods[id] = ps
-		delete(bs.known, id)
-	}
+	slices.Sort(want)
+	want = slices.Compact(want)
+	return bs, slices.DeleteFunc(want, func(id string) bool {
+		_, ok := bs.known[id]
+		return !ok
+	})
+}
+
+// replayTail replays the log after a board's watermark (in seq order) on
+// top of its loaded periods.
+func (e *Engine) replayTail(bs *boardState, tail []podium.Submission) error {
+	b := bs.def.Load()
 	for i := range tail {
 		sub := &tail[i]
 		ps := bs.periods[sub.Period]
@@ -394,7 +427,7 @@ func (e *Engine) loadBoard(ctx context.Context, b *podium.Board, watermark uint6
 		pid := e.players.intern(sub.Player)
 		changed, err := e.replayInto(b, ps, pid, sub)
 		if err != nil {
-			return nil, fmt.Errorf("board %s: replay seq %d: %w", b.ID, sub.Seq, err)
+			return fmt.Errorf("board %s: replay seq %d: %w", b.ID, sub.Seq, err)
 		}
 		if changed {
 			e.cp.mark(ovKey{bs, sub.Period, pid}, sub.Seq)
@@ -403,27 +436,99 @@ func (e *Engine) loadBoard(ctx context.Context, b *podium.Board, watermark uint6
 	if len(tail) > 0 && !e.cp.off {
 		e.cp.seqMoved[bs] = true // the next checkpoint writes what the replay rebuilt
 	}
-	return bs, nil
+	return nil
+}
+
+// loadBoards builds the in-memory state of every board with a store that
+// reads what a start needs of them all in a few statements (StartLoader):
+// the same state loadBoard builds, board by board.
+func (e *Engine) loadBoards(ctx context.Context, sl podium.StartLoader, boards []podium.Board) ([]*boardState, error) {
+	seqs, err := sl.LastSeqs(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("load boards: last seqs: %w", err)
+	}
+	pcs, err := sl.AllPeriods(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("load boards: periods: %w", err)
+	}
+	tails := map[string][]podium.Submission{}
+	err = sl.Tails(ctx, func(s *podium.Submission) error {
+		tails[s.Board] = append(tails[s.Board], copySubmission(s))
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("load boards: read the logs after the watermarks: %w", err)
+	}
+	out := make([]*boardState, len(boards))
+	byID := make(map[string]*boardState, len(boards))
+	var refs []podium.EntryRef
+	readers := map[podium.EntryRef]*periodReader{}
+	for i := range boards {
+		b := &boards[i]
+		tail := tails[b.ID]
+		slices.SortStableFunc(tail, func(x, y podium.Submission) int { return cmp.Compare(x.Seq, y.Seq) })
+		bs, want := e.boardHead(b, seqs[b.ID], pcs[b.ID], tail)
+		out[i], byID[b.ID] = bs, bs
+		for _, id := range want {
+			r := podium.EntryRef{Board: b.ID, Period: id}
+			refs = append(refs, r)
+			readers[r] = e.newPeriodReader(bs, bs.known[id])
+		}
+	}
+	var (
+		last podium.EntryRef
+		cur  *periodReader
+	)
+	err = sl.LoadPeriods(ctx, refs, func(en *podium.Entry) error {
+		if cur == nil || en.Board != last.Board || en.Period != last.Period {
+			last = podium.EntryRef{Board: en.Board, Period: en.Period}
+			if cur = readers[last]; cur == nil {
+				return fmt.Errorf("board %s period %s: an entry of a period not asked for", en.Board, en.Period)
+			}
+		}
+		cur.add(en)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("load boards: load entries: %w", err)
+	}
+	for _, r := range refs {
+		bs := byID[r.Board]
+		bs.periods[r.Period] = readers[r].finish()
+		delete(bs.known, r.Period)
+	}
+	for i, bs := range out {
+		if err := e.replayTail(bs, tails[boards[i].ID]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // readTail reads the log of a board after a seq.
 func (e *Engine) readTail(ctx context.Context, board string, after uint64) ([]podium.Submission, error) {
 	var tail []podium.Submission
 	err := e.store.Log(ctx, board, after, func(s *podium.Submission) error {
-		c := *s
-		c.Keys = append([]int64(nil), s.Keys...)
-		if hasMeta(s.Meta) {
-			c.Meta = append(json.RawMessage(nil), s.Meta...)
-		} else {
-			c.Meta = nil
-		}
-		tail = append(tail, c)
+		tail = append(tail, copySubmission(s))
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("board %s: read the log after seq %d: %w", board, after, err)
 	}
 	return tail, nil
+}
+
+// copySubmission copies a submission a store reuses (meta kept only when
+// there is one worth keeping).
+func copySubmission(s *podium.Submission) podium.Submission {
+	c := *s
+	c.Keys = append([]int64(nil), s.Keys...)
+	if hasMeta(s.Meta) {
+		c.Meta = append(json.RawMessage(nil), s.Meta...)
+	} else {
+		c.Meta = nil
+	}
+	return c
 }
 
 // replayInto applies one logged submission to a period's index, unless the
@@ -467,60 +572,100 @@ func (e *Engine) replayInto(b *podium.Board, ps *periodState, pid uint32, s *pod
 // sizeHint is the number of entries expected (0 if unknown). It touches no
 // state of bs but its definition, so it needs no lock.
 func (e *Engine) readPeriod(ctx context.Context, bs *boardState, period string, sizeHint int) (*periodState, error) {
-	def := bs.def.Load()
-	var buf []rank.Entry
-	if sizeHint > 0 {
-		buf = make([]rank.Entry, 0, sizeHint)
-		e.players.reserve(sizeHint)
-	}
-	meta := map[uint32]json.RawMessage{}
-	results := map[uint32][]podium.Result{} // best_k
-	// Rows are interned in batches: one lock per batch, not per row.
-	const batch = 1024
-	names := make([]string, 0, batch)
-	metas := make([]json.RawMessage, 0, batch)
-	kept := make([][]podium.Result, 0, batch)
-	ids := make([]uint32, batch)
-	hidden := make([]bool, batch)
-	flush := func() {
-		e.players.internAll(names, ids, hidden)
-		start := len(buf) - len(names)
-		for i := range names {
-			buf[start+i].Player, buf[start+i].Hidden = ids[i], hidden[i]
-			if metas[i] != nil {
-				meta[ids[i]] = metas[i]
-			}
-			if kept[i] != nil {
-				results[ids[i]] = kept[i]
-			}
-		}
-		names, metas, kept = names[:0], metas[:0], kept[:0]
-	}
-	err := e.store.LoadEntries(ctx, def.ID, period, func(en *podium.Entry) error {
-		re := rank.Entry{At: en.At.UnixMilli(), Seq: en.Seq}
-		copy(re.Keys[:], en.Keys)
-		buf = append(buf, re)
-		names = append(names, en.Player)
-		var m json.RawMessage
-		if hasMeta(en.Meta) {
-			m = append(json.RawMessage(nil), en.Meta...)
-		}
-		metas = append(metas, m)
-		kept = append(kept, podium.CopyResults(en.Results))
-		if len(names) == batch {
-			flush()
-		}
+	r := e.newPeriodReader(bs, sizeHint)
+	err := e.store.LoadEntries(ctx, bs.def.Load().ID, period, func(en *podium.Entry) error {
+		r.add(en)
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("board %s period %s: load entries: %w", def.ID, period, err)
+		return nil, fmt.Errorf("board %s period %s: load entries: %w", bs.def.Load().ID, period, err)
 	}
-	flush()
-	ps := newPeriodState(bs.desc)
-	ps.idx.Load(buf)
-	ps.meta = meta
-	ps.results = results
-	return ps, nil
+	return r.finish(), nil
+}
+
+// periodReader builds one period's index from the stored entries a store
+// hands it one at a time (reused: it copies what it keeps). Rows are
+// interned in batches: one lock per batch, not per row.
+type periodReader struct {
+	e       *Engine
+	bs      *boardState
+	buf     []rank.Entry
+	meta    map[uint32]json.RawMessage
+	results map[uint32][]podium.Result // best_k
+	names   []string
+	metas   []json.RawMessage
+	kept    [][]podium.Result
+	ids     []uint32
+	hidden  []bool
+}
+
+const periodReadBatch = 1024
+
+// newPeriodReader starts reading a period of bs; sizeHint is the number
+// of entries expected (0 if unknown).
+func (e *Engine) newPeriodReader(bs *boardState, sizeHint int) *periodReader {
+	r := &periodReader{e: e, bs: bs, meta: map[uint32]json.RawMessage{}, results: map[uint32][]podium.Result{}}
+	if sizeHint > 0 {
+		r.buf = make([]rank.Entry, 0, sizeHint)
+		e.players.reserve(sizeHint)
+	}
+	return r
+}
+
+func (r *periodReader) add(en *podium.Entry) {
+	if r.names == nil {
+		n := periodReadBatch // a small period needs no batch of the full size
+		if c := cap(r.buf); c > 0 {
+			n = min(n, c)
+		}
+		r.names, r.metas, r.kept = make([]string, 0, n), make([]json.RawMessage, 0, n), make([][]podium.Result, 0, n)
+		r.ids, r.hidden = make([]uint32, n), make([]bool, n)
+	}
+	re := rank.Entry{At: en.At.UnixMilli(), Seq: en.Seq}
+	copy(re.Keys[:], en.Keys)
+	r.buf = append(r.buf, re)
+	r.names = append(r.names, en.Player)
+	var m json.RawMessage
+	if hasMeta(en.Meta) {
+		m = append(json.RawMessage(nil), en.Meta...)
+	}
+	r.metas = append(r.metas, m)
+	r.kept = append(r.kept, podium.CopyResults(en.Results))
+	if len(r.names) == cap(r.names) {
+		r.flush()
+	}
+}
+
+func (r *periodReader) flush() {
+	if len(r.names) == 0 {
+		return
+	}
+	if len(r.ids) < len(r.names) {
+		r.ids, r.hidden = make([]uint32, len(r.names)), make([]bool, len(r.names))
+	}
+	ids, hidden := r.ids[:len(r.names)], r.hidden[:len(r.names)]
+	r.e.players.internAll(r.names, ids, hidden)
+	start := len(r.buf) - len(r.names)
+	for i := range r.names {
+		r.buf[start+i].Player, r.buf[start+i].Hidden = ids[i], hidden[i]
+		if r.metas[i] != nil {
+			r.meta[ids[i]] = r.metas[i]
+		}
+		if r.kept[i] != nil {
+			r.results[ids[i]] = r.kept[i]
+		}
+	}
+	r.names, r.metas, r.kept = r.names[:0], r.metas[:0], r.kept[:0]
+}
+
+// finish returns the period's state.
+func (r *periodReader) finish() *periodState {
+	r.flush()
+	ps := newPeriodState(r.bs.desc)
+	ps.idx.Load(r.buf)
+	ps.meta = r.meta
+	ps.results = r.results
+	return ps
 }
 
 // hasMeta reports a meta object worth keeping (not absent, null or {}).
@@ -585,7 +730,7 @@ var testHookSend func()
 func (e *Engine) board(id string) *boardState {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	return e.boards[id]
+	return e.boards.byID[id]
 }
 
 func errBoardNotFound(id string) error { return podium.BoardNotFound(id) }

@@ -246,6 +246,7 @@ func (e *Engine) feedCommitted(evs []podium.FeedEvent) {
 // some, at most feedPruneRows rows a round.
 func (e *Engine) pruneFeed() {
 	defer close(e.feed.pruned)
+	e.feedOverCap(context.Background())
 	t := time.NewTicker(e.feed.every)
 	defer t.Stop()
 	for {
@@ -288,17 +289,43 @@ func (e *Engine) pruneFeedOnce(ctx context.Context) {
 }
 
 // startFeed begins pruning; at start every board may be over the cap (it
-// may have been lowered).
+// may have been lowered): the pruning goroutine first asks the store which
+// boards are (FeedOverCap), or else visits every board.
 func (e *Engine) startFeed() {
 	if e.feed == nil {
 		return
 	}
-	e.feed.mu.Lock()
+	go e.pruneFeed()
+}
+
+// feedOverCap marks for pruning the boards that may hold more than the
+// cap at start.
+func (e *Engine) feedOverCap(ctx context.Context) {
+	var boards []string
+	if oc, ok := e.feed.store.(podium.FeedOverCap); ok {
+		var err error
+		if boards, err = oc.FeedBoardsOver(ctx, e.feed.cap); err != nil {
+			e.log.Warn("find the boards over the activity feed cap; pruning every board", "err", err)
+			boards = nil
+			ok = false
+		}
+		if ok {
+			e.markPrune(boards)
+			return
+		}
+	}
 	for _, bs := range e.boardStates() {
-		e.feed.prune[bs.def.Load().ID] = struct{}{}
+		boards = append(boards, bs.def.Load().ID)
+	}
+	e.markPrune(boards)
+}
+
+func (e *Engine) markPrune(boards []string) {
+	e.feed.mu.Lock()
+	for _, b := range boards {
+		e.feed.prune[b] = struct{}{}
 	}
 	e.feed.mu.Unlock()
-	go e.pruneFeed()
 }
 
 // feedStopped waits for the pruning goroutine after Close stopped it, so
@@ -449,8 +476,6 @@ func (e *Engine) Feed(ctx context.Context, q FeedRead) ([]FeedItem, error) {
 	if q.Limit < 1 || q.Limit > e.feed.cap {
 		return nil, podium.Errorf(podium.ECodeInvalid, "limit must be between 1 and %d", e.feed.cap)
 	}
-	titles := map[string]string{}
-	var boards []string
 	if q.Board != "" {
 		bs := e.board(q.Board)
 		if bs == nil {
@@ -460,25 +485,52 @@ func (e *Engine) Feed(ctx context.Context, q FeedRead) ([]FeedItem, error) {
 		if q.Readable != nil && !q.Readable(def.ID, def.Public) {
 			return nil, errBoardNotFound(def.ID) // as an unknown board (docs/API.md, "Private ids")
 		}
-		boards, titles[def.ID] = []string{def.ID}, def.Title
-	} else {
-		for _, bs := range e.boardStates() {
-			def := bs.def.Load()
-			if q.Readable == nil || q.Readable(def.ID, def.Public) {
-				boards = append(boards, def.ID)
-				titles[def.ID] = def.Title
-			}
-		}
-		slices.Sort(boards)
+		out, _, err := e.readFeed(ctx, q.Limit, []string{def.ID}, func(string) (string, bool) { return def.Title, true })
+		return out, err
 	}
-	out := make([]FeedItem, 0, q.Limit)
+	readable := func(id string) (string, bool) {
+		bs := e.board(id)
+		if bs == nil {
+			return "", false
+		}
+		def := bs.def.Load()
+		return def.Title, q.Readable == nil || q.Readable(def.ID, def.Public)
+	}
+	// The newest events of every board, kept here if the caller may read
+	// them: a cost in the events read, not in the number of boards.
+	out, done, err := e.readFeed(ctx, q.Limit, nil, readable)
+	if err != nil || done {
+		return out, err
+	}
+	// Most of the newest events are of boards the caller may not read: ask
+	// the store for the events of those it may, named one by one (a cost
+	// in the number of boards, paid only here).
+	var boards []string
+	for _, bs := range e.boardStates() {
+		if def := bs.def.Load(); q.Readable == nil || q.Readable(def.ID, def.Public) {
+			boards = append(boards, def.ID)
+		}
+	}
+	if len(boards) == 0 {
+		return out, nil
+	}
+	slices.Sort(boards)
+	out, _, err = e.readFeed(ctx, q.Limit, boards, readable)
+	return out, err
+}
+
+// readFeed reads the newest events of boards (nil: every board), newest
+// first, keeping those of boards keep accepts (with the board's title now)
+// and of players not hidden, up to limit. Skipped events make a page come
+// up short, so it reads on, at most feedPages pages of limit events. done
+// reports that the answer is complete: limit events, or every event read.
+func (e *Engine) readFeed(ctx context.Context, limit int, boards []string, keep func(board string) (title string, ok bool)) (out []FeedItem, done bool, err error) {
+	out = make([]FeedItem, 0, limit)
 	var before *podium.FeedPos
-	// Hidden players' events are skipped, so a page may come up short: read
-	// on, a bounded number of pages.
-	for page := 0; page < 4 && len(out) < q.Limit; page++ {
-		evs, err := e.feed.store.Feed(ctx, podium.FeedQuery{Boards: boards, Before: before, Limit: q.Limit})
+	for page := 0; page < feedPages; page++ {
+		evs, err := e.feed.store.Feed(ctx, podium.FeedQuery{Boards: boards, Before: before, Limit: limit})
 		if err != nil {
-			return nil, e.readFailed("read the activity feed", err)
+			return nil, false, e.readFailed("read the activity feed", err)
 		}
 		for i := range evs {
 			ev := &evs[i]
@@ -487,7 +539,11 @@ func (e *Engine) Feed(ctx context.Context, q FeedRead) ([]FeedItem, error) {
 					continue
 				}
 			}
-			it := FeedItem{FeedEvent: *ev, Title: titles[ev.Board]}
+			title, ok := keep(ev.Board)
+			if !ok {
+				continue
+			}
+			it := FeedItem{FeedEvent: *ev, Title: title}
 			if ev.Player != "" {
 				it.Name = e.playerName(ev.Player)
 			}
@@ -495,18 +551,21 @@ func (e *Engine) Feed(ctx context.Context, q FeedRead) ([]FeedItem, error) {
 				it.OtherName = e.playerName(ev.Other)
 			}
 			out = append(out, it)
-			if len(out) == q.Limit {
-				break
+			if len(out) == limit {
+				return out, true, nil
 			}
 		}
-		if len(evs) < q.Limit {
-			break
+		if len(evs) < limit {
+			return out, true, nil
 		}
 		pos := evs[len(evs)-1].Pos()
 		before = &pos
 	}
-	return out, nil
+	return out, false, nil
 }
+
+// feedPages bounds the pages of events one feed read looks at.
+const feedPages = 4
 
 // playerName is a player's name now (its id when it has none).
 func (e *Engine) playerName(player string) string {

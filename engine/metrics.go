@@ -126,7 +126,7 @@ func newMetrics(e *Engine, reg prometheus.Registerer) *metrics {
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "podium_boards",
 			Help: "Boards.",
-		}, func() float64 { e.mu.RLock(); defer e.mu.RUnlock(); return float64(len(e.boards)) }),
+		}, func() float64 { e.mu.RLock(); defer e.mu.RUnlock(); return float64(e.boards.len()) }),
 	)
 	return m
 }

@@ -163,7 +163,7 @@ func (e *Engine) settleTargetIDs(t *podium.Tournament) []string {
 		return nil
 	}
 	var ids []string
-	for _, bs := range e.boardStates() {
+	for _, bs := range e.kind(pointsBoards) {
 		if p := bs.def.Load().Points; p != nil && p.Credits(t) {
 			ids = append(ids, bs.def.Load().ID)
 		}
@@ -528,7 +528,7 @@ func (e *Engine) due(now time.Time) []string {
 	var ids []string
 	e.tn.mu.Lock()
 	defer e.tn.mu.Unlock()
-	for _, bs := range e.boardStates() {
+	for _, bs := range e.kind(tourneyBoards) {
 		def := bs.def.Load()
 		t := def.Tournament
 		if t == nil || now.Before(t.End) {

@@ -216,6 +216,9 @@ func (e *Engine) processShared(ops []*op) {
 				cur = bs.def.Load()
 			}
 			o.err = e.lockedMeta(ctx, o.update.ID, func(tx podium.WriteTx) error {
+				if err := e.metaCaughtUp(ctx, tx); err != nil {
+					return err
+				}
 				return e.applyPutBoard(o, func(b *podium.Board) error {
 					if err := tx.PutBoard(ctx, b); err != nil {
 						return err
@@ -225,6 +228,9 @@ func (e *Engine) processShared(ops []*op) {
 			}, aggPutLocks(o.update, cur)...)
 		case opDeleteBoard:
 			o.err = e.lockedMeta(ctx, o.board.ID, func(tx podium.WriteTx) error {
+				if err := e.metaCaughtUp(ctx, tx); err != nil {
+					return err
+				}
 				return e.applyDeleteBoard(o, func(id string) error {
 					if err := tx.DeleteBoard(ctx, id); err != nil {
 						return err
@@ -427,8 +433,7 @@ func (e *Engine) reloadBoard(ctx context.Context, def *podium.Board) (*boardStat
 		return nil, err
 	}
 	e.mu.Lock()
-	prev := e.boards[def.ID]
-	e.boards[def.ID] = fresh
+	prev := e.boards.put(fresh)
 	e.mu.Unlock()
 	if prev != nil {
 		e.old.dropBoard(prev) // oldperiods.go

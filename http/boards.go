@@ -1,6 +1,7 @@
 package http
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -104,26 +105,67 @@ func appendBoard(b []byte, bi *engine.BoardInfo) []byte {
 	return append(b, '}')
 }
 
+// What one page of GET /v1/boards may cost: limit boards at most (the
+// default and the most), looking at boardsPageScan boards at most (a caller
+// who may read few of many boards gets short pages, not a walk of them all),
+// and about boardsPageBytes of JSON (a board may carry 4 KiB of meta).
+const (
+	boardsPageLimit = 1000
+	boardsPageScan  = 10_000
+	boardsPageBytes = 1 << 20
+)
+
+// GET /v1/boards?cursor=&limit=: the boards the caller may read, in id
+// order, a page at a time. next_cursor (opaque: the id to go on after) is
+// null on the last page; a page may hold fewer than limit boards, even
+// none, and still have one.
 func (s *Server) listBoards(w http.ResponseWriter, r *http.Request) error {
 	k, err := s.principal(r)
 	if err != nil {
 		return err
 	}
-	b := []byte(`{"boards":[`)
-	n := 0
-	for _, bi := range s.eng.Boards(false) {
-		if !bi.Public && (k == nil || !k.Allows(podium.ScopeRead, bi.ID)) {
-			continue
+	var after string
+	if c, _ := queryValue(r, "cursor"); c != "" { // empty: the first page
+		if after, err = parseBoardsCursor(c); err != nil {
+			return err
 		}
-		if n > 0 {
+	}
+	limit, err := queryInt(r, "limit", boardsPageLimit, 1, boardsPageLimit)
+	if err != nil {
+		return err
+	}
+	list, more := s.eng.ListBoards(after, limit, boardsPageScan, func(b *podium.Board) bool {
+		return b.Public || k != nil && k.Allows(podium.ScopeRead, b.ID)
+	})
+	b := []byte(`{"boards":[`)
+	for i := range list {
+		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendBoard(b, &bi)
-		n++
+		b = appendBoard(b, &list[i])
+		if len(b) >= boardsPageBytes && i+1 < len(list) {
+			more = list[i].ID
+			break
+		}
 	}
-	b = append(b, "]}"...)
-	writeJSON(w, http.StatusOK, b)
+	b = append(b, `],"next_cursor":`...)
+	if more != "" {
+		b = appendString(b, base64.RawURLEncoding.EncodeToString([]byte(more)))
+	} else {
+		b = append(b, "null"...)
+	}
+	writeJSON(w, http.StatusOK, append(b, '}'))
 	return nil
+}
+
+// parseBoardsCursor reads a cursor of the board list: a board id, base64url
+// without padding, so that clients treat it as opaque.
+func parseBoardsCursor(c string) (string, error) {
+	id, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil || !podium.ValidBoardID(string(id)) {
+		return "", podium.Errorf(podium.ECodeInvalid, "cursor is not one this API returned")
+	}
+	return string(id), nil
 }
 
 func (s *Server) getBoard(w http.ResponseWriter, r *http.Request) error {

@@ -180,7 +180,7 @@ func (s *Server) routes() {
 	s.mux.Handle("GET /metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{}))
 
 	// Each API route lists the query parameters it reads; any other is 400.
-	s.mux.HandleFunc("GET /v1/boards", s.api(s.listBoards))
+	s.mux.HandleFunc("GET /v1/boards", s.api(s.listBoards, "cursor", "limit"))
 	s.mux.HandleFunc("GET /v1/boards/{board}", s.api(s.getBoard))
 	s.mux.HandleFunc("PUT /v1/boards/{board}", s.api(s.putBoard))
 	s.mux.HandleFunc("DELETE /v1/boards/{board}", s.api(s.deleteBoard))

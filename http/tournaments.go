@@ -202,7 +202,7 @@ func (s *Server) listTournaments(w http.ResponseWriter, r *http.Request) error {
 	}
 	b := []byte(`{"tournaments":[`)
 	n := 0
-	for _, bi := range s.eng.Boards(false) {
+	for _, bi := range s.eng.Tournaments() {
 		if bi.Tournament == nil || !bi.Public && (k == nil || !k.Allows(podium.ScopeRead, bi.ID)) {
 			continue
 		}

@@ -177,3 +177,18 @@ func (s *Store) PruneFeed(ctx context.Context, boards []string, keep, max int) (
 	}
 	return n, nil
 }
+
+var _ podium.FeedOverCap = (*Store)(nil)
+
+// FeedBoardsOver returns the boards that hold more than keep events.
+func (s *Store) FeedBoardsOver(ctx context.Context, keep int) ([]string, error) {
+	rows, err := s.pool.Query(ctx, "SELECT board FROM feed GROUP BY board HAVING count(*) > $1", keep)
+	if err != nil {
+		return nil, fmt.Errorf("feed boards over the cap: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("feed boards over the cap: %w", err)
+	}
+	return out, nil
+}

@@ -66,25 +66,8 @@ func (s *Store) LoadEntries(ctx context.Context, board, period string, fn func(*
 	err := s.scan(ctx, "SELECT player, seq, at_ms, k1, k2, k3, k4, meta, results FROM entries WHERE board = $1 AND period = $2",
 		[][]byte{[]byte(board), []byte(period)}, []uint32{oidText, oidText},
 		func(v [][]byte) error {
-			if len(v) != 9 {
-				return fmt.Errorf("entries row has %d columns", len(v))
-			}
-			seq, err := int8Value(v[1])
-			if err != nil {
+			if err := decodeEntryRow(v, &e); err != nil {
 				return err
-			}
-			at, err := int8Value(v[2])
-			if err != nil {
-				return err
-			}
-			e.Player = string(v[0])
-			e.Seq, e.At = uint64(seq), podium.FromMillis(at)
-			if e.Keys, err = appendKeys(e.Keys[:0], v[3:7]); err != nil || len(e.Keys) == 0 {
-				return fmt.Errorf("%s/%s/%s: malformed keys", board, period, e.Player)
-			}
-			e.Meta = appendMeta(e.Meta[:0], v[7])
-			if e.Results, err = podium.DecodeResults(v[8]); err != nil {
-				return fmt.Errorf("%s/%s/%s: %w", board, period, e.Player, err)
 			}
 			if err := fn(&e); err != nil {
 				return errStop{err}
@@ -96,6 +79,32 @@ func (s *Store) LoadEntries(ctx context.Context, board, period string, fn func(*
 	}
 	if err != nil {
 		return fmt.Errorf("load entries: %w", err)
+	}
+	return nil
+}
+
+// decodeEntryRow decodes the columns (player, seq, at_ms, k1, k2, k3, k4,
+// meta, results) of an entries row into e (its Board and Period set).
+func decodeEntryRow(v [][]byte, e *podium.Entry) error {
+	if len(v) != 9 {
+		return fmt.Errorf("entries row has %d columns", len(v))
+	}
+	seq, err := int8Value(v[1])
+	if err != nil {
+		return err
+	}
+	at, err := int8Value(v[2])
+	if err != nil {
+		return err
+	}
+	e.Player = string(v[0])
+	e.Seq, e.At = uint64(seq), podium.FromMillis(at)
+	if e.Keys, err = appendKeys(e.Keys[:0], v[3:7]); err != nil || len(e.Keys) == 0 {
+		return fmt.Errorf("%s/%s/%s: malformed keys", e.Board, e.Period, e.Player)
+	}
+	e.Meta = appendMeta(e.Meta[:0], v[7])
+	if e.Results, err = podium.DecodeResults(v[8]); err != nil {
+		return fmt.Errorf("%s/%s/%s: %w", e.Board, e.Period, e.Player, err)
 	}
 	return nil
 }
@@ -142,34 +151,42 @@ func logParams(board string, after uint64) (*params, []uint32) {
 func logRow(board string, fn func(*podium.Submission) error) func(v [][]byte) error {
 	sub := podium.Submission{Board: board, Keys: make([]int64, 0, podium.MaxKeys)}
 	return func(v [][]byte) error {
-		if len(v) != 10 {
-			return fmt.Errorf("submissions row has %d columns", len(v))
-		}
-		seq, err := int8Value(v[0])
-		if err != nil {
+		if err := decodeLogRow(v, &sub); err != nil {
 			return err
 		}
-		kind, err := int2Value(v[3])
-		if err != nil {
-			return err
-		}
-		at, err := int8Value(v[4])
-		if err != nil {
-			return err
-		}
-		sub.Seq, sub.Kind, sub.At = uint64(seq), podium.Kind(kind), podium.FromMillis(at)
-		// The log is read rarely enough, and a period or player repeats
-		// rarely enough between rows, that a string each is fine.
-		sub.Period, sub.Player = string(v[1]), string(v[2])
-		if sub.Keys, err = appendKeys(sub.Keys[:0], v[5:9]); err != nil {
-			return fmt.Errorf("%s seq %d: malformed keys", board, seq)
-		}
-		sub.Meta = appendMeta(sub.Meta[:0], v[9])
 		if err := fn(&sub); err != nil {
 			return errStop{err}
 		}
 		return nil
 	}
+}
+
+// decodeLogRow decodes the columns of sqlReadLog into sub (its Board set).
+func decodeLogRow(v [][]byte, sub *podium.Submission) error {
+	if len(v) != 10 {
+		return fmt.Errorf("submissions row has %d columns", len(v))
+	}
+	seq, err := int8Value(v[0])
+	if err != nil {
+		return err
+	}
+	kind, err := int2Value(v[3])
+	if err != nil {
+		return err
+	}
+	at, err := int8Value(v[4])
+	if err != nil {
+		return err
+	}
+	sub.Seq, sub.Kind, sub.At = uint64(seq), podium.Kind(kind), podium.FromMillis(at)
+	// The log is read rarely enough, and a period or player repeats
+	// rarely enough between rows, that a string each is fine.
+	sub.Period, sub.Player = string(v[1]), string(v[2])
+	if sub.Keys, err = appendKeys(sub.Keys[:0], v[5:9]); err != nil {
+		return fmt.Errorf("%s seq %d: malformed keys", sub.Board, seq)
+	}
+	sub.Meta = appendMeta(sub.Meta[:0], v[9])
+	return nil
 }
 
 // Periods lists the periods of a board that have entries, with their entry

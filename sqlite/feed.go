@@ -149,3 +149,27 @@ func jsonStrings(ids []string) string {
 	b.WriteByte(']')
 	return b.String()
 }
+
+var _ podium.FeedOverCap = (*Store)(nil)
+
+// FeedBoardsOver returns the boards that hold more than keep events: one
+// walk of the feed's primary key, which is in board order.
+func (s *Store) FeedBoardsOver(ctx context.Context, keep int) ([]string, error) {
+	rows, err := s.r.QueryContext(ctx, "SELECT board FROM feed GROUP BY board HAVING count(*) > ?", keep)
+	if err != nil {
+		return nil, fmt.Errorf("feed boards over the cap: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var b string
+		if err := rows.Scan(&b); err != nil {
+			return nil, fmt.Errorf("feed boards over the cap: %w", err)
+		}
+		out = append(out, b)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("feed boards over the cap: %w", err)
+	}
+	return out, nil
+}

@@ -50,38 +50,8 @@ func (s *Store) LoadEntries(ctx context.Context, board, period string, fn func(*
 			} else if err != nil {
 				return err
 			}
-			switch p := dest[0].(type) {
-			case string:
-				e.Player = p
-			case []byte:
-				e.Player = string(p)
-			default:
-				return fmt.Errorf("player column holds %T", dest[0])
-			}
-			rec, _ := dest[1].([]byte)
-			if err := decodeRec(rec, &e); err != nil {
-				return fmt.Errorf("%s/%s/%s: %w", board, period, e.Player, err)
-			}
-			switch m := dest[2].(type) {
-			case nil:
-				e.Meta = append(e.Meta[:0], "{}"...)
-			case string:
-				e.Meta = append(e.Meta[:0], m...)
-			case []byte:
-				e.Meta = append(e.Meta[:0], m...)
-			}
-			e.Results = nil
-			if r := dest[3]; r != nil {
-				var raw []byte
-				switch v := r.(type) {
-				case string:
-					raw = []byte(v)
-				case []byte:
-					raw = v
-				}
-				if e.Results, err = podium.DecodeResults(raw); err != nil {
-					return fmt.Errorf("%s/%s/%s: %w", board, period, e.Player, err)
-				}
+			if err := scanEntry(dest, &e); err != nil {
+				return err
 			}
 			if err := fn(&e); err != nil {
 				return errStop{err}
@@ -94,6 +64,46 @@ func (s *Store) LoadEntries(ctx context.Context, board, period string, fn func(*
 	}
 	if err != nil {
 		return fmt.Errorf("load entries: %w", err)
+	}
+	return nil
+}
+
+// scanEntry decodes a row of (player, rec, meta, results) into e, whose
+// Board and Period are set.
+func scanEntry(dest []driver.Value, e *podium.Entry) error {
+	switch p := dest[0].(type) {
+	case string:
+		e.Player = p
+	case []byte:
+		e.Player = string(p)
+	default:
+		return fmt.Errorf("player column holds %T", dest[0])
+	}
+	rec, _ := dest[1].([]byte)
+	if err := decodeRec(rec, e); err != nil {
+		return fmt.Errorf("%s/%s/%s: %w", e.Board, e.Period, e.Player, err)
+	}
+	switch m := dest[2].(type) {
+	case nil:
+		e.Meta = append(e.Meta[:0], "{}"...)
+	case string:
+		e.Meta = append(e.Meta[:0], m...)
+	case []byte:
+		e.Meta = append(e.Meta[:0], m...)
+	}
+	e.Results = nil
+	if r := dest[3]; r != nil {
+		var raw []byte
+		switch v := r.(type) {
+		case string:
+			raw = []byte(v)
+		case []byte:
+			raw = v
+		}
+		var err error
+		if e.Results, err = podium.DecodeResults(raw); err != nil {
+			return fmt.Errorf("%s/%s/%s: %w", e.Board, e.Period, e.Player, err)
+		}
 	}
 	return nil
 }

@@ -2,7 +2,9 @@ package storetest
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/podiumhq/podium"
@@ -139,6 +141,15 @@ func testFeed(t *testing.T, open func(*testing.T) podium.Store) {
 			batch.Feed = append(batch.Feed, feedEvent("b", i, podium.FeedNewLeader, int64(i), "p", []int64{int64(i)}, nil))
 		}
 		commit(t, s, &batch)
+		if oc, ok := fs.(podium.FeedOverCap); ok {
+			for keep, want := range map[int]string{2: "[a b]", 3: "[a]", 10: "[]"} {
+				got, err := oc.FeedBoardsOver(ctx, keep)
+				slices.Sort(got)
+				if err != nil || fmt.Sprint(got) != want {
+					t.Errorf("FeedBoardsOver(%d) = %v, %v; want %s", keep, got, err, want)
+				}
+			}
+		}
 		n, err := fs.PruneFeed(ctx, []string{"a", "b"}, 2, 5)
 		if err != nil || n != 5 {
 			t.Fatalf("PruneFeed(keep 2, max 5) = %d, %v; want 5", n, err)

@@ -64,6 +64,7 @@ func Run(t *testing.T, open func(t *testing.T) podium.Store) {
 
 	t.Run("PendingEvidence", func(t *testing.T) { testPendingEvidence(t, open) }) // evidence_review.go
 	t.Run("Restore", func(t *testing.T) { testRestore(t, open) })                 // restore.go
+	t.Run("StartLoader", func(t *testing.T) { testStartLoader(t, open) })         // start.go
 }
 
 var ctx = context.Background()

@@ -28,28 +28,43 @@
 
   // --- the list ---
 
-  async function load() {
+  // The list comes a page at a time (GET /v1/boards?cursor=&limit=): the
+  // first page, then "More boards" appends the next one.
+  const LIST_PAGE = 100;
+  let listTable = null, moreButton = null;
+
+  function load() {
+    listBox.textContent = "";
+    listTable = moreButton = null;
+    return loadPage("");
+  }
+
+  async function loadPage(cursor) {
     A.clearError(listError);
     let data;
     try {
-      data = await api("GET", "/v1/boards");
+      data = await api("GET", "/v1/boards?limit=" + LIST_PAGE + (cursor ? "&cursor=" + encodeURIComponent(cursor) : ""));
     } catch (err) {
       A.showError(listError, err);
       return;
     }
     const boards = data.boards || [];
-    listBox.textContent = "";
-    if (!boards.length) {
+    if (moreButton) moreButton.remove();
+    moreButton = null;
+    if (!listTable && !boards.length && !data.next_cursor) {
       listBox.append(el("p", { class: "empty" }, "No boards yet. Create one with \u201cNew board\u201d."));
       return;
     }
-    const t = A.table("Boards", ["Board", "Title", "Kind", "Resets", "Public", "Entries", "Actions"]);
-    t.table.id = "boards-table";
+    if (!listTable) {
+      listTable = A.table("Boards", ["Board", "Title", "Kind", "Resets", "Public", "Entries", "Actions"]);
+      listTable.table.id = "boards-table";
+      listBox.append(listTable.wrap);
+    }
     const counts = [];
     for (const b of boards) {
       const count = el("td", { class: "num", dataset: { col: "entries" } }, "\u2026");
       counts.push([b, count]);
-      t.tbody.append(el("tr", { dataset: { board: b.id } },
+      listTable.tbody.append(el("tr", { dataset: { board: b.id } },
         el("th", { scope: "row" }, el("a", { href: "/boards/" + enc(b.id), title: "Live page" }, b.id)),
         el("td", {}, b.title || ""),
         el("td", {}, kind(b)),
@@ -61,12 +76,16 @@
           el("button", { type: "button", class: "small secondary", "aria-label": "Entries of " + b.id, onclick: () => openEntries(b, 0, "", true) }, "Entries"),
           el("button", { type: "button", class: "small danger", "aria-label": "Delete " + b.id, onclick: () => deleteBoard(b) }, "Delete"))));
     }
-    listBox.append(t.wrap);
+    if (data.next_cursor) {
+      const next = data.next_cursor;
+      moreButton = el("button", { type: "button", class: "secondary", id: "boards-more", onclick: () => loadPage(next) }, "More boards");
+      listBox.append(moreButton);
+    }
     // Counts: entries?limit=1 gives the current period's total, four at a time.
-    let next = 0;
+    let i = 0;
     const worker = async () => {
-      while (next < counts.length) {
-        const [b, cell] = counts[next++];
+      while (i < counts.length) {
+        const [b, cell] = counts[i++];
         try {
           const r = await api("GET", "/v1/boards/" + enc(b.id) + "/entries?limit=1");
           cell.textContent = String(r.total);

@@ -79,9 +79,10 @@
       .catch(() => {}); // the boards say whether the server answers
   }
 
-  function render(boards) {
+  // render shows boards: in place of the list, or after it (append).
+  function render(boards, append) {
     const list = $("boards");
-    list.textContent = "";
+    if (!append) list.textContent = "";
     for (const b of boards) {
       const li = el("li");
       li.dataset.board = b.id;
@@ -150,19 +151,64 @@
       .catch(() => {}); // the list itself says whether the server answers
   }
 
-  function load() {
-    fetch("/v1/boards", { headers: { Accept: "application/json" } })
-      .then((res) => res.json().then((body) => ({ res, body })))
-      .then(({ res, body }) => {
-        $("loading").hidden = true;
+  // The list comes a page at a time (GET /v1/boards?cursor=&limit=):
+  // "More boards" appends the next page, and the refresh reloads as many
+  // pages as are shown.
+  const LIST_PAGE = 100;
+  let pages = 1;
+
+  function fetchPage(cursor) {
+    const q = "?limit=" + LIST_PAGE + (cursor ? "&cursor=" + encodeURIComponent(cursor) : "");
+    return fetch("/v1/boards" + q, { headers: { Accept: "application/json" } })
+      .then((res) => res.json().then((body) => {
         if (!res.ok) throw new Error((body.error && body.error.message) || "HTTP " + res.status);
-        const boards = (body.boards || []).filter((b) => b.public);
-        $("notice").hidden = boards.length > 0;
-        if (!boards.length) {
+        return body;
+      }));
+  }
+
+  // fetchPages reads n pages from cursor, and on while they hold no public
+  // board (a page may be empty and still go on; a few more at most).
+  async function fetchPages(cursor, n) {
+    let boards = [];
+    for (let i = 0; i < n || (!boards.length && cursor && i < n + 10); i++) {
+      const body = await fetchPage(cursor);
+      boards = boards.concat((body.boards || []).filter((b) => b.public));
+      cursor = body.next_cursor;
+      if (!cursor) break;
+    }
+    return { boards, next: cursor || null };
+  }
+
+  function showMore(next) {
+    $("boards-more-row").hidden = !next;
+    $("boards-more").onclick = next ? () => {
+      $("boards-more").disabled = true;
+      fetchPages(next, 1)
+        .then(({ boards, next }) => {
+          pages++;
+          render(boards, true);
+          showMore(next);
+        })
+        .catch((err) => {
+          $("notice").classList.add("bad");
+          $("notice").textContent = "Could not load more boards: " + err.message;
+          $("notice").hidden = false;
+        })
+        .finally(() => { $("boards-more").disabled = false; });
+    } : null;
+  }
+
+  function load() {
+    fetchPages("", pages)
+      .then(({ boards, next }) => {
+        $("loading").hidden = true;
+        $("notice").hidden = boards.length > 0 || next !== null;
+        if (!boards.length && next === null) {
           $("notice").classList.remove("bad");
           $("notice").textContent = "No public boards yet. Create one with PUT /v1/boards/{board} and \"public\": true, or start the server with --demo.";
         }
-        render(boards);
+        render(boards, false);
+        showMore(next);
       })
       .catch((err) => {
         $("loading").hidden = true;

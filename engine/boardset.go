@@ -1,0 +1,130 @@
+package engine
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/internal/sortedmap"
+)
+
+// boardSet is the engine's boards: by id for lookups, and in id order for
+// the list's pages, which walk from any id without sorting every board
+// (internal/sortedmap: an insert or delete moves at most one chunk of ids).
+// It also keeps the boards of the kinds that some work walks, so that the
+// work walks them and not every board: nothing on the write path, in the
+// scheduler or in a request costs in the number of boards (issue 17).
+// Guarded by Engine.mu.
+type boardSet struct {
+	byID  map[string]*boardState
+	order sortedmap.Map[*boardState]
+	// aggs holds the aggregate boards (the dependency graph and the
+	// checks of a board change, aggregate.go), tourneys the tournaments
+	// (the settlement scheduler, GET /v1/tournaments), points the points
+	// boards (the targets of a settlement).
+	aggs, tourneys, points map[string]*boardState
+}
+
+func newBoardSet() boardSet {
+	return boardSet{byID: map[string]*boardState{}, aggs: map[string]*boardState{},
+		tourneys: map[string]*boardState{}, points: map[string]*boardState{}}
+}
+
+func (s *boardSet) len() int { return len(s.byID) }
+
+// put adds or replaces a board's state and returns the one it replaced.
+func (s *boardSet) put(bs *boardState) *boardState {
+	id := bs.def.Load().ID
+	prev := s.byID[id]
+	s.byID[id] = bs
+	s.order.Set(id, bs)
+	s.track(bs)
+	return prev
+}
+
+// track files a board under the kinds its definition has now; call it
+// whenever the definition changes.
+func (s *boardSet) track(bs *boardState) {
+	def := bs.def.Load()
+	file := func(m map[string]*boardState, in bool) {
+		if in {
+			m[def.ID] = bs
+		} else {
+			delete(m, def.ID)
+		}
+	}
+	file(s.aggs, def.Aggregate != nil)
+	file(s.tourneys, def.Tournament != nil)
+	file(s.points, def.Points != nil)
+}
+
+// remove forgets a board and returns its state (nil if none).
+func (s *boardSet) remove(id string) *boardState {
+	bs := s.byID[id]
+	if bs != nil {
+		delete(s.byID, id)
+		s.order.Delete(id)
+		delete(s.aggs, id)
+		delete(s.tourneys, id)
+		delete(s.points, id)
+	}
+	return bs
+}
+
+// kind returns the states of one kind's boards (e.boards.aggs, ...), taken
+// under the engine lock, in no particular order.
+func (e *Engine) kind(pick func(*boardSet) map[string]*boardState) []*boardState {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	m := pick(&e.boards)
+	out := make([]*boardState, 0, len(m))
+	for _, bs := range m {
+		out = append(out, bs)
+	}
+	return out
+}
+
+// Tournaments lists the tournament boards, sorted by id.
+func (e *Engine) Tournaments() []BoardInfo {
+	list := e.kind(tourneyBoards)
+	out := make([]BoardInfo, len(list))
+	for i, bs := range list {
+		out[i] = e.info(bs)
+	}
+	slices.SortFunc(out, func(a, b BoardInfo) int { return strings.Compare(a.ID, b.ID) })
+	return out
+}
+
+func aggBoards(s *boardSet) map[string]*boardState     { return s.aggs }
+func tourneyBoards(s *boardSet) map[string]*boardState { return s.tourneys }
+func pointsBoards(s *boardSet) map[string]*boardState  { return s.points }
+
+// ListBoards returns, in id order, the boards with ids after after that
+// keep accepts (nil accepts all): at most limit of them, looking at no more
+// than scan boards (0: no bound on either). more is the id of the last
+// board looked at when the list goes on after it, "" when it ended: the
+// next page starts after it. keep runs with the board list locked: it must
+// be quick and must not call back into the engine.
+func (e *Engine) ListBoards(after string, limit, scan int, keep func(*podium.Board) bool) (out []BoardInfo, more string) {
+	var list []*boardState
+	looked := 0
+	e.mu.RLock()
+	e.boards.order.AscendAfter(after, func(id string, bs *boardState) bool {
+		if limit > 0 && len(list) == limit || scan > 0 && looked == scan {
+			more = after // what follows: something, so this page is not the last
+			return false
+		}
+		looked++
+		after = id
+		if keep == nil || keep(bs.def.Load()) {
+			list = append(list, bs)
+		}
+		return true
+	})
+	e.mu.RUnlock()
+	out = make([]BoardInfo, len(list))
+	for i, bs := range list {
+		out[i] = e.info(bs)
+	}
+	return out, more
+}
