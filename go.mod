@@ -2,6 +2,8 @@ module github.com/podiumhq/podium
 
 go 1.26.8
 
+toolchain go1.26.10
+
 require (
 	github.com/coder/websocket v1.8.15
 	github.com/getkin/kin-openapi v0.153.0
