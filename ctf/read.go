@@ -52,15 +52,9 @@ func (s *Service) Standings(id string, view View) (*Board, error) {
 	return &Board{Contest: def, Challenges: chals, Standings: res, Frozen: !cutoff.IsZero()}, nil
 }
 
-// standings computes (or takes from the cache) st's standings with the
-// solves before cutoff (zero: all).
-func (s *Service) standings(st *state, cutoff time.Time) *contest.Standings {
-	res, _ := s.standingsWith(st, cutoff)
-	return res
-}
-
-// standingsWith is standings, with the challenges they were computed
-// with (a copy).
+// standingsWith computes (or takes from the cache) st's standings with
+// the solves before cutoff (zero: all), with the challenges they were
+// computed with (a copy).
 func (s *Service) standingsWith(st *state, cutoff time.Time) (*contest.Standings, []contest.Challenge) {
 	key := int64(0)
 	if !cutoff.IsZero() {

@@ -67,7 +67,6 @@ func failSQLite(path string) *atomic.Bool {
 // failRequest is one request of the storage failure table.
 type failRequest struct {
 	method, path, key, body string
-	hdr                     []string
 	ctype                   string
 }
 
