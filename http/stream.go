@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -19,6 +20,9 @@ type StreamConfig struct {
 	Heartbeat    time.Duration // SSE comment / WebSocket ping interval (15s)
 	Retry        time.Duration // the retry: hint sent to EventSource clients (2s)
 	StallTimeout time.Duration // a write that makes no progress this long drops the client (20s)
+	// BehindGrace: once a connection falls behind its memory bound, the
+	// client has this long to complete a write, or it is cut (2s).
+	BehindGrace time.Duration
 }
 
 func (c *StreamConfig) defaults() {
@@ -30,6 +34,54 @@ func (c *StreamConfig) defaults() {
 	}
 	if c.StallTimeout <= 0 {
 		c.StallTimeout = 20 * time.Second
+	}
+	if c.BehindGrace <= 0 {
+		c.BehindGrace = 2 * time.Second
+	}
+}
+
+// SetBehindGrace changes how long a stream that fell behind its memory
+// bound may take to complete a write before it is cut. Call it before
+// serving.
+func (s *Server) SetBehindGrace(d time.Duration) { s.streamCfg.BehindGrace = d }
+
+// stuckWatch cuts a stream client that fell behind its memory bound and
+// then completes no write within the grace. Falling behind drops the
+// connection's queue at once (stream.Conn), so what such a client still
+// holds is the event being written and the socket's buffers; without
+// the watch it held them for the whole stall timeout (15-40 s measured,
+// issue 17), with it for the grace (2 s).
+type stuckWatch struct {
+	writing atomic.Int32  // writes in flight (a WebSocket's reader answers too)
+	writes  atomic.Uint64 // writes completed
+}
+
+func (w *stuckWatch) begin() { w.writing.Add(1) }
+func (w *stuckWatch) end()   { w.writes.Add(1); w.writing.Add(-1) }
+
+// run waits for behind signals until ctx ends; after each, if no write
+// completed within grace and one is in flight, it calls cut and returns.
+func (w *stuckWatch) run(ctx context.Context, behind <-chan struct{}, grace time.Duration, cut func()) {
+	t := time.NewTimer(grace)
+	t.Stop()
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-behind:
+		}
+		n := w.writes.Load()
+		t.Reset(grace)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if w.writing.Load() > 0 && w.writes.Load() == n {
+			cut()
+			return
+		}
 	}
 }
 
@@ -145,7 +197,16 @@ func (s *Server) serveSSE(w http.ResponseWriter, r *http.Request, conn *stream.C
 	}
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
+	var watch stuckWatch
+	wctx, wcancel := context.WithCancel(r.Context())
+	defer wcancel()
+	go watch.run(wctx, conn.Behind(), s.streamCfg.BehindGrace, func() {
+		// A deadline in the past fails the write in flight now.
+		rc.SetWriteDeadline(time.Unix(1, 0))
+	})
 	write := func(b []byte) bool {
+		watch.begin()
+		defer watch.end()
 		rc.SetWriteDeadline(time.Now().Add(s.streamCfg.StallTimeout))
 		if _, err := w.Write(b); err != nil {
 			return false
@@ -239,10 +300,16 @@ func (s *Server) ws(w http.ResponseWriter, r *http.Request) error {
 	c.SetReadLimit(4096)
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
+	var watch stuckWatch
+	go watch.run(ctx, conn.Behind(), s.streamCfg.BehindGrace, func() {
+		c.CloseNow() // fails the write in flight and the reader
+	})
 	send := func(v any) error {
 		b, _ := json.Marshal(v)
 		wctx, wcancel := context.WithTimeout(ctx, s.streamCfg.StallTimeout)
 		defer wcancel()
+		watch.begin()
+		defer watch.end()
 		return c.Write(wctx, websocket.MessageText, b)
 	}
 	wsErr := func(board, id string, err error) error {
@@ -308,7 +375,9 @@ func (s *Server) ws(w http.ResponseWriter, r *http.Request) error {
 			continue
 		}
 		wctx, wcancel := context.WithTimeout(ctx, s.streamCfg.StallTimeout)
+		watch.begin()
 		err := c.Write(wctx, websocket.MessageText, ev.JSON)
+		watch.end()
 		wcancel()
 		if err != nil {
 			return nil

@@ -697,3 +697,64 @@ func TestSSEIsNotChunked(t *testing.T) {
 	s.score("big", "leader", 1000) // everyone moves down: a delta of the whole window
 	waitFor(t, s, c, &b, "big", 50, 3*time.Second)
 }
+
+// TestNonReaderCutSoonAfterFallingBehind: a client that stops reading
+// falls behind its connection's memory bound; it is then cut after the
+// behind grace, not after the (here 10-minute) stall timeout, over SSE
+// and over WebSocket (issue 17 item 5: non-readers held their bytes for
+// 15-40 s).
+func TestNonReaderCutSoonAfterFallingBehind(t *testing.T) {
+	smallRcv := &net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
+		return c.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
+	}}
+	for _, proto := range []string{"sse", "ws"} {
+		t.Run(proto, func(t *testing.T) {
+			s := newServerWith(t, stream.Config{Coalesce: 10 * time.Millisecond, SnapshotEvery: 20 * time.Millisecond, QueueBytes: 1 << 20}, false)
+			s.streamStall(10 * time.Minute)
+			s.srv.SetBehindGrace(100 * time.Millisecond)
+			s.mkBoard("big", oneKey)
+			var items []string
+			for i := 0; i < 1000; i++ {
+				items = append(items, fmt.Sprintf(`{"board":"big","player":"player-with-a-long-name-%04d","keys":[%d],"meta":{"note":"%s"}}`, i, i, strings.Repeat("x", 200)))
+			}
+			s.must(200, s.do("POST", "/v1/scores", adminKey, `{"scores":[`+strings.Join(items, ",")+`]}`))
+			if proto == "sse" {
+				conn, err := smallRcv.Dial("tcp", strings.TrimPrefix(s.url, "http://"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer conn.Close()
+				fmt.Fprintf(conn, "GET /v1/boards/big/stream?limit=1000 HTTP/1.1\r\nHost: x\r\n\r\n")
+			} else {
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				hc := &http.Client{Transport: &http.Transport{DialContext: smallRcv.DialContext}}
+				c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(s.url, "http")+"/v1/stream", &websocket.DialOptions{HTTPClient: hc})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer c.CloseNow()
+				if err := c.Write(ctx, websocket.MessageText, []byte(`{"op":"subscribe","board":"big","limit":1000}`)); err != nil {
+					t.Fatal(err)
+				}
+				// Never read: coder/websocket reads only when asked.
+			}
+			for start := time.Now(); s.hub.Stats().Connections != 1; time.Sleep(10 * time.Millisecond) {
+				if time.Since(start) > 10*time.Second {
+					t.Fatal("the stream never started")
+				}
+			}
+			// Snapshots of ~300 KB every 20 ms fill the socket, then the
+			// connection's 1 MiB bound. The deadline is a failure timeout
+			// only: without the grace the cut waits 10 minutes.
+			for start := time.Now(); s.hub.Stats().Connections != 0; time.Sleep(20 * time.Millisecond) {
+				if time.Since(start) > 30*time.Second {
+					t.Fatalf("a client that fell behind and stopped reading was not cut (stats %+v)", s.hub.Stats())
+				}
+			}
+			if s.hub.Stats().Behind == 0 {
+				t.Fatal("the connection was cut without falling behind")
+			}
+		})
+	}
+}

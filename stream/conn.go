@@ -28,6 +28,10 @@ type Conn struct {
 	q     chan delivery
 	limit int64         // bytes it may hold: min(QueueBytes, the address's share)
 	wake  chan struct{} // (1) a subscription needs a resync or has a final error
+	// behind (1) is signalled each time the connection falls behind, for
+	// the server that writes it: a client that is not reading gets a short
+	// grace to take the write in flight, then is cut (Behind).
+	behind chan struct{}
 
 	mu     sync.Mutex
 	subs   map[windowKey]*Sub
@@ -79,7 +83,7 @@ var testHookBeforeAttach func()
 
 func newConn(h *Hub, a *address, key *podium.APIKey) *Conn {
 	return &Conn{hub: h, addr: a, key: key, q: make(chan delivery, h.cfg.Queue), limit: min(h.cfg.QueueBytes, h.mem.perAddr),
-		wake: make(chan struct{}, 1), subs: map[windowKey]*Sub{}, closed: make(chan struct{})}
+		wake: make(chan struct{}, 1), behind: make(chan struct{}, 1), subs: map[windowKey]*Sub{}, closed: make(chan struct{})}
 }
 
 // Board returns the board a subscription watches.
@@ -157,7 +161,18 @@ func (c *Conn) fallBehind() {
 		c.hub.mem.behind.Add(1)
 	}
 	c.signal()
+	select {
+	case c.behind <- struct{}{}:
+	default:
+	}
 }
+
+// Behind is signalled each time the connection falls behind its memory
+// bound (its queue was dropped and its subscriptions wait for a resync).
+// What remains held is the event being written; a server that sees the
+// write in flight make no progress soon after should cut the client
+// rather than wait out its whole stall timeout.
+func (c *Conn) Behind() <-chan struct{} { return c.behind }
 
 // signal wakes the reader.
 func (c *Conn) signal() {

@@ -8,6 +8,12 @@
 //   - sse: --conns idle SSE readers at limits near 1000 on one board, with
 //     the server started with a short --stream-snapshot-every (1s).
 //
+// With --noread the clients never read what the server sends (and ask
+// for a 4 KiB receive buffer), the shape of issue 17 item 5; with
+// --addrs N they connect from N loopback source addresses (127.0.1.1 and
+// on), so per-address shares of the budget are exercised as from N
+// hosts. --boards spreads SSE streams too when more than one is given.
+//
 // It starts nothing itself: it drives a running server and reads the
 // server's resident memory from /proc/<pid>/status (--pid) and its Go heap
 // from /metrics. It first measures the submitters alone for --baseline,
@@ -26,13 +32,16 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/coder/websocket"
@@ -47,6 +56,8 @@ type config struct {
 	players  int
 	conns    int
 	subs     int
+	noread   bool
+	addrs    int
 	writers  int
 	baseline time.Duration
 	duration time.Duration
@@ -61,6 +72,8 @@ func main() {
 	flag.IntVar(&c.players, "players", 2000, "entries preloaded per board")
 	flag.IntVar(&c.conns, "conns", 32, "stream connections")
 	flag.IntVar(&c.subs, "subs", 64, "subscriptions per WebSocket (ws)")
+	flag.BoolVar(&c.noread, "noread", false, "clients never read their streams (4 KiB receive buffers)")
+	flag.IntVar(&c.addrs, "addrs", 0, "source addresses to connect from, 127.0.1.1 and on (0: the default)")
 	flag.IntVar(&c.writers, "writers", 4, "concurrent submitters (0: none)")
 	flag.DurationVar(&c.baseline, "baseline", 10*time.Second, "submitters alone, before the streams open")
 	flag.DurationVar(&c.duration, "duration", 60*time.Second, "with the streams open")
@@ -94,11 +107,7 @@ func (c config) do(method, path, body string) ([]byte, int, error) {
 func boardID(i int) string { return fmt.Sprintf("mem-%d", i) }
 
 func (c config) setup() error {
-	n := c.boards
-	if c.shape == "sse" {
-		n = 1
-	}
-	for b := 0; b < n; b++ {
+	for b := 0; b < c.nboards(); b++ {
 		id := boardID(b)
 		c.do("DELETE", "/v1/boards/"+id, "")
 		if _, st, err := c.do("PUT", "/v1/boards/"+id, `{"title":"memory","keys":[{"name":"points","order":"desc"}],"mode":"latest","public":true}`); err != nil || st != 201 {
@@ -113,6 +122,49 @@ func (c config) setup() error {
 		}
 	}
 	return nil
+}
+
+// nboards is how many boards the shape uses: --boards, but one for sse
+// unless --boards says more than the default.
+func (c config) nboards() int {
+	if c.shape == "sse" && c.boards == 3 {
+		return 1
+	}
+	return c.boards
+}
+
+// dialer is the dialer of stream connection i: from its source address
+// with --addrs, with a 4 KiB receive buffer with --noread.
+func (c config) dialer(i int) *net.Dialer {
+	d := &net.Dialer{}
+	if c.addrs > 0 {
+		a := i % c.addrs
+		d.LocalAddr = &net.TCPAddr{IP: net.IPv4(127, 0, byte(1+a/250), byte(1+a%250))}
+	}
+	if c.noread {
+		d.Control = func(_, _ string, rc syscall.RawConn) error {
+			return rc.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
+		}
+	}
+	return d
+}
+
+// latencies collects the submitters' latencies.
+var latencies struct {
+	sync.Mutex
+	d []time.Duration
+}
+
+func p99() time.Duration {
+	latencies.Lock()
+	defer latencies.Unlock()
+	if len(latencies.d) == 0 {
+		return 0
+	}
+	slices.Sort(latencies.d)
+	v := latencies.d[len(latencies.d)*99/100]
+	latencies.d = latencies.d[:0]
+	return v
 }
 
 // writers submits single scores until stop; done counts successes.
@@ -130,10 +182,15 @@ func (c config) submitters(stop <-chan struct{}, done, failed *atomic.Int64, boa
 				}
 				b := boardID((w + i) % boards)
 				body := fmt.Sprintf(`{"player":"player-%05d","keys":[%d]}`, (i*31+w*977)%c.players, (i*7919+w)%10007)
+				t0 := time.Now()
 				if _, st, err := c.do("POST", "/v1/boards/"+b+"/scores", body); err != nil || st != 200 {
 					failed.Add(1)
 					continue
 				}
+				d := time.Since(t0)
+				latencies.Lock()
+				latencies.d = append(latencies.d, d)
+				latencies.Unlock()
 				done.Add(1)
 			}
 		}(w)
@@ -143,6 +200,8 @@ func (c config) submitters(stop <-chan struct{}, done, failed *atomic.Int64, boa
 
 type sample struct {
 	rss, heap, stream int64
+	peak              int64 // podium_stream_memory_peak_bytes: the most accounted at once
+	conns, behind     int64 // open stream connections; times one fell behind its bound
 }
 
 // serverCPU returns the CPU time the server has used (user + system),
@@ -198,6 +257,12 @@ func (c config) memory() sample {
 			s.heap = int64(v)
 		case "podium_stream_memory_bytes":
 			s.stream = int64(v)
+		case "podium_stream_memory_peak_bytes":
+			s.peak = int64(v)
+		case "podium_stream_connections":
+			s.conns = int64(v)
+		case "podium_stream_behind_total":
+			s.behind = int64(v)
 		}
 	}
 	return s
@@ -210,8 +275,22 @@ func (c config) streams(ctx context.Context, opened, refused *atomic.Int64, byte
 	case "sse":
 		for i := 0; i < c.conns; i++ {
 			go func(i int) {
-				req, _ := http.NewRequestWithContext(ctx, "GET", fmt.Sprintf("%s/v1/boards/%s/stream?limit=%d", c.url, boardID(0), 1000-i), nil)
-				res, err := http.DefaultClient.Do(req)
+				board, limit := boardID(i/1000%c.nboards()), 1000-i%1000
+				if c.noread {
+					conn, err := c.dialer(i).DialContext(ctx, "tcp", strings.TrimPrefix(c.url, "http://"))
+					if err != nil {
+						refused.Add(1)
+						return
+					}
+					defer conn.Close()
+					fmt.Fprintf(conn, "GET /v1/boards/%s/stream?limit=%d HTTP/1.1\r\nHost: x\r\n\r\n", board, limit)
+					opened.Add(1)
+					<-ctx.Done() // never read
+					return
+				}
+				req, _ := http.NewRequestWithContext(ctx, "GET", fmt.Sprintf("%s/v1/boards/%s/stream?limit=%d", c.url, board, limit), nil)
+				hc := &http.Client{Transport: &http.Transport{DialContext: c.dialer(i).DialContext}}
+				res, err := hc.Do(req)
 				if err != nil {
 					refused.Add(1)
 					return
@@ -235,7 +314,8 @@ func (c config) streams(ctx context.Context, opened, refused *atomic.Int64, byte
 	case "ws":
 		for i := 0; i < c.conns; i++ {
 			go func(i int) {
-				ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(c.url, "http")+"/v1/stream", nil)
+				hc := &http.Client{Transport: &http.Transport{DialContext: c.dialer(i).DialContext}}
+				ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(c.url, "http")+"/v1/stream", &websocket.DialOptions{HTTPClient: hc})
 				if err != nil {
 					refused.Add(int64(c.subs))
 					return
@@ -248,6 +328,13 @@ func (c config) streams(ctx context.Context, opened, refused *atomic.Int64, byte
 					if ws.Write(ctx, websocket.MessageText, []byte(msg)) != nil {
 						return
 					}
+					if c.noread {
+						opened.Add(1) // asked; a client that never reads learns nothing
+					}
+				}
+				if c.noread {
+					<-ctx.Done() // never read (coder/websocket reads only when asked)
+					return
 				}
 				for {
 					_, b, err := ws.Read(ctx)
@@ -281,15 +368,12 @@ func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
 func run(c config) error {
 	fmt.Printf("streammem %s, go %s, GOMAXPROCS %d\n", time.Now().UTC().Format(time.RFC3339), runtime.Version(), runtime.GOMAXPROCS(0))
-	fmt.Printf("flags: --shape %s --conns %d --subs %d --boards %d --players %d --writers %d --baseline %s --duration %s\n",
-		c.shape, c.conns, c.subs, c.boards, c.players, c.writers, c.baseline, c.duration)
+	fmt.Printf("flags: --shape %s --conns %d --subs %d --boards %d --players %d --writers %d --baseline %s --duration %s --noread=%v --addrs %d\n",
+		c.shape, c.conns, c.subs, c.boards, c.players, c.writers, c.baseline, c.duration, c.noread, c.addrs)
 	if err := c.setup(); err != nil {
 		return err
 	}
-	boards := c.boards
-	if c.shape == "sse" {
-		boards = 1
-	}
+	boards := c.nboards()
 	start := c.memory()
 	fmt.Printf("after preload: rss %s, heap %s\n", mib(start.rss), mib(start.heap))
 
@@ -302,7 +386,7 @@ func run(c config) error {
 	baseRate := float64(base) / c.baseline.Seconds()
 	cpu1 := c.serverCPU()
 	before := c.memory()
-	fmt.Printf("baseline (%s, no streams): %.0f submissions/s, server cpu %.2f cores, rss %s, heap %s\n", c.baseline, baseRate,
+	fmt.Printf("baseline (%s, no streams): %.0f submissions/s (p99 %s), server cpu %.2f cores, rss %s, heap %s\n", c.baseline, baseRate, p99(),
 		(cpu1-cpu0).Seconds()/c.baseline.Seconds(), mib(before.rss), mib(before.heap))
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -324,9 +408,11 @@ func run(c config) error {
 	close(stop)
 	wg.Wait()
 	fmt.Printf("with streams (%s): subscriptions taken %d, refused %d, %s received\n", c.duration, opened.Load(), refused.Load(), mib(bytesIn.Load()))
-	fmt.Printf("  submissions: %.0f/s (%.0f%% of baseline), %d failed; server cpu %.2f cores\n", attackRate, 100*attackRate/max(baseRate, 1),
-		failed.Load(), (cpu2-cpu1).Seconds()/elapsed.Seconds())
+	fmt.Printf("  submissions: %.0f/s (%.0f%% of baseline, p99 %s), %d failed; server cpu %.2f cores\n", attackRate, 100*attackRate/max(baseRate, 1),
+		p99(), failed.Load(), (cpu2-cpu1).Seconds()/elapsed.Seconds())
 	fmt.Printf("  peak: rss %s, heap %s, stream accounting %s; at the end: rss %s, heap %s\n",
 		mib(peak.rss), mib(peak.heap), mib(peak.stream), mib(end.rss), mib(end.heap))
+	fmt.Printf("  server: accounted peak %s (podium_stream_memory_peak_bytes), fell behind %d times, %d stream connections open at the end\n",
+		mib(end.peak), end.behind, end.conns)
 	return nil
 }
