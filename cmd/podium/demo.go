@@ -81,7 +81,7 @@ var demoBoards = []podium.Board{
 		Keys: []podium.KeyDef{{Name: "time_ms", Order: podium.Asc, Label: "Time", Format: podium.FormatDurationMS}},
 		Mode: podium.BestK, Keep: 5, Public: true},
 	{ID: "demo.sprint.total", Title: "Sprint total: the 5 best runs added up (a missing run counts 2:00)",
-		Keys: []podium.KeyDef{{Name: "time_ms", Order: podium.Asc, Label: "Total time", Format: podium.FormatDurationMS}},
+		Keys:   []podium.KeyDef{{Name: "time_ms", Order: podium.Asc, Label: "Total time", Format: podium.FormatDurationMS}},
 		Public: true, Aggregate: &podium.Aggregate{Kind: podium.BestKSum, Sources: []podium.AggregateSource{
 			{Board: "demo.sprint", K: 5, Fill: []int64{120_000}}}}},
 }
