@@ -91,19 +91,22 @@ func checkValues(fs *flag.FlagSet) **badValue {
 }
 
 // explain turns an error of fs.Parse into a usage error that names the
-// flag as --name.
-func explain(cmd string, err error, bad *badValue) error {
+// flag as --name, and for an unknown flag suggests the one meant.
+func explain(fs *flag.FlagSet, err error, bad *badValue) error {
+	cmd := fs.Name()
 	if bad != nil {
 		return usagef(cmd, "--%s: %q is not %s", bad.name, bad.value, bad.want)
 	}
 	msg := err.Error()
-	for _, p := range []struct{ prefix, say string }{
-		{"flag provided but not defined: -", "unknown flag --%s"},
-		{"flag needs an argument: -", "--%s needs a value"},
-	} {
-		if name, ok := strings.CutPrefix(msg, p.prefix); ok {
-			return usagef(cmd, p.say, strings.TrimLeft(name, "-"))
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		name = strings.TrimLeft(name, "-")
+		if s := suggestFlag(fs, name); s != "" {
+			return usagef(cmd, "unknown flag --%s (did you mean --%s?)", name, s)
 		}
+		return usagef(cmd, "unknown flag --%s", name)
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return usagef(cmd, "--%s needs a value", strings.TrimLeft(name, "-"))
 	}
 	if arg, ok := strings.CutPrefix(msg, "bad flag syntax: "); ok {
 		return usagef(cmd, "bad flag syntax %q (flags look like --name value or --name=value)", arg)

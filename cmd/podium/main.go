@@ -89,14 +89,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = exportCmd(ctx, args[1:], stdout, stderr)
 	case "import":
 		err = importCmd(ctx, args[1:], stdout, stderr)
-	case "version", "--version", "-version":
+	case "version":
+		err = versionCmd(args[1:], stdout)
+	case "--version", "-version":
 		readBuild().print(stdout)
 		return 0
 	case "help", "--help", "-help", "-h":
 		fmt.Fprint(stdout, usage)
 		return 0
 	default:
-		err = &usageError{msg: fmt.Sprintf("unknown command %q", args[0])}
+		msg := fmt.Sprintf("unknown command %q", args[0])
+		if s := suggestCommand(args[0]); s != "" {
+			msg += fmt.Sprintf(" (did you mean %s?)", s)
+		}
+		err = &usageError{msg: msg}
 	}
 	var ue *usageError
 	switch {
