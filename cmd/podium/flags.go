@@ -28,6 +28,14 @@ func usagef(cmd, format string, args ...any) error {
 	return &usageError{cmd: cmd, msg: fmt.Sprintf(format, args...)}
 }
 
+// setupError is a command that could not do its work for how it was set
+// up, not for what it found: no admin key to ask a server with, or a key
+// the server refused. run prints it as such and exits 3, so that a check
+// that could not run is not read as a check that found differences.
+type setupError struct{ msg string }
+
+func (e *setupError) Error() string { return e.msg }
+
 // badValue records the first value that a checked flag refused, because
 // the flag package keeps only the text of the error.
 type badValue struct {

@@ -12,7 +12,8 @@
 //	podium import    apply a dump (or a CSV of entries) to a running server
 //
 // Exit codes: 0 success (and --help), 1 a failure or a check that found
-// differences, 2 a mistake on the command line.
+// differences, 2 a mistake on the command line, 3 a setup error (no admin
+// key to ask a server with, or a key the server refused).
 package main
 
 import (
@@ -21,9 +22,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/podiumhq/podium/client"
 )
 
 const usage = `podium - exact, durable, live leaderboards
@@ -54,7 +58,8 @@ Commands:
 
 Run "podium <command> --help" for the flags of a command. Every flag can also be
 set as an environment variable: --data is PODIUM_DATA, --addr is PODIUM_ADDR, ...
-Exit codes: 0 success, 1 failure (or differences found), 2 command-line mistake.
+Exit codes: 0 success, 1 failure (or differences found), 2 command-line mistake,
+3 setup error (no admin key for --url, or the server refused it).
 `
 
 func main() {
@@ -105,9 +110,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = &usageError{msg: msg}
 	}
 	var ue *usageError
+	var se *setupError
+	var ce *client.Error
 	switch {
 	case err == nil:
 		return 0
+	case errors.As(err, &se):
+		fmt.Fprintf(stderr, "podium %s: setup error: %s\n", args[0], se.msg)
+		return 3
+	case errors.As(err, &ce) && (ce.Status == http.StatusUnauthorized || ce.Status == http.StatusForbidden):
+		fmt.Fprintf(stderr, "podium %s: setup error: the server refused the admin key: %v\n", args[0], err)
+		return 3
 	case errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.Is(err, errMismatch):

@@ -65,3 +65,33 @@ func TestVersionHelp(t *testing.T) {
 		t.Fatalf("version: %d %q", code, out)
 	}
 }
+
+// TestCheckURLSetupError: check --url with no admin key, or with a key the
+// server refuses, is a setup error (exit 3, its own message), not a check
+// that found "1 difference(s)".
+func TestCheckURLSetupError(t *testing.T) {
+	m := testMain(t, t.TempDir())
+	defer m.Close()
+	t.Setenv("PODIUM_ADMIN_KEY", "")
+	code, out, errs := runCLI(t, "check", "--url", m.URL(), "--data", t.TempDir())
+	if code != 3 || !strings.Contains(errs, "setup error: no admin key") || strings.Contains(out, "difference") {
+		t.Fatalf("no key: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	t.Setenv("PODIUM_ADMIN_KEY", "not-the-key")
+	code, out, errs = runCLI(t, "check", "--url", m.URL())
+	if code != 3 || !strings.Contains(errs, "refused the admin key") || strings.Contains(out, "difference") {
+		t.Fatalf("a refused key: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	code, _, errs = runCLI(t, "rebuild", "--url", m.URL())
+	if code != 3 || !strings.Contains(errs, "refused the admin key") {
+		t.Fatalf("rebuild with a refused key: exit %d, stderr %q", code, errs)
+	}
+	code, _, errs = runCLI(t, "export", "--url", m.URL(), "--out", t.TempDir()+"/dump.jsonl")
+	if code != 3 || !strings.Contains(errs, "setup error") {
+		t.Fatalf("export with a refused key: exit %d, stderr %q", code, errs)
+	}
+	t.Setenv("PODIUM_ADMIN_KEY", "admin-secret")
+	if code, out, errs := runCLI(t, "check", "--url", m.URL()); code != 0 {
+		t.Fatalf("the right key: exit %d, %s %s", code, out, errs)
+	}
+}
