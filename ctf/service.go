@@ -9,10 +9,7 @@
 // twice and seqs are never reused; the other nodes learn of the solve by
 // seq, from a broker notice or by polling.
 //
-// Locks: a contest's wmu (this node's writers of the contest take turns,
-// held across the database transaction) is taken before its mu (its data,
-// held briefly). Service.mu (the map of contests) is never held while
-// taking either.
+// The locks and their order are listed in docs/LOCKS.md.
 package ctf
 
 import (

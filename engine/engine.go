@@ -8,7 +8,7 @@
 // the indexes and answers. Readers therefore only ever see committed state,
 // and a sum or best can never lose an update.
 //
-// Lock order: Engine.mu, then boardState.mu, then players.mu.
+// The locks and their order are listed in docs/LOCKS.md.
 package engine
 
 import (
