@@ -200,6 +200,26 @@ func TestBrokerListenerTerminated(t *testing.T) {
 	waitFor(t, "Err to clear", func() bool { return b.Err() == nil })
 }
 
+// A first start logs no recovery: the database was never unreachable
+// (issue 18 item 27). A broker whose database is down from the start warns
+// that it is unreachable.
+func TestBrokerFirstConnectIsNoRecovery(t *testing.T) {
+	t.Parallel()
+	var log logs
+	b := newBroker(t, pgtest.DSN(t), BrokerOptions{Env: testEnv(), Logger: slog.New(&log)})
+	subscribe(t, b)
+	waitFor(t, "Err to clear", func() bool { return b.Err() == nil })
+	if log.said("reachable again") || log.said("unreachable") {
+		t.Errorf("a first start logged %q", log.msgs)
+	}
+	var down logs
+	d := newBroker(t, "postgres://nobody@127.0.0.1:1/none?sslmode=disable", BrokerOptions{Env: testEnv(), Logger: slog.New(&down)})
+	waitFor(t, "the first ping to fail", func() bool { return down.said("unreachable") })
+	if err := d.Err(); err == nil || err.Error() == "not connected yet" {
+		t.Errorf("Err of a broker whose database is down = %v", err)
+	}
+}
+
 // A database that stops answering without closing anything (a partition)
 // is noticed by the publisher and the listener, publishing neither blocks
 // nor fails the caller meanwhile, and the broker recovers by itself.
