@@ -277,6 +277,13 @@ func (m *Main) openShared(ctx context.Context) error {
 		return err
 	}
 	brokers = append(brokers, pb)
+	// Its first ping (bounded by the broker's timeout) before serving: a
+	// node's first /readyz then says whether the broker answers, not
+	// "not connected yet" (seen as a degraded first /readyz under load).
+	select {
+	case <-pb.Pinged():
+	case <-time.After(10 * time.Second):
+	}
 	m.Broker = engine.Fallback(brokers...)
 	m.log.Info("shared mode: several nodes on one PostgreSQL database", "node", m.Config.Node,
 		"database", redactURL(m.Config.DB), "redis", m.Config.Redis != "", "poll_every", m.Config.PollEvery)

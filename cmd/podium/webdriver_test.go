@@ -144,7 +144,9 @@ func (d *wdDriver) newSession(t *testing.T, chromium string) *wdSession {
 				"--window-size=1200,900", "--user-data-dir=" + t.TempDir()},
 		},
 		"goog:loggingPrefs": map[string]string{"browser": "ALL"},
-		"timeouts":          map[string]int{"pageLoad": 15000, "script": 10000},
+		// Failure timeouts only: on a loaded 2-core machine a page took
+		// over 15 s to load ("Timed out receiving message from renderer").
+		"timeouts": map[string]int{"pageLoad": 60000, "script": 30000},
 	}}}
 	v, err := d.call("POST", d.url+"/session", caps)
 	if err != nil {
