@@ -74,14 +74,14 @@ type Broker struct {
 	log     *slog.Logger
 	out     chan podium.Notice
 
-	pubErr  atomic.Pointer[error] // nil while the database answers
-	subErr  atomic.Pointer[error] // nil while every subscription listens
+	pubErr atomic.Pointer[error] // nil while the database answers
+	subErr atomic.Pointer[error] // nil while every subscription listens
 	// pinged is closed once the first ping has answered (either way), when
 	// Err stops saying "not connected yet".
 	pinged     chan struct{}
 	pingedOnce sync.Once
-	dropped atomic.Uint64
-	listens atomic.Uint64 // successful LISTENs (tests watch reconnects)
+	dropped    atomic.Uint64
+	listens    atomic.Uint64 // successful LISTENs (tests watch reconnects)
 
 	stop     chan struct{}
 	done     sync.WaitGroup
