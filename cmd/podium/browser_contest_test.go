@@ -78,7 +78,7 @@ func TestBrowserContestPage(t *testing.T) {
 	wait(teams, "bob:1:851,alice:2:546", 15*time.Second)
 	const chals = `return Array.from(document.querySelectorAll("#challenges tr"),
 		(tr) => Array.from(tr.children, (td) => td.textContent.trim()).join("|")).join(";");`
-	wait(chals, "pwn|pwn|300|1|1stbob;Web 1|web|496|2|1stTeam Alice2ndbob", 15*time.Second)
+	wait(chals, "pwnpwn|pwn|300|1|1stbob;Web 1web|web|496|2|1stTeam Alice2ndbob", 15*time.Second)
 	wait(`return String(document.querySelectorAll("#chart path").length);`, "2", 15*time.Second)
 	wd.screenshot(filepath.Join(shots, "contest-live.png"))
 	// A phone: the standings, chart and challenges fit the width.
