@@ -100,8 +100,9 @@
       badge.dataset.state = c.state;
       h.append(a, badge);
       const dl = el("dl");
-      if (Date.now() < Date.parse(c.start)) pair(dl, "Starts", when(c.start), "when");
-      else if (Date.now() < Date.parse(c.end)) pair(dl, "Ends", when(c.end), "when");
+      // The server's state says which edge is next (the browser's clock may be off).
+      if (c.state === "upcoming") pair(dl, "Starts", when(c.start), "when");
+      else if (c.state === "running" || c.state === "frozen") pair(dl, "Ends", when(c.end), "when");
       else pair(dl, "Ended", PodiumPage.timeEl(c.end), "when");
       li.append(h, dl);
       list.append(li);
