@@ -123,7 +123,7 @@ func NewBroker(dsn string, opts BrokerOptions) (*Broker, error) {
 		pool: pool, listen: cfg.ConnConfig.Copy(), channel: channel, timeout: opts.Timeout, log: opts.Logger,
 		out: make(chan podium.Notice, opts.Queue), stop: make(chan struct{}),
 	}
-	unknown := errors.New("not connected yet")
+	unknown := errNotConnected
 	b.pubErr.Store(&unknown)
 	b.done.Add(2)
 	go b.publishLoop()
@@ -217,14 +217,24 @@ func (b *Broker) pingLoop() {
 	}
 }
 
+// errNotConnected is the state of a new broker before its first ping: a
+// first success is a connection, not a recovery, and a first failure is
+// worth the warning.
+var errNotConnected = errors.New("not connected yet")
+
 func (b *Broker) failed(state *atomic.Pointer[error], err error) {
-	if old := state.Swap(&err); old == nil {
+	if old := state.Swap(&err); old == nil || *old == errNotConnected {
 		b.log.Warn("postgres broker: database unreachable; nodes fall back to polling", "err", err)
 	}
 }
 
 func (b *Broker) worked(state *atomic.Pointer[error]) {
-	if old := state.Swap(nil); old != nil {
+	old := state.Swap(nil)
+	switch {
+	case old == nil:
+	case *old == errNotConnected:
+		b.log.Debug("postgres broker: connected")
+	default:
 		b.log.Info("postgres broker: database reachable again")
 	}
 }

@@ -76,12 +76,19 @@ Several nodes (--db, --url once per node, --redis; the nodes may keep running):
   --redis  Redis answers, and podium:{env}:* holds only the keys that this
            version's keyspace documents (SCAN, at most --redis-max-keys keys)
 
-Prints every difference and exits 1 if there is any.`)
+Prints every difference and exits 1 if there is any; exits 3 when it cannot
+ask a server (--url) for want of an admin key, or when the server refuses it.`)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if err := o.validate("check"); err != nil {
 		return err
+	}
+	if len(o.URLs) > 0 {
+		// Before any check: without a key no node can be asked.
+		if _, err := adminKeyFor(o.Data); err != nil {
+			return err
+		}
 	}
 	if o.DB != "" || o.Redis != "" {
 		bad := 0
@@ -92,14 +99,16 @@ Prints every difference and exits 1 if there is any.`)
 			}
 			bad += n
 		}
-		bad += checkNodes(ctx, stdout, o.URLs, o.Data)
+		n, setup := checkNodes(ctx, stdout, o.URLs, o.Data)
+		bad += n
 		if o.Redis != "" {
 			bad += checkRedis(ctx, stdout, o.Redis, o.Env, o.RedisMax)
 		}
-		return verdict(stdout, bad)
+		return verdictOr(stdout, bad, setup)
 	}
 	if len(o.URLs) > 0 {
-		return verdict(stdout, checkNodes(ctx, stdout, o.URLs, o.Data))
+		n, setup := checkNodes(ctx, stdout, o.URLs, o.Data)
+		return verdictOr(stdout, n, setup)
 	}
 	d, err := openDataDir(o.Data, false, "to check a running server use: podium check --url http://HOST:PORT (it runs the checks on the server)", cliLogger(stderr))
 	if err != nil {
@@ -168,6 +177,19 @@ func verdict(w io.Writer, bad int) error {
 	}
 	fmt.Fprintln(w, "check: ok")
 	return nil
+}
+
+// verdictOr is the verdict, unless some part could not be checked for a
+// setup error: then that error (exit 3), after the differences found in
+// the other parts are counted.
+func verdictOr(w io.Writer, bad int, setup error) error {
+	if setup == nil {
+		return verdict(w, bad)
+	}
+	if bad > 0 {
+		fmt.Fprintf(w, "check: %d difference(s) in the parts checked; the others were not checked\n", bad)
+	}
+	return setup
 }
 
 func diffLines(diffs []engine.Diff) []string {
@@ -274,9 +296,10 @@ func adminKeyFor(data string) (string, error) {
 	if k := os.Getenv("PODIUM_ADMIN_KEY"); k != "" {
 		return k, nil
 	}
-	b, err := os.ReadFile(filepath.Join(data, "admin.key"))
+	path := filepath.Join(data, "admin.key")
+	b, err := os.ReadFile(path)
 	if err != nil {
-		return "", fmt.Errorf("no admin key: set PODIUM_ADMIN_KEY or point --data at the server's data directory")
+		return "", &setupError{msg: fmt.Sprintf("no admin key to ask the server with: set PODIUM_ADMIN_KEY, or point --data at the server's data directory (%s: %v)", path, errors.Unwrap(err))}
 	}
 	return strings.TrimSpace(string(b)), nil
 }
@@ -299,6 +322,9 @@ func adminCall(ctx context.Context, base, data, path string) ([]byte, error) {
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
 	if err != nil {
 		return nil, err
+	}
+	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+		return nil, &setupError{msg: fmt.Sprintf("the server refused the admin key (%s): PODIUM_ADMIN_KEY, or admin.key in --data, is not this server's admin key", resp.Status)}
 	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("%s: %s: %s", path, resp.Status, strings.TrimSpace(string(body)))

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -99,6 +100,12 @@ func newFlagSet(name, summary string, out io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // parse reports mistakes itself, in one line
 	fs.Usage = func() {
+		n := 0
+		fs.VisitAll(func(*flag.Flag) { n++ })
+		if n == 0 {
+			fmt.Fprintf(out, "Usage: podium %s\n\n%s\n", name, summary)
+			return
+		}
 		fmt.Fprintf(out, "Usage: podium %s [flags]\n\n%s\n\nFlags (each also an environment variable):\n", name, summary)
 		fs.VisitAll(func(f *flag.Flag) {
 			fmt.Fprintf(out, "  --%s (%s)\n    \t%s", f.Name, envName(f.Name), f.Usage)
@@ -129,7 +136,7 @@ func parse(fs *flag.FlagSet, args []string) error {
 		return err
 	}
 	if err != nil {
-		return explain(fs.Name(), err, *bad)
+		return explain(fs, err, *bad)
 	}
 	if fs.NArg() > 0 {
 		return usagef(fs.Name(), "unexpected argument %q", fs.Arg(0))
@@ -196,12 +203,12 @@ func (c *Config) flags(fs *flag.FlagSet) {
 // validate checks what the flag types cannot; a mistake is a *usageError
 // that names the flag. Zero values mean the defaults (see Main).
 func (c *Config) validate() error {
-	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
-		return usagef("serve", "--addr: %q is not host:port (e.g. :8080, 127.0.0.1:8080)", c.Addr)
+	if err := checkAddr(c.Addr); err != nil {
+		return usagef("serve", "--addr: %q is not host:port (e.g. :8080, 127.0.0.1:8080): %v", c.Addr, err)
 	}
 	if c.DebugAddr != "" {
-		if _, _, err := net.SplitHostPort(c.DebugAddr); err != nil {
-			return usagef("serve", "--debug-addr: %q is not host:port (e.g. 127.0.0.1:6060)", c.DebugAddr)
+		if err := checkAddr(c.DebugAddr); err != nil {
+			return usagef("serve", "--debug-addr: %q is not host:port (e.g. 127.0.0.1:6060): %v", c.DebugAddr, err)
 		}
 	}
 	if _, _, err := c.RateLimit.parsed(); err != nil {
@@ -276,6 +283,29 @@ func (c *Config) validate() error {
 	}
 	if c.FeedCap > maxFeedCap {
 		return usagef("serve", "--feed-cap must be at most %d", maxFeedCap)
+	}
+	return nil
+}
+
+// checkAddr checks a listen address: host:port with a port from 0 to
+// 65535 (or a service name such as http). What is wrong with it is a
+// mistake on the command line, not a failure to listen.
+func checkAddr(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return errors.New("no port")
+	}
+	if port == "" {
+		return errors.New("the port is empty")
+	}
+	if n, err := strconv.ParseUint(port, 10, 64); err == nil {
+		if n > 65535 {
+			return fmt.Errorf("port %d is out of range (0 to 65535)", n)
+		}
+		return nil
+	}
+	if _, err := net.LookupPort("tcp", port); err != nil {
+		return fmt.Errorf("unknown port %q", port)
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/podiumhq/podium/internal/migrate"
 	"github.com/podiumhq/podium/sqlite"
 )
 
@@ -148,6 +149,13 @@ func (d *dataDir) openStore(ctx context.Context, opts sqlite.Options) (*sqlite.S
 	}
 	st, err := sqlite.Open(dbPath, opts)
 	if err != nil {
+		// Nothing was written (the schema changes in one transaction), and
+		// quick_check passed if it ran: the next start need not run it.
+		os.Remove(d.file(runningName))
+		var newer *migrate.NewerError
+		if errors.As(err, &newer) {
+			return nil, err // the fix is a newer podium, not a backup
+		}
 		return nil, fmt.Errorf("%w (if the database is damaged, restore the last backup: podium restore --from FILE)", err)
 	}
 	if err := d.checkIdentity(ctx, st, dirID); err != nil {

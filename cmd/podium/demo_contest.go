@@ -137,7 +137,7 @@ func (d *demoContests) turn(ctx context.Context) error {
 	}
 	for _, c := range d.contests() {
 		if !now.Before(c.End) && !c.Revealed {
-			if _, err := d.svc.Unfreeze(ctx, c.ID); err != nil {
+			if _, err := d.svc.Unfreeze(ctx, c.ID, false); err != nil {
 				return fmt.Errorf("reveal %s: %w", c.ID, err)
 			}
 		}

@@ -133,5 +133,5 @@ func adminKeyFlag(cmd, key string) (string, error) {
 	if k := os.Getenv("PODIUM_ADMIN_KEY"); k != "" {
 		return k, nil
 	}
-	return "", usagef(cmd, "no admin key: set PODIUM_ADMIN_KEY (or --key, which other users can see in ps)")
+	return "", &setupError{msg: "no admin key to ask the server with: set PODIUM_ADMIN_KEY (or --key, which other users can see in ps)"}
 }

@@ -28,6 +28,14 @@ func usagef(cmd, format string, args ...any) error {
 	return &usageError{cmd: cmd, msg: fmt.Sprintf(format, args...)}
 }
 
+// setupError is a command that could not do its work for how it was set
+// up, not for what it found: no admin key to ask a server with, or a key
+// the server refused. run prints it as such and exits 3, so that a check
+// that could not run is not read as a check that found differences.
+type setupError struct{ msg string }
+
+func (e *setupError) Error() string { return e.msg }
+
 // badValue records the first value that a checked flag refused, because
 // the flag package keeps only the text of the error.
 type badValue struct {
@@ -91,19 +99,22 @@ func checkValues(fs *flag.FlagSet) **badValue {
 }
 
 // explain turns an error of fs.Parse into a usage error that names the
-// flag as --name.
-func explain(cmd string, err error, bad *badValue) error {
+// flag as --name, and for an unknown flag suggests the one meant.
+func explain(fs *flag.FlagSet, err error, bad *badValue) error {
+	cmd := fs.Name()
 	if bad != nil {
 		return usagef(cmd, "--%s: %q is not %s", bad.name, bad.value, bad.want)
 	}
 	msg := err.Error()
-	for _, p := range []struct{ prefix, say string }{
-		{"flag provided but not defined: -", "unknown flag --%s"},
-		{"flag needs an argument: -", "--%s needs a value"},
-	} {
-		if name, ok := strings.CutPrefix(msg, p.prefix); ok {
-			return usagef(cmd, p.say, strings.TrimLeft(name, "-"))
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		name = strings.TrimLeft(name, "-")
+		if s := suggestFlag(fs, name); s != "" {
+			return usagef(cmd, "unknown flag --%s (did you mean --%s?)", name, s)
 		}
+		return usagef(cmd, "unknown flag --%s", name)
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return usagef(cmd, "--%s needs a value", strings.TrimLeft(name, "-"))
 	}
 	if arg, ok := strings.CutPrefix(msg, "bad flag syntax: "); ok {
 		return usagef(cmd, "bad flag syntax %q (flags look like --name value or --name=value)", arg)

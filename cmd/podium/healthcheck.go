@@ -24,10 +24,10 @@ func healthcheckCmd(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	host, port, err := net.SplitHostPort(*addr)
-	if err != nil || port == "" {
-		return usagef("healthcheck", "--addr: %q is not host:port (e.g. :8080, 127.0.0.1:8080)", *addr)
+	if err := checkAddr(*addr); err != nil {
+		return usagef("healthcheck", "--addr: %q is not host:port (e.g. :8080, 127.0.0.1:8080): %v", *addr, err)
 	}
+	host, port, _ := net.SplitHostPort(*addr)
 	if *timeout <= 0 {
 		return usagef("healthcheck", "--timeout must be positive")
 	}

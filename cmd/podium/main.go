@@ -12,7 +12,8 @@
 //	podium import    apply a dump (or a CSV of entries) to a running server
 //
 // Exit codes: 0 success (and --help), 1 a failure or a check that found
-// differences, 2 a mistake on the command line.
+// differences, 2 a mistake on the command line, 3 a setup error (no admin
+// key to ask a server with, or a key the server refused).
 package main
 
 import (
@@ -21,9 +22,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/podiumhq/podium/client"
 )
 
 const usage = `podium - exact, durable, live leaderboards
@@ -54,7 +58,8 @@ Commands:
 
 Run "podium <command> --help" for the flags of a command. Every flag can also be
 set as an environment variable: --data is PODIUM_DATA, --addr is PODIUM_ADDR, ...
-Exit codes: 0 success, 1 failure (or differences found), 2 command-line mistake.
+Exit codes: 0 success, 1 failure (or differences found), 2 command-line mistake,
+3 setup error (no admin key for --url, or the server refused it).
 `
 
 func main() {
@@ -89,19 +94,33 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = exportCmd(ctx, args[1:], stdout, stderr)
 	case "import":
 		err = importCmd(ctx, args[1:], stdout, stderr)
-	case "version", "--version", "-version":
+	case "version":
+		err = versionCmd(args[1:], stdout)
+	case "--version", "-version":
 		readBuild().print(stdout)
 		return 0
 	case "help", "--help", "-help", "-h":
 		fmt.Fprint(stdout, usage)
 		return 0
 	default:
-		err = &usageError{msg: fmt.Sprintf("unknown command %q", args[0])}
+		msg := fmt.Sprintf("unknown command %q", args[0])
+		if s := suggestCommand(args[0]); s != "" {
+			msg += fmt.Sprintf(" (did you mean %s?)", s)
+		}
+		err = &usageError{msg: msg}
 	}
 	var ue *usageError
+	var se *setupError
+	var ce *client.Error
 	switch {
 	case err == nil:
 		return 0
+	case errors.As(err, &se):
+		fmt.Fprintf(stderr, "podium %s: setup error: %s\n", args[0], se.msg)
+		return 3
+	case errors.As(err, &ce) && (ce.Status == http.StatusUnauthorized || ce.Status == http.StatusForbidden):
+		fmt.Fprintf(stderr, "podium %s: setup error: the server refused the admin key: %v\n", args[0], err)
+		return 3
 	case errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.Is(err, errMismatch):

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -155,10 +156,23 @@ func checkDB(ctx context.Context, w io.Writer, dsn string) (int, error) {
 // checkNodes asks each running node to check its in-memory indexes and
 // returns how many problems they found (a node that does not answer is
 // one).
-func checkNodes(ctx context.Context, w io.Writer, urls []string, data string) int {
+//
+// A node that refused the admin key is no difference: it is reported on
+// its own line and returned as a *setupError (exit 3) once the other nodes
+// are checked.
+func checkNodes(ctx context.Context, w io.Writer, urls []string, data string) (int, error) {
 	bad := 0
+	var setup error
 	for _, u := range urls {
 		res, err := remoteCheck(ctx, u, data)
+		var se *setupError
+		if errors.As(err, &se) {
+			fmt.Fprintf(w, "SETUP server %s: not checked: %s\n", u, se.msg)
+			if setup == nil {
+				setup = err
+			}
+			continue
+		}
 		if err != nil {
 			report(w, "server "+u, []string{err.Error()})
 			bad++
@@ -183,7 +197,7 @@ func checkNodes(ctx context.Context, w io.Writer, urls []string, data string) in
 			bad += len(*res.ContestDifferences)
 		}
 	}
-	return bad
+	return bad, setup
 }
 
 // redisShown is how many keys a report lists one by one.

@@ -116,3 +116,14 @@ func (b build) print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "  go:          %s %s/%s\n", b.Go, runtime.GOOS, runtime.GOARCH)
 }
+
+// versionCmd prints the version; --help prints its usage like every
+// other command's.
+func versionCmd(args []string, stdout io.Writer) error {
+	fs := newFlagSet("version", "Prints the version, the VCS revision and commit time, and the Go version of this binary.", stdout)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	readBuild().print(stdout)
+	return nil
+}

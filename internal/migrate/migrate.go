@@ -105,6 +105,20 @@ var PostgreSQL = Dialect{
 	Insert: "INSERT INTO schema_migrations (version, name, applied_ms) VALUES ($1, $2, $3)",
 }
 
+// NewerError refuses a database whose schema a newer podium wrote. Its
+// fix is to run that newer podium (or a later one): this one does not
+// write to a schema it does not know. Errors of this package say "schema
+// setup", never "migrate", which reads like podium's migrate command.
+type NewerError struct {
+	Have int // the database's newest schema version
+	Know int // the newest this podium knows
+}
+
+func (e *NewerError) Error() string {
+	return fmt.Sprintf("the database was written by a newer podium (schema version %d; this podium knows up to %d): "+
+		"upgrade podium to the version that wrote it, or a later one", e.Have, e.Know)
+}
+
 // Apply applies the migrations of ms that db has not seen, in order, in one
 // transaction, recording each in schema_migrations: either every pending
 // migration is applied or none is, so a failed upgrade leaves the schema
@@ -114,16 +128,18 @@ var PostgreSQL = Dialect{
 func Apply(ctx context.Context, db *sql.DB, d Dialect, ms []Migration) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
+		// The first connection of a store: a bad URL, a server down, a
+		// refused password surface here.
+		return fmt.Errorf("connecting to the database for schema setup: %w", err)
 	}
 	defer func() { _ = tx.Rollback() }() // a no-op after Commit; after a failure its error adds nothing
 	if d.Lock != "" {
 		if _, err := tx.ExecContext(ctx, d.Lock); err != nil {
-			return fmt.Errorf("migrate: lock: %w", err)
+			return fmt.Errorf("schema setup: lock: %w", err)
 		}
 	}
 	if _, err := tx.ExecContext(ctx, d.CreateTable); err != nil {
-		return fmt.Errorf("migrate: %w", err)
+		return fmt.Errorf("schema setup: %w", err)
 	}
 	// Every migration not recorded is applied, also one numbered below
 	// the newest recorded: migrations written on parallel branches take
@@ -133,21 +149,21 @@ func Apply(ctx context.Context, db *sql.DB, d Dialect, ms []Migration) error {
 	current := 0
 	rows, err := tx.QueryContext(ctx, "SELECT version FROM schema_migrations")
 	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
+		return fmt.Errorf("schema setup: %w", err)
 	}
 	for rows.Next() {
 		var v int
 		if err := rows.Scan(&v); err != nil {
 			rows.Close()
-			return fmt.Errorf("migrate: %w", err)
+			return fmt.Errorf("schema setup: %w", err)
 		}
 		applied[v], current = true, max(current, v)
 	}
 	if err := rows.Close(); err != nil {
-		return fmt.Errorf("migrate: %w", err)
+		return fmt.Errorf("schema setup: %w", err)
 	}
 	if n := len(ms); n > 0 && current > ms[n-1].Version {
-		return fmt.Errorf("migrate: the database has schema version %d, newer than this podium knows (%d)", current, ms[n-1].Version)
+		return &NewerError{Have: current, Know: ms[n-1].Version}
 	}
 	now := time.Now().UnixMilli()
 	for _, m := range ms {
@@ -155,14 +171,14 @@ func Apply(ctx context.Context, db *sql.DB, d Dialect, ms []Migration) error {
 			continue
 		}
 		if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
-			return fmt.Errorf("migrate %s: %w", m.Name, err)
+			return fmt.Errorf("schema setup: migration %s: %w", m.Name, err)
 		}
 		if _, err := tx.ExecContext(ctx, d.Insert, m.Version, m.Name, now); err != nil {
-			return fmt.Errorf("migrate %s: %w", m.Name, err)
+			return fmt.Errorf("schema setup: migration %s: %w", m.Name, err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("migrate: %w", err)
+		return fmt.Errorf("schema setup: %w", err)
 	}
 	return nil
 }
