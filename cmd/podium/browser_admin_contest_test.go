@@ -143,6 +143,10 @@ func TestBrowserAdminContest(t *testing.T) {
 	set("#challenge-name", "Web one")
 	submit("#challenge-form")
 	wait(5*time.Second, row("web"), has("Web one"), "the renamed challenge")
+	if err := wd.exec(nil, `document.getElementById("ctf-manager").scrollIntoView();`); err != nil {
+		t.Fatal(err)
+	}
+	wd.screenshot(filepath.Join(shots, "admin-contest-manager.png"))
 
 	// Hide and delete an unsolved challenge.
 	set("#challenge-id", "draft")
@@ -172,7 +176,6 @@ func TestBrowserAdminContest(t *testing.T) {
 	set("#log-team", "bob")
 	submit("#log-filters")
 	wait(5*time.Second, logRows, is("bob/solved"), "bob's attempts")
-	wd.screenshot(filepath.Join(shots, "admin-contest-manager.png"))
 	if err := wd.exec(nil, `document.getElementById("ctf-grid").scrollIntoView();`); err != nil {
 		t.Fatal(err)
 	}
