@@ -329,6 +329,19 @@ func TestContests(t *testing.T) {
 	if a.Attempt.Result != "solved" || a.Standing == nil || a.Standing.Score != 110 || a.Replayed {
 		t.Fatalf("Attempt: %+v", a)
 	}
+	// Values are retroactive: a scoring change on a solved challenge needs
+	// a confirmation; a rename does not, and keeps the scoring.
+	if _, _, err := admin.PutChallenge(ctx, "ctf:q", "web", client.ChallengeSpec{Scoring: client.Scoring{Value: 200}}); client.CodeOf(err) != "conflict" {
+		t.Fatalf("unconfirmed scoring change: %v", err)
+	}
+	for _, v := range []int64{200, 100} {
+		if ch, _, err := admin.PutChallenge(ctx, "ctf:q", "web", client.ChallengeSpec{Scoring: client.Scoring{Value: v}}, client.ChallengeOptions{Confirm: true}); err != nil || ch.Scoring.Value != v {
+			t.Fatalf("confirmed scoring change: %+v %v", ch, err)
+		}
+	}
+	if ch, _, err := admin.PutChallenge(ctx, "ctf:q", "web", client.ChallengeSpec{Name: "Web", Scoring: client.Scoring{Value: 100}}); err != nil || ch.Name != "Web" || ch.Scoring.Value != 100 {
+		t.Fatalf("rename: %+v %v", ch, err)
+	}
 	a = must(judge.Attempt(ctx, "ctf:q", "bob", "pwn", false, client.WriteOptions{IdempotencyKey: "v-1"}))
 	if a.Attempt.Result != "wrong" || a.Standing != nil {
 		t.Fatalf("wrong Attempt: %+v", a)

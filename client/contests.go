@@ -48,12 +48,27 @@ type Scoring struct {
 	Difficulty float64 `json:"difficulty,omitempty"`
 }
 
-// ChallengeSpec is the body of PutChallenge.
+// ChallengeSpec is the body of PutChallenge. An update keeps the fields
+// left out (empty here); within Scoring, a Function replaces the whole
+// scoring, and without one the value and parameters change the stored
+// scoring.
 type ChallengeSpec struct {
-	Name     string  `json:"name,omitempty"`
-	Category string  `json:"category,omitempty"`
-	Order    int64   `json:"order,omitempty"`
-	Scoring  Scoring `json:"scoring"`
+	Name     string `json:"name,omitempty"`
+	Category string `json:"category,omitempty"`
+	Order    int64  `json:"order,omitempty"`
+	// Hidden, when set, hides (true) or shows (false) the challenge: out
+	// of the public listings and the standings while hidden.
+	Hidden  *bool   `json:"hidden,omitempty"`
+	Scoring Scoring `json:"scoring"`
+}
+
+// ChallengeOptions are the options of PutChallenge.
+type ChallengeOptions struct {
+	// Confirm applies a change that moves the standings (the scoring or
+	// hidden flag of a challenge with solves: values are retroactive);
+	// without it such a change is a conflict error whose message says
+	// what it would do.
+	Confirm bool
 }
 
 // Blood is a first blood of a challenge.
@@ -279,10 +294,15 @@ func (c *Client) Refreeze(ctx context.Context, id string) (*Contest, error) {
 	return &out, err
 }
 
-// PutChallenge creates or replaces a challenge (admin).
-func (c *Client) PutChallenge(ctx context.Context, contest, id string, spec ChallengeSpec) (ch *Challenge, created bool, err error) {
+// PutChallenge creates or changes a challenge (admin). A change that
+// moves the standings needs ChallengeOptions{Confirm: true}.
+func (c *Client) PutChallenge(ctx context.Context, contest, id string, spec ChallengeSpec, opts ...ChallengeOptions) (ch *Challenge, created bool, err error) {
 	var out Challenge
-	m, err := c.call(ctx, request{method: http.MethodPut, path: path("contests", contest, "challenges", id), body: spec, kind: idempotent}, &out)
+	var q url.Values
+	if len(opts) > 0 && opts[0].Confirm {
+		q = url.Values{"confirm": {"true"}}
+	}
+	m, err := c.call(ctx, request{method: http.MethodPut, path: path("contests", contest, "challenges", id), query: q, body: spec, kind: idempotent}, &out)
 	return &out, m.Status == http.StatusCreated, err
 }
 

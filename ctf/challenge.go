@@ -141,10 +141,14 @@ func (s *Service) PatchChallenge(ctx context.Context, id, chID string, p *Challe
 		}
 	}
 	im.Moves = !im.Created && im.Solves > 0 && (ch.Scoring != im.Old.Scoring || ch.Hidden != im.Old.Hidden)
-	if im.Moves || mode == Preview {
-		s.impact(st, im)
-	}
+	// The two computations run on a copy of what they read, without the
+	// lock, which solves and reads of the contest take: the solves and
+	// teams are only ever appended to, so their prefixes stay as they are.
+	in := impactInput{def: st.def, shown: st.shown, challenges: st.challenges, solves: st.solves, teams: st.teams}
 	st.mu.Unlock()
+	if im.Moves || mode == Preview {
+		s.impact(&in, im)
+	}
 	switch {
 	case mode == Preview:
 		return ch, im, nil
@@ -155,19 +159,33 @@ func (s *Service) PatchChallenge(ctx context.Context, id, chID string, p *Challe
 	return out, im, err
 }
 
+// impactInput is what impact reads of a contest.
+type impactInput struct {
+	def               contest.Contest
+	shown, challenges []contest.Challenge
+	solves            []contest.Solve
+	teams             []string
+}
+
 // impact fills in the values and team changes of im, computing the live
-// standings with the old and the new challenge; the caller holds st.mu.
-func (s *Service) impact(st *state, im *Impact) {
-	hidden := s.hiddenTeams(st)
+// standings with the old and the new challenge.
+func (s *Service) impact(in *impactInput, im *Impact) {
+	var hidden []string
+	for _, t := range in.teams {
+		if s.isHidden(t) {
+			hidden = append(hidden, t)
+		}
+	}
+	slices.Sort(hidden)
 	isHidden := func(t string) bool { _, ok := slices.BinarySearch(hidden, t); return ok }
-	chals := slices.Clone(st.challenges)
+	chals := slices.Clone(in.challenges)
 	if i := slices.IndexFunc(chals, func(c contest.Challenge) bool { return c.ID == im.New.ID }); i >= 0 {
 		chals[i] = im.New
 	} else {
 		chals = append(chals, im.New)
 	}
-	before := contest.Compute(contest.Input{Contest: &st.def, Challenges: st.shown, Solves: st.solves, Hidden: isHidden})
-	after := contest.Compute(contest.Input{Contest: &st.def, Challenges: contest.Visible(chals), Solves: st.solves, Hidden: isHidden})
+	before := contest.Compute(contest.Input{Contest: &in.def, Challenges: in.shown, Solves: in.solves, Hidden: isHidden})
+	after := contest.Compute(contest.Input{Contest: &in.def, Challenges: contest.Visible(chals), Solves: in.solves, Hidden: isHidden})
 	value := func(s *contest.Standings) *int64 {
 		for _, c := range s.Challenges {
 			if c.ID == im.New.ID {

@@ -45,7 +45,7 @@ func randomScoring(r *rand.Rand) contest.Scoring {
 // TestLiveStandingsProperty (issue 17 item 10): the service keeps the live
 // standings incrementally; after every step of a random contest (correct,
 // wrong and duplicate attempts at random times, teams hidden and shown,
-// challenges rescored, the blood rule changed, a freeze) the live view,
+// challenges rescored or hidden, the blood rule changed, a freeze) the live view,
 // the public view and the standing an attempt answers equal a full
 // recomputation (contest.Compute) over the service's solves with the
 // hidden teams of now. With and without the players' version.
@@ -92,7 +92,9 @@ func TestLiveStandingsProperty(t *testing.T) {
 			case k < 17:
 				pl.setHidden(team, !pl.hidden[team])
 			case k < 19:
-				if _, _, err := s.PutChallenge(ctx, &contest.Challenge{Contest: "ctf", ID: ch, Scoring: randomScoring(r)}); err != nil {
+				// Rescored, and now and then hidden (out of the standings,
+				// its solves with it) or shown again (issue 18).
+				if _, _, err := s.PutChallenge(ctx, &contest.Challenge{Contest: "ctf", ID: ch, Scoring: randomScoring(r), Hidden: r.IntN(4) == 0}); err != nil {
 					t.Fatal(err)
 				}
 			default:
@@ -107,7 +109,7 @@ func TestLiveStandingsProperty(t *testing.T) {
 			}
 			st, _ := s.get("ctf")
 			st.mu.Lock()
-			cdef, chals, solves := st.def, st.challenges, slices.Clone(st.solves)
+			cdef, chals, solves := st.def, contest.Visible(st.challenges), slices.Clone(st.solves)
 			st.mu.Unlock()
 			hidden := func(t string) bool { return pl.hidden[t] }
 			want := contest.Compute(contest.Input{Contest: &cdef, Challenges: chals, Solves: solves, Hidden: hidden})

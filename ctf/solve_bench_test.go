@@ -107,3 +107,23 @@ func BenchmarkSolveReference(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkChallengePreview is the preview of a retroactive scoring change
+// (PatchChallenge with Preview: the standings computed with the old and
+// the new challenge, and the teams that move) on the contests of
+// BenchmarkSolveReference: what a guarded PUT or ?preview=true costs.
+func BenchmarkChallengePreview(b *testing.B) {
+	for _, n := range []int{2000, 20000} {
+		b.Run(fmt.Sprintf("teams=%d", n), func(b *testing.B) {
+			s, _ := bigContest(b, n, 200)
+			v := int64(500)
+			p := &ChallengePatch{Scoring: &ScoringPatch{Value: &v}}
+			b.ResetTimer()
+			for range b.N {
+				if _, im, err := s.PatchChallenge(ctx, "ctf", "c0", p, Preview); err != nil || !im.Moves || len(im.Teams) == 0 {
+					b.Fatalf("preview = %+v, %v", im, err)
+				}
+			}
+		})
+	}
+}

@@ -247,6 +247,9 @@ func (s *Service) Attempt(ctx context.Context, id, team, challenge string, corre
 		return Outcome{}, err
 	}
 	if contest.Refused(a.Result) {
+		if a.Result == contest.ResultUnknownChallenge && st.hidden(challenge) {
+			return Outcome{}, podium.Errorf(podium.ECodeNotFound, "challenge %q of contest %q is hidden: attempts on it are refused until it is shown", challenge, id)
+		}
 		return Outcome{}, refusal(a, &def)
 	}
 	out := Outcome{Attempt: *a, Replayed: replayed}
@@ -290,6 +293,18 @@ func refusal(a *contest.Attempt, c *contest.Contest) error {
 
 func errSolved(team, challenge string) error {
 	return podium.Errorf(podium.ECodeConflict, "team %q has already solved %q", team, challenge)
+}
+
+// hidden reports whether the contest has challenge, hidden.
+func (st *state) hidden(challenge string) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for i := range st.challenges {
+		if st.challenges[i].ID == challenge {
+			return st.challenges[i].Hidden
+		}
+	}
+	return false
 }
 
 // has reports whether the contest has a challenge that is not hidden;

@@ -215,7 +215,9 @@ func TestChallengeHidden(t *testing.T) {
 	attempt := func(team, ch string) resp {
 		return s.do("POST", "/v1/contests/ctf/attempts", judge, fmt.Sprintf(`{"team":%q,"challenge":%q,"correct":true}`, team, ch))
 	}
-	s.must(404, attempt("alice", "draft"))
+	if r := s.must(404, attempt("alice", "draft")); !strings.Contains(string(r.body), "is hidden") {
+		t.Fatalf("an attempt on a hidden challenge: %s", r.body)
+	}
 	s.must(200, attempt("alice", "web"))
 	// Shown (no solves: no confirmation), solved, then hidden again.
 	s.must(200, s.do("PUT", "/v1/contests/ctf/challenges/draft", adminKey, `{"hidden":false}`))

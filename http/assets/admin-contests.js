@@ -1,23 +1,24 @@
 // Console tab "Contests": CTF contests (list, create from a form or as
-// JSON, unfreeze, follow on their live pages) and tournaments (list with
-// their state, settle, follow). A tournament is a board with a
+// JSON, reveal, follow on their live pages, manage one: admin-ctf.js) and
+// tournaments (list with their state, settle, follow). A tournament is a board with a
 // "tournament" setting: "New tournament" on the Boards tab creates one.
 (function () {
   "use strict";
   const A = window.PodiumAdmin;
   const { el, api, enc, field } = A;
 
-  let contestsBox, contestsError, tourBox, tourError;
+  let contestsBox, contestsError, tourBox, tourError, managerBox, manager = null, managed = "";
 
   function init(panel) {
     contestsError = A.errorBox();
     contestsBox = el("div", { class: "list" });
     tourError = A.errorBox();
     tourBox = el("div", { class: "list" });
+    managerBox = el("div", { id: "contest-manager" });
     panel.append(
       el("h2", {}, "Contests"),
       el("div", { class: "row toolbar" }, el("button", { type: "button", class: "secondary", onclick: show }, "Refresh")),
-      contestsError, contestsBox, contestForm(),
+      contestsError, contestsBox, managerBox, contestForm(),
       el("h2", {}, "Tournaments"),
       el("p", { class: "help" }, "A tournament is a board with tournament settings: create one with \u201cNew tournament\u201d on the Boards tab."),
       tourError, tourBox);
@@ -115,7 +116,10 @@
     const t = A.table("Contests", ["Contest", "Title", "State", "Start", "End", "Freeze", "Actions"]);
     t.table.id = "contests-table";
     for (const c of list) {
-      const frozen = c.freeze && !c.revealed;
+      // The reveal button follows the state: the final reveal once the
+      // contest ended frozen, a re-freeze after an early reveal; the rest
+      // (an early reveal) is in the contest's manager.
+      const running = c.state === "running" || c.state === "frozen" || c.state === "upcoming";
       t.tbody.append(el("tr", { dataset: { contest: c.id } },
         el("th", { scope: "row" }, el("a", { href: "/contests/" + enc(c.id) }, c.id)),
         el("td", {}, c.title || ""),
@@ -124,17 +128,39 @@
         el("td", {}, A.fmtTime(c.end)),
         el("td", {}, c.freeze ? A.fmtTime(c.freeze) + (c.revealed ? " (revealed)" : "") : "none"),
         el("td", { class: "actions" },
+          el("button", { type: "button", class: "small", "aria-label": "Manage " + c.id, onclick: () => manage(c.id) }, "Manage"),
           el("a", { class: "button small secondary", href: "/contests/" + enc(c.id) }, "Follow"),
-          frozen ? el("button", { type: "button", class: "small", "aria-label": "Unfreeze " + c.id, onclick: () => unfreeze(c) }, "Unfreeze") : null)));
+          c.state === "ended" ? el("button", { type: "button", class: "small", "aria-label": "Unfreeze " + c.id, onclick: () => unfreeze(c) }, "Reveal") : null,
+          c.revealed && running ? el("button", { type: "button", class: "small secondary", "aria-label": "Re-freeze " + c.id, onclick: () => refreeze(c) }, "Re-freeze") : null)));
     }
     contestsBox.append(t.wrap);
+    if (managed && manager && managerBox.firstChild) manager.reload();
+  }
+
+  // manage opens the contest manager (admin-ctf.js) for one contest.
+  function manage(id) {
+    if (manager) manager.close();
+    managed = id;
+    manager = A.ctf.open(managerBox, id, loadContests);
+    managerBox.scrollIntoView({ block: "start" });
   }
 
   async function unfreeze(c) {
-    if (!(await A.confirm("Reveal the final standings of " + c.id + "? The public views become the live ones.", "Unfreeze"))) return;
+    if (!(await A.confirm("Reveal the final standings of " + c.id + "? The public views become the live ones.", "Reveal"))) return;
     try {
       await api("POST", "/v1/contests/" + enc(c.id) + "/unfreeze");
       A.notify("Contest " + c.id + " revealed.");
+      loadContests();
+    } catch (e) {
+      A.showError(contestsError, e);
+    }
+  }
+
+  async function refreeze(c) {
+    if (!(await A.confirm("Freeze the public standings of " + c.id + " again?", "Re-freeze"))) return;
+    try {
+      await api("POST", "/v1/contests/" + enc(c.id) + "/refreeze");
+      A.notify("Contest " + c.id + " frozen again.");
       loadContests();
     } catch (e) {
       A.showError(contestsError, e);
