@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -78,29 +79,33 @@ func TestBrowserAdminContest(t *testing.T) {
 	}
 	confirmDialog := func(want string) {
 		t.Helper()
-		wait(5*time.Second, `const d = document.getElementById("confirm"); return d.open ? d.innerText : "";`, has(want), "the confirm dialog")
+		wait(20*time.Second, `const d = document.getElementById("confirm"); return d.open ? d.innerText : "";`, has(want), "the confirm dialog")
 		click("#confirm-ok")
-		wait(5*time.Second, `return String(document.getElementById("confirm").open);`, is("false"), "the dialog closed")
+		wait(20*time.Second, `return String(document.getElementById("confirm").open);`, is("false"), "the dialog closed")
 	}
 	phase := func(want, button string) {
 		t.Helper()
-		wait(5*time.Second, `const s = document.getElementById("freeze-status"); const b = document.getElementById("freeze-action");
+		wait(20*time.Second, `const s = document.getElementById("freeze-status"); const b = document.getElementById("freeze-action");
 			return s ? s.dataset.phase + "|" + (b ? b.textContent : "") : "";`, is(want+"|"+button), "the freeze control")
 	}
 	row := func(ch string) string { return text(`#challenges-table tr[data-challenge="` + ch + `"]`) }
 
 	wd.open(base + "/admin")
-	wait(5*time.Second, `return document.activeElement ? document.activeElement.id : "";`, is("signin-key"), "focus on the key field")
+	wait(20*time.Second, `return document.activeElement ? document.activeElement.id : "";`, is("signin-key"), "focus on the key field")
 	set("#signin-key", browserAdminKey)
 	submit("#signin-form")
-	wait(5*time.Second, `const b = document.getElementById("tab-contests"); return b ? "yes" : "";`, is("yes"), "the Contests tab")
+	wait(20*time.Second, `const b = document.getElementById("tab-contests"); return b ? "yes" : "";`, is("yes"), "the Contests tab")
 	click("#tab-contests")
-	wait(5*time.Second, text(`#contests-table tr[data-contest="ctf:con"]`), has("running"), "the contest in the list")
+	listed := wait(20*time.Second, text(`#contests-table tr[data-contest="ctf:con"]`), has("running"), "the contest in the list")
+	// Times name their zone (issue 18 item 20), here the browser's.
+	if !regexp.MustCompile(`\d:\d\d(:\d\d)?(\s?[AP]M)?\s(UTC|GMT[+-]?[\d:]*|[A-Z]{3,5})\b`).MatchString(listed) {
+		t.Errorf("the contest's times show no time zone: %q", listed)
+	}
 	click(`#contests-table button[aria-label="Manage ctf:con"]`)
-	wait(5*time.Second, text("#ctf-title"), is("Console CTF (ctf:con)"), "the manager")
-	wait(5*time.Second, text("#ctf-countdown"), func(s string) bool { return has("Freeze in")(s) && has("ends in 1h")(s) }, "the countdown")
+	wait(20*time.Second, text("#ctf-title"), is("Console CTF (ctf:con)"), "the manager")
+	wait(20*time.Second, text("#ctf-countdown"), func(s string) bool { return has("Freeze in")(s) && has("ends in 1h")(s) }, "the countdown")
 	phase("pending", "")
-	wait(5*time.Second, text("#ctf-challenges"), has("No challenges yet"), "no challenges")
+	wait(20*time.Second, text("#ctf-challenges"), has("No challenges yet"), "no challenges")
 
 	// Create a challenge from the form.
 	set("#challenge-id", "web")
@@ -111,8 +116,8 @@ func TestBrowserAdminContest(t *testing.T) {
 	set("#challenge-minimum", "100")
 	set("#challenge-decay", "100")
 	submit("#challenge-form")
-	wait(5*time.Second, row("web"), has("Web 1"), "the new challenge")
-	wait(5*time.Second, row("web"), has("ctfd_linear 500, minimum 100, decay 100"), "its scoring")
+	wait(20*time.Second, row("web"), has("Web 1"), "the new challenge")
+	wait(20*time.Second, row("web"), has("ctfd_linear 500, minimum 100, decay 100"), "its scoring")
 	if got := string(api.do("GET", "/v1/contests/ctf:con/challenges?view=live", "")); !strings.Contains(got, `"name":"Web 1"`) || !strings.Contains(got, `"decay":100`) {
 		t.Fatalf("the challenge the form made: %s", got)
 	}
@@ -124,7 +129,7 @@ func TestBrowserAdminContest(t *testing.T) {
 	click("#ctf-refresh")
 	const grid = `return Array.from(document.querySelectorAll("#solve-grid tbody tr"), (tr) =>
 		tr.dataset.team + ":" + tr.querySelector("th").textContent + ":" + Array.from(tr.querySelectorAll("td.cell"), (td) => td.dataset.blood || "-").join("")).join(",");`
-	wait(5*time.Second, grid, is("alice:Team <b>Alice</b>:1,bob:bob:2"), "the solve grid")
+	wait(20*time.Second, grid, is("alice:Team <b>Alice</b>:1,bob:bob:2"), "the solve grid")
 	var bold int
 	if err := wd.exec(&bold, `return document.querySelectorAll("#ctf-manager b").length;`); err != nil || bold != 0 {
 		t.Fatalf("a team name was parsed as HTML: %d elements (err %v)", bold, err)
@@ -132,17 +137,17 @@ func TestBrowserAdminContest(t *testing.T) {
 
 	// Edit its scoring: retroactive, so the console shows what it does first.
 	click(`#challenges-table button[aria-label="Edit web"]`)
-	wait(5*time.Second, `return document.getElementById("challenge-value").value;`, is("500"), "the edit form")
+	wait(20*time.Second, `return document.getElementById("challenge-value").value;`, is("500"), "the edit form")
 	set("#challenge-value", "700")
 	submit("#challenge-form")
 	confirmDialog("Value: 400 \u2192 600 for every solver")
-	wait(5*time.Second, row("web"), has("ctfd_linear 700"), "the edited scoring")
-	wait(5*time.Second, text("#challenges-table"), has("600"), "the new value")
+	wait(20*time.Second, row("web"), has("ctfd_linear 700"), "the edited scoring")
+	wait(20*time.Second, text("#challenges-table"), has("600"), "the new value")
 	// A rename needs no confirmation.
 	click(`#challenges-table button[aria-label="Edit web"]`)
 	set("#challenge-name", "Web one")
 	submit("#challenge-form")
-	wait(5*time.Second, row("web"), has("Web one"), "the renamed challenge")
+	wait(20*time.Second, row("web"), has("Web one"), "the renamed challenge")
 	if err := wd.exec(nil, `document.getElementById("ctf-manager").scrollIntoView();`); err != nil {
 		t.Fatal(err)
 	}
@@ -152,30 +157,30 @@ func TestBrowserAdminContest(t *testing.T) {
 	set("#challenge-id", "draft")
 	set("#challenge-value", "50")
 	submit("#challenge-form")
-	wait(5*time.Second, row("draft"), has("shown"), "the second challenge")
+	wait(20*time.Second, row("draft"), has("shown"), "the second challenge")
 	click(`#challenges-table button[aria-label="Hide draft"]`)
-	wait(5*time.Second, row("draft"), has("hidden"), "the hidden challenge")
+	wait(20*time.Second, row("draft"), has("hidden"), "the hidden challenge")
 	if got := string(api.do("GET", "/v1/contests/ctf:con/challenges?view=public", "")); strings.Contains(got, "draft") {
 		t.Fatalf("a hidden challenge is public: %s", got)
 	}
 	click(`#challenges-table button[aria-label="Delete draft"]`)
 	confirmDialog("Delete challenge draft")
-	wait(5*time.Second, `return String(document.querySelectorAll('#challenges-table tr[data-challenge="draft"]').length);`, is("0"), "the deleted challenge")
+	wait(20*time.Second, `return String(document.querySelectorAll('#challenges-table tr[data-challenge="draft"]').length);`, is("0"), "the deleted challenge")
 	// A solved one cannot go: the server's reason is shown.
 	click(`#challenges-table button[aria-label="Delete web"]`)
 	confirmDialog("Delete challenge web")
-	wait(5*time.Second, text("#ctf-challenges-error"), has("409 conflict"), "the refusal")
+	wait(20*time.Second, text("#ctf-challenges-error"), has("409 conflict"), "the refusal")
 
 	// The attempt log, filtered by verdict and by team.
 	const logRows = `return Array.from(document.querySelectorAll("#attempts-table tbody tr[data-result]"), (tr) => tr.children[2].textContent + "/" + tr.children[5].textContent).join(",");`
-	wait(5*time.Second, logRows, is("alice/solved,bob/solved,carol/wrong"), "the attempt log")
+	wait(20*time.Second, logRows, is("alice/solved,bob/solved,carol/wrong"), "the attempt log")
 	set("#log-verdict", "false")
 	submit("#log-filters")
-	wait(5*time.Second, logRows, is("carol/wrong"), "the incorrect attempts")
+	wait(20*time.Second, logRows, is("carol/wrong"), "the incorrect attempts")
 	set("#log-verdict", "")
 	set("#log-team", "bob")
 	submit("#log-filters")
-	wait(5*time.Second, logRows, is("bob/solved"), "bob's attempts")
+	wait(20*time.Second, logRows, is("bob/solved"), "bob's attempts")
 	if err := wd.exec(nil, `document.getElementById("ctf-grid").scrollIntoView();`); err != nil {
 		t.Fatal(err)
 	}
@@ -198,17 +203,17 @@ func TestBrowserAdminContest(t *testing.T) {
 	putContest(-10*time.Minute, -5*time.Minute, -time.Minute)
 	click("#ctf-refresh")
 	phase("ended", "Reveal final standings")
-	wait(5*time.Second, text("#ctf-countdown"), has("Ended"), "the countdown at the end")
+	wait(20*time.Second, text("#ctf-countdown"), has("Ended"), "the countdown at the end")
 	click("#freeze-action")
 	confirmDialog("Reveal the final standings of ctf:con")
 	phase("final", "")
-	wait(5*time.Second, text(`#contests-table tr[data-contest="ctf:con"]`), has("final"), "the list follows")
+	wait(20*time.Second, text(`#contests-table tr[data-contest="ctf:con"]`), has("final"), "the list follows")
 
 	// A phone: the grid scrolls in its box, the page does not.
 	if _, err := wd.d.call("POST", wd.url+"/window/rect", map[string]int{"width": 390, "height": 844}); err != nil {
 		t.Fatalf("resize: %v", err)
 	}
-	wait(5*time.Second, `return String(document.documentElement.scrollWidth <= document.documentElement.clientWidth);`, is("true"), "no sideways scroll at 390 px")
+	wait(20*time.Second, `return String(document.documentElement.scrollWidth <= document.documentElement.clientWidth);`, is("true"), "no sideways scroll at 390 px")
 	wd.screenshot(filepath.Join(shots, "admin-contest-phone.png"))
 
 	for _, e := range wd.consoleLog() {

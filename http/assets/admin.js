@@ -154,7 +154,7 @@
   function fmtTime(iso) {
     if (!iso) return "\u2014";
     const d = new Date(iso);
-    return Number.isFinite(d.getTime()) ? d.toLocaleString() : String(iso);
+    return Number.isFinite(d.getTime()) ? d.toLocaleString(undefined, { timeZoneName: "short" }) : String(iso); // with its zone
   }
 
   // field wraps a control with its label (and help text, linked by
