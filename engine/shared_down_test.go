@@ -79,10 +79,10 @@ func TestSharedWritesFailFastWhileDatabaseDown(t *testing.T) {
 	if _, err := submitOn(n, "d", "p", 1); podium.ErrorCode(err) != podium.ECodeUnavailable {
 		t.Fatalf("the first write after the cut: %v, want unavailable", err)
 	}
+	// The node learnt the database is down from that write's Begin, or
+	// before it from its follower's poll (every 20 ms, which fails too):
+	// either way, from now on no write may try the database again.
 	tried := ds.begins.Load()
-	if tried == 0 {
-		t.Fatal("the first write after the cut never tried the database")
-	}
 	for range 20 {
 		_, err := submitOn(n, "d", "p", 1)
 		if podium.ErrorCode(err) != podium.ECodeUnavailable {
