@@ -398,8 +398,14 @@ func TestContests(t *testing.T) {
 	if strings.Join(statuses, ",") != "connecting,live" {
 		t.Fatalf("WatchContest statuses: %q", statuses)
 	}
-	if c := must(admin.Unfreeze(ctx, "ctf:q")); !c.Revealed {
+	if _, err := admin.Unfreeze(ctx, "ctf:q"); client.CodeOf(err) != "conflict" {
+		t.Fatalf("Unfreeze before the end: %v", err)
+	}
+	if c := must(admin.Unfreeze(ctx, "ctf:q", client.UnfreezeOptions{Force: true})); !c.Revealed {
 		t.Fatalf("Unfreeze: %+v", c)
+	}
+	if c := must(admin.Refreeze(ctx, "ctf:q")); c.Revealed {
+		t.Fatalf("Refreeze: %+v", c)
 	}
 	if err := admin.DeleteContest(ctx, "ctf:q"); err != nil {
 		t.Fatal(err)

@@ -72,6 +72,7 @@ type Challenge struct {
 	Name        string  `json:"name"`
 	Category    string  `json:"category"`
 	Order       int64   `json:"order"`
+	Hidden      bool    `json:"hidden"` // out of the public listings and the standings
 	Scoring     Scoring `json:"scoring"`
 	Value       int64   `json:"value"`
 	Solves      int64   `json:"solves"`
@@ -249,10 +250,32 @@ func (c *Client) DeleteContest(ctx context.Context, id string) error {
 	return err
 }
 
-// Unfreeze reveals the final standings (admin).
-func (c *Client) Unfreeze(ctx context.Context, id string) (*Contest, error) {
+// UnfreezeOptions are the options of Unfreeze.
+type UnfreezeOptions struct {
+	// Force reveals before the contest's end (without it, a conflict
+	// error): teams still playing see the live standings.
+	Force bool
+}
+
+// Unfreeze reveals the final standings (admin). Before the contest's end
+// it is a conflict error unless forced.
+func (c *Client) Unfreeze(ctx context.Context, id string, opts ...UnfreezeOptions) (*Contest, error) {
 	var out Contest
-	_, err := c.call(ctx, request{method: http.MethodPost, path: path("contests", id, "unfreeze"), kind: idempotent}, &out)
+	var body any
+	if len(opts) > 0 && opts[0].Force {
+		body = struct {
+			Force bool `json:"force"`
+		}{true}
+	}
+	_, err := c.call(ctx, request{method: http.MethodPost, path: path("contests", id, "unfreeze"), body: body, kind: idempotent}, &out)
+	return &out, err
+}
+
+// Refreeze undoes a reveal before the contest's end (admin); after the
+// end it is a conflict error.
+func (c *Client) Refreeze(ctx context.Context, id string) (*Contest, error) {
+	var out Contest
+	_, err := c.call(ctx, request{method: http.MethodPost, path: path("contests", id, "refreeze"), kind: idempotent}, &out)
 	return &out, err
 }
 

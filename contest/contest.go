@@ -37,7 +37,8 @@ type Contest struct {
 	// it, until the contest is revealed.
 	Freeze *time.Time `json:"freeze"`
 	// Revealed ends the freeze: the public standings are the live ones.
-	// Set by POST /v1/contests/{id}/unfreeze, normally after the end.
+	// Set by POST /v1/contests/{id}/unfreeze (before the end only when
+	// forced), cleared by POST /v1/contests/{id}/refreeze (before the end).
 	Revealed bool `json:"revealed"`
 	// FirstBlood is the bonus of the first, second and third solver of a
 	// challenge, in percent of its current value (0 to 100 each).
@@ -240,7 +241,13 @@ type Challenge struct {
 	Scoring  Scoring `json:"scoring"`
 	// Order is the position of the challenge in listings (ascending,
 	// then id).
-	Order     int64     `json:"order"`
+	Order int64 `json:"order"`
+	// Hidden takes the challenge out of the contest without deleting it
+	// (a challenge being prepared, or withdrawn): it is left out of the
+	// public listings and of the standings (its solves count for nothing
+	// while it is hidden), and attempts on it are refused as on an unknown
+	// challenge. Admins still list it.
+	Hidden    bool      `json:"hidden"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
 }
@@ -268,6 +275,28 @@ func (ch *Challenge) Normalize() error {
 		return podium.Errorf(podium.ECodeInvalid, "order must be within ±10^12")
 	}
 	return ch.Scoring.Normalize()
+}
+
+// Visible returns the challenges of chals that are not hidden, in their
+// order: those the standings count. It returns chals itself when none is
+// hidden.
+func Visible(chals []Challenge) []Challenge {
+	n := 0
+	for i := range chals {
+		if !chals[i].Hidden {
+			n++
+		}
+	}
+	if n == len(chals) {
+		return chals
+	}
+	out := make([]Challenge, 0, n)
+	for i := range chals {
+		if !chals[i].Hidden {
+			out = append(out, chals[i])
+		}
+	}
+	return out
 }
 
 // Solve is an accepted correct attempt: the first of a team on a

@@ -57,19 +57,21 @@ type challengeDocument struct {
 	Name     string  `json:"name"`
 	Category string  `json:"category"`
 	Scoring  Scoring `json:"scoring"`
+	Hidden   bool    `json:"hidden,omitempty"` // issue 18
 }
 
 // Document returns ch's definition as stores keep it (Order is a column).
 func (ch *Challenge) Document() ([]byte, error) {
-	return json.Marshal(challengeDocument{Name: ch.Name, Category: ch.Category, Scoring: ch.Scoring})
+	return json.Marshal(challengeDocument{Name: ch.Name, Category: ch.Category, Scoring: ch.Scoring, Hidden: ch.Hidden})
 }
 
-// SetDocument sets ch's name, category and scoring from a document.
+// SetDocument sets ch's name, category, scoring and hidden flag from a
+// document.
 func (ch *Challenge) SetDocument(doc []byte) error {
 	var d challengeDocument
 	if err := json.Unmarshal(doc, &d); err != nil {
 		return err
 	}
-	ch.Name, ch.Category, ch.Scoring = d.Name, d.Category, d.Scoring
+	ch.Name, ch.Category, ch.Scoring, ch.Hidden = d.Name, d.Category, d.Scoring, d.Hidden
 	return nil
 }

@@ -69,7 +69,7 @@ func (s *Service) standingsWith(st *state, cutoff time.Time) (*contest.Standings
 		l := s.liveFor(st, ver, versioned)
 		c := st.cache[0]
 		if c == nil {
-			c = &cached{standings: l.Standings(), challenges: st.challenges}
+			c = &cached{standings: l.Standings(), challenges: st.shown}
 			st.cache[0] = c
 		}
 		return c.standings, slices.Clone(c.challenges)
@@ -87,8 +87,8 @@ func (s *Service) standingsWith(st *state, cutoff time.Time) (*contest.Standings
 	if len(st.cache) >= 16 {
 		clear(st.cache)
 	}
-	st.cache[key] = &cached{standings: res, hidden: hidden, challenges: st.challenges, ver: ver, checked: versioned}
-	return res, slices.Clone(st.challenges)
+	st.cache[key] = &cached{standings: res, hidden: hidden, challenges: st.shown, ver: ver, checked: versioned}
+	return res, slices.Clone(st.shown)
 }
 
 // playersVersion returns the players' version, and false if Players
@@ -109,7 +109,7 @@ func (s *Service) liveFor(st *state, ver uint64, versioned bool) *contest.Live {
 		return st.live
 	}
 	if st.live == nil || !st.live.HiddenAre(s.hiddenTeams(st)) {
-		st.live = contest.NewLive(&st.def, st.challenges, st.solves, s.isHidden)
+		st.live = contest.NewLive(&st.def, st.shown, st.solves, s.isHidden)
 		delete(st.cache, 0)
 	}
 	st.liveVer, st.liveChecked = ver, versioned
@@ -124,7 +124,7 @@ func (s *Service) isHidden(team string) bool {
 
 // compute runs the reducer over st; the caller holds mu.
 func (st *state) compute(cutoff time.Time, hidden []string) *contest.Standings {
-	return contest.Compute(contest.Input{Contest: &st.def, Challenges: st.challenges, Solves: st.solves, Cutoff: cutoff,
+	return contest.Compute(contest.Input{Contest: &st.def, Challenges: st.shown, Solves: st.solves, Cutoff: cutoff,
 		Hidden: func(t string) bool { _, ok := slices.BinarySearch(hidden, t); return ok }})
 }
 
@@ -189,4 +189,61 @@ func Chart(b *Board, top int) []Series {
 		out = append(out, sr)
 	}
 	return out
+}
+
+// AttemptFilter selects entries of a contest's audit log; zero fields
+// select all.
+type AttemptFilter struct {
+	Team      string
+	Challenge string
+	Correct   *bool // the judge's verdict
+}
+
+func (f *AttemptFilter) match(a *contest.Attempt) bool {
+	return (f.Team == "" || a.Team == f.Team) && (f.Challenge == "" || a.Challenge == f.Challenge) &&
+		(f.Correct == nil || a.Correct == *f.Correct)
+}
+
+// MaxAttemptScan bounds the entries of the audit log that one filtered
+// read looks at, so that a filter matching nothing costs a bounded read.
+const MaxAttemptScan = 10000
+
+// FilterAttempts returns up to limit entries of a contest's audit log
+// after id after that match f, oldest first, and the id of the last entry
+// it looked at: the after of the next read. With a filter it looks at no
+// more than MaxAttemptScan entries, so a page may hold fewer than limit
+// while more follow; the log is read to its end when next == after.
+func (s *Service) FilterAttempts(ctx context.Context, id string, after int64, limit int, f AttemptFilter) ([]contest.Attempt, int64, error) {
+	if f == (AttemptFilter{}) {
+		list, err := s.Attempts(ctx, id, after, limit)
+		if err != nil {
+			return nil, after, err
+		}
+		if len(list) > 0 {
+			after = list[len(list)-1].ID
+		}
+		return list, after, nil
+	}
+	out := []contest.Attempt{}
+	for scanned := 0; scanned < MaxAttemptScan; {
+		want := min(1000, MaxAttemptScan-scanned)
+		page, err := s.Attempts(ctx, id, after, want)
+		if err != nil {
+			return nil, after, err
+		}
+		for i := range page {
+			after = page[i].ID
+			if f.match(&page[i]) {
+				out = append(out, page[i])
+				if len(out) == limit {
+					return out, after, nil
+				}
+			}
+		}
+		scanned += len(page)
+		if len(page) < want {
+			break
+		}
+	}
+	return out, after, nil
 }

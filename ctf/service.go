@@ -9,10 +9,7 @@
 // twice and seqs are never reused; the other nodes learn of the solve by
 // seq, from a broker notice or by polling.
 //
-// Locks: a contest's wmu (this node's writers of the contest take turns,
-// held across the database transaction) is taken before its mu (its data,
-// held briefly). Service.mu (the map of contests) is never held while
-// taking either.
+// The locks and their order are listed in docs/LOCKS.md.
 package ctf
 
 import (
@@ -112,10 +109,13 @@ type state struct {
 	def        contest.Contest
 	version    int64
 	challenges []contest.Challenge
-	solves     []contest.Solve
-	solved     map[pair]bool
-	teams      []string // every team with a solve, first solve first
-	known      map[string]bool
+	// shown is challenges without the hidden ones: those the standings
+	// count (contest.Visible; challenges itself when none is hidden).
+	shown  []contest.Challenge
+	solves []contest.Solve
+	solved map[pair]bool
+	teams  []string // every team with a solve, first solve first
+	known  map[string]bool
 	// cache holds computed standings by cutoff (unix ms; 0 for live),
 	// valid while the hidden teams are those it was computed with.
 	cache map[int64]*cached
@@ -376,7 +376,7 @@ func (s *Service) refresh(ctx context.Context, st *state, h *contest.Stored) (bo
 			return false, err
 		}
 		st.mu.Lock()
-		st.def, st.version, st.challenges = h.Contest, h.Version, chals
+		st.def, st.version, st.challenges, st.shown = h.Contest, h.Version, chals, contest.Visible(chals)
 		st.invalidate()
 		st.mu.Unlock()
 		moved = true

@@ -167,7 +167,7 @@ func TestAttemptsAndViews(t *testing.T) {
 	if pub, _ := s.Standings("ctf", Public); !pub.Frozen {
 		t.Fatal("the public board thawed before the contest was revealed")
 	}
-	if _, err := s.Unfreeze(ctx, "ctf"); err != nil {
+	if _, err := s.Unfreeze(ctx, "ctf", false); err != nil {
 		t.Fatal(err)
 	}
 	pub, _ = s.Standings("ctf", Public)

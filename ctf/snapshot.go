@@ -137,7 +137,7 @@ func (s *Service) TakeSnapshots(ctx context.Context) error {
 		for _, at := range due {
 			st.mu.Lock()
 			hidden := s.hiddenTeams(st)
-			doc := snapshotDoc(at, &st.def, st.challenges, hidden, st.compute(at, hidden))
+			doc := snapshotDoc(at, &st.def, st.shown, hidden, st.compute(at, hidden))
 			st.mu.Unlock()
 			body, err := json.Marshal(doc)
 			if err != nil {

@@ -11,7 +11,7 @@ import (
 
 // PutContest creates or replaces a contest's definition. Revealed and the
 // creation time are kept from the stored contest; Revealed changes only by
-// Unfreeze. It returns the stored contest and whether it is new.
+// Unfreeze and Refreeze. It returns the stored contest and whether it is new.
 func (s *Service) PutContest(ctx context.Context, c *contest.Contest) (contest.Contest, bool, error) {
 	if err := c.Normalize(); err != nil {
 		return contest.Contest{}, false, err
@@ -37,8 +37,36 @@ func (s *Service) PutContest(ctx context.Context, c *contest.Contest) (contest.C
 }
 
 // Unfreeze reveals a contest's final standings: its public standings
-// become the live ones. Unfreezing a revealed contest changes nothing.
-func (s *Service) Unfreeze(ctx context.Context, id string) (contest.Contest, error) {
+// become the live ones. Before the contest's end it is ECodeConflict
+// unless force is set (a reveal while teams still play is for good: they
+// see the live board); unfreezing a revealed contest changes nothing.
+func (s *Service) Unfreeze(ctx context.Context, id string, force bool) (contest.Contest, error) {
+	return s.setRevealed(ctx, id, true, func(c *contest.Contest, now time.Time) error {
+		if !force && now.Before(c.End) {
+			return podium.Errorf(podium.ECodeConflict, "contest %q runs until %s: revealing now shows the live standings to everyone while teams still play; wait for the end, or send {\"force\": true} to reveal anyway",
+				id, c.End.Format(time.RFC3339))
+		}
+		return nil
+	})
+}
+
+// Refreeze undoes a reveal before the contest's end: the public
+// standings are frozen again at the freeze time (or are the live ones
+// until it comes). After the end it is ECodeConflict: the final standings
+// were shown. Refreezing a contest that is not revealed changes nothing.
+func (s *Service) Refreeze(ctx context.Context, id string) (contest.Contest, error) {
+	return s.setRevealed(ctx, id, false, func(c *contest.Contest, now time.Time) error {
+		if !now.Before(c.End) {
+			return podium.Errorf(podium.ECodeConflict, "contest %q ended at %s and its final standings are public: it cannot be frozen again",
+				id, c.End.Format(time.RFC3339))
+		}
+		return nil
+	})
+}
+
+// setRevealed sets a contest's Revealed to to, when allow (called with
+// the stored contest and the time, only when it would change) says so.
+func (s *Service) setRevealed(ctx context.Context, id string, to bool, allow func(c *contest.Contest, now time.Time) error) (contest.Contest, error) {
 	cur, err := s.store.LoadContest(ctx, id)
 	if err != nil {
 		return contest.Contest{}, err
@@ -46,9 +74,13 @@ func (s *Service) Unfreeze(ctx context.Context, id string) (contest.Contest, err
 	if cur == nil {
 		return contest.Contest{}, errNotFound(id)
 	}
-	if !cur.Revealed {
+	if cur.Revealed != to {
 		c := cur.Contest
-		c.Revealed, c.UpdatedAt = true, s.now()
+		now := s.now()
+		if err := allow(&c, now); err != nil {
+			return contest.Contest{}, err
+		}
+		c.Revealed, c.UpdatedAt = to, now
 		if err := s.store.PutContest(ctx, &c); err != nil {
 			return contest.Contest{}, err
 		}
@@ -260,10 +292,11 @@ func errSolved(team, challenge string) error {
 	return podium.Errorf(podium.ECodeConflict, "team %q has already solved %q", team, challenge)
 }
 
-// has reports whether the contest has a challenge; the caller holds mu.
+// has reports whether the contest has a challenge that is not hidden;
+// the caller holds mu.
 func (st *state) has(challenge string) bool {
-	for i := range st.challenges {
-		if st.challenges[i].ID == challenge {
+	for i := range st.shown {
+		if st.shown[i].ID == challenge {
 			return true
 		}
 	}

@@ -34,8 +34,7 @@ import (
 // aggregate is made, changed or removed, from the aggregates alone (the
 // engine keeps them apart: boardSet.aggs), so that neither making a plain
 // board nor the rebuild costs in the number of boards. Lock order:
-// aggCache.mu before Engine.mu (aggGraph lists the aggregates while it
-// holds it).
+// docs/LOCKS.md.
 type aggCache struct {
 	mu sync.Mutex
 	g  *aggGraph // nil: to rebuild

@@ -8,7 +8,7 @@
 // the indexes and answers. Readers therefore only ever see committed state,
 // and a sum or best can never lose an update.
 //
-// Lock order: Engine.mu, then boardState.mu, then players.mu.
+// The locks and their order are listed in docs/LOCKS.md.
 package engine
 
 import (
@@ -105,6 +105,7 @@ type Engine struct {
 	rv       *reviewState // moderation (review.go)
 	cp       checkpointer // committer goroutine only (or the writer behind a barrier)
 
+	com           committer     // how groups are committed (loop.go)
 	pipe          chan *group   // writer -> committer
 	committed     chan struct{} // closed when the committer exits
 	storageFailed atomic.Bool   // a commit's outcome is unknown: no more writes until restart
@@ -201,6 +202,10 @@ func New(cfg Config) *Engine {
 		e.sh = newSharedState(st, cfg.Broker, cfg.Node, cfg.PollEvery)
 		e.sh.revoke = e.revokeNow
 		e.cp.off = true
+	}
+	e.com = localCommitter{e}
+	if e.sh != nil {
+		e.com = sharedCommitter{e}
 	}
 	e.feed = newFeedState(cfg.Store, cfg.FeedCap, cfg.Registerer)
 	e.metrics = newMetrics(e, cfg.Registerer)
@@ -306,14 +311,10 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 	if err := e.loadSettlements(ctx); err != nil { // settle.go
 		return fmt.Errorf("load settlements: %w", err)
 	}
-	if e.sh != nil {
-		if err := e.catchUpAll(ctx); err != nil {
-			return fmt.Errorf("catch up with the other nodes: %w", err)
-		}
-		go e.runShared()
-	} else {
-		go e.run()
+	if err := e.com.load(ctx); err != nil {
+		return err
 	}
+	go e.run()
 	e.startFeed()
 	e.log.Info("indexes loaded", "boards", len(boards), "entries", entries, "players", e.players.count(), "shared", e.sh != nil, "took", time.Since(t0).Round(time.Millisecond))
 	e.bg.Go(e.scheduler) // settle.go
@@ -322,11 +323,7 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 	e.startSessions()
 	e.startEvidence() // evidence.go
 	e.loaded.Store(true)
-	if e.sh != nil {
-		// Once loaded, since the writer refuses ops before: the first pass
-		// may come at once, for the notices heard while loading.
-		e.bg.Go(e.follow)
-	}
+	e.com.started()
 	return nil
 }
 

@@ -32,8 +32,7 @@ import (
 // Eviction takes the board's lock for writing, so a reader holding it for
 // reading never sees a period vanish under it.
 //
-// Lock order: boardState.mu, then oldPeriods.mu (a leaf: nothing is locked
-// while it is held).
+// Lock order: docs/LOCKS.md (oldPeriods.mu is a leaf, after boardState.mu).
 
 // DefaultOldPeriodsBytes is the default byte budget for old periods.
 const DefaultOldPeriodsBytes = 256 << 20

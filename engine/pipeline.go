@@ -292,3 +292,43 @@ func (e *Engine) finishGroup(g *group) {
 }
 
 var errBroken = podium.Errorf(podium.ECodeUnavailable, "an earlier write failed to be stored, so nothing of this one was applied; retry")
+
+// localCommitter is the committer on a store of its own (loop.go): the
+// writer computes each group and hands it to the committer goroutine
+// (commitLoop), which stores, applies and answers it.
+type localCommitter struct{ e *Engine }
+
+func (c localCommitter) load(context.Context) error { return nil }
+
+func (c localCommitter) start() { go c.e.commitLoop() }
+
+func (c localCommitter) started() {}
+
+func (c localCommitter) group(ops []*op) { c.e.computeGroup(ops) }
+
+func (c localCommitter) quiesce() { c.e.barrier() }
+
+func (c localCommitter) putBoard(o *op) error {
+	return c.e.applyPutBoard(o, func(b *podium.Board) error { return c.e.store.PutBoard(context.Background(), b) })
+}
+
+func (c localCommitter) deleteBoard(o *op) error {
+	return c.e.applyDeleteBoard(o, func(id string) error { return c.e.store.DeleteBoard(context.Background(), id) })
+}
+
+func (c localCommitter) decide(o *op) { c.e.applyDecide(o) }
+
+// tick queues the housekeeping for the committer goroutine, behind the
+// groups it holds.
+func (c localCommitter) tick() { c.e.pipe <- &group{housekeeping: true} }
+
+func (c localCommitter) drained() {}
+
+// stop lets the committer finish what it holds, then stores what is left:
+// idempotency answers and a last checkpoint.
+func (c localCommitter) stop() {
+	close(c.e.pipe)
+	<-c.e.committed
+	c.e.flushIdempotency()
+	c.e.checkpoint(0)
+}

@@ -186,6 +186,51 @@ func TestSharedRevocationSkipsTheFollower(t *testing.T) {
 	}
 }
 
+// TestSharedEvictionSkipsTheFollower: a session evicted by the cap (the
+// eleventh device of a player) is revoked like any other: node b refuses
+// it on the notice, with its change feed stuck (TestPlayerSessions saw
+// node b accept an evicted session while its follower was behind).
+func TestSharedEvictionSkipsTheFollower(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t)
+	a := c.start("a", nodeOpts{poll: time.Hour})
+	nb, cfg := c.open("b", nodeOpts{poll: time.Hour})
+	st := &stuckStore{Store: nb.store, release: make(chan struct{})}
+	cfg.Store = st
+	revoked := &revocations{}
+	nb.eng = engine.New(cfg)
+	nb.eng.SetListener(revoked)
+	if err := nb.eng.Start(bg); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nb.eng.Close() })
+	defer close(st.release)
+
+	var first podium.Session
+	var firstToken string
+	for i := range podium.DefaultSessionCap {
+		s, token, err := a.eng.IssueSession(bg, "p", fmt.Sprint("dev", i), 0, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first, firstToken = s, token
+		}
+	}
+	waitAuth(t, nb, firstToken, true)
+	st.stuck.Store(true)
+	if _, _, err := a.eng.IssueSession(bg, "p", "one too many", 0, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := a.eng.Authenticate(firstToken); ok {
+		t.Fatal("node a still takes the evicted session")
+	}
+	waitAuth(t, nb, firstToken, false)
+	if got := revoked.all(); !slices.Contains(got, first.ID) {
+		t.Errorf("streams ended on node b for %v, want %s", got, first.ID)
+	}
+}
+
 // BenchmarkSharedRevocation measures revoke-to-refusal latency on another
 // node, over REVOKE_TRIALS trials (default 200) per run, with
 // REVOKE_WRITERS (default 0) goroutines per node submitting scores, and

@@ -354,7 +354,9 @@ func (e *Engine) IssueSession(ctx context.Context, player, device string, ttl ti
 	for _, id := range removed {
 		e.dropSession(id)
 	}
-	e.changed()
+	// The sessions the cap evicted are revoked: the notice names them, so
+	// that the other nodes refuse them at once, as for RevokeSessions.
+	e.changed(removed...)
 	return s, token, nil
 }
 

@@ -153,108 +153,84 @@ func (p *PriorAnswer) Error() string {
 	return "an earlier request with this Idempotency-Key was already processed"
 }
 
-// runShared is the writer goroutine in shared mode: each group is locked,
-// caught up, computed, committed and applied in turn. There is no pipeline:
-// the computation must follow the lock, and groups grow while a commit
-// waits, which is what keeps throughput up.
-func (e *Engine) runShared() {
-	defer close(e.done)
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	var ops []*op
-	for {
-		ops = ops[:0]
-		select {
-		case o := <-e.ops:
-			ops = append(ops, o)
-		case <-tick.C:
-			e.sharedHousekeeping()
-			continue
-		case <-e.stop:
-			for {
-				select {
-				case o := <-e.ops:
-					e.processShared([]*op{o})
-				default:
-					e.flushIdempotency()
-					return
-				}
+// sharedCommitter is the committer in shared mode (loop.go): each group is
+// locked, caught up, computed, committed and applied in turn. There is no
+// pipeline: the computation must follow the lock, and groups grow while a
+// commit waits, which is what keeps throughput up.
+type sharedCommitter struct{ e *Engine }
+
+func (c sharedCommitter) load(ctx context.Context) error {
+	if err := c.e.catchUpAll(ctx); err != nil {
+		return fmt.Errorf("catch up with the other nodes: %w", err)
+	}
+	return nil
+}
+
+func (c sharedCommitter) start() {}
+
+// started starts the follower once the engine serves reads, since the
+// writer refuses ops before: the first pass may come at once, for the
+// notices heard while loading.
+func (c sharedCommitter) started() { c.e.bg.Go(c.e.follow) }
+
+func (c sharedCommitter) group(ops []*op) { c.e.sharedGroup(context.Background(), ops) }
+
+// quiesce has nothing to wait for: every group is applied before the
+// writer goes on.
+func (c sharedCommitter) quiesce() {}
+
+func (c sharedCommitter) putBoard(o *op) error {
+	e, ctx := c.e, context.Background()
+	var cur *podium.Board
+	if bs := e.board(o.update.ID); bs != nil {
+		cur = bs.def.Load()
+	}
+	return e.lockedMeta(ctx, o.update.ID, func(tx podium.WriteTx) error {
+		if err := e.metaCaughtUp(ctx, tx); err != nil {
+			return err
+		}
+		return e.applyPutBoard(o, func(b *podium.Board) error {
+			if err := tx.PutBoard(ctx, b); err != nil {
+				return err
 			}
+			return tx.Commit(ctx, &podium.Batch{})
+		})
+	}, aggPutLocks(o.update, cur)...)
+}
+
+func (c sharedCommitter) deleteBoard(o *op) error {
+	e, ctx := c.e, context.Background()
+	return e.lockedMeta(ctx, o.board.ID, func(tx podium.WriteTx) error {
+		if err := e.metaCaughtUp(ctx, tx); err != nil {
+			return err
 		}
-		e.processShared(e.drain(ops))
-		if e.idem.hasPending() {
-			// Answers of Idempotency-Key requests go to the database at
-			// once, so that a retry on another node gets them byte for
-			// byte.
-			e.flushIdempotency()
-		}
+		return e.applyDeleteBoard(o, func(id string) error {
+			if err := tx.DeleteBoard(ctx, id); err != nil {
+				return err
+			}
+			return tx.Commit(ctx, &podium.Batch{})
+		})
+	})
+}
+
+func (c sharedCommitter) decide(o *op) { c.e.sharedDecide(context.Background(), o) }
+
+// tick stores the answers of Idempotency-Key requests no commit carried
+// and forgets expired ones.
+func (c sharedCommitter) tick() {
+	c.e.flushIdempotency()
+	c.e.pruneIdempotency()
+}
+
+// drained sends the answers of Idempotency-Key requests to the database at
+// once, so that a retry on another node gets them byte for byte.
+func (c sharedCommitter) drained() {
+	if c.e.idem.hasPending() {
+		c.e.flushIdempotency()
 	}
 }
 
-func (e *Engine) processShared(ops []*op) {
-	ctx := context.Background()
-	for len(ops) > 0 {
-		i := 0
-		for i < len(ops) && (ops[i].kind == opScores || ops[i].kind == opDeleteEntry || ops[i].kind == opJoin || ops[i].kind == opRestore) {
-			i++
-		}
-		if i > 0 {
-			e.sharedGroup(ctx, ops[:i])
-			ops = ops[i:]
-			continue
-		}
-		o := ops[0]
-		if o.kind == opSettle { // settle.go: a group of its own
-			e.sharedGroup(ctx, ops[:1])
-			ops = ops[1:]
-			continue
-		}
-		switch o.kind {
-		case opPutBoard:
-			var cur *podium.Board
-			if bs := e.board(o.update.ID); bs != nil {
-				cur = bs.def.Load()
-			}
-			o.err = e.lockedMeta(ctx, o.update.ID, func(tx podium.WriteTx) error {
-				if err := e.metaCaughtUp(ctx, tx); err != nil {
-					return err
-				}
-				return e.applyPutBoard(o, func(b *podium.Board) error {
-					if err := tx.PutBoard(ctx, b); err != nil {
-						return err
-					}
-					return tx.Commit(ctx, &podium.Batch{})
-				})
-			}, aggPutLocks(o.update, cur)...)
-		case opDeleteBoard:
-			o.err = e.lockedMeta(ctx, o.board.ID, func(tx podium.WriteTx) error {
-				if err := e.metaCaughtUp(ctx, tx); err != nil {
-					return err
-				}
-				return e.applyDeleteBoard(o, func(id string) error {
-					if err := tx.DeleteBoard(ctx, id); err != nil {
-						return err
-					}
-					return tx.Commit(ctx, &podium.Batch{})
-				})
-			})
-		case opPutPlayer:
-			o.err = e.applyPutPlayer(o)
-		case opSync:
-			o.err = e.applySync(ctx, o)
-		case opReload:
-			o.err = e.applyReload(ctx)
-		case opFunc:
-			o.fn()
-		case opCheck:
-			o.diffs, o.err = e.applyCheck(ctx)
-		case opDecide:
-			e.sharedDecide(ctx, o) // review.go
-		}
-		close(o.done)
-		ops = ops[1:]
-	}
-}
+func (c sharedCommitter) stop() { c.e.flushIdempotency() }
 
 // lockedMeta runs a board change inside a write transaction that holds the
 // board's lock, after catching up with it, so that the check against the
@@ -563,12 +539,6 @@ func (e *Engine) writeThrough(g *group) {
 	for bs, seq := range g.seqs {
 		g.batch.Watermarks = append(g.batch.Watermarks, podium.Watermark{Board: bs.def.Load().ID, Seq: seq})
 	}
-}
-
-// sharedHousekeeping runs once a second on the writer in shared mode.
-func (e *Engine) sharedHousekeeping() {
-	e.flushIdempotency()
-	e.pruneIdempotency()
 }
 
 // publish sends a notice to the other nodes, if there is a broker.

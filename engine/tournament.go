@@ -27,9 +27,7 @@ import (
 // lock, so reading the joins numbered after the set's last one
 // (Joins(after)) brings the set up to date.
 
-// tourney is the engine's tournament state. Lock order: tourney.mu, then
-// Engine.mu (tourney.mu is never taken with Engine.mu or a board's lock
-// held).
+// tourney is the engine's tournament state. Lock order: docs/LOCKS.md.
 type tourney struct {
 	every time.Duration // scheduler period; < 0: no scheduler
 	// passes counts the scheduler's completed looks for due tournaments

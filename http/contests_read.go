@@ -107,7 +107,14 @@ func (s *Server) contestStandings(w http.ResponseWriter, r *http.Request) error 
 	if hidden && view != ctf.Live {
 		return podium.Errorf(podium.ECodeForbidden, "include_hidden needs the live view (an admin key)")
 	}
+	solves, err := queryBool(r, "solves")
+	if err != nil {
+		return err
+	}
 	if at, ok := queryValue(r, "at"); ok {
+		if solves {
+			return podium.Errorf(podium.ECodeInvalid, "solves is not kept in snapshots: leave it out with at")
+		}
 		return s.contestSnapshot(w, r, &c, view, at, offset, limit, hidden)
 	}
 	b, err := s.contests.Standings(c.ID, view)
@@ -121,7 +128,7 @@ func (s *Server) contestStandings(w http.ResponseWriter, r *http.Request) error 
 			continue
 		}
 		if total >= offset && len(lines) < limit {
-			lines = append(lines, s.standingOut(t, false))
+			lines = append(lines, s.standingOut(t, solves))
 		}
 		total++
 	}
@@ -245,6 +252,32 @@ func (s *Server) contestChallenges(w http.ResponseWriter, r *http.Request) error
 	for i := range b.Challenges {
 		cs := &b.Standings.Challenges[i]
 		out[i] = chJSON{challengeJSON: challengeOut(&b.Challenges[i]), Value: cs.Value, Solves: cs.Solves, FirstBloods: s.bloods(b, cs)}
+	}
+	if view == ctf.Live {
+		// The live view (admins) lists the hidden challenges too, in
+		// their order: they count nothing, so their value is that of no
+		// solve.
+		all, err := s.contests.Challenges(b.Contest.ID)
+		if err != nil {
+			return err
+		}
+		if len(all) != len(out) {
+			listed := make(map[string]chJSON, len(out))
+			for _, c := range out {
+				listed[c.ID] = c
+			}
+			out = out[:0:0]
+			for i := range all {
+				c, ok := listed[all[i].ID]
+				if !ok {
+					if !all[i].Hidden {
+						continue // made since the standings were computed
+					}
+					c = chJSON{challengeJSON: challengeOut(&all[i]), Value: all[i].Scoring.ValueAt(0, b.Standings.MaxSolves), FirstBloods: []bloodJSON{}}
+				}
+				out = append(out, c)
+			}
+		}
 	}
 	return writeAny(w, http.StatusOK, map[string]any{"contest": b.Contest.ID, "view": viewName(view), "frozen": b.Frozen,
 		"seq": b.Standings.Seq, "challenges": out})

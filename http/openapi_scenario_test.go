@@ -316,7 +316,14 @@ func TestOpenAPIScenario(t *testing.T) {
 	c.fails(404, "not_found", "GET", "/v1/contests/nope", "", "")
 	c.export("/v1/contests/ctf:finals/export?format=jsonl", "", "", "", "")
 	c.export("/v1/contests/ctf:finals/export?format=csv&view=live", A, "", "", "")
-	c.must(200, "POST", "/v1/contests/ctf:finals/unfreeze", A, "")
+	c.fails(409, "conflict", "POST", "/v1/contests/ctf:finals/unfreeze", A, "")
+	c.must(200, "POST", "/v1/contests/ctf:finals/unfreeze", A, `{"force":true}`)
+	c.must(200, "POST", "/v1/contests/ctf:finals/refreeze", A, "")
+	c.must(200, "PUT", "/v1/contests/ctf:finals/challenges/web?preview=true", A, `{"scoring":{"value":400}}`)
+	c.fails(409, "conflict", "PUT", "/v1/contests/ctf:finals/challenges/web", A, `{"scoring":{"value":400}}`)
+	c.must(200, "PUT", "/v1/contests/ctf:finals/challenges/web?confirm=true", A, `{"scoring":{"value":400}}`)
+	c.must(200, "GET", "/v1/contests/ctf:finals/attempts?team=alice&challenge=web&correct=true", A, "")
+	c.must(200, "GET", "/v1/contests/ctf:finals/standings?solves=true", A, "")
 	c.must(204, "DELETE", "/v1/contests/ctf:finals/challenges/misc", A, "")
 
 	// Live: SSE streams and the WebSocket.

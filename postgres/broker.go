@@ -74,10 +74,14 @@ type Broker struct {
 	log     *slog.Logger
 	out     chan podium.Notice
 
-	pubErr  atomic.Pointer[error] // nil while the database answers
-	subErr  atomic.Pointer[error] // nil while every subscription listens
-	dropped atomic.Uint64
-	listens atomic.Uint64 // successful LISTENs (tests watch reconnects)
+	pubErr atomic.Pointer[error] // nil while the database answers
+	subErr atomic.Pointer[error] // nil while every subscription listens
+	// pinged is closed once the first ping has answered (either way), when
+	// Err stops saying "not connected yet".
+	pinged     chan struct{}
+	pingedOnce sync.Once
+	dropped    atomic.Uint64
+	listens    atomic.Uint64 // successful LISTENs (tests watch reconnects)
 
 	stop     chan struct{}
 	done     sync.WaitGroup
@@ -125,11 +129,17 @@ func NewBroker(dsn string, opts BrokerOptions) (*Broker, error) {
 	}
 	unknown := errNotConnected
 	b.pubErr.Store(&unknown)
+	b.pinged = make(chan struct{})
 	b.done.Add(2)
 	go b.publishLoop()
 	go b.pingLoop()
 	return b, nil
 }
+
+// Pinged is closed once the broker has tried its database for the first
+// time: Err then tells whether it answers. A server waits for it before it
+// serves, so that its first /readyz is not "not connected yet".
+func (b *Broker) Pinged() <-chan struct{} { return b.pinged }
 
 // Channel returns the broker's channel.
 func (b *Broker) Channel() string { return b.channel }
@@ -209,6 +219,7 @@ func (b *Broker) pingLoop() {
 		} else {
 			b.worked(&b.pubErr)
 		}
+		b.pingedOnce.Do(func() { close(b.pinged) })
 		select {
 		case <-b.stop:
 			return

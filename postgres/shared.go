@@ -26,9 +26,8 @@ import (
 // the transaction of a node that paused while holding a board, so that it
 // cannot commit later (Options).
 //
-// Lock order, for every transaction of this package: board heads (in id
-// order), then the change feed's lock (changes.go), then the rows of
-// boards, players, keys and entries, then idempotency keys.
+// Lock order, for every transaction of this package: docs/LOCKS.md
+// ("Database locks").
 
 // sqlLockHeads locks the head rows of the named boards. ORDER BY puts the
 // locking after the sort, so the rows are locked in id order (the "C"

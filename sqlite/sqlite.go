@@ -73,8 +73,8 @@ type Store struct {
 	lookupIdem *sql.Stmt
 
 	// wmu serializes the write methods, so that the prepared statements
-	// and scratch buffers below serve one transaction at a time. It is
-	// taken before the write connection.
+	// and scratch buffers below serve one transaction at a time. Lock
+	// order: docs/LOCKS.md.
 	wmu  sync.Mutex
 	ws   writeStmts
 	args []any

@@ -4,8 +4,7 @@
 // connections. Transport (SSE, WebSocket) lives in package http; this
 // package only produces encoded events and hands them to connections.
 //
-// Lock order: window.flushMu (several only by increasing limit), then
-// Hub.mu, then window.mu, then Conn.mu.
+// The locks and their order are listed in docs/LOCKS.md.
 package stream
 
 import (

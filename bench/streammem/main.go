@@ -202,6 +202,7 @@ type sample struct {
 	rss, heap, stream int64
 	peak              int64 // podium_stream_memory_peak_bytes: the most accounted at once
 	conns, behind     int64 // open stream connections; times one fell behind its bound
+	addrMax           int64 // the most one client address holds now
 }
 
 // serverCPU returns the CPU time the server has used (user + system),
@@ -261,6 +262,8 @@ func (c config) memory() sample {
 			s.peak = int64(v)
 		case "podium_stream_connections":
 			s.conns = int64(v)
+		case "podium_stream_memory_address_max_bytes":
+			s.addrMax = int64(v)
 		case "podium_stream_behind_total":
 			s.behind = int64(v)
 		}
@@ -398,6 +401,7 @@ func run(c config) error {
 		time.Sleep(time.Second)
 		m := c.memory()
 		peak.rss, peak.heap, peak.stream = max(peak.rss, m.rss), max(peak.heap, m.heap), max(peak.stream, m.stream)
+		peak.addrMax = max(peak.addrMax, m.addrMax)
 	}
 	attack := done.Swap(0)
 	elapsed := time.Since(t0)
@@ -412,7 +416,7 @@ func run(c config) error {
 		p99(), failed.Load(), (cpu2-cpu1).Seconds()/elapsed.Seconds())
 	fmt.Printf("  peak: rss %s, heap %s, stream accounting %s; at the end: rss %s, heap %s\n",
 		mib(peak.rss), mib(peak.heap), mib(peak.stream), mib(end.rss), mib(end.heap))
-	fmt.Printf("  server: accounted peak %s (podium_stream_memory_peak_bytes), fell behind %d times, %d stream connections open at the end\n",
-		mib(end.peak), end.behind, end.conns)
+	fmt.Printf("  server: accounted peak %s (podium_stream_memory_peak_bytes), one address at most %s (sampled), fell behind %d times, %d stream connections open at the end\n",
+		mib(end.peak), mib(peak.addrMax), end.behind, end.conns)
 	return nil
 }

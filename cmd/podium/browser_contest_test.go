@@ -76,9 +76,10 @@ func TestBrowserContestPage(t *testing.T) {
 	solve("bob", "pwn")
 	// web: 2 solves, 496; alice 496+50, bob 496+25 + 300+30.
 	wait(teams, "bob:1:851,alice:2:546", 15*time.Second)
+	// A challenge's first cell holds its category too, under the name (shown on a phone).
 	const chals = `return Array.from(document.querySelectorAll("#challenges tr"),
 		(tr) => Array.from(tr.children, (td) => td.textContent.trim()).join("|")).join(";");`
-	wait(chals, "pwn|pwn|300|1|1stbob;Web 1|web|496|2|1stTeam Alice2ndbob", 15*time.Second)
+	wait(chals, "pwnpwn|pwn|300|1|1stbob;Web 1web|web|496|2|1stTeam Alice2ndbob", 15*time.Second)
 	wait(`return String(document.querySelectorAll("#chart path").length);`, "2", 15*time.Second)
 	wd.screenshot(filepath.Join(shots, "contest-live.png"))
 	// A phone: the standings, chart and challenges fit the width.

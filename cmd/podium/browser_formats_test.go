@@ -81,7 +81,7 @@ func TestBrowserFormatPages(t *testing.T) {
 	wd.open(base + "/boards/wk")
 	waitLive(t, wd, 10*time.Second)
 	waitRows(t, wd, 5*time.Second, "amy:1,bob:2,cid:3")
-	wait(fact("state"), "running", 5*time.Second)
+	wait(fact("state"), "open", 5*time.Second) // the API's word (docs/API.md), as in the console
 	wait(fact("participants"), "3 / 10", time.Second)
 	wait(`return document.querySelector('[data-fact="end"] time').dateTime;`, "2026-12-14T00:00:00.000Z", time.Second)
 	wait(`return String(document.getElementById("payouts").hidden);`, "true", time.Second)
@@ -95,7 +95,7 @@ func TestBrowserFormatPages(t *testing.T) {
 	wait(fact("state"), "settled", 10*time.Second)
 	wait(`return Array.from(document.querySelectorAll("#payout-rows tr"),
 		(tr) => Array.from(tr.children, (td) => td.textContent).join("|")).join(";");`, "1|amy|50;2|bob|25;3|cid|17", 5*time.Second)
-	wait(`return document.getElementById("points-boards").textContent;`, "Credited to pts:current.", time.Second)
+	wait(`return document.getElementById("points-boards").textContent;`, "Credited to Current points.", time.Second)
 	wd.screenshot(filepath.Join(shots, "tournament-settled.png"))
 
 	// The current points board: decayed points, the exact keys in the title.

@@ -162,7 +162,7 @@ func parse(fs *flag.FlagSet, args []string) error {
 func (c *Config) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Addr, "addr", ":8080", "address to listen on")
 	fs.StringVar(&c.Data, "data", "./podium-data", "data directory (SQLite database, generated admin key)")
-	fs.BoolVar(&c.Demo, "demo", false, "create demo boards and feed them simulated players (data in ./podium-demo-data unless --data is given)")
+	fs.BoolVar(&c.Demo, "demo", false, "run the demo: boards of every kind, a tournament cycle and CTF contests fed by simulated players (data in ./podium-demo-data unless --data is given)")
 	fs.StringVar(&c.Sync, "sync", "full", "SQLite durability: full (survives power loss) or normal (survives a crash of podium, not of the OS)")
 	fs.Int64Var(&c.MaxBody, "max-body", 1<<20, "largest request body in bytes")
 	fs.IntVar(&c.MaxBatch, "max-batch", 8192, "most submissions in one group commit")

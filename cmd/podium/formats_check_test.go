@@ -476,8 +476,8 @@ func (r *fmtRun) contestWant(cutoff time.Time) ([]standingLine, []ctftimeLine, [
 		names[ch.ID] = ch.Name
 		tasks = append(tasks, ch.Name)
 	}
-	var lines []standingLine
-	var export []ctftimeLine
+	lines := []standingLine{} // the API answers [] for none, never null
+	export := []ctftimeLine{}
 	for _, tm := range st.Teams {
 		l := standingLine{Rank: tm.Rank, Team: tm.Team, Score: tm.Score, Solved: tm.Solved}
 		if !tm.LastAt.IsZero() {

@@ -160,45 +160,6 @@ func TestRestartCheckRebuild(t *testing.T) {
 	}
 }
 
-// TestDemo: --demo creates public boards that fill up on their own.
-func TestDemo(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the demo feeds boards in real time; skipped in -short")
-	}
-	m := &Main{Config: Config{Addr: "127.0.0.1:0", Data: t.TempDir(), Sync: "normal", MaxBody: 1 << 20, Demo: true,
-		Shutdown: time.Second}, Stderr: io.Discard}
-	if err := m.Open(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		resp, err := http.Get(m.URL() + "/v1/boards")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var list struct {
-			Boards []struct {
-				ID  string  `json:"id"`
-				Seq float64 `json:"seq"`
-			} `json:"boards"`
-		}
-		json.NewDecoder(resp.Body).Decode(&list)
-		resp.Body.Close()
-		total := 0.0
-		for _, b := range list.Boards {
-			total += b.Seq
-		}
-		if len(list.Boards) >= 3 && total >= 5 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("demo boards did not fill: %+v", list)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
 // TestGeneratedAdminKey: without PODIUM_ADMIN_KEY the key is generated,
 // printed once, stored, and reused on the next start without printing.
 func TestGeneratedAdminKey(t *testing.T) {

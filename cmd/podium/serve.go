@@ -48,6 +48,7 @@ type Main struct {
 	debug    *http.Server // --debug-addr, if set
 	log      *slog.Logger
 	demo     context.CancelFunc
+	demoCfg  *demoConfig // the demo's pace; nil: defaultDemo (a test sets a faster one)
 	rates    *rateWiring // ratelimit.go
 }
 
@@ -183,7 +184,12 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	if m.Config.Demo {
 		dctx, cancel := context.WithCancel(context.Background())
 		m.demo = cancel
-		if err := startDemo(dctx, m.Engine, m.log); err != nil {
+		cfg := defaultDemo
+		if m.demoCfg != nil {
+			cfg = *m.demoCfg
+		}
+		cfg.Now = m.Now
+		if err := startDemo(dctx, m.Engine, m.Contests, m.log, cfg); err != nil { // demo.go
 			return fmt.Errorf("demo: %w", err)
 		}
 		if m.Config.plainOutput() {
@@ -271,6 +277,13 @@ func (m *Main) openShared(ctx context.Context) error {
 		return err
 	}
 	brokers = append(brokers, pb)
+	// Its first ping (bounded by the broker's timeout) before serving: a
+	// node's first /readyz then says whether the broker answers, not
+	// "not connected yet" (seen as a degraded first /readyz under load).
+	select {
+	case <-pb.Pinged():
+	case <-time.After(10 * time.Second):
+	}
 	m.Broker = engine.Fallback(brokers...)
 	m.log.Info("shared mode: several nodes on one PostgreSQL database", "node", m.Config.Node,
 		"database", redactURL(m.Config.DB), "redis", m.Config.Redis != "", "poll_every", m.Config.PollEvery)

@@ -135,16 +135,38 @@ func (d *wdDriver) call(method, url string, body any) (json.RawMessage, error) {
 // session ends with the test.
 func (d *wdDriver) newSession(t *testing.T, chromium string) *wdSession {
 	t.Helper()
+	return d.newSessionWith(t, chromium, nil)
+}
+
+// newPhoneSession starts a session that emulates a phone: a viewport
+// width px wide and height px high (CSS pixels, device pixel ratio 1, so
+// that screenshots stay small), touch, and a mobile user agent.
+func (d *wdDriver) newPhoneSession(t *testing.T, chromium string, width, height int) *wdSession {
+	t.Helper()
+	return d.newSessionWith(t, chromium, map[string]any{"mobileEmulation": map[string]any{
+		"deviceMetrics": map[string]any{"width": width, "height": height, "pixelRatio": 1, "touch": true, "mobile": true},
+	}})
+}
+
+// newSessionWith starts a session with extra goog:chromeOptions.
+func (d *wdDriver) newSessionWith(t *testing.T, chromium string, extra map[string]any) *wdSession {
+	t.Helper()
+	opts := map[string]any{
+		"binary": chromium,
+		"args": []string{"--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+			"--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+			"--window-size=1200,900", "--user-data-dir=" + t.TempDir()},
+	}
+	for k, v := range extra {
+		opts[k] = v
+	}
 	caps := map[string]any{"capabilities": map[string]any{"alwaysMatch": map[string]any{
-		"browserName": "chrome",
-		"goog:chromeOptions": map[string]any{
-			"binary": chromium,
-			"args": []string{"--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-				"--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
-				"--window-size=1200,900", "--user-data-dir=" + t.TempDir()},
-		},
-		"goog:loggingPrefs": map[string]string{"browser": "ALL"},
-		"timeouts":          map[string]int{"pageLoad": 15000, "script": 10000},
+		"browserName":        "chrome",
+		"goog:chromeOptions": opts,
+		"goog:loggingPrefs":  map[string]string{"browser": "ALL"},
+		// Failure timeouts only: on a loaded 2-core machine a page took
+		// over 15 s to load ("Timed out receiving message from renderer").
+		"timeouts": map[string]int{"pageLoad": 60000, "script": 30000},
 	}}}
 	v, err := d.call("POST", d.url+"/session", caps)
 	if err != nil {

@@ -181,7 +181,7 @@
     const time = cells[cells.length - 1].firstChild;
     time.dateTime = e.at || "";
     time.textContent = ago(e.at);
-    time.title = e.at ? new Date(e.at).toLocaleString() : "";
+    time.title = e.at ? PodiumPage.formatTime(e.at) : "";
   }
 
   // markTies marks the rows whose first key equals a neighbour's, so that a
@@ -249,7 +249,8 @@
     }
     $("empty").hidden = state.entries.length > 0;
     markTies(state.entries);
-    $("order-rule").textContent = Podium.orderRule(state.keys);
+    lastKeys = state.keys;
+    paintRule();
 
     if (info.previous_period) {
       showNotice("A new period has started: " + state.period + " (the ranking of " + info.previous_period + " is final).", false, 15000);
@@ -281,6 +282,29 @@
     }
     tick();
   }
+
+  // The ordering rule in words. A current points board ranks by its era
+  // and fixed-point keys, which mean nothing to a reader: it says what
+  // they amount to, the decayed points (the board's definition, read
+  // once, says which boards are such).
+  let lastKeys = null;
+  let decay = null; // a current points board's "points" setting
+  function paintRule() {
+    if (!lastKeys) return;
+    $("order-rule").textContent = decay
+      ? "Ranked by points now (higher is better). Everyone's points halve every " + decay.half_life_days +
+        " days, so the decay never changes the order; an exact tie goes to whoever reached it first."
+      : Podium.orderRule(lastKeys);
+  }
+  if (board) fetch("/v1/boards/" + encodeURIComponent(board), { headers: { Accept: "application/json" } })
+    .then((res) => (res.ok ? res.json() : null))
+    .then((def) => {
+      if (def && def.points && def.points.kind === "current") {
+        decay = def.points;
+        paintRule();
+      }
+    })
+    .catch(() => {}); // the stream says what is wrong with the board
 
   // --- status, countdowns ---
 
@@ -354,7 +378,7 @@
     }
   }
 
-  if (typeof Podium === "undefined") {
+  if (typeof Podium === "undefined" || typeof PodiumPage === "undefined") {
     showNotice("The podium client (/v1/client.js) did not load.", true, 0);
     return;
   }

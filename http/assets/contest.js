@@ -33,10 +33,8 @@
   $("ctftime-link").href = api + "/ctftime";
 
   function group(n) { return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ","); }
-  function when(iso) {
-    const t = Date.parse(iso);
-    return Number.isFinite(t) ? new Date(t).toLocaleString() : "";
-  }
+  // Times carry the viewer's time zone (page.js).
+  const when = (iso) => PodiumPage.formatTime(iso);
   function showNotice(text, bad) {
     const n = $("notice");
     n.textContent = text;
@@ -139,18 +137,34 @@
         s.append(el("span", "pos p" + b.position, ["1st", "2nd", "3rd"][b.position - 1]), Podium.bdi(b.name));
         bloods.append(s);
       }
-      tr.append(el("td", "col-player", c.name), el("td", "", c.category), el("td", "num", group(c.value)),
+      // On a phone the category column is hidden and shows under the
+      // name instead, and the first bloods wrap one to a line, so the
+      // table fits the screen.
+      const name = el("td", "col-player", c.name);
+      if (c.category) name.append(el("small", "cat", c.category));
+      bloods.className = "bloods";
+      tr.append(name, el("td", "minor", c.category), el("td", "num", group(c.value)),
         el("td", "num", String(c.solves)), bloods);
       body.append(tr);
     }
   }
 
+  // The chart is drawn at the size it is shown (one SVG unit a CSS
+  // pixel), so its labels keep their size on a phone, and drawn again
+  // when that size changes. x is time, with a time axis in the viewer's
+  // zone; y the score.
+  let lastChart = null;
   function paintChart(ch) {
+    lastChart = ch;
     const chart = $("chart");
     while (chart.childNodes.length > 1) chart.lastChild.remove(); // keep <title>
-    const W = 800, H = 300, L = 50, B = 20, T = 10, R = 10;
+    const W = Math.max(200, Math.round(chart.getBoundingClientRect().width) || 800);
+    const H = W < 480 ? 220 : 280;
+    const L = 52, R = 14, T = 12, B = 44;
+    chart.setAttribute("viewBox", "0 0 " + W + " " + H);
+    chart.setAttribute("height", String(H));
     const t0 = Date.parse(ch.start);
-    const t1 = Math.min(Date.parse(ch.cutoff || ch.end), Math.max(Date.now(), t0 + 1));
+    const t1 = Math.min(Date.parse(ch.cutoff || ch.end), Math.max(Date.now(), t0 + 60000));
     let top = 0;
     for (const s of ch.series) for (const p of s.points) top = Math.max(top, p[1]);
     top = top || 1;
@@ -158,11 +172,13 @@
     const y = (v) => H - B - (H - B - T) * v / top;
     chart.append(svg("line", { class: "axis", x1: L, y1: H - B, x2: W - R, y2: H - B }),
       svg("line", { class: "axis", x1: L, y1: T, x2: L, y2: H - B }));
-    const label = svg("text", { x: L - 6, y: T + 8, "text-anchor": "end" });
-    label.textContent = group(top);
-    const zero = svg("text", { x: L - 6, y: H - B, "text-anchor": "end" });
-    zero.textContent = "0";
-    chart.append(label, zero);
+    const yAxis = svg("g", { class: "score-axis" });
+    for (const v of [0, top / 2, top]) {
+      const label = svg("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end" });
+      label.textContent = group(Math.round(v));
+      yAxis.append(label);
+    }
+    chart.append(yAxis, timeAxis(t0, t1, x, H - B, W - L - R, (W - R + L) / 2, H - 4));
     const legend = $("legend");
     legend.textContent = "";
     ch.series.forEach((s, i) => {
@@ -174,7 +190,7 @@
         v = p[1];
       }
       d += " H" + x(t1);
-      const path = svg("path", { d, fill: "none", stroke: COLORS[i % COLORS.length], "stroke-width": 2, "vector-effect": "non-scaling-stroke" });
+      const path = svg("path", { d, fill: "none", stroke: COLORS[i % COLORS.length], "stroke-width": 2 });
       const tip = svg("title", {});
       tip.textContent = Podium.isolate(s.name) + ": " + group(v);
       path.append(tip);
@@ -183,6 +199,32 @@
       item.append(el("span", "swatch c" + (i % COLORS.length)), Podium.bdi(s.name));
       legend.append(item);
     });
+  }
+
+  // timeAxis draws ticks on round local times under the plot (at y0),
+  // spaced at least 90 px apart (a label is up to 60), and names the zone
+  // under them.
+  function timeAxis(t0, t1, x, y0, width, mid, bottom) {
+    const g = svg("g", { class: "time-axis" });
+    for (const tk of PodiumPage.timeTicks(t0, t1, Math.floor(width / 90))) {
+      const px = x(tk.t);
+      g.append(svg("line", { class: "tick-mark", x1: px, y1: y0, x2: px, y2: y0 + 4 }));
+      if (px > x(t1) - 28) continue; // its label would stick out of the chart
+      const label = svg("text", { x: px, y: y0 + 17, "text-anchor": "middle", class: "tick" });
+      label.textContent = tk.label;
+      g.append(label);
+    }
+    const title = svg("text", { x: mid, y: bottom, "text-anchor": "middle", class: "axis-title" });
+    title.textContent = "time (" + PodiumPage.zone(t1) + ")";
+    g.append(title);
+    return g;
+  }
+  if (typeof ResizeObserver !== "undefined") {
+    let lastW = 0;
+    new ResizeObserver(() => {
+      const w = Math.round($("chart").getBoundingClientRect().width);
+      if (lastChart && w !== lastW) { lastW = w; paintChart(lastChart); }
+    }).observe($("chart"));
   }
 
   refresh();

@@ -14,26 +14,35 @@
   const limit = 20;
   let events = []; // newest first
 
-  // defs holds the key definitions of the boards seen in events, read once
+  // defs holds the definitions of the boards seen in events, read once
   // per board (GET /v1/boards/{board}), so that values show in their
   // formats (podium.js formatKey); at most 100 boards are looked up.
   const defs = new Map();
-  function keyDefs(board) {
+  function boardDef(board) {
     if (!defs.has(board) && defs.size < 100 && typeof Podium !== "undefined") {
       defs.set(board, null);
       fetch("/v1/boards/" + encodeURIComponent(board), { headers: { Accept: "application/json" } })
         .then((res) => (res.ok ? res.json() : null))
-        .then((b) => { if (b && b.keys) { defs.set(board, b.keys); render(); } })
+        .then((b) => { if (b && b.keys) { defs.set(board, b); render(); } })
         .catch(() => {});
     }
     return defs.get(board) || null;
   }
 
-  function keys(k, board) {
+  // keys shows an event's keys. A current points board's keys (an era and
+  // fixed-point points, docs/API.md "Points boards") show as the points
+  // they were worth when the event happened: K * 2^-24 * 2^(-(t - era *
+  // half_life) / half_life), two decimals.
+  function keys(k, board, at) {
     if (!k) return "";
-    const d = keyDefs(board);
+    const d = boardDef(board);
     if (!d) return k.map((v) => String(v).replace(/\B(?=(\d{3})+(?!\d))/g, ",")).join(" · ");
-    return k.map((v, i) => Podium.formatKey(v, d[i])).join(" · ");
+    if (d.points && d.points.kind === "current" && k.length === 2) {
+      const h = d.points.half_life_days * 86400000;
+      const v = k[1] * Math.pow(2, -24) * Math.pow(2, -(Date.parse(at) - k[0] * h) / h);
+      return Number.isFinite(v) ? v.toLocaleString(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 }) + " points" : "";
+    }
+    return k.map((v, i) => Podium.formatKey(v, d.keys[i])).join(" · ");
   }
 
   function ago(iso) {
@@ -55,10 +64,10 @@
   function what(ev, who) {
     switch (ev.kind) {
       case "personal_best":
-        return who + " set a personal best: " + keys(ev.keys, ev.board) + (ev.old ? " (was " + keys(ev.old, ev.board) + ")" : " (first entry)");
+        return who + " set a personal best: " + keys(ev.keys, ev.board, ev.at) + (ev.old ? " (was " + keys(ev.old, ev.board, ev.at) + ")" : " (first entry)");
       case "new_leader":
-        return who + " took #1 with " + keys(ev.keys, ev.board) +
-          (ev.previous_player ? " from " + Podium.isolate(ev.previous_name || ev.previous_player) + " (" + keys(ev.old, ev.board) + ")" : "");
+        return who + " took #1 with " + keys(ev.keys, ev.board, ev.at) +
+          (ev.previous_player ? " from " + Podium.isolate(ev.previous_name || ev.previous_player) + " (" + keys(ev.old, ev.board, ev.at) + ")" : "");
       case "tournament_settled":
         return "Tournament settled" + (who ? ": " + who + " won" : "");
     }
@@ -76,7 +85,7 @@
       const when = document.createElement("time");
       when.dateTime = ev.at;
       when.textContent = ago(ev.at);
-      when.title = ev.at + " · period " + ev.period;
+      when.title = (typeof PodiumPage !== "undefined" ? PodiumPage.formatTime(ev.at) : ev.at) + " · period " + ev.period;
       li.append(text, " ", when);
       list.append(li);
     }

@@ -17,7 +17,10 @@
   const section = $("format");
   if (!board || !section || typeof fetch === "undefined") return;
 
-  const STATE = { upcoming: "upcoming", open: "running", ended: "ended, settling", settled: "settled" };
+  // A tournament's state in the API's words (docs/API.md: upcoming, open,
+  // ended, settled), as the console shows it too; "ended" says what it
+  // waits for.
+  const STATE = { upcoming: "upcoming", open: "open", ended: "ended (settling)", settled: "settled" };
 
   function getJSON(path) {
     return fetch(path, { headers: { Accept: "application/json" } }).then((res) =>
@@ -33,12 +36,8 @@
     return a;
   }
 
-  function when(iso) {
-    const t = Date.parse(iso);
-    const time = el("time", "", Number.isFinite(t) ? new Date(t).toLocaleString() : iso);
-    time.dateTime = iso;
-    return time;
-  }
+  // when: a time in the viewer's zone, with the zone (page.js).
+  const when = (iso) => PodiumPage.timeEl(iso);
 
   function fact(dl, name, value, key) {
     const div = el("div", "pair");
@@ -153,10 +152,13 @@
         const rank = el("td", "col-rank");
         rank.append(el("span", "rank", po.rank === null ? "–" : String(po.rank)));
         const who = el("td", "col-player");
-        who.append(Podium.bdi(po.player));
+        const name = Podium.bdi(po.player); // the name replaces the id below
+        name.className = "payee";
+        who.append(name);
         tr.append(rank, who, el("td", "num", Podium.formatKey(po.points, "points")));
         rows.append(tr);
       }
+      names(body.payouts || []);
       const more = body.total > (body.payouts || []).length ? " (first " + body.payouts.length + " of " + body.total + ")" : "";
       const pb = $("points-boards");
       pb.textContent = "";
@@ -164,7 +166,10 @@
         pb.append("Credited to ");
         st.points_boards.forEach((id, i) => {
           if (i) pb.append(", ");
-          pb.append(link(id));
+          const a = link(id);
+          pb.append(a);
+          // Named by their titles, as the index names them.
+          getJSON("/v1/boards/" + encodeURIComponent(id)).then((b) => { if (b.title) a.textContent = b.title; }).catch(() => {});
         });
         pb.append("." + more);
       } else {
@@ -172,6 +177,24 @@
       }
       $("payouts").hidden = false;
     }).catch(() => {});
+  }
+
+  // names shows the payouts' players by their names, as the ranking above
+  // does: one read of the board's entries for those players
+  // (GET /v1/boards/{board}/entries?players=); a player no longer ranked
+  // keeps their id.
+  function names(payouts) {
+    if (!payouts.length) return;
+    const q = payouts.map((p) => p.player).join(",");
+    getJSON("/v1/boards/" + encodeURIComponent(board) + "/entries?players=" + encodeURIComponent(q)).then((page) => {
+      for (const e of page.entries || []) {
+        const tr = $("payout-rows").querySelector('tr[data-player="' + CSS.escape(e.player) + '"]');
+        if (!tr || !e.name || e.name === e.player) continue;
+        const bdi = tr.querySelector(".payee");
+        bdi.textContent = e.name;
+        bdi.title = Podium.isolate(e.player);
+      }
+    }).catch(() => {}); // the ids stay
   }
 
   // --- points boards ---
@@ -247,7 +270,7 @@
     section.hidden = false;
   }
 
-  if (typeof Podium === "undefined") return;
+  if (typeof Podium === "undefined" || typeof PodiumPage === "undefined") return;
   getJSON("/v1/boards/" + encodeURIComponent(board)).then((def) => {
     if (def.tournament) tournament(def);
     else if (def.points) pointsBoard(def);

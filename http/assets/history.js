@@ -11,7 +11,7 @@
   const SVG = "http://www.w3.org/2000/svg";
   const section = $("history");
   const svg = $("history-chart");
-  if (!section || !svg || typeof fetch === "undefined" || typeof Podium === "undefined") return;
+  if (!section || !svg || typeof fetch === "undefined" || typeof Podium === "undefined" || typeof PodiumPage === "undefined") return;
   const board = decodeURIComponent(location.pathname.replace(/^\/boards\//, "").replace(/\/.*$/, ""));
   const MAX_ROWS = 200;   // log rows read per player (two pages at most)
   const TOP = 10;
@@ -77,30 +77,44 @@
   }
 
   // draw renders step lines: x is time, y the first key, drawn so that up
-  // is better (an ascending key's axis is flipped).
+  // is better (an ascending key's axis is flipped). The chart takes the
+  // page's width and is drawn at the size it is shown (one SVG unit a CSS
+  // pixel), so that its labels keep their size on a phone; it is drawn
+  // again when that size changes.
+  let last = null;
   function draw(lines) {
+    last = lines;
     svg.textContent = "";
-    const W = 640, H = 260, L = 78, R = 12, T = 12, B = 28;
-    svg.setAttribute("viewBox", "0 0 " + W + " " + H);
+    const W = Math.max(200, Math.round(section.getBoundingClientRect().width) || 640); // the svg itself is hidden while empty
+    const H = W < 480 ? 220 : 280, R = 14, T = 12, B = 44;
     const all = lines.flatMap((l) => l.pts.filter((p) => p.v !== null));
     $("history-empty").hidden = all.length > 0;
     if (!all.length) return;
     let t0 = Math.min(...all.map((p) => p.t)), t1 = Math.max(...all.map((p) => p.t), Date.now());
     let v0 = Math.min(...all.map((p) => p.v)), v1 = Math.max(...all.map((p) => p.v));
-    if (t1 === t0) t0 -= 60000;
+    if (t1 - t0 < 60000) t0 = t1 - 60000;
     if (v1 === v0) { v0 -= 1; v1 += 1; }
     const key = def.keys[0];
+    const values = [v0, (v0 + v1) / 2, v1].map((v) => ({ v, text: Podium.formatKey(Math.round(v), key) }));
+    // The value labels' width decides the left margin (7 px a character at 12 px).
+    const L = Math.min(Math.round(W / 3), 14 + 7 * Math.max(...values.map((x) => x.text.length)));
+    svg.setAttribute("viewBox", "0 0 " + W + " " + H);
+    svg.setAttribute("height", String(H));
     const up = key.order === "asc" ? (v) => v : (v) => v1 - (v - v0); // "asc": smaller is better, drawn higher
     const x = (t) => L + (t - t0) / (t1 - t0) * (W - L - R);
     const y = (v) => T + (up(v) - v0) / (v1 - v0) * (H - T - B);
     svg.append(node("line", { x1: L, y1: H - B, x2: W - R, y2: H - B, class: "axis" }));
     svg.append(node("line", { x1: L, y1: T, x2: L, y2: H - B, class: "axis" }));
-    for (const v of [v0, (v0 + v1) / 2, v1]) {
-      svg.append(node("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end", class: "tick" }, Podium.formatKey(Math.round(v), key)));
+    const yAxis = node("g", { class: "value-axis" });
+    for (const { v, text } of values) yAxis.append(node("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end", class: "tick" }, text));
+    const xAxis = node("g", { class: "time-axis" });
+    for (const tk of PodiumPage.timeTicks(t0, t1, Math.floor((W - L - R) / 90))) {
+      xAxis.append(node("line", { x1: x(tk.t), y1: H - B, x2: x(tk.t), y2: H - B + 4, class: "tick-mark" }));
+      if (x(tk.t) > W - R - 28) continue; // its label would stick out of the chart
+      xAxis.append(node("text", { x: x(tk.t), y: H - B + 17, "text-anchor": "middle", class: "tick" }, tk.label));
     }
-    for (const t of [t0, t1]) {
-      svg.append(node("text", { x: x(t), y: H - 8, "text-anchor": t === t0 ? "start" : "end", class: "tick" }, new Date(t).toLocaleString()));
-    }
+    xAxis.append(node("text", { x: (L + W - R) / 2, y: H - 4, "text-anchor": "middle", class: "axis-title" }, "time (" + PodiumPage.zone(t1) + ")"));
+    svg.append(yAxis, xAxis);
     lines.forEach((l, i) => {
       let d = "", last = null;
       for (const p of l.pts) {
@@ -125,6 +139,13 @@
       li.dataset.player = l.player;
       legend.append(li);
     });
+  }
+  if (typeof ResizeObserver !== "undefined") {
+    let lastW = 0;
+    new ResizeObserver(() => {
+      const w = Math.round(section.getBoundingClientRect().width);
+      if (last && w && w !== lastW) { lastW = w; draw(last); }
+    }).observe(section);
   }
 
   function chart(players, names) {

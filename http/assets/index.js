@@ -12,40 +12,77 @@
     return e;
   };
 
-  const EVERY = { none: "never", day: "daily", week: "weekly (Monday)", month: "monthly" };
+  const EVERY = { day: "daily", week: "weekly, on Monday", month: "monthly" };
 
-  function pair(dl, name, value) {
+  // A card says what a player wants to know of a board: its title and
+  // kind, who leads with what, how many are ranked, how it ranks, and when
+  // it resets (or a tournament ends); ids and settings are for the console.
+  function pair(dl, name, value, fact) {
     const div = el("div", "pair");
     const dd = el("dd");
+    if (fact) dd.dataset.fact = fact;
     if (value instanceof Node) dd.append(value); else dd.textContent = value;
     div.append(el("dt", "", name), dd);
     dl.append(div);
+    return dd;
   }
 
-  function resetText(b) {
-    const every = (b.reset && b.reset.every) || "none";
-    if (every === "none") return "never";
-    let s = EVERY[every] || every;
-    if (b.reset.tz) s += " (" + b.reset.tz + ")";
-    if (b.next_reset && typeof Podium !== "undefined") {
-      const left = Date.parse(b.next_reset) - Date.now();
-      if (left > 0) s += ", next in " + Podium.formatCountdown(left);
-    }
+  // countdown is "in 3h 12m" until t, kept current by tick().
+  function countdown(t) {
+    const s = el("span", "countdown");
+    s.dataset.until = String(Date.parse(t));
+    paintCountdown(s);
     return s;
   }
+  function paintCountdown(s) {
+    const left = Number(s.dataset.until) - Date.now();
+    s.textContent = left > 0 ? "in " + Podium.formatCountdown(left) : "now";
+  }
+  setInterval(() => document.querySelectorAll(".countdown").forEach(paintCountdown), 1000);
 
-  // boardKind names a board's format for its badge; a tournament's state
-  // comes from its window and the clock (the settlement shows on its page).
+  // when: "in 3h 12m (Dec 7, 14:05 CET)".
+  function when(t) {
+    const f = document.createDocumentFragment();
+    f.append(countdown(t), " (", PodiumPage.timeEl(t), ")");
+    return f;
+  }
+
+  function resets(b) {
+    const every = (b.reset && b.reset.every) || "none";
+    if (every === "none") return "never";
+    const f = document.createDocumentFragment();
+    f.append((EVERY[every] || every) + (b.reset.tz ? " (" + b.reset.tz + ")" : ""));
+    if (b.next_reset) f.append(", next ", countdown(b.next_reset));
+    return f;
+  }
+
+  // tournamentState is its state in the API's words (docs/API.md:
+  // upcoming, open, ended), from its window and the clock (the settlement
+  // shows on its page).
+  function tournamentState(t) {
+    const now = Date.now();
+    return now < Date.parse(t.start) ? "upcoming" : now < Date.parse(t.end) ? "open" : "ended";
+  }
+
+  // boardKind names a board's format for its badge.
   function boardKind(b) {
     if (b.tournament) {
-      const now = Date.now();
-      const state = now < Date.parse(b.tournament.start) ? "upcoming" : now < Date.parse(b.tournament.end) ? "open" : "ended";
-      return { kind: "tournament", state, text: "tournament \u00b7 " + (state === "open" ? "running" : state) };
+      const state = tournamentState(b.tournament);
+      return { kind: "tournament", state, text: "tournament \u00b7 " + state };
     }
     if (b.aggregate) return { kind: "aggregate", text: "aggregate" };
     if (b.points) return { kind: "points", text: b.points.kind === "current" ? "points \u00b7 decaying" : "points" };
     if (b.mode === "best_k") return { kind: "best_k", text: "best " + b.keep };
     return null;
+  }
+
+  // ranking says how a board ranks, shortly: "Time (lower wins), then 3BV".
+  function ranking(b) {
+    if (b.points) return b.points.kind === "current" ? "points, decaying (higher wins)" : "points (higher wins)";
+    const keys = b.keys || [];
+    if (!keys.length) return "";
+    const first = Podium.keyLabel(keys[0]) + (keys[0].order === "asc" ? " (lower wins)" : " (higher wins)");
+    return [first].concat(keys.slice(1).map(Podium.keyLabel)).join(", then ");
   }
 
   const CONTEST = { upcoming: "upcoming", running: "running", frozen: "running (frozen)", ended: "ended", final: "final" };
@@ -63,9 +100,10 @@
       badge.dataset.state = c.state;
       h.append(a, badge);
       const dl = el("dl");
-      pair(dl, "id", el("code", "", c.id));
-      pair(dl, "starts", new Date(c.start).toLocaleString());
-      pair(dl, "ends", new Date(c.end).toLocaleString());
+      // The server's state says which edge is next (the browser's clock may be off).
+      if (c.state === "upcoming") pair(dl, "Starts", when(c.start), "when");
+      else if (c.state === "running" || c.state === "frozen") pair(dl, "Ends", when(c.end), "when");
+      else pair(dl, "Ended", PodiumPage.timeEl(c.end), "when");
       li.append(h, dl);
       list.append(li);
     }
@@ -98,31 +136,39 @@
         h.append(badge);
       }
       const dl = el("dl");
-      pair(dl, "id", el("code", "", b.id));
-      pair(dl, "keys", (b.keys || []).map((k) => Podium.keyLabel(k) + (k.order === "asc" ? " (lower wins)" : " (higher wins)")).join(", "));
-      pair(dl, "mode", b.mode);
-      pair(dl, "resets", resetText(b));
-      pair(dl, "period", b.period);
-      if (b.tournament) pair(dl, "window", new Date(b.tournament.start).toLocaleString() + " \u2013 " + new Date(b.tournament.end).toLocaleString());
-      if (b.aggregate) pair(dl, "sums", b.aggregate.sources.map((s) => s.board).join(" + "));
-      li.append(h, dl);
+      pair(dl, "Leader", el("span", "leader", "\u2026"), "leader-slot");
+      pair(dl, "Entries", "\u2026", "entries-slot");
+      if (b.tournament) {
+        const state = tournamentState(b.tournament);
+        if (state === "upcoming") pair(dl, "Starts", when(b.tournament.start), "when");
+        else if (state === "open") pair(dl, "Ends", when(b.tournament.end), "when");
+        else pair(dl, "Ended", PodiumPage.timeEl(b.tournament.end), "when");
+      } else {
+        pair(dl, "Resets", resets(b), "resets");
+      }
+      if (b.aggregate) pair(dl, "Sums", b.aggregate.sources.map((s) => s.board).join(" + "), "sums");
+      const rule = el("p", "ranking", "Ranked by " + ranking(b));
+      li.append(h, dl, rule);
       list.append(li);
     }
     boards.slice(0, MAX_LEADERS).forEach(leader);
+    for (const b of boards.slice(MAX_LEADERS)) { // not looked up: no placeholders
+      const li = list.querySelector('li[data-board="' + CSS.escape(b.id) + '"]');
+      if (li) li.querySelectorAll('[data-fact$="-slot"]').forEach((dd) => dd.parentElement.remove());
+    }
   }
 
   // MAX_LEADERS bounds the top-1 reads the list makes (one per board).
   const MAX_LEADERS = 50;
 
-  // leader adds a board's leader and entry count (the current period's
-  // first entry, from GET /v1/boards/{board}/entries?limit=1) to its item.
+  // leader fills in a board's leader and entry count (the current
+  // period's first entry, from GET /v1/boards/{board}/entries?limit=1).
   function leader(b) {
     fetch("/v1/boards/" + encodeURIComponent(b.id) + "/entries?limit=1", { headers: { Accept: "application/json" } })
       .then((res) => (res.ok ? res.json() : null))
       .then((page) => {
         const li = document.querySelector('#boards li[data-board="' + CSS.escape(b.id) + '"]');
         if (!page || !li) return;
-        const dl = li.querySelector("dl");
         const top = (page.entries || [])[0];
         const who = el("span", "leader");
         who.dataset.fact = "leader";
@@ -137,18 +183,22 @@
         }
         const count = el("span", "", (page.total || 0).toLocaleString());
         count.dataset.fact = "entries";
-        const item = (name, value) => {
-          const div = el("div", "pair");
-          const dd = el("dd");
-          dd.append(value);
-          div.append(el("dt", "", name), dd);
-          return div;
-        };
-        const after = dl.firstElementChild ? dl.firstElementChild.nextSibling : null; // after the id
-        dl.insertBefore(item("leader", who), after);
-        dl.insertBefore(item("entries", count), after);
+        li.querySelector('[data-fact="leader-slot"]').replaceChildren(who);
+        li.querySelector('[data-fact="entries-slot"]').replaceChildren(count);
       })
       .catch(() => {}); // the list itself says whether the server answers
+    if (!b.tournament) return;
+    // The clock tells upcoming, open and ended; the server whether an
+    // ended tournament is settled (GET /v1/tournaments/{board}).
+    fetch("/v1/tournaments/" + encodeURIComponent(b.id), { headers: { Accept: "application/json" } })
+      .then((res) => (res.ok ? res.json() : null))
+      .then((st) => {
+        const badge = document.querySelector('#boards li[data-board="' + CSS.escape(b.id) + '"] .badge');
+        if (!st || !badge) return;
+        badge.textContent = "tournament \u00b7 " + st.state;
+        badge.dataset.state = st.state;
+      })
+      .catch(() => {});
   }
 
   // The list comes a page at a time (GET /v1/boards?cursor=&limit=):
@@ -218,6 +268,12 @@
       });
   }
 
+  if (typeof Podium === "undefined" || typeof PodiumPage === "undefined") {
+    $("loading").hidden = true;
+    $("notice").textContent = "The page's scripts did not load.";
+    $("notice").hidden = false;
+    return;
+  }
   load();
   loadContests();
   setInterval(() => { load(); loadContests(); }, 60000);

@@ -478,7 +478,7 @@
    *   duration_ms  milliseconds: 41234 -> "41.234 s", 125000 -> "2:05.000"
    *   seconds      a duration: 125 -> "2:05" (h:mm:ss from an hour)
    *   points       1234 -> "1,234 pts"
-   *   timestamp    Unix seconds, as a local date and time
+   *   timestamp    Unix seconds, as a local date and time with its zone
    *   integer      1234567 -> "1,234,567"
    * Without a format the name decides: a _ms suffix reads as duration_ms,
    * _s as seconds, anything else as integer.
@@ -511,7 +511,7 @@
         return group(v) + " pts";
       case "timestamp": {
         const d = new Date(v * 1000);
-        return Number.isFinite(d.getTime()) ? d.toLocaleString() : group(v);
+        return Number.isFinite(d.getTime()) ? d.toLocaleString(undefined, { timeZoneName: "short" }) : group(v);
       }
       default:
         return group(v);

@@ -1,0 +1,151 @@
+package engine
+
+import (
+	"context"
+	"time"
+)
+
+// committer is how the writer's work reaches the database of record. The
+// writer loop (run, process) is the same for both modes; a committer
+// decides how a group is committed and how board changes are made safe:
+//
+//   - localCommitter (pipeline.go): a store of its own (SQLite). Groups are
+//     computed on the writer and committed by a second goroutine, so that one
+//     group is computed while the previous one is written; a board change
+//     first waits for the pipeline to empty.
+//   - sharedCommitter (shared.go): several nodes on one database
+//     (PostgreSQL). Each group locks its boards in the database, catches up
+//     with what other nodes wrote, then computes, commits and applies in
+//     turn; a follower goroutine brings in what the others commit.
+//
+// Every method runs on the writer goroutine.
+type committer interface {
+	// load runs in Start, after the indexes are loaded and before the
+	// writer starts.
+	load(ctx context.Context) error
+	// start runs on the writer goroutine as it starts.
+	start()
+	// started runs once Start has made the engine serve reads.
+	started()
+	// group computes, commits, applies and answers a run of score,
+	// delete-entry, join and restore ops, or one settle op.
+	group(ops []*op)
+	// quiesce returns once nothing handed to the commit is unapplied, so
+	// that what follows runs alone.
+	quiesce()
+	// putBoard and deleteBoard make a board change; decide commits a
+	// moderation decision (review.go).
+	putBoard(o *op) error
+	deleteBoard(o *op) error
+	decide(o *op)
+	// tick is the once-a-second housekeeping.
+	tick()
+	// drained runs after the ops of each drain are processed.
+	drained()
+	// stop finishes the commit's work once the writer's last op is
+	// answered.
+	stop()
+}
+
+// run is the writer goroutine: it drains requests and processes them in
+// order through the committer.
+func (e *Engine) run() {
+	defer close(e.done)
+	c := e.com
+	c.start()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	var ops []*op
+	for {
+		ops = ops[:0]
+		select {
+		case o := <-e.ops:
+			ops = append(ops, o)
+		case <-tick.C:
+			c.tick()
+			continue
+		case <-e.stop:
+			// Answer what was already handed over, then stop.
+			for {
+				select {
+				case o := <-e.ops:
+					e.process([]*op{o})
+				default:
+					c.stop()
+					return
+				}
+			}
+		}
+		e.process(e.drain(ops))
+		c.drained()
+	}
+}
+
+// drain adds to ops (which holds one) every op already waiting, up to
+// MaxBatch submissions: the group that the next commit carries.
+func (e *Engine) drain(ops []*op) []*op {
+	n := ops[0].size()
+	for n < e.maxBatch {
+		select {
+		case o := <-e.ops:
+			ops = append(ops, o)
+			n += o.size()
+		default:
+			return ops
+		}
+	}
+	return ops
+}
+
+// inGroup reports whether o joins a group commit with the ops around it.
+func inGroup(o *op) bool {
+	return o.kind == opScores || o.kind == opDeleteEntry || o.kind == opJoin || o.kind == opRestore
+}
+
+// process runs ops in order: runs of score, delete-entry, join and restore
+// ops become one group commit; a settlement is a group of its own; board
+// and player changes wait until the commit holds nothing and then run
+// alone.
+func (e *Engine) process(ops []*op) {
+	c := e.com
+	ctx := context.Background()
+	for len(ops) > 0 {
+		i := 0
+		for i < len(ops) && inGroup(ops[i]) {
+			i++
+		}
+		if i > 0 {
+			c.group(ops[:i])
+			ops = ops[i:]
+			continue
+		}
+		c.quiesce()
+		o := ops[0]
+		if o.kind == opSettle { // settle.go: alone, committed before anything after it is computed
+			c.group(ops[:1])
+			c.quiesce()
+			ops = ops[1:]
+			continue
+		}
+		switch o.kind {
+		case opPutBoard:
+			o.err = c.putBoard(o)
+		case opDeleteBoard:
+			o.err = c.deleteBoard(o)
+		case opPutPlayer:
+			o.err = e.applyPutPlayer(o)
+		case opSync: // shared mode only: the follower sends it (follow.go)
+			o.err = e.applySync(ctx, o)
+		case opReload:
+			o.err = e.applyReload(ctx)
+		case opFunc:
+			o.fn()
+		case opCheck:
+			o.diffs, o.err = e.applyCheck(ctx)
+		case opDecide:
+			c.decide(o) // review.go
+		}
+		close(o.done)
+		ops = ops[1:]
+	}
+}
