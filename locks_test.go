@@ -85,8 +85,7 @@ func mutexes(t *testing.T, root string) []string {
 // each declaration is in.
 func fileMutexes(dir string, f *ast.File) []string {
 	var out []string
-	var fields func(owner string, st *ast.StructType)
-	fields = func(owner string, st *ast.StructType) {
+	fields := func(owner string, st *ast.StructType) {
 		for _, fl := range st.Fields.List {
 			if kind := mutexType(fl.Type); kind != "" {
 				if len(fl.Names) == 0 {

@@ -88,6 +88,11 @@ type QuotaError struct {
 	ResetsAt time.Time
 	// RetryAfter is the time from the refusal to ResetsAt.
 	RetryAfter time.Duration
+	// Max is the board's quota, Window the length of the window it
+	// counts in (a day, or the board's period), for the rate-limit
+	// headers of the refusal.
+	Max    int
+	Window time.Duration
 }
 
 func (q *QuotaError) Error() string { return q.Err.Error() }

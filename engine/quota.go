@@ -98,7 +98,7 @@ func (e *Engine) quotaCheck(bs *boardState, def *podium.Board, period, player st
 		return nil, &podium.QuotaError{
 			Err: podium.Errorf(podium.ECodeQuotaExceeded, "player %q has used the %d submissions that board %q allows per player in %s; the quota resets at %s",
 				player, def.Quota.Max, def.ID, what, end.Format(time.RFC3339)),
-			ResetsAt: end, RetryAfter: w.End.Sub(now),
+			ResetsAt: end, RetryAfter: w.End.Sub(now), Max: def.Quota.Max, Window: w.End.Sub(w.Start),
 		}
 	}
 	return counts, nil

@@ -1,16 +1,55 @@
 package http
 
 import (
+	"context"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
 )
 
+// authKey is the request context's key for the request's authentication
+// (withAuth).
+type authKey struct{}
+
+// authOnce is a request's authentication, done at most once: the wrapper
+// (api), the rate limit and the handler all read the principal from it, so
+// a request goes on under the key it was admitted with even if the key is
+// revoked meanwhile, and the secret is hashed and looked up once.
+type authOnce struct {
+	once sync.Once
+	k    *podium.APIKey
+	err  error
+}
+
+// withAuth returns r with room in its context for the principal, filled
+// by the first call to principal.
+func withAuth(r *http.Request) *http.Request {
+	return r.WithContext(context.WithValue(r.Context(), authKey{}, &authOnce{}))
+}
+
 // principal returns the API key a request carries: nil when it carries
-// none, ECodeUnauthenticated when the key is malformed or unknown.
+// none, ECodeUnauthenticated when the key is malformed or unknown. A
+// request through api is authenticated once (withAuth); others each time.
 func (s *Server) principal(r *http.Request) (*podium.APIKey, error) {
+	var k *podium.APIKey
+	var err error
+	if a, _ := r.Context().Value(authKey{}).(*authOnce); a != nil {
+		a.once.Do(func() { a.k, a.err = s.authenticate(r) })
+		k, err = a.k, a.err
+	} else {
+		k, err = s.authenticate(r)
+	}
+	if k != nil && s.afterAuth != nil {
+		s.afterAuth(r)
+	}
+	return k, err
+}
+
+// authenticate reads the Authorization header and finds its key.
+func (s *Server) authenticate(r *http.Request) (*podium.APIKey, error) {
 	h := r.Header.Get("Authorization")
 	if h == "" {
 		return nil, nil
@@ -22,9 +61,6 @@ func (s *Server) principal(r *http.Request) (*podium.APIKey, error) {
 	k, ok := s.eng.Authenticate(strings.TrimSpace(h[len(prefix):]))
 	if !ok {
 		return nil, podium.Errorf(podium.ECodeUnauthenticated, "the API key is not valid (unknown or revoked)")
-	}
-	if s.afterAuth != nil {
-		s.afterAuth(r)
 	}
 	return k, nil
 }

@@ -43,9 +43,17 @@ func quotaError(err error) *podium.QuotaError {
 }
 
 // setQuotaRetry sets Retry-After to the whole seconds until the quota
-// resets, at least 1 (the contract never sends 0).
+// resets, at least 1 (the contract never sends 0), and makes the
+// rate-limit headers describe the quota that refused, not the request's
+// rate-limit bucket: that bucket had room (its RateLimit would say r=5999
+// beside a 429), so on a quota refusal RateLimit-Policy is the quota,
+// "quota";q=<max>;w=<window seconds>, and RateLimit its state, spent:
+// "quota";r=0;t=<seconds to the reset>.
 func setQuotaRetry(h http.Header, qe *podium.QuotaError) {
-	h.Set("Retry-After", strconv.FormatInt(max(1, ceilSeconds(qe.RetryAfter)), 10))
+	t := strconv.FormatInt(max(1, ceilSeconds(qe.RetryAfter)), 10)
+	h.Set("Retry-After", t)
+	h.Set("RateLimit-Policy", `"quota";q=`+strconv.Itoa(qe.Max)+";w="+strconv.FormatInt(max(1, ceilSeconds(qe.Window)), 10))
+	h.Set("RateLimit", `"quota";r=0;t=`+t)
 }
 
 // appendQuotaErrorBody writes the error envelope of a quota refusal: the

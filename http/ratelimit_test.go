@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -175,4 +176,38 @@ func TestRateLimitSessionsSharePlayerBucket(t *testing.T) {
 		t.Fatalf("third submission of alice: %v", r.header)
 	}
 	s.must(200, s.do("POST", "/v1/boards/open/scores", bob, `{"player":"bob","keys":[1]}`))
+}
+
+// TestQuotaRefusalHeaders: a submission refused by the board's quota,
+// while the rate limit has room, carries rate-limit headers that describe
+// the quota that refused it (spent, resetting with Retry-After), not the
+// submit bucket's room ("submit";r=5999 beside a 429). A batch's quota
+// refusal is an item error in a 200: its headers stay the bucket's.
+func TestQuotaRefusalHeaders(t *testing.T) {
+	s := newLimitedServer(t, podiumhttp.RateLimits{Submit: lim("6000/1m")}, "", stream.Config{})
+	// 10:00 UTC: the day's window has 14 hours left.
+	s.must(201, s.do("PUT", "/v1/boards/daily", adminKey, `{"keys": [{"name": "t", "order": "asc"}], "reset": {"every": "day"}, "quota": {"max": 2}}`))
+	for i := range 2 {
+		r := s.must(200, s.do("POST", "/v1/boards/daily/scores", adminKey, `{"player":"a","keys":[5]}`))
+		if got := r.header.Get("RateLimit"); got != `"submit";r=`+[]string{"5999", "5998"}[i]+`;t=1` {
+			t.Fatalf("accepted submission %d: RateLimit %q", i, got)
+		}
+	}
+	r := s.must(429, s.do("POST", "/v1/boards/daily/scores", adminKey, `{"player":"a","keys":[4]}`))
+	if c := r.errCode(t); c != "quota_exceeded" {
+		t.Fatalf("over the quota: %s", r.body)
+	}
+	for h, want := range map[string]string{
+		"Retry-After":      "50400",
+		"RateLimit-Policy": `"quota";q=2;w=86400`,
+		"RateLimit":        `"quota";r=0;t=50400`,
+	} {
+		if got := r.header.Values(h); len(got) != 1 || got[0] != want {
+			t.Errorf("quota refusal: %s %q, want %q", h, got, want)
+		}
+	}
+	r = s.must(200, s.do("POST", "/v1/scores", adminKey, `{"scores": [{"board": "daily", "player": "a", "keys": [3]}]}`))
+	if !strings.Contains(string(r.body), "quota_exceeded") || !strings.HasPrefix(r.header.Get("RateLimit"), `"submit";`) {
+		t.Fatalf("batch over the quota: %v %s", r.header, r.body)
+	}
 }

@@ -345,8 +345,9 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 type apiFunc func(w http.ResponseWriter, r *http.Request) error
 
 // api adapts an apiFunc: refuses query parameters other than params (see
-// checkQuery) and requests until the engine is ready, and writes returned
-// errors in the envelope.
+// checkQuery) and requests until the engine is ready, authenticates the
+// request once for everything that reads its principal (withAuth), and
+// writes returned errors in the envelope.
 func (s *Server) api(f apiFunc, params ...string) http.HandlerFunc {
 	if len(params) > maxParams {
 		panic("http: too many query parameters for one route")
@@ -357,6 +358,7 @@ func (s *Server) api(f apiFunc, params ...string) http.HandlerFunc {
 			s.writeError(w, r, err)
 			return
 		}
+		r = withAuth(r) // auth.go: authenticated once, on first use
 		if r.URL.RawQuery != "" {
 			if err := checkQuery(r.URL.RawQuery, params); err != nil {
 				s.writeError(w, r, err)

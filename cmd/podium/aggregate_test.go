@@ -24,6 +24,7 @@ func TestAggregateScenarioSQLite(t *testing.T) {
 }
 
 func TestAggregateScenarioPostgres(t *testing.T) {
+	t.Parallel() // its own schema, env and processes; mostly waiting
 	c := newCluster(t, 2, "")
 	aggregateScenario(t, []string{c.nodes[0].url, c.nodes[1].url})
 }

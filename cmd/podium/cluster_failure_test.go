@@ -20,6 +20,7 @@ import (
 // writing. When the database is back the cut-off node catches up and takes
 // writes again, and no acknowledged write is lost.
 func TestClusterDatabaseDown(t *testing.T) {
+	t.Parallel() // its own schema, env and processes; mostly waiting
 	var proxy *pgtest.Proxy
 	c := newClusterWith(t, 2, "", func(i int, dsn string) []string {
 		if i != 0 {
@@ -115,6 +116,7 @@ func TestClusterDatabaseDown(t *testing.T) {
 // a reconnect with Last-Event-ID on another node gets a snapshot at least
 // as new as what the client had.
 func TestClusterStreams(t *testing.T) {
+	t.Parallel() // its own schema, env and processes; mostly waiting
 	c := newCluster(t, 2, "")
 	a, b := c.nodes[0].url, c.nodes[1].url
 	if code, body, _ := do(a, "PUT", "/v1/boards/live", clusterKey, `{"keys":[{"name":"n","order":"desc"}],"public":false}`); code != 201 {

@@ -181,6 +181,7 @@ type ack struct {
 // counted exactly once; and every rank in an answer of the sum board is the
 // rank the reference gives at that seq.
 func TestClusterRandomLoad(t *testing.T) {
+	t.Parallel() // its own schema, env and processes; mostly waiting
 	t.Run("redis", func(t *testing.T) {
 		url := os.Getenv("PODIUM_TEST_REDIS")
 		if url == "" {
@@ -476,6 +477,7 @@ func checkSumRanks(t *testing.T, acks []ack) {
 // Idempotency-Key holds across nodes: a retry on another node gets the same
 // answer byte for byte, another body gets 409.
 func TestClusterMetadataAndIdempotency(t *testing.T) {
+	t.Parallel() // its own schema, env and processes; mostly waiting
 	c := newCluster(t, 2, os.Getenv("PODIUM_TEST_REDIS"))
 	a, b := c.nodes[0].url, c.nodes[1].url
 	if code, body, _ := do(a, "PUT", "/v1/boards/m", clusterKey, `{"keys":[{"name":"n","order":"desc"}],"mode":"sum","public":true}`); code != 201 {
@@ -561,6 +563,7 @@ func TestClusterMetadataAndIdempotency(t *testing.T) {
 // empty; the nodes go on taking writes and serving reads, /readyz says the
 // broker is down and then up again, and no acknowledged submission is lost.
 func TestClusterRedisRestart(t *testing.T) {
+	t.Parallel() // its own schema, env and processes; mostly waiting
 	srv := testredis.Start(t, os.Getenv("PODIUM_TEST_REDIS") != "")
 	c := newCluster(t, 2, srv.URL())
 	a, b := c.nodes[0].url, c.nodes[1].url

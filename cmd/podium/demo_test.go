@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -192,4 +193,71 @@ func keys(m map[string]func() bool) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// TestDemoRestart: a restart of the demo on its data directory takes up the
+// running cup and contest (no second one starts), keeps its boards, and
+// deletes the board of earlier demos that this one no longer feeds.
+func TestDemoRestart(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	cfg := &demoConfig{Tick: 20 * time.Millisecond, Cup: time.Hour, Contest: time.Hour, Freeze: 15 * time.Minute, AttemptsPerCo: 72000}
+	var logs syncBuffer
+	start := func() *Main {
+		m := &Main{Config: Config{Addr: "127.0.0.1:0", Data: dir, Sync: "normal", MaxBody: 1 << 20, Demo: true,
+			Shutdown: time.Second}, Stderr: &logs, demoCfg: cfg}
+		if err := m.Open(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	running := func(m *Main) (cups, contests []string) {
+		var tl struct {
+			Tournaments []struct{ Board string } `json:"tournaments"`
+		}
+		var cl struct {
+			Contests []struct{ ID string } `json:"contests"`
+		}
+		_, b, _ := do(m.URL(), "GET", "/v1/tournaments", "", "")
+		json.Unmarshal(b, &tl)
+		_, b, _ = do(m.URL(), "GET", "/v1/contests", "", "")
+		json.Unmarshal(b, &cl)
+		for _, x := range tl.Tournaments {
+			cups = append(cups, x.Board)
+		}
+		for _, x := range cl.Contests {
+			contests = append(contests, x.ID)
+		}
+		return cups, contests
+	}
+	m := start()
+	cups, contests := running(m)
+	if len(cups) != 1 || len(contests) != 1 {
+		t.Fatalf("first start: cups %v, contests %v", cups, contests)
+	}
+	key, err := os.ReadFile(filepath.Join(dir, keyName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin := strings.TrimSpace(string(key))
+	if code, b, _ := do(m.URL(), "PUT", "/v1/boards/demo.ctf", admin, `{"keys":[{"name":"score","order":"desc"}],"public":true}`); code != 201 {
+		t.Fatalf("an earlier demo's board: %d %s", code, b)
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	m = start()
+	defer m.Close()
+	again, againContests := running(m)
+	if !slices.Equal(again, cups) || !slices.Equal(againContests, contests) {
+		t.Errorf("after a restart: cups %v, contests %v; want %v, %v (taken up)", again, againContests, cups, contests)
+	}
+	if code, _, _ := do(m.URL(), "GET", "/v1/boards/demo.ctf", "", ""); code != 404 {
+		t.Errorf("the earlier demo's board after a restart: %d, want 404", code)
+	}
+	for _, l := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(l, "level=WARN") || strings.Contains(l, "level=ERROR") {
+			t.Errorf("logged: %s", l)
+		}
+	}
 }

@@ -34,6 +34,7 @@ func TestEvidenceFlags(t *testing.T) {
 // TestClusterEvidenceBudget: the --evidence-player-budget spent on node A
 // refuses on node B (the buckets are in PostgreSQL).
 func TestClusterEvidenceBudget(t *testing.T) {
+	t.Parallel() // its own schema, env and processes; mostly waiting
 	c := newClusterWith(t, 2, "", func(int, string) []string { return []string{"--evidence-player-budget", "10/1h"} })
 	a, b := c.nodes[0].url, c.nodes[1].url
 	if st, body, _ := do(a, "PUT", "/v1/boards/ev", clusterKey, `{"keys":[{"name":"n","order":"desc"}]}`); st != 201 {

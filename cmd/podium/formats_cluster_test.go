@@ -44,6 +44,7 @@ import (
 // Random: prints SEED, replays the choices with SEED= (the interleaving
 // across processes is the machine's).
 func TestClusterFormats(t *testing.T) {
+	t.Parallel() // its own schema, env and processes; mostly waiting
 	t.Run("redis", func(t *testing.T) {
 		url := os.Getenv("PODIUM_TEST_REDIS")
 		if url == "" {

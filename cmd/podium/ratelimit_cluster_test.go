@@ -12,6 +12,7 @@ import (
 // TestClusterRateLimits: a limit consumed on node A is enforced on node B,
 // with the buckets in PostgreSQL, and in Redis when it is given.
 func TestClusterRateLimits(t *testing.T) {
+	t.Parallel() // its own schema, env and processes; mostly waiting
 	t.Run("postgres", func(t *testing.T) { testClusterRateLimits(t, "", "postgres") })
 	t.Run("redis", func(t *testing.T) {
 		url := os.Getenv("PODIUM_TEST_REDIS")
