@@ -24,7 +24,7 @@ func (c *Client) PutPlayer(ctx context.Context, player string, spec PlayerSpec) 
 // CreateKey creates an API key (admin); the answer's Key is its secret,
 // shown only here. A retry could create a second key, so it is retried
 // only when the server says nothing was applied.
-func (c *Client) CreateKey(ctx context.Context, spec KeySpec) (*APIKey, error) {
+func (c *Client) CreateKey(ctx context.Context, spec APIKeySpec) (*APIKey, error) {
 	var out APIKey
 	_, err := c.call(ctx, request{method: http.MethodPost, path: path("keys"), body: spec, kind: once}, &out)
 	return &out, err

@@ -18,7 +18,7 @@ func BenchmarkSubmit(b *testing.B) {
 	srv := newTestServer(b, nil)
 	ctx := context.Background()
 	c := client.New(srv.URL, client.WithKey(adminKey))
-	if _, _, err := c.PutBoard(ctx, "bench", client.BoardSpec{Keys: []client.KeyDef{{Name: "n", Order: "desc"}}}); err != nil {
+	if _, _, err := c.PutBoard(ctx, "bench", client.BoardSpec{Keys: []client.RankKey{{Name: "n", Order: "desc"}}}); err != nil {
 		b.Fatal(err)
 	}
 	b.Run("client", func(b *testing.B) {

@@ -87,7 +87,9 @@ func writeKey(opts []WriteOptions) string {
 	return ""
 }
 
-// Submit submits one score to board (submit scope). It carries an
+// Submit submits one score to board (submit scope) and answers the entry
+// it left: Submitted.Entry.Rank is the player's rank after it, Improved
+// whether it changed the entry (Previous is the entry it replaced). It carries an
 // Idempotency-Key, so its retries (network errors, 429, 503 and
 // outcome_unknown) apply it at most once; Submitted.Replayed says the
 // answer came from an earlier attempt.
@@ -135,7 +137,10 @@ func (o ReadOptions) query() url.Values {
 	return q
 }
 
-// Top reads limit entries (1-1000) from offset.
+// Top reads a page of board's ranking: it skips offset entries (0 for
+// the top) and answers at most limit (1 to 1,000), so ranks offset+1 to
+// offset+limit. Page.Total counts every entry, for paging: the next page
+// is at offset+limit while that is below Total.
 func (c *Client) Top(ctx context.Context, board string, offset, limit int, opts ReadOptions) (*Page, error) {
 	q := opts.query()
 	q.Set("offset", strconv.Itoa(offset))

@@ -17,7 +17,7 @@ func TestPlayersAtTheDoor(t *testing.T) {
 	ctx := ctxT(t)
 	admin := client.New(srv.URL, client.WithKey(adminKey))
 	if _, _, err := admin.PutBoard(ctx, "daily", client.BoardSpec{
-		Keys:   []client.KeyDef{{Name: "time_ms", Order: "asc", Min: client.Int64(1000)}},
+		Keys:   []client.RankKey{{Name: "time_ms", Order: "asc", Min: client.Int64(1000)}},
 		Public: client.Bool(true), PlayerSubmit: client.Bool(true),
 		Quota: &client.Quota{Max: 3}, Review: &client.ReviewPolicy{Hold: "threshold", Threshold: []int64{30000}},
 	}); err != nil {

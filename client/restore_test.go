@@ -14,7 +14,7 @@ func TestRestore(t *testing.T) {
 	srv := newTestServer(t, nil)
 	ctx := ctxT(t)
 	admin := client.New(srv.URL, client.WithKey(adminKey))
-	if _, _, err := admin.PutBoard(ctx, "s", client.BoardSpec{Keys: []client.KeyDef{{Name: "pts", Order: "desc"}}, Mode: "sum", Public: client.Bool(true)}); err != nil {
+	if _, _, err := admin.PutBoard(ctx, "s", client.BoardSpec{Keys: []client.RankKey{{Name: "pts", Order: "desc"}}, Mode: "sum", Public: client.Bool(true)}); err != nil {
 		t.Fatal(err)
 	}
 	at := time.Now().Add(-time.Hour).UTC().Truncate(time.Millisecond)
@@ -34,7 +34,7 @@ func TestRestore(t *testing.T) {
 	if res, err := admin.Restore(ctx, "s", items[:1]); err != nil || res.Unchanged != 1 || res.Results[0].Status != "unchanged" {
 		t.Fatalf("Restore again: %+v %v", res, err)
 	}
-	key := must(admin.CreateKey(ctx, client.KeySpec{Name: "gs", Scopes: []string{"submit"}}))
+	key := must(admin.CreateKey(ctx, client.APIKeySpec{Name: "gs", Scopes: []string{"submit"}}))
 	if _, err := admin.WithKey(key.Key).Restore(ctx, "s", items[:1]); client.StatusOf(err) != 403 {
 		t.Fatalf("Restore with a submit key: %v", err)
 	}

@@ -98,7 +98,7 @@ func retryServer(t *testing.T) (*faults, *client.Client) {
 	f := &faults{}
 	srv := newTestServer(t, f.wrap)
 	c := client.New(srv.URL, client.WithKey(adminKey), client.WithRetry(fastRetry))
-	if _, _, err := c.PutBoard(ctxT(t), "sum", client.BoardSpec{Keys: []client.KeyDef{{Name: "pts", Order: "desc"}}, Mode: "sum"}); err != nil {
+	if _, _, err := c.PutBoard(ctxT(t), "sum", client.BoardSpec{Keys: []client.RankKey{{Name: "pts", Order: "desc"}}, Mode: "sum"}); err != nil {
 		t.Fatal(err)
 	}
 	return f, c
@@ -243,15 +243,15 @@ func TestRetryReadsAndUnsafeWrites(t *testing.T) {
 	}
 
 	f.set("POST /v1/keys", applyAndDrop)
-	if _, err := c.CreateKey(ctx, client.KeySpec{Name: "k", Scopes: []string{"read"}}); err == nil || client.StatusOf(err) != 0 || len(f.attempts()) != 1 {
+	if _, err := c.CreateKey(ctx, client.APIKeySpec{Name: "k", Scopes: []string{"read"}}); err == nil || client.StatusOf(err) != 0 || len(f.attempts()) != 1 {
 		t.Fatalf("CreateKey after a lost answer: %v after %d attempts (want the network error, no retry)", err, len(f.attempts()))
 	}
 	f.set("POST /v1/keys", unavailable)
-	if k, err := c.CreateKey(ctx, client.KeySpec{Name: "k2", Scopes: []string{"read"}}); err != nil || k.Key == "" || len(f.attempts()) != 2 {
+	if k, err := c.CreateKey(ctx, client.APIKeySpec{Name: "k2", Scopes: []string{"read"}}); err != nil || k.Key == "" || len(f.attempts()) != 2 {
 		t.Fatalf("CreateKey after a 503: %v after %d attempts", err, len(f.attempts()))
 	}
 	f.set("POST /v1/keys", unknown)
-	if _, err := c.CreateKey(ctx, client.KeySpec{Name: "k3", Scopes: []string{"read"}}); !errors.Is(err, client.ErrOutcomeUnknown) || len(f.attempts()) != 1 {
+	if _, err := c.CreateKey(ctx, client.APIKeySpec{Name: "k3", Scopes: []string{"read"}}); !errors.Is(err, client.ErrOutcomeUnknown) || len(f.attempts()) != 1 {
 		t.Fatalf("CreateKey after outcome_unknown: %v after %d attempts", err, len(f.attempts()))
 	}
 	if keys := must(c.ListKeys(ctx)); len(keys) != 2 {

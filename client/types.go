@@ -5,8 +5,11 @@ import (
 	"time"
 )
 
-// KeyDef is one ranking key of a board.
-type KeyDef struct {
+// RankKey is one ranking key of a board: a named value of every
+// submission, compared in Order. A board ranks by its keys in turn (the
+// second breaks ties of the first). Not to be confused with an API key
+// (APIKey, APIKeySpec).
+type RankKey struct {
 	Name   string `json:"name"`
 	Order  string `json:"order"`            // "asc" or "desc"
 	Label  string `json:"label,omitempty"`  // what pages call it
@@ -16,7 +19,13 @@ type KeyDef struct {
 	Max *int64 `json:"max,omitempty"`
 }
 
-// Int64 returns a pointer to v, for the optional bounds of a KeyDef.
+// KeyDef is the former name of RankKey.
+//
+// Deprecated: use RankKey; KeyDef stays so that code written against it
+// compiles.
+type KeyDef = RankKey
+
+// Int64 returns a pointer to v, for the optional bounds of a RankKey.
 func Int64(v int64) *int64 { return &v }
 
 // Quota caps each player's accepted submissions per period (per day on a
@@ -92,7 +101,7 @@ type Points struct {
 // out (zero values and nil pointers); a new board needs Keys.
 type BoardSpec struct {
 	Title        string          `json:"title,omitempty"`
-	Keys         []KeyDef        `json:"keys,omitempty"`
+	Keys         []RankKey       `json:"keys,omitempty"`
 	Mode         string          `json:"mode,omitempty"` // best, latest, sum, best_k, aggregate
 	Reset        *Reset          `json:"reset,omitempty"`
 	Public       *bool           `json:"public,omitempty"`
@@ -114,7 +123,7 @@ func Bool(v bool) *bool { return &v }
 type Board struct {
 	ID           string          `json:"id"`
 	Title        string          `json:"title"`
-	Keys         []KeyDef        `json:"keys"`
+	Keys         []RankKey       `json:"keys"`
 	Mode         string          `json:"mode"`
 	Reset        Reset           `json:"reset"`
 	Public       bool            `json:"public"`
@@ -263,12 +272,20 @@ type PlayerSpec struct {
 	Meta   json.RawMessage `json:"meta,omitempty"`
 }
 
-// KeySpec is the body of CreateKey.
-type KeySpec struct {
+// APIKeySpec is the body of CreateKey: an API key's name, what it may do
+// and on which boards. Not to be confused with a board's ranking keys
+// (RankKey).
+type APIKeySpec struct {
 	Name   string   `json:"name"`
 	Scopes []string `json:"scopes"`           // read, submit, admin, sessions
 	Boards []string `json:"boards,omitempty"` // board-id prefixes
 }
+
+// KeySpec is the former name of APIKeySpec.
+//
+// Deprecated: use APIKeySpec; KeySpec stays so that code written against
+// it compiles.
+type KeySpec = APIKeySpec
 
 // APIKey is an API key; Key, its secret, is set only in CreateKey's answer.
 type APIKey struct {

@@ -48,7 +48,7 @@ type Status struct {
 type State struct {
 	Board      string
 	Title      string
-	Keys       []KeyDef
+	Keys       []RankKey
 	Period     string
 	NextReset  *time.Time
 	Seq        uint64
@@ -123,9 +123,11 @@ const maxEvent = 32 << 20
 // jitter and resumes with Last-Event-ID, getting only what it missed (or
 // a snapshot when the server can no longer tell, after a restart say).
 //
-// Watch returns ctx.Err() when ctx ends, or an *Error when the server
-// says retrying cannot help (board_not_found, unauthenticated, forbidden,
-// invalid_argument: at the first request or as an error event).
+// Watch runs until ctx ends, which is its normal stop: then it returns
+// nil, whether ctx was cancelled or passed its deadline (a program that
+// needs to tell the two asks ctx.Err()). It returns an *Error when the
+// server says retrying cannot help (board_not_found, unauthenticated,
+// forbidden, invalid_argument: at the first request or as an error event).
 func (c *Client) Watch(ctx context.Context, board string, o WatchOptions, fn func(State, Update)) error {
 	return c.watch(ctx, path("boards", board, "stream"), board, o, fn)
 }
@@ -177,7 +179,7 @@ func (c *Client) watch(ctx context.Context, p, board string, o WatchOptions, fn 
 	for {
 		err := w.connect(ctx)
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return nil // the caller's stop, not a failure
 		}
 		var e *Error
 		if errors.As(err, &e) && fatal(e) {
@@ -211,7 +213,7 @@ func (c *Client) watch(ctx context.Context, p, board string, o WatchOptions, fn 
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return ctx.Err()
+			return nil
 		case <-t.C:
 		}
 	}
@@ -343,7 +345,7 @@ type message struct {
 	Type       string     `json:"type"`
 	Board      string     `json:"board"`
 	Title      string     `json:"title"`
-	Keys       []KeyDef   `json:"keys"`
+	Keys       []RankKey  `json:"keys"`
 	Period     string     `json:"period"`
 	Previous   string     `json:"previous"`
 	NextReset  *time.Time `json:"next_reset"`

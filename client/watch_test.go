@@ -160,8 +160,8 @@ func startWatch(t *testing.T, c *client.Client, board string, limit int) *watchi
 	}()
 	t.Cleanup(func() {
 		cancel()
-		if err := <-w.done; !errors.Is(err, context.Canceled) {
-			t.Errorf("Watch ended with %v, want context.Canceled", err)
+		if err := <-w.done; err != nil {
+			t.Errorf("Watch ended with %v, want nil (its context ended)", err)
 		}
 	})
 	return w
@@ -226,7 +226,7 @@ func TestWatchFollowsResumesAndResyncs(t *testing.T) {
 	srv := newTestServer(t, f.wrap)
 	ctx := ctxT(t)
 	admin := client.New(srv.URL, client.WithKey(adminKey), client.WithRetry(fastRetry))
-	if _, _, err := admin.PutBoard(ctx, "live", client.BoardSpec{Keys: []client.KeyDef{{Name: "pts", Order: "desc"}}, Mode: "latest", Public: client.Bool(true)}); err != nil {
+	if _, _, err := admin.PutBoard(ctx, "live", client.BoardSpec{Keys: []client.RankKey{{Name: "pts", Order: "desc"}}, Mode: "latest", Public: client.Bool(true)}); err != nil {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(watchSeed(t), 1))
@@ -348,7 +348,7 @@ func TestWatchFollowsResumesAndResyncs(t *testing.T) {
 		if !errors.Is(err, client.ErrBoardNotFound) {
 			t.Fatalf("Watch after the board was deleted: %v", err)
 		}
-		w.done <- context.Canceled // for the cleanup
+		w.done <- nil // for the cleanup
 	case <-time.After(10 * time.Second):
 		t.Fatal("the watch went on after the board was deleted")
 	}
@@ -357,7 +357,7 @@ func TestWatchFollowsResumesAndResyncs(t *testing.T) {
 		if !errors.Is(err, client.ErrBoardNotFound) {
 			t.Fatalf("the viewer after the board was deleted: %v", err)
 		}
-		v.done <- context.Canceled // for the cleanup
+		v.done <- nil // for the cleanup
 	case <-time.After(10 * time.Second):
 		t.Fatal("the viewer went on after the board was deleted")
 	}
@@ -412,11 +412,39 @@ func TestWatchUnknownBoard(t *testing.T) {
 	if !errors.Is(err, client.ErrBoardNotFound) || client.StatusOf(err) != 404 {
 		t.Fatalf("Watch of an unknown board: %v", err)
 	}
-	if _, _, err := client.New(srv.URL, client.WithKey(adminKey)).PutBoard(ctxT(t), "b", client.BoardSpec{Keys: []client.KeyDef{{Name: "n", Order: "asc"}}, Public: client.Bool(true)}); err != nil {
+	if _, _, err := client.New(srv.URL, client.WithKey(adminKey)).PutBoard(ctxT(t), "b", client.BoardSpec{Keys: []client.RankKey{{Name: "n", Order: "asc"}}, Public: client.Bool(true)}); err != nil {
 		t.Fatal(err)
 	}
 	if err := client.New(srv.URL).Watch(ctxT(t), "b", client.WatchOptions{Limit: 5000}, func(client.State, client.Update) {}); !errors.Is(err, client.ErrInvalid) {
 		t.Fatalf("Watch with limit 5000: %v", err)
+	}
+}
+
+// Watch's normal stop, its context ending, returns nil: for a deadline as
+// for a cancel, while connected and while waiting to reconnect.
+func TestWatchStopsWithNil(t *testing.T) {
+	srv := newTestServer(t, nil)
+	if _, _, err := client.New(srv.URL, client.WithKey(adminKey)).PutBoard(ctxT(t), "b", client.BoardSpec{Keys: []client.RankKey{{Name: "n", Order: "asc"}}, Public: client.Bool(true)}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(ctxT(t))
+	err := client.New(srv.URL).Watch(ctx, "b", client.WatchOptions{}, func(client.State, client.Update) { cancel() })
+	if err != nil {
+		t.Fatalf("Watch cancelled after its first snapshot = %v, want nil", err)
+	}
+	// A deadline ends it the same way, whether it passes before or after
+	// the first snapshot.
+	ctx, cancel = context.WithTimeout(ctxT(t), 50*time.Millisecond)
+	defer cancel()
+	if err := client.New(srv.URL).Watch(ctx, "b", client.WatchOptions{}, func(client.State, client.Update) {}); err != nil {
+		t.Fatalf("Watch past its deadline = %v, want nil", err)
+	}
+	// Waiting to reconnect to a server that is gone.
+	srv.stop()
+	ctx, cancel = context.WithTimeout(ctxT(t), 50*time.Millisecond)
+	defer cancel()
+	if err := client.New(srv.URL).Watch(ctx, "b", client.WatchOptions{MinDelay: time.Hour}, func(client.State, client.Update) {}); err != nil {
+		t.Fatalf("Watch past its deadline while reconnecting = %v, want nil", err)
 	}
 }
 
@@ -457,7 +485,7 @@ func TestWatchPeriodRolloverOnServer(t *testing.T) {
 	srv := newClockServer(t, nil, clk.Now)
 	ctx := ctxT(t)
 	admin := client.New(srv.URL, client.WithKey(adminKey))
-	if _, _, err := admin.PutBoard(ctx, "day", client.BoardSpec{Keys: []client.KeyDef{{Name: "n", Order: "desc"}},
+	if _, _, err := admin.PutBoard(ctx, "day", client.BoardSpec{Keys: []client.RankKey{{Name: "n", Order: "desc"}},
 		Reset: &client.Reset{Every: "day"}, Public: client.Bool(true)}); err != nil {
 		t.Fatal(err)
 	}

@@ -210,7 +210,9 @@ func TestBrokerFirstConnectIsNoRecovery(t *testing.T) {
 	subscribe(t, b)
 	waitFor(t, "Err to clear", func() bool { return b.Err() == nil })
 	if log.said("reachable again") || log.said("unreachable") {
+		log.mu.Lock()
 		t.Errorf("a first start logged %q", log.msgs)
+		log.mu.Unlock()
 	}
 	var down logs
 	d := newBroker(t, "postgres://nobody@127.0.0.1:1/none?sslmode=disable", BrokerOptions{Env: testEnv(), Logger: slog.New(&down)})

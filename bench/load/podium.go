@@ -196,7 +196,7 @@ func clip(b []byte, n int) string {
 // board is the board the harness creates: one descending key, best mode,
 // not public (so every read goes through the key check, as a game
 // server's would).
-var board = client.BoardSpec{Title: "podium load harness", Keys: []client.KeyDef{{Name: "score", Order: "desc"}},
+var board = client.BoardSpec{Title: "podium load harness", Keys: []client.RankKey{{Name: "score", Order: "desc"}},
 	Mode: "best", Public: client.Bool(false)}
 
 // setup creates or updates the board. A 409 here means the board exists

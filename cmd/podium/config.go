@@ -203,12 +203,12 @@ func (c *Config) flags(fs *flag.FlagSet) {
 // validate checks what the flag types cannot; a mistake is a *usageError
 // that names the flag. Zero values mean the defaults (see Main).
 func (c *Config) validate() error {
-	if err := checkAddr(c.Addr); err != nil {
-		return usagef("serve", "--addr: %q is not host:port (e.g. :8080, 127.0.0.1:8080): %v", c.Addr, err)
+	if err := checkAddr(c.Addr, ":8080, 127.0.0.1:8080"); err != nil {
+		return usagef("serve", "--addr: %v", err)
 	}
 	if c.DebugAddr != "" {
-		if err := checkAddr(c.DebugAddr); err != nil {
-			return usagef("serve", "--debug-addr: %q is not host:port (e.g. 127.0.0.1:6060): %v", c.DebugAddr, err)
+		if err := checkAddr(c.DebugAddr, "127.0.0.1:6060"); err != nil {
+			return usagef("serve", "--debug-addr: %v", err)
 		}
 	}
 	if _, _, err := c.RateLimit.parsed(); err != nil {
@@ -289,23 +289,21 @@ func (c *Config) validate() error {
 
 // checkAddr checks a listen address: host:port with a port from 0 to
 // 65535 (or a service name such as http). What is wrong with it is a
-// mistake on the command line, not a failure to listen.
-func checkAddr(addr string) error {
+// mistake on the command line, not a failure to listen; the error says
+// what, with an example of the form.
+func checkAddr(addr, example string) error {
 	_, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return errors.New("no port")
-	}
-	if port == "" {
-		return errors.New("the port is empty")
+	if err != nil || port == "" {
+		return fmt.Errorf("%q is not host:port (e.g. %s)", addr, example)
 	}
 	if n, err := strconv.ParseUint(port, 10, 64); err == nil {
 		if n > 65535 {
-			return fmt.Errorf("port %d is out of range (0 to 65535)", n)
+			return fmt.Errorf("%q: port %d is out of range (0 to 65535)", addr, n)
 		}
 		return nil
 	}
 	if _, err := net.LookupPort("tcp", port); err != nil {
-		return fmt.Errorf("unknown port %q", port)
+		return fmt.Errorf("%q: unknown port %q (a number from 0 to 65535, e.g. %s)", addr, port, example)
 	}
 	return nil
 }

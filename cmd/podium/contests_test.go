@@ -28,7 +28,7 @@ func TestServeContests(t *testing.T) {
 	if a, err := admin.Attempt(ctx, "quals", "alice", "web", true); err != nil || a.Attempt.Result != "solved" {
 		t.Fatalf("attempt: %v %+v", err, a)
 	}
-	k, err := admin.CreateKey(ctx, client.KeySpec{Name: "viewer", Scopes: []string{"read"}})
+	k, err := admin.CreateKey(ctx, client.APIKeySpec{Name: "viewer", Scopes: []string{"read"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -69,7 +69,7 @@ func boardSpecOf(b *client.Board) dumpBoard {
 
 // ranking is what orders a board's entries: two boards with the same
 // ranking take the same entries.
-func boardRanking(keys []client.KeyDef, mode string, reset client.Reset, keep int) string {
+func boardRanking(keys []client.RankKey, mode string, reset client.Reset, keep int) string {
 	var b strings.Builder
 	for _, k := range keys {
 		fmt.Fprintf(&b, "%s %s, ", k.Name, k.Order)

@@ -24,8 +24,8 @@ func healthcheckCmd(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if err := checkAddr(*addr); err != nil {
-		return usagef("healthcheck", "--addr: %q is not host:port (e.g. :8080, 127.0.0.1:8080): %v", *addr, err)
+	if err := checkAddr(*addr, ":8080, 127.0.0.1:8080"); err != nil {
+		return usagef("healthcheck", "--addr: %v", err)
 	}
 	host, port, _ := net.SplitHostPort(*addr)
 	if *timeout <= 0 {

@@ -21,7 +21,7 @@ func TestBadAddrIsUsage(t *testing.T) {
 			t.Errorf("%v: exit %d, %q; want 2 and a pointer to --help", args, code, errs)
 		}
 	}
-	if err := checkAddr(":http"); err != nil {
+	if err := checkAddr(":http", ":8080"); err != nil {
 		t.Errorf("a service name: %v", err)
 	}
 }

@@ -1,0 +1,62 @@
+package client_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/podiumhq/podium/contest"
+	"github.com/podiumhq/podium/ctf"
+	"github.com/podiumhq/podium/engine"
+	podiumhttp "github.com/podiumhq/podium/http"
+	"github.com/podiumhq/podium/sqlite"
+	"github.com/podiumhq/podium/stream"
+)
+
+// startPodium runs a podium in this process for an example (as the
+// client tests do: SQLite in a temporary directory, the engine, the stream
+// hub, contests and the HTTP API on a local port), with the admin key
+// adminKey. It returns the server's URL and a function that stops it and
+// removes its data. A program of yours uses its server's URL instead.
+func startPodium() (url string, stop func()) {
+	dir, err := os.MkdirTemp("", "podium-example-")
+	if err != nil {
+		panic(err)
+	}
+	st, err := sqlite.Open(filepath.Join(dir, "podium.db"), sqlite.Options{Sync: "normal"})
+	if err != nil {
+		panic(err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	eng := engine.New(engine.Config{Store: st, Logger: log})
+	eng.SetAdminSecret(adminKey)
+	hub := stream.New(podiumhttp.StreamSource(eng), stream.Config{Logger: log, Coalesce: 20 * time.Millisecond})
+	eng.SetListener(hub)
+	if err := eng.Start(context.Background()); err != nil {
+		panic(err)
+	}
+	svc := ctf.New(ctf.Config{Store: contest.Store(st), Players: eng, Now: eng.Now, Logger: log, Poll: -1})
+	if err := svc.Start(context.Background()); err != nil {
+		panic(err)
+	}
+	srv := podiumhttp.New(podiumhttp.Config{Engine: eng, Store: st, Logger: log, Hub: hub, Contests: svc})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	hs := &http.Server{Handler: srv.Handler()}
+	go hs.Serve(ln)
+	return "http://" + ln.Addr().String(), func() {
+		hub.Close()
+		hs.Close()
+		svc.Close()
+		eng.Close()
+		st.Close()
+		os.RemoveAll(dir)
+	}
+}
