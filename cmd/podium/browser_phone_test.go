@@ -37,7 +37,7 @@ func TestBrowserPhoneLayouts(t *testing.T) {
 	base := "http://" + addr
 	var (
 		mu  sync.Mutex
-		now = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+		now = time.Date(phoneDay.Year(), phoneDay.Month(), phoneDay.Day(), 9, 0, 0, 0, time.UTC)
 	)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	at := func(hhmm string) {
@@ -47,7 +47,7 @@ func TestBrowserPhoneLayouts(t *testing.T) {
 			t.Fatal(err)
 		}
 		mu.Lock()
-		now = time.Date(2026, 11, 30, d.Hour(), d.Minute(), 0, 0, time.UTC)
+		now = time.Date(phoneDay.Year(), phoneDay.Month(), phoneDay.Day(), d.Hour(), d.Minute(), 0, 0, time.UTC)
 		mu.Unlock()
 	}
 	var serverLog browserOutput
@@ -109,8 +109,8 @@ func TestBrowserPhoneLayouts(t *testing.T) {
 		wait(wd, `const b = document.querySelector('#boards li[data-board="wk"] .badge'); return b ? b.textContent : "";`,
 			"tournament · settled", 5*time.Second)
 		wait(wd, `return String(/\bid:|mode:|period:/.test(document.getElementById("boards").innerText));`, "false", time.Second)
-		wait(wd, `const w = document.querySelector('#contests li[data-contest="ctf:phone"] [data-fact="when"]');
-			return w ? String(w.textContent.includes(PodiumPage.zone(Date.parse("2026-11-30T13:00:00Z")))) : "none";`, "true", 5*time.Second)
+		wait(wd, onDay(`const w = document.querySelector('#contests li[data-contest="ctf:phone"] [data-fact="when"]');
+			return w ? String(w.textContent.includes(PodiumPage.zone(Date.parse("2026-11-30T13:00:00Z")))) : "none";`), "true", 5*time.Second)
 		if wd == phone {
 			var width int
 			if err := wd.exec(&width, `return document.documentElement.clientWidth;`); err != nil || width != 360 {
@@ -189,7 +189,7 @@ func TestBrowserPhoneLayouts(t *testing.T) {
 		waitLive(t, wd, 10*time.Second)
 		wait(wd, `return String(document.querySelectorAll("#challenges tr").length + "|" + document.querySelectorAll("#chart path").length);`, "6|4", 10*time.Second)
 		chartOK(wd, "/contests/ctf:phone", "#chart")
-		wait(wd, `return String(document.getElementById("window").textContent.includes(PodiumPage.zone(Date.parse("2026-11-30T09:00:00Z"))));`, "true", time.Second)
+		wait(wd, onDay(`return String(document.getElementById("window").textContent.includes(PodiumPage.zone(Date.parse("2026-11-30T09:00:00Z"))));`), "true", time.Second)
 		if wd == phone {
 			fits(wd, "/contests/ctf:phone")
 			wait(wd, `const w = document.getElementById("challenges-table").parentElement; return w.dataset.overflow + "|" + (w.scrollWidth <= w.clientWidth);`,
@@ -236,6 +236,17 @@ func TestBrowserPhoneLayouts(t *testing.T) {
 // seedPhoneData makes what the pages show: a labelled board with history,
 // a tournament that pays a ladder's points boards and is settled, and a
 // contest whose challenges have long names and first bloods.
+// phoneDay is the day the phone test's server clock runs on: the real
+// day (UTC), because the history chart runs its time axis to the
+// browser's own clock (Date.now), which the test cannot set. On a fixed
+// day the axis spanned days by the time the test ran, with one tick.
+var phoneDay = time.Now().UTC().Truncate(24 * time.Hour)
+
+// onDay puts the fixture's times (written on 2026-11-30) on phoneDay.
+func onDay(s string) string {
+	return strings.ReplaceAll(s, "2026-11-30", phoneDay.Format("2006-01-02"))
+}
+
 func seedPhoneData(t *testing.T, api browserAPI, at func(string)) {
 	t.Helper()
 	api.do("PUT", "/v1/players/alice", `{"name": "Team Alice"}`)
@@ -250,10 +261,10 @@ func seedPhoneData(t *testing.T, api browserAPI, at func(string)) {
 		"points": {"ladder": "pts", "kind": "current"}}`)
 	api.do("PUT", "/v1/boards/pts:total", `{"title": "All-time points", "public": true, "mode": "sum",
 		"keys": [{"name": "points", "order": "desc"}], "points": {"ladder": "pts", "kind": "total"}}`)
-	api.do("PUT", "/v1/boards/wk", `{"title": "Week 49 cup", "public": true, "keys": [{"name": "time_ms", "order": "asc"}],
-		"tournament": {"start": "2026-11-30T09:00:00Z", "end": "2026-11-30T11:00:00Z", "weight": 50, "ladder": "pts"}}`)
-	api.do("PUT", "/v1/contests/ctf:phone", `{"title": "Winter finals", "start": "2026-11-30T09:00:00Z",
-		"end": "2026-11-30T13:00:00Z", "freeze": "2026-11-30T12:30:00Z", "first_blood": [10, 5, 3], "public": true}`)
+	api.do("PUT", "/v1/boards/wk", onDay(`{"title": "Week 49 cup", "public": true, "keys": [{"name": "time_ms", "order": "asc"}],
+		"tournament": {"start": "2026-11-30T09:00:00Z", "end": "2026-11-30T11:00:00Z", "weight": 50, "ladder": "pts"}}`))
+	api.do("PUT", "/v1/contests/ctf:phone", onDay(`{"title": "Winter finals", "start": "2026-11-30T09:00:00Z",
+		"end": "2026-11-30T13:00:00Z", "freeze": "2026-11-30T12:30:00Z", "first_blood": [10, 5, 3], "public": true}`))
 	for _, c := range []struct{ id, name, cat string }{
 		{"web1", "Cookie Monster's Revenge", "web"}, {"heap", "Return of the Heap Feng Shui", "pwn"},
 		{"rsa", "Textbook RSA, Again", "crypto"}, {"fw", "Firmware of the Ancients", "reversing"},

@@ -52,13 +52,25 @@
     DAY, 2 * DAY, 7 * DAY, 14 * DAY, 28 * DAY];
 
   /**
-   * timeTicks returns the ticks of a time axis from t0 to t1 (ms), at most
+   * timeTicks returns the ticks of a time axis from t0 to t1 (ms), about
    * max of them, on round local times: [{t, label}], a label the clock time
-   * ("14:30"), or the date at a local midnight and on a scale of days.
+   * ("14:30"), or the date at a local midnight and on a scale of days. It
+   * takes the widest round step that keeps the ticks at most max, but never
+   * one that leaves fewer than two ticks when a finer step gives two (2 h
+   * steps over 09:10-11:20 gave one tick, 10:00, on a phone).
    */
   function timeTicks(t0, t1, max) {
     max = Math.max(2, max | 0);
-    const step = STEPS.find((s) => (t1 - t0) / s <= max) || Math.ceil((t1 - t0) / max / DAY) * DAY;
+    let i = STEPS.findIndex((s) => (t1 - t0) / s <= max);
+    if (i < 0) return ticksEvery(t0, t1, max, Math.ceil((t1 - t0) / max / DAY) * DAY);
+    let out = ticksEvery(t0, t1, max, STEPS[i]);
+    while (out.length < 2 && i > 0) out = ticksEvery(t0, t1, max, STEPS[--i]);
+    return out;
+  }
+
+  // ticksEvery returns the ticks from t0 to t1 every step (ms), at most
+  // max + 1 of them.
+  function ticksEvery(t0, t1, max, step) {
     const out = [];
     let d = new Date(t0);
     if (step < DAY) {
