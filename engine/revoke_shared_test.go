@@ -141,25 +141,35 @@ func (s *stuckStore) Changes(ctx context.Context, after int64, limit int) ([]pod
 	return s.Store.Changes(ctx, after, limit)
 }
 
+// stuckFollowerPair starts nodes a and b on PostgreSQL, polling once an
+// hour; b's store can hold its change-feed reads (st.stuck) until the test
+// ends, and revoked records the streams b ends.
+func stuckFollowerPair(t *testing.T) (a, nb *node, st *stuckStore, revoked *revocations) {
+	t.Helper()
+	c := newCluster(t)
+	a = c.start("a", nodeOpts{poll: time.Hour})
+	nb, cfg := c.open("b", nodeOpts{poll: time.Hour})
+	st = &stuckStore{Store: nb.store, release: make(chan struct{})}
+	cfg.Store = st
+	revoked = &revocations{}
+	nb.eng = engine.New(cfg)
+	nb.eng.SetListener(revoked)
+	if err := nb.eng.Start(bg); err != nil {
+		t.Fatal(err)
+	}
+	// Cleanups run last-in first-out: release the held reads, then close.
+	t.Cleanup(func() { nb.eng.Close() })
+	t.Cleanup(func() { close(st.release) })
+	return a, nb, st, revoked
+}
+
 // TestSharedRevocationSkipsTheFollower: a key or a session revoked on
 // node a is refused on node b while b's follower cannot read the change
 // feed (the notice names what was revoked), and its live streams end.
 // Before, b went on accepting them until its follower caught up.
 func TestSharedRevocationSkipsTheFollower(t *testing.T) {
 	t.Parallel()
-	c := newCluster(t)
-	a := c.start("a", nodeOpts{poll: time.Hour})
-	nb, cfg := c.open("b", nodeOpts{poll: time.Hour})
-	st := &stuckStore{Store: nb.store, release: make(chan struct{})}
-	cfg.Store = st
-	revoked := &revocations{}
-	nb.eng = engine.New(cfg)
-	nb.eng.SetListener(revoked)
-	if err := nb.eng.Start(bg); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { nb.eng.Close() })
-	defer close(st.release)
+	a, nb, st, revoked := stuckFollowerPair(t)
 
 	k, secret, err := a.eng.CreateKey(bg, &podium.APIKey{Name: "k", Scopes: []string{"read"}})
 	if err != nil {
@@ -192,19 +202,7 @@ func TestSharedRevocationSkipsTheFollower(t *testing.T) {
 // node b accept an evicted session while its follower was behind).
 func TestSharedEvictionSkipsTheFollower(t *testing.T) {
 	t.Parallel()
-	c := newCluster(t)
-	a := c.start("a", nodeOpts{poll: time.Hour})
-	nb, cfg := c.open("b", nodeOpts{poll: time.Hour})
-	st := &stuckStore{Store: nb.store, release: make(chan struct{})}
-	cfg.Store = st
-	revoked := &revocations{}
-	nb.eng = engine.New(cfg)
-	nb.eng.SetListener(revoked)
-	if err := nb.eng.Start(bg); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { nb.eng.Close() })
-	defer close(st.release)
+	a, nb, st, revoked := stuckFollowerPair(t)
 
 	var first podium.Session
 	var firstToken string
