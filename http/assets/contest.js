@@ -209,8 +209,11 @@
     for (const tk of PodiumPage.timeTicks(t0, t1, Math.floor(width / 90))) {
       const px = x(tk.t);
       g.append(svg("line", { class: "tick-mark", x1: px, y1: y0, x2: px, y2: y0 + 4 }));
-      if (px > x(t1) - 28) continue; // its label would stick out of the chart
-      const label = svg("text", { x: px, y: y0 + 17, "text-anchor": "middle", class: "tick" });
+      // A label centred on a tick near the right edge would stick out of
+      // the chart: it ends at the edge instead (dropping it left a phone's
+      // axis with one label).
+      const edge = px > x(t1) - 28;
+      const label = svg("text", { x: edge ? x(t1) : px, y: y0 + 17, "text-anchor": edge ? "end" : "middle", class: "tick" });
       label.textContent = tk.label;
       g.append(label);
     }

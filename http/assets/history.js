@@ -110,8 +110,11 @@
     const xAxis = node("g", { class: "time-axis" });
     for (const tk of PodiumPage.timeTicks(t0, t1, Math.floor((W - L - R) / 90))) {
       xAxis.append(node("line", { x1: x(tk.t), y1: H - B, x2: x(tk.t), y2: H - B + 4, class: "tick-mark" }));
-      if (x(tk.t) > W - R - 28) continue; // its label would stick out of the chart
-      xAxis.append(node("text", { x: x(tk.t), y: H - B + 17, "text-anchor": "middle", class: "tick" }, tk.label));
+      // A label centred on a tick near the right edge would stick out of
+      // the chart: it ends at the edge instead (dropping it left a phone's
+      // axis with one label).
+      const edge = x(tk.t) > W - R - 28;
+      xAxis.append(node("text", { x: edge ? W - R : x(tk.t), y: H - B + 17, "text-anchor": edge ? "end" : "middle", class: "tick" }, tk.label));
     }
     xAxis.append(node("text", { x: (L + W - R) / 2, y: H - 4, "text-anchor": "middle", class: "axis-title" }, "time (" + PodiumPage.zone(t1) + ")"));
     svg.append(yAxis, xAxis);
