@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -112,11 +113,21 @@ type specChecker struct {
 }
 
 func newSpecChecker(t *testing.T) *specChecker {
-	return &specChecker{t: t, doc: loadSpec(t), base: http.DefaultTransport, seen: map[string]int{},
+	return &specChecker{t: t, doc: loadSpec(t), base: expectContinueTransport(), seen: map[string]int{},
 		dump: os.Getenv("OPENAPI_DUMP") != ""}
 }
 
 // client is an HTTP client whose exchanges are checked.
+// expectContinueTransport is the default transport, but a request sent with
+// Expect: 100-continue waits up to 30 s (not 1 s) for the server's interim
+// or final answer before it sends its body: a request the server refuses
+// on its headers then never races the refusal with its body.
+func expectContinueTransport() http.RoundTripper {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.ExpectContinueTimeout = 30 * time.Second
+	return t
+}
+
 func (c *specChecker) client() *http.Client { return &http.Client{Transport: c} }
 
 // route finds the spec's operation for a request: the path template whose
