@@ -66,8 +66,9 @@ type Config struct {
 	// tournaments to settle (default 1s; negative: no scheduler, for
 	// tests that call SettleDue themselves).
 	SettleEvery time.Duration
-	// Sessions configures player sessions (sessions.go).
-	Sessions SessionConfig
+	// Modules are the features registered with the engine, in the order
+	// their hooks run (module.go).
+	Modules []Module
 	// Evidence configures the evidence sweeper (evidence.go).
 	Evidence EvidenceConfig
 	// OldPeriodsBytes bounds the estimated bytes of the periods older
@@ -101,7 +102,6 @@ type Engine struct {
 	metrics  *metrics
 	idem     *idempotency
 	keys     keyring
-	ses      *sessions    // player sessions (sessions.go)
 	rv       *reviewState // moderation (review.go)
 	cp       checkpointer // committer goroutine only (or the writer behind a barrier)
 
@@ -143,6 +143,8 @@ type Engine struct {
 	bg sync.WaitGroup
 
 	ev *evidenceState // evidence uploads (evidence.go)
+
+	mods modules // the registered modules (module.go)
 
 	old *oldPeriods // old periods under a byte budget (oldperiods.go)
 }
@@ -188,7 +190,6 @@ func New(cfg Config) *Engine {
 	}
 	_, shared := cfg.Store.(podium.SharedStore)
 	e.idem = newIdempotency(cfg.IdempotencyTTL, cfg.Now, cfg.IdempotencyBytes, cfg.Store, shared)
-	e.ses = newSessions(cfg.Store, cfg.Sessions)
 	e.rv = newReviewState(cfg.Store)
 	e.ev = newEvidenceState(cfg.Store, cfg.Evidence)
 	e.tn = newTourney(cfg.SettleEvery)
@@ -209,6 +210,7 @@ func New(cfg Config) *Engine {
 	}
 	e.feed = newFeedState(cfg.Store, cfg.FeedCap, cfg.Registerer)
 	e.metrics = newMetrics(e, cfg.Registerer)
+	e.provision(cfg.Modules)
 	return e
 }
 
@@ -302,8 +304,10 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 	if err := e.loadFreezes(ctx); err != nil { // review.go
 		return fmt.Errorf("load freezes: %w", err)
 	}
-	if err := e.loadSessions(ctx); err != nil { // sessions.go
-		return fmt.Errorf("load player sessions: %w", err)
+	for _, l := range e.mods.loaders {
+		if err := l.Load(ctx); err != nil {
+			return fmt.Errorf("load %s: %w", l.(Module).Name(), err)
+		}
 	}
 	if err := e.idem.load(ctx); err != nil {
 		return fmt.Errorf("load idempotency keys: %w", err)
@@ -320,8 +324,10 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 	e.bg.Go(e.scheduler) // settle.go
 	e.sweepOld()         // oldperiods.go: periods the log replay loaded
 	e.bg.Go(e.sweeper)
-	e.startSessions()
 	e.startEvidence() // evidence.go
+	for _, s := range e.mods.starters {
+		s.Start()
+	}
 	e.loaded.Store(true)
 	e.com.started()
 	return nil
@@ -346,7 +352,6 @@ func (e *Engine) Close() error {
 		e.stopCancel()
 		e.bg.Wait()
 		e.feedStopped() // feed.go
-		e.sessionsStopped()
 		e.evidenceStopped()
 	}
 	return nil

@@ -271,8 +271,12 @@ func (e *Engine) refresh(ctx context.Context, c podium.Change) error {
 		} else {
 			e.keys.put(k)
 		}
-	case podium.ChangeSession:
-		return e.refreshSession(ctx, c.Key) // sessions.go
+	default:
+		for _, f := range e.mods.followers { // module.go
+			if err := f.Follow(ctx, c); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -372,8 +376,10 @@ func (e *Engine) resync(ctx context.Context) (int64, error) {
 			e.revokeKey(id) // ends its live streams too
 		}
 	}
-	if err := e.resyncSessions(ctx); err != nil { // sessions.go
-		return 0, err
+	for _, f := range e.mods.followers { // module.go
+		if err := f.Resync(ctx); err != nil {
+			return 0, err
+		}
 	}
 	if err := e.loadFreezes(ctx); err != nil { // review.go
 		return 0, err

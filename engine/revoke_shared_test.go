@@ -15,6 +15,7 @@ import (
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/postgres"
+	"github.com/podiumhq/podium/sessions"
 )
 
 // revokeTrials measures, on two nodes a and b of one PostgreSQL database
@@ -143,12 +144,14 @@ func (s *stuckStore) Changes(ctx context.Context, after int64, limit int) ([]pod
 
 // stuckFollowerPair starts nodes a and b on PostgreSQL, polling once an
 // hour; b's store can hold its change-feed reads (st.stuck) until the test
-// ends, and revoked records the streams b ends.
-func stuckFollowerPair(t *testing.T) (a, nb *node, st *stuckStore, revoked *revocations) {
+// ends, and revoked records the streams b ends. Both nodes have the
+// sessions module; ses is a's.
+func stuckFollowerPair(t *testing.T) (a, nb *node, ses *sessions.Module, st *stuckStore, revoked *revocations) {
 	t.Helper()
 	c := newCluster(t)
-	a = c.start("a", nodeOpts{poll: time.Hour})
-	nb, cfg := c.open("b", nodeOpts{poll: time.Hour})
+	ses = sessions.New(sessions.Config{})
+	a = c.start("a", nodeOpts{poll: time.Hour, modules: []engine.Module{ses}})
+	nb, cfg := c.open("b", nodeOpts{poll: time.Hour, modules: []engine.Module{sessions.New(sessions.Config{})}})
 	st = &stuckStore{Store: nb.store, release: make(chan struct{})}
 	cfg.Store = st
 	revoked = &revocations{}
@@ -160,7 +163,7 @@ func stuckFollowerPair(t *testing.T) (a, nb *node, st *stuckStore, revoked *revo
 	// Cleanups run last-in first-out: release the held reads, then close.
 	t.Cleanup(func() { nb.eng.Close() })
 	t.Cleanup(func() { close(st.release) })
-	return a, nb, st, revoked
+	return a, nb, ses, st, revoked
 }
 
 // TestSharedRevocationSkipsTheFollower: a key or a session revoked on
@@ -169,13 +172,13 @@ func stuckFollowerPair(t *testing.T) (a, nb *node, st *stuckStore, revoked *revo
 // Before, b went on accepting them until its follower caught up.
 func TestSharedRevocationSkipsTheFollower(t *testing.T) {
 	t.Parallel()
-	a, nb, st, revoked := stuckFollowerPair(t)
+	a, nb, ses, st, revoked := stuckFollowerPair(t)
 
 	k, secret, err := a.eng.CreateKey(bg, &podium.APIKey{Name: "k", Scopes: []string{"read"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, token, err := a.eng.IssueSession(bg, "p", "phone", 0, "")
+	_, token, err := ses.IssueSession(bg, "p", "phone", 0, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +188,7 @@ func TestSharedRevocationSkipsTheFollower(t *testing.T) {
 	if err := a.eng.DeleteKey(bg, k.ID); err != nil {
 		t.Fatal(err)
 	}
-	sessions, err := a.eng.RevokeSessions(bg, "p", "")
+	sessions, err := ses.RevokeSessions(bg, "p", "")
 	if err != nil || len(sessions) != 1 {
 		t.Fatalf("RevokeSessions: %v %v", sessions, err)
 	}
@@ -202,12 +205,12 @@ func TestSharedRevocationSkipsTheFollower(t *testing.T) {
 // node b accept an evicted session while its follower was behind).
 func TestSharedEvictionSkipsTheFollower(t *testing.T) {
 	t.Parallel()
-	a, nb, st, revoked := stuckFollowerPair(t)
+	a, nb, ses, st, revoked := stuckFollowerPair(t)
 
 	var first podium.Session
 	var firstToken string
 	for i := range podium.DefaultSessionCap {
-		s, token, err := a.eng.IssueSession(bg, "p", fmt.Sprint("dev", i), 0, "")
+		s, token, err := ses.IssueSession(bg, "p", fmt.Sprint("dev", i), 0, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -217,7 +220,7 @@ func TestSharedEvictionSkipsTheFollower(t *testing.T) {
 	}
 	waitAuth(t, nb, firstToken, true)
 	st.stuck.Store(true)
-	if _, _, err := a.eng.IssueSession(bg, "p", "one too many", 0, ""); err != nil {
+	if _, _, err := ses.IssueSession(bg, "p", "one too many", 0, ""); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := a.eng.Authenticate(firstToken); ok {

@@ -605,7 +605,9 @@ func (e *Engine) changed(revoked ...string) {
 func (e *Engine) revokeNow(ids []string) {
 	for _, id := range ids {
 		e.keys.remove(id)
-		e.ses.remove(id)
+		for _, a := range e.mods.auth { // module.go
+			a.Forget(id)
+		}
 		if e.listener != nil {
 			e.listener.KeyRevoked(id)
 		}

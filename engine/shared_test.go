@@ -56,6 +56,7 @@ type nodeOpts struct {
 	store    postgres.Options
 	noBroker bool
 	poll     time.Duration
+	modules  []engine.Module // registered with the node's engine
 }
 
 // open opens a node's store and broker; start starts its engine.
@@ -69,7 +70,7 @@ func (c *cluster) open(name string, o nodeOpts) (*node, engine.Config) {
 	t.Cleanup(func() { st.Close() })
 	n := &node{store: st}
 	cfg := engine.Config{Store: st, Node: name, PollEvery: cmpOr(o.poll, 100*time.Millisecond),
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Modules: o.modules}
 	if !o.noBroker {
 		if n.broker, err = postgres.NewBroker(c.dsn, postgres.BrokerOptions{Env: c.env, Logger: cfg.Logger}); err != nil {
 			t.Fatal(err)

@@ -26,12 +26,13 @@ func BenchmarkConnGuard(b *testing.B) {
 		b.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	eng := engine.New(engine.Config{Store: st, Logger: log})
+	mods := newModules()
+	eng := engine.New(engine.Config{Store: st, Logger: log, Modules: mods.engine()})
 	eng.SetAdminSecret(adminKey)
 	if err := eng.Start(context.Background()); err != nil {
 		b.Fatal(err)
 	}
-	srv := podiumhttp.New(podiumhttp.Config{Engine: eng, Store: st, Logger: log})
+	srv := podiumhttp.New(mods.serve(podiumhttp.Config{Engine: eng, Store: st, Logger: log}))
 	b.Cleanup(func() { srv.Hub().Close(); eng.Close(); st.Close() })
 	req := httptest.NewRequest("PUT", "/v1/boards/bench", strings.NewReader(`{"keys":[{"name":"n","order":"desc"}],"public":true}`))
 	req.Header.Set("Authorization", "Bearer "+adminKey)

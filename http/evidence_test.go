@@ -36,8 +36,9 @@ import (
 func evNode(t *testing.T, st podium.Store, clk *fakeClock, name string, shared ratelimit.Store, opts func(*podiumhttp.Config)) *server {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	mods := newModules()
 	eng := engine.New(engine.Config{Store: st, Now: clk.Now, Logger: log, Node: name, PollEvery: 50 * time.Millisecond,
-		Evidence: engine.EvidenceConfig{SweepEvery: -1}})
+		Evidence: engine.EvidenceConfig{SweepEvery: -1}, Modules: mods.engine()})
 	eng.SetAdminSecret(adminKey)
 	hub := stream.New(podiumhttp.StreamSource(eng), stream.Config{Logger: log})
 	eng.SetListener(hub)
@@ -46,6 +47,7 @@ func evNode(t *testing.T, st podium.Store, clk *fakeClock, name string, shared r
 	}
 	cfg := podiumhttp.Config{Engine: eng, Store: st, Logger: log, Hub: hub,
 		RateLimits: &podiumhttp.RateLimits{Limiter: ratelimit.New(ratelimit.Config{Shared: shared, Now: clk.Now, Logger: log})}}
+	cfg = mods.serve(cfg)
 	if opts != nil {
 		opts(&cfg)
 	}

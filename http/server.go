@@ -68,6 +68,9 @@ type Config struct {
 	// the defaults). Their byte budgets are decided on RateLimits' limiter
 	// (shared by the nodes), or in this process without one.
 	EvidenceBudgets evidence.BudgetConfig
+	// Sessions serves the player session routes (sessions.go): the
+	// sessions module registered with Engine (nil: they answer 503).
+	Sessions Sessions
 }
 
 // Server is the HTTP face of an engine.
@@ -107,6 +110,8 @@ type Server struct {
 	evLimiter *ratelimit.Limiter
 	evb       *evidence.Budgets
 	evm       *evidenceMetrics
+
+	ses Sessions // player sessions (sessions.go)
 }
 
 // New returns a server; Handler gives its http.Handler.
@@ -148,6 +153,10 @@ func New(cfg Config) *Server {
 		contests: cfg.Contests, rates: cfg.RateLimits, trusted: cfg.TrustedProxies,
 		bodyMinRate: cfg.BodyMinRate, maxConnsPerIP: cfg.MaxConnsPerIP}
 	s.evCfg = cfg.EvidenceBudgets
+	s.ses = cfg.Sessions
+	if s.ses == nil {
+		s.ses = noSessions{}
+	}
 	if cfg.RateLimits != nil {
 		s.evLimiter = cfg.RateLimits.Limiter
 	}

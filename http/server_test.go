@@ -17,6 +17,7 @@ import (
 
 	"github.com/podiumhq/podium/engine"
 	podiumhttp "github.com/podiumhq/podium/http"
+	"github.com/podiumhq/podium/sessions"
 	"github.com/podiumhq/podium/sqlite"
 	"github.com/podiumhq/podium/stream"
 )
@@ -96,7 +97,8 @@ func newServerAt(t *testing.T, cfg stream.Config, fakeHubClock bool, opts func(*
 	}
 	clk := &fakeClock{t: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	eng := engine.New(engine.Config{Store: st, Now: clk.Now, Logger: log})
+	mods := newModules()
+	eng := engine.New(engine.Config{Store: st, Now: clk.Now, Logger: log, Modules: mods.engine()})
 	eng.SetAdminSecret(adminKey)
 	if fakeHubClock {
 		cfg.Now = clk.Now
@@ -107,7 +109,7 @@ func newServerAt(t *testing.T, cfg stream.Config, fakeHubClock bool, opts func(*
 	if err := eng.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	hc := podiumhttp.Config{Engine: eng, Store: st, Logger: log, Hub: hub}
+	hc := mods.serve(podiumhttp.Config{Engine: eng, Store: st, Logger: log, Hub: hub})
 	if opts != nil {
 		opts(&hc)
 	}
@@ -120,6 +122,24 @@ func newServerAt(t *testing.T, cfg stream.Config, fakeHubClock bool, opts func(*
 		st.Close()
 	})
 	return &server{t: t, url: ts.URL, clock: clk, eng: eng, hub: hub, srv: srv}
+}
+
+// modules are the feature modules a test node registers with its engine
+// and hands to its routes, as podium serve does (cmd/podium/serve.go).
+type modules struct {
+	ses *sessions.Module
+}
+
+func newModules() modules {
+	return modules{ses: sessions.New(sessions.Config{})}
+}
+
+func (m modules) engine() []engine.Module { return []engine.Module{m.ses} }
+
+// serve returns c with the modules' routes served.
+func (m modules) serve(c podiumhttp.Config) podiumhttp.Config {
+	c.Sessions = m.ses
+	return c
 }
 
 // serveTest serves srv as podium serve does: its Handler on its Listener,

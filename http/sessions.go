@@ -1,6 +1,7 @@
 package http
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
@@ -19,6 +20,42 @@ func (s *Server) sessionRoutes() {
 	s.mux.HandleFunc("DELETE /v1/players/{player}/sessions", s.api(s.revokeSessions))
 	s.mux.HandleFunc("DELETE /v1/players/{player}/sessions/{id}", s.api(s.revokeSession))
 	s.mux.HandleFunc("POST /v1/players/{player}/sessions/{id}/refresh", s.api(s.refreshSession))
+}
+
+// Sessions is what the session routes need of player sessions (the
+// sessions module).
+type Sessions interface {
+	SessionDefaults() (ttl, maxTTL time.Duration, limit int)
+	IssueSession(ctx context.Context, player, device string, ttl time.Duration, marker string) (podium.Session, string, error)
+	SessionByMarker(ctx context.Context, marker string) (*podium.Session, error)
+	PlayerSessions(ctx context.Context, player string) ([]podium.Session, error)
+	RevokeSessions(ctx context.Context, player, id string) ([]string, error)
+	RefreshSession(ctx context.Context, player, id string) (podium.Session, string, error)
+}
+
+// noSessions serves a server without player sessions (Config.Sessions
+// nil): every route answers 503, as with a store that keeps none.
+type noSessions struct{}
+
+var errNoSessions = podium.Errorf(podium.ECodeUnavailable, "this server keeps no player sessions")
+
+func (noSessions) SessionDefaults() (time.Duration, time.Duration, int) {
+	return podium.DefaultSessionTTL, podium.DefaultSessionMaxTTL, podium.DefaultSessionCap
+}
+func (noSessions) IssueSession(context.Context, string, string, time.Duration, string) (podium.Session, string, error) {
+	return podium.Session{}, "", errNoSessions
+}
+func (noSessions) SessionByMarker(context.Context, string) (*podium.Session, error) {
+	return nil, errNoSessions
+}
+func (noSessions) PlayerSessions(context.Context, string) ([]podium.Session, error) {
+	return nil, errNoSessions
+}
+func (noSessions) RevokeSessions(context.Context, string, string) ([]string, error) {
+	return nil, errNoSessions
+}
+func (noSessions) RefreshSession(context.Context, string, string) (podium.Session, string, error) {
+	return podium.Session{}, "", errNoSessions
 }
 
 type sessionBody struct {
@@ -94,7 +131,7 @@ func (s *Server) issueSession(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeStrict(buf.Bytes(), &body); err != nil {
 		return err
 	}
-	_, maxTTL, _ := s.eng.SessionDefaults()
+	_, maxTTL, _ := s.ses.SessionDefaults()
 	if body.TTLSeconds < 0 || body.TTLSeconds > int64(maxTTL/time.Second) {
 		return podium.Errorf(podium.ECodeInvalid, "ttl_seconds must be 0 (the default) to %d", int64(maxTTL/time.Second))
 	}
@@ -105,7 +142,7 @@ func (s *Server) issueSession(w http.ResponseWriter, r *http.Request) error {
 		}
 		h := sha256.Sum256([]byte(k.ID + "\x00" + r.URL.Path + "\x00" + ik))
 		marker = hex.EncodeToString(h[:])
-		prior, err := s.eng.SessionByMarker(r.Context(), marker)
+		prior, err := s.ses.SessionByMarker(r.Context(), marker)
 		if err != nil {
 			return err
 		}
@@ -113,9 +150,9 @@ func (s *Server) issueSession(w http.ResponseWriter, r *http.Request) error {
 			return alreadyIssued(prior.ID)
 		}
 	}
-	ses, token, err := s.eng.IssueSession(r.Context(), player, body.Device, time.Duration(body.TTLSeconds)*time.Second, marker)
+	ses, token, err := s.ses.IssueSession(r.Context(), player, body.Device, time.Duration(body.TTLSeconds)*time.Second, marker)
 	if podium.ErrorCode(err) == podium.ECodeConflict && marker != "" {
-		if prior, _ := s.eng.SessionByMarker(r.Context(), marker); prior != nil {
+		if prior, _ := s.ses.SessionByMarker(r.Context(), marker); prior != nil {
 			return alreadyIssued(prior.ID) // a concurrent twin won
 		}
 	}
@@ -137,7 +174,7 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.sessionAccess(r, player, true, ""); err != nil {
 		return err
 	}
-	list, err := s.eng.PlayerSessions(r.Context(), player)
+	list, err := s.ses.PlayerSessions(r.Context(), player)
 	if err != nil {
 		return err
 	}
@@ -159,7 +196,7 @@ func (s *Server) revokeSession(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.sessionAccess(r, player, true, ""); err != nil {
 		return err
 	}
-	if _, err := s.eng.RevokeSessions(r.Context(), player, r.PathValue("id")); err != nil {
+	if _, err := s.ses.RevokeSessions(r.Context(), player, r.PathValue("id")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -173,7 +210,7 @@ func (s *Server) revokeSessions(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.sessionAccess(r, player, true, ""); err != nil {
 		return err
 	}
-	ids, err := s.eng.RevokeSessions(r.Context(), player, "")
+	ids, err := s.ses.RevokeSessions(r.Context(), player, "")
 	if err != nil {
 		return err
 	}
@@ -199,7 +236,7 @@ func (s *Server) refreshSession(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	ses, token, err := s.eng.RefreshSession(r.Context(), player, id)
+	ses, token, err := s.ses.RefreshSession(r.Context(), player, id)
 	if err != nil {
 		return err
 	}

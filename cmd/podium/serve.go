@@ -24,6 +24,7 @@ import (
 	podiumhttp "github.com/podiumhq/podium/http"
 	"github.com/podiumhq/podium/postgres"
 	"github.com/podiumhq/podium/redis"
+	"github.com/podiumhq/podium/sessions"
 	"github.com/podiumhq/podium/sqlite"
 	"github.com/podiumhq/podium/stream"
 )
@@ -127,10 +128,13 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	store := m.Store
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	// The modules, each registered with the engine and handed to the
+	// routes that serve it.
+	ses := sessions.New(sessions.Config{TTL: m.Config.SessionTTL, MaxTTL: m.Config.SessionMaxTTL, Cap: m.Config.SessionCap})
+	mods := []engine.Module{ses}
 	m.Engine = engine.New(engine.Config{Store: store, Now: m.Now, Logger: m.log, MaxBatch: m.Config.MaxBatch, Registerer: reg,
 		Broker: m.Broker, Node: m.Config.Node, PollEvery: m.Config.PollEvery, FeedCap: m.Config.FeedCap,
-		Sessions: engine.SessionConfig{TTL: m.Config.SessionTTL, MaxTTL: m.Config.SessionMaxTTL, Cap: m.Config.SessionCap},
-		Evidence: m.Config.Evidence.engine(), OldPeriodsBytes: m.Config.oldPeriodsBytes(),
+		Evidence: m.Config.Evidence.engine(), OldPeriodsBytes: m.Config.oldPeriodsBytes(), Modules: mods,
 		IdempotencyTTL: m.Config.IdempotencyTTL, IdempotencyBytes: m.Config.idempotencyBytes()})
 	m.Engine.SetAdminSecret(adminKey)
 	if cstore != nil {
@@ -159,7 +163,7 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	m.Server = podiumhttp.New(podiumhttp.Config{RateLimits: rates, TrustedProxies: proxies, Engine: m.Engine, Store: store, Logger: m.log, MaxBody: m.Config.MaxBody,
 		Registry: reg, Hub: m.Hub, BodyTimeout: m.Config.BodyTimeout, RequestTimeout: m.Config.RequestTimeout,
 		BodyMinRate: offIfZero(m.Config.BodyMinRate), MaxConnsPerIP: offIfZero(m.Config.ConnsPerIP),
-		AllowedOrigins: m.Config.allowedOrigins(), Contests: m.Contests, EvidenceBudgets: evBudgets})
+		AllowedOrigins: m.Config.allowedOrigins(), Contests: m.Contests, EvidenceBudgets: evBudgets, Sessions: ses})
 
 	if ch := m.Server.ContestHub(); ch != nil {
 		m.Engine.SetListener(listeners{boards: m.Hub, contests: ch})

@@ -1,4 +1,4 @@
-package engine_test
+package sessions_test
 
 import (
 	"context"
@@ -11,8 +11,21 @@ import (
 	"time"
 
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/sessions"
 	"github.com/podiumhq/podium/sqlite"
 )
+
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) Set(t time.Time) {
+	c.mu.Lock()
+	c.t = t
+	c.mu.Unlock()
+}
 
 // sessionRevocations records the ids a Listener is told to end.
 type sessionRevocations struct {
@@ -34,19 +47,22 @@ func (r *sessionRevocations) take() []string {
 	return out
 }
 
-func startSessionEngine(t *testing.T, path string, clk *clock, l engine.Listener) *engine.Engine {
+// startSessionEngine starts an engine with the sessions module, which it
+// returns too.
+func startSessionEngine(t *testing.T, path string, clk *clock, l engine.Listener) (*engine.Engine, *sessions.Module) {
 	t.Helper()
 	st, err := sqlite.Open(path, sqlite.Options{Sync: "normal"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	ses := sessions.New(sessions.Config{Cap: 2, ExpireEvery: -1})
 	eng := engine.New(engine.Config{Store: st, Now: clk.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Listener: l,
-		Sessions: engine.SessionConfig{Cap: 2, ExpireEvery: -1}})
+		Modules: []engine.Module{ses}})
 	if err := eng.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { eng.Close(); st.Close() })
-	return eng
+	return eng, ses
 }
 
 // TestSessionExpiry: a session is refused by the clock the moment it
@@ -58,12 +74,12 @@ func TestSessionExpiry(t *testing.T) {
 	clk := &clock{t: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
 	rev := &sessionRevocations{}
 	path := filepath.Join(t.TempDir(), "podium.db")
-	eng := startSessionEngine(t, path, clk, rev)
-	a, atok, err := eng.IssueSession(ctx, "alice", "phone", time.Minute, "")
+	eng, ses := startSessionEngine(t, path, clk, rev)
+	a, atok, err := ses.IssueSession(ctx, "alice", "phone", time.Minute, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, btok, err := eng.IssueSession(ctx, "bob", "phone", time.Minute, "")
+	_, btok, err := ses.IssueSession(ctx, "bob", "phone", time.Minute, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +87,7 @@ func TestSessionExpiry(t *testing.T) {
 		t.Fatalf("Authenticate = %+v, %v", k, ok)
 	}
 	clk.Set(clk.Now().Add(50 * time.Second))
-	_, atok2, err := eng.RefreshSession(ctx, "alice", a.ID)
+	_, atok2, err := ses.RefreshSession(ctx, "alice", a.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +98,7 @@ func TestSessionExpiry(t *testing.T) {
 	if _, ok := eng.Authenticate(btok); ok {
 		t.Fatal("an expired session authenticates")
 	}
-	if n := eng.ExpireSessions(); n != 1 {
+	if n := ses.ExpireSessions(); n != 1 {
 		t.Fatalf("ExpireSessions ended %d, want 1 (bob)", n)
 	}
 	if ids := rev.take(); len(ids) != 1 {
@@ -91,29 +107,29 @@ func TestSessionExpiry(t *testing.T) {
 	if _, ok := eng.Authenticate(atok2); !ok {
 		t.Fatal("the refreshed session was expired by its earlier expiry")
 	}
-	if n := eng.ExpireSessions(); n != 0 {
+	if n := ses.ExpireSessions(); n != 0 {
 		t.Fatalf("ExpireSessions again ended %d", n)
 	}
-	if n, err := eng.SweepSessions(ctx, 10); err != nil || n != 1 {
+	if n, err := ses.SweepSessions(ctx, 10); err != nil || n != 1 {
 		t.Fatalf("SweepSessions = %d, %v (bob's row)", n, err)
 	}
 	// The cap (2) evicts the oldest and ends it.
-	c1, _, _ := eng.IssueSession(ctx, "carol", "a", time.Hour, "")
+	c1, _, _ := ses.IssueSession(ctx, "carol", "a", time.Hour, "")
 	clk.Set(clk.Now().Add(time.Millisecond))
-	eng.IssueSession(ctx, "carol", "b", time.Hour, "")
+	ses.IssueSession(ctx, "carol", "b", time.Hour, "")
 	clk.Set(clk.Now().Add(time.Millisecond))
-	eng.IssueSession(ctx, "carol", "c", time.Hour, "")
+	ses.IssueSession(ctx, "carol", "c", time.Hour, "")
 	if ids := rev.take(); !slices.Equal(ids, []string{c1.ID}) {
 		t.Fatalf("cap eviction revoked %v, want %s", ids, c1.ID)
 	}
 	eng.Close()
 	// A restart after alice's expiry loads carol's sessions only.
 	clk.Set(clk.Now().Add(2 * time.Minute))
-	eng = startSessionEngine(t, path, clk, rev)
+	eng, ses = startSessionEngine(t, path, clk, rev)
 	if _, ok := eng.Authenticate(atok2); ok {
 		t.Fatal("an expired session came back after a restart")
 	}
-	if list, err := eng.PlayerSessions(ctx, "carol"); err != nil || len(list) != 2 {
+	if list, err := ses.PlayerSessions(ctx, "carol"); err != nil || len(list) != 2 {
 		t.Fatalf("carol's sessions after a restart: %v, %v", list, err)
 	}
 }
