@@ -104,6 +104,15 @@ func (p *EvidencePolicy) Retention() time.Duration {
 	return time.Duration(p.RetentionSeconds) * time.Second
 }
 
+// RetentionEnd is the expiry that promoting evidence at now fixes: now
+// plus the retention, or the zero time (never) without one.
+func (p *EvidencePolicy) RetentionEnd(now time.Time) time.Time {
+	if r := p.Retention(); r > 0 {
+		return now.Add(r)
+	}
+	return time.Time{}
+}
+
 // PendingEvidenceSeq is the seq under which evidence uploaded for a held
 // submission (review item id) is stored until the item's approval moves
 // it to the log row the approval writes: the 64 bits of the id with the

@@ -69,8 +69,6 @@ type Config struct {
 	// Modules are the features registered with the engine, in the order
 	// their hooks run (module.go).
 	Modules []Module
-	// Evidence configures the evidence sweeper (evidence.go).
-	Evidence EvidenceConfig
 	// OldPeriodsBytes bounds the estimated bytes of the periods older
 	// than each board's previous one that stay in memory after a read
 	// (default DefaultOldPeriodsBytes; negative: none stays, each read of
@@ -142,8 +140,6 @@ type Engine struct {
 	// uses the store once it returns.
 	bg sync.WaitGroup
 
-	ev *evidenceState // evidence uploads (evidence.go)
-
 	mods modules // the registered modules (module.go)
 
 	old *oldPeriods // old periods under a byte budget (oldperiods.go)
@@ -191,7 +187,6 @@ func New(cfg Config) *Engine {
 	_, shared := cfg.Store.(podium.SharedStore)
 	e.idem = newIdempotency(cfg.IdempotencyTTL, cfg.Now, cfg.IdempotencyBytes, cfg.Store, shared)
 	e.rv = newReviewState(cfg.Store)
-	e.ev = newEvidenceState(cfg.Store, cfg.Evidence)
 	e.tn = newTourney(cfg.SettleEvery)
 	if st, ok := cfg.Store.(podium.SharedStore); ok {
 		if cfg.Node == "" {
@@ -324,7 +319,6 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 	e.bg.Go(e.scheduler) // settle.go
 	e.sweepOld()         // oldperiods.go: periods the log replay loaded
 	e.bg.Go(e.sweeper)
-	e.startEvidence() // evidence.go
 	for _, s := range e.mods.starters {
 		s.Start()
 	}
@@ -352,7 +346,6 @@ func (e *Engine) Close() error {
 		e.stopCancel()
 		e.bg.Wait()
 		e.feedStopped() // feed.go
-		e.evidenceStopped()
 	}
 	return nil
 }

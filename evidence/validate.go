@@ -1,7 +1,9 @@
-// Package evidence checks evidence (replay) uploads as they stream in and
-// bounds what they may cost: a validator for one gzip member of JSON Lines,
-// and byte and concurrency budgets (budget.go). It does no storage and
-// knows nothing of HTTP; the http package maps its errors to statuses.
+// Package evidence is the evidence (replay) feature: it checks uploads as
+// they stream in and bounds what they may cost (a validator for one gzip
+// member of JSON Lines, and byte and concurrency budgets, budget.go), and
+// its Module, registered with the engine, stores them with their
+// submission and sweeps them when they expire (module.go). It knows
+// nothing of HTTP; the http package maps its errors to statuses.
 //
 // The limits follow the design in ../shared/seeds/002 §7.1: the compressed
 // body is counted as it arrives and cut past its limit whatever length was

@@ -1,6 +1,7 @@
 package http
 
 import (
+	"context"
 	"encoding/hex"
 	"errors"
 	"mime"
@@ -31,6 +32,57 @@ import (
 // and byte budgets; only then is the body read, through the validator,
 // which counts, inflates and hashes it as it streams. Nothing is stored
 // unless every check passes, and the answer comes after the commit.
+
+// Evidence is what the evidence routes need of the evidence module
+// (package evidence).
+type Evidence interface {
+	EvidenceTarget(ctx context.Context, board, player string, seq uint64) (uint64, string, engine.BoardInfo, error)
+	HeldEvidenceTarget(ctx context.Context, board, player, id string) (uint64, engine.BoardInfo, error)
+	Evidence(ctx context.Context, board, player string, seq uint64) (*podium.Evidence, error)
+	EvidenceData(ctx context.Context, board, player string, seq uint64) (*podium.Evidence, []byte, error)
+	PlayerContent(ctx context.Context, player, contentSHA256 string) (string, bool, error)
+	StoreEvidence(ctx context.Context, ev podium.Evidence, data []byte, period string) (podium.Evidence, podium.EvidenceOutcome, error)
+	HeldItem(ctx context.Context, board, player, id string) (*podium.ReviewItem, error)
+	ItemEvidence(ctx context.Context, it *podium.ReviewItem) (*podium.Evidence, error)
+	ItemEvidenceData(ctx context.Context, it *podium.ReviewItem) (*podium.Evidence, []byte, error)
+}
+
+var _ Evidence = (*evidence.Module)(nil)
+
+// noEvidence serves a server without the evidence module (Config.Evidence
+// nil): the routes answer 503, as with a store that keeps none, and the
+// review queue shows no evidence.
+type noEvidence struct{}
+
+var errNoEvidence = podium.Errorf(podium.ECodeUnavailable, "this server keeps no evidence")
+
+func (noEvidence) EvidenceTarget(context.Context, string, string, uint64) (uint64, string, engine.BoardInfo, error) {
+	return 0, "", engine.BoardInfo{}, errNoEvidence
+}
+func (noEvidence) HeldEvidenceTarget(context.Context, string, string, string) (uint64, engine.BoardInfo, error) {
+	return 0, engine.BoardInfo{}, errNoEvidence
+}
+func (noEvidence) Evidence(context.Context, string, string, uint64) (*podium.Evidence, error) {
+	return nil, errNoEvidence
+}
+func (noEvidence) EvidenceData(context.Context, string, string, uint64) (*podium.Evidence, []byte, error) {
+	return nil, nil, errNoEvidence
+}
+func (noEvidence) PlayerContent(context.Context, string, string) (string, bool, error) {
+	return "", false, errNoEvidence
+}
+func (noEvidence) StoreEvidence(context.Context, podium.Evidence, []byte, string) (podium.Evidence, podium.EvidenceOutcome, error) {
+	return podium.Evidence{}, 0, errNoEvidence
+}
+func (noEvidence) HeldItem(context.Context, string, string, string) (*podium.ReviewItem, error) {
+	return nil, errNoEvidence
+}
+func (noEvidence) ItemEvidence(context.Context, *podium.ReviewItem) (*podium.Evidence, error) {
+	return nil, errNoEvidence
+}
+func (noEvidence) ItemEvidenceData(context.Context, *podium.ReviewItem) (*podium.Evidence, []byte, error) {
+	return nil, nil, errNoEvidence
+}
 
 type evidenceMetrics struct {
 	uploads  *prometheus.CounterVec // by result and reason
@@ -196,9 +248,9 @@ func (s *Server) putEvidence(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	var period string
 	if review != "" {
-		seq, bi, err = s.eng.HeldEvidenceTarget(ctx, bi.ID, player, review)
+		seq, bi, err = s.evs.HeldEvidenceTarget(ctx, bi.ID, player, review)
 	} else {
-		seq, period, bi, err = s.eng.EvidenceTarget(ctx, bi.ID, player, seq)
+		seq, period, bi, err = s.evs.EvidenceTarget(ctx, bi.ID, player, seq)
 	}
 	if err != nil {
 		return err
@@ -206,7 +258,7 @@ func (s *Server) putEvidence(w http.ResponseWriter, r *http.Request) error {
 	target := podium.Evidence{Board: bi.ID, Player: player, Seq: seq, ReviewID: review, ContentSHA256: content, CompressedSHA256: compressed}
 
 	// What is stored already is answered without reading the body.
-	if have, err := s.eng.Evidence(ctx, bi.ID, player, seq); err != nil {
+	if have, err := s.evs.Evidence(ctx, bi.ID, player, seq); err != nil {
 		return err
 	} else if have != nil {
 		have.ReviewID = review
@@ -217,10 +269,10 @@ func (s *Server) putEvidence(w http.ResponseWriter, r *http.Request) error {
 		writeJSON(w, http.StatusOK, appendEvidence(nil, have, true))
 		return nil
 	}
-	if comp, ok, err := s.eng.PlayerContent(ctx, player, content); err != nil {
+	if comp, ok, err := s.evs.PlayerContent(ctx, player, content); err != nil {
 		return err
 	} else if ok && comp == compressed {
-		got, outcome, err := s.eng.StoreEvidence(ctx, target, nil, period)
+		got, outcome, err := s.evs.StoreEvidence(ctx, target, nil, period)
 		if err == nil {
 			s.evm.uploads.WithLabelValues("reused", "").Inc()
 			writeJSON(w, evidenceStatus(outcome), appendEvidence(nil, &got, true))
@@ -257,7 +309,7 @@ func (s *Server) putEvidence(w http.ResponseWriter, r *http.Request) error {
 	}
 	s.evm.received.WithLabelValues("accepted").Add(float64(n))
 	target.InflatedBytes, target.Events = res.Inflated, res.Events
-	got, outcome, err := s.eng.StoreEvidence(ctx, target, res.Compressed, period)
+	got, outcome, err := s.evs.StoreEvidence(ctx, target, res.Compressed, period)
 	if err != nil {
 		if podium.ErrorCode(err) == podium.ECodeConflict {
 			s.evm.uploads.WithLabelValues("refused", "conflict").Inc()
@@ -406,10 +458,10 @@ func (s *Server) getEvidence(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ctx := r.Context()
-	if seq, _, _, err = s.eng.EvidenceTarget(ctx, bi.ID, player, seq); err != nil {
+	if seq, _, _, err = s.evs.EvidenceTarget(ctx, bi.ID, player, seq); err != nil {
 		return err
 	}
-	ev, data, err := s.eng.EvidenceData(ctx, bi.ID, player, seq)
+	ev, data, err := s.evs.EvidenceData(ctx, bi.ID, player, seq)
 	if err != nil {
 		return err
 	}

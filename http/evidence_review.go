@@ -91,11 +91,11 @@ func (s *Server) getHeldEvidence(w http.ResponseWriter, r *http.Request, board, 
 		return err
 	}
 	ctx := r.Context()
-	it, err := s.eng.HeldItem(ctx, bi.ID, player, review)
+	it, err := s.evs.HeldItem(ctx, bi.ID, player, review)
 	if err != nil {
 		return err
 	}
-	ev, data, err := s.eng.ItemEvidenceData(ctx, it)
+	ev, data, err := s.evs.ItemEvidenceData(ctx, it)
 	if err != nil {
 		return err
 	}
@@ -111,7 +111,7 @@ func (s *Server) getHeldEvidence(w http.ResponseWriter, r *http.Request, board, 
 // evidence without a lookup: the upload's answer with a download path,
 // or null.
 func (s *Server) appendHeldEvidence(ctx context.Context, b []byte, it *podium.ReviewItem) ([]byte, error) {
-	ev, err := s.eng.ItemEvidence(ctx, it)
+	ev, err := s.evs.ItemEvidence(ctx, it)
 	if err != nil && podium.ErrorCode(err) != podium.ECodeUnavailable { // unavailable: the store keeps none
 		return nil, err
 	}

@@ -130,7 +130,7 @@ func TestHeldEvidence(t *testing.T) {
 			if r := n.must(200, n.do("GET", seqURL, alice, nil)); !bytes.Equal(r.body, u.body) {
 				t.Fatalf("the approved seq's evidence differs")
 			}
-			ev, err := n.eng.Evidence(ctx, "hv", "alice", seq)
+			ev, err := n.ev.Evidence(ctx, "hv", "alice", seq)
 			if err != nil || ev == nil || !ev.PromotedAt.Equal(approvedAt) || !ev.ExpiresAt.Equal(approvedAt.Add(24*time.Hour)) {
 				t.Fatalf("the approved seq's evidence: %+v %v", ev, err)
 			}
@@ -165,7 +165,7 @@ func TestHeldEvidence(t *testing.T) {
 		if r := b.do("GET", bobURL, bob, nil); r.status != 404 {
 			t.Fatalf("the rejected item's evidence after its TTL: %d", r.status)
 		}
-		if n, err := b.eng.SweepEvidence(ctx, 10); err != nil || n != 1 {
+		if n, err := b.ev.SweepEvidence(ctx, 10); err != nil || n != 1 {
 			t.Fatalf("sweep: %d %v", n, err)
 		}
 		if _, ok, _ := st.PlayerContent(ctx, "bob", sha([]byte(bu.plain))); ok {

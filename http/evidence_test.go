@@ -36,9 +36,9 @@ import (
 func evNode(t *testing.T, st podium.Store, clk *fakeClock, name string, shared ratelimit.Store, opts func(*podiumhttp.Config)) *server {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	mods := newModules()
+	mods := newModulesWith(evidence.Config{SweepEvery: -1})
 	eng := engine.New(engine.Config{Store: st, Now: clk.Now, Logger: log, Node: name, PollEvery: 50 * time.Millisecond,
-		Evidence: engine.EvidenceConfig{SweepEvery: -1}, Modules: mods.engine()})
+		Modules: mods.engine()})
 	eng.SetAdminSecret(adminKey)
 	hub := stream.New(podiumhttp.StreamSource(eng), stream.Config{Logger: log})
 	eng.SetListener(hub)
@@ -58,7 +58,7 @@ func evNode(t *testing.T, st podium.Store, clk *fakeClock, name string, shared r
 		ts.Close()
 		eng.Close()
 	})
-	return &server{t: t, url: ts.URL, clock: clk, eng: eng, hub: hub, srv: srv}
+	return &server{t: t, url: ts.URL, clock: clk, eng: eng, hub: hub, srv: srv, ev: mods.ev}
 }
 
 // evidenceBackends runs fn on one SQLite node (a and b the same) and on
@@ -516,18 +516,18 @@ func TestEvidenceExpiry(t *testing.T) {
 		// Moderation approves the held one 30 minutes later: retention
 		// from then, fixed; a second promotion changes nothing.
 		a.clock.Add(30 * time.Minute)
-		if ok, err := b.eng.PromoteEvidence(context.Background(), "ev", "alice", held); err != nil || !ok {
+		if ok, err := b.ev.PromoteEvidence(context.Background(), "ev", "alice", held); err != nil || !ok {
 			t.Fatalf("promote: %v %v", ok, err)
 		}
 		a.clock.Add(10 * time.Minute)
-		if ok, err := a.eng.PromoteEvidence(context.Background(), "ev", "alice", held); err != nil || ok {
+		if ok, err := a.ev.PromoteEvidence(context.Background(), "ev", "alice", held); err != nil || ok {
 			t.Fatalf("promoted twice: %v %v", ok, err)
 		}
 		// Reads do not roll anything forward.
 		for range 3 {
 			a.must(200, a.do("GET", fmt.Sprintf("/v1/boards/ev/entries/alice/evidence?seq=%d", held), adminKey, nil))
 		}
-		ev, err := a.eng.Evidence(context.Background(), "ev", "alice", held)
+		ev, err := a.ev.Evidence(context.Background(), "ev", "alice", held)
 		if err != nil || ev == nil || !ev.ExpiresAt.Equal(now.Add(30*time.Minute+24*time.Hour)) {
 			t.Fatalf("held evidence after reads: %+v %v", ev, err)
 		}
@@ -538,10 +538,10 @@ func TestEvidenceExpiry(t *testing.T) {
 		if r := b.do("GET", fmt.Sprintf("/v1/boards/ev/entries/alice/evidence?seq=%d", worse), adminKey, nil); r.status != 404 {
 			t.Fatalf("expired evidence read: %d", r.status)
 		}
-		if ok, err := a.eng.PromoteEvidence(context.Background(), "ev", "alice", worse); err != nil || ok {
+		if ok, err := a.ev.PromoteEvidence(context.Background(), "ev", "alice", worse); err != nil || ok {
 			t.Fatalf("promoted expired evidence: %v %v", ok, err)
 		}
-		if n, err := b.eng.SweepEvidence(context.Background(), 10); err != nil || n != 1 {
+		if n, err := b.ev.SweepEvidence(context.Background(), 10); err != nil || n != 1 {
 			t.Fatalf("sweep: %d %v", n, err)
 		}
 		if _, ok, _ := st.PlayerContent(context.Background(), "alice", sha([]byte(events(3, "worse")))); ok {
@@ -549,7 +549,7 @@ func TestEvidenceExpiry(t *testing.T) {
 		}
 		// A day later the retention ends for the published ones too.
 		a.clock.Add(25 * time.Hour)
-		if n, err := a.eng.SweepEvidence(context.Background(), 10); err != nil || n != 2 {
+		if n, err := a.ev.SweepEvidence(context.Background(), 10); err != nil || n != 2 {
 			t.Fatalf("sweep after retention: %d %v", n, err)
 		}
 	})

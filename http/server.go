@@ -71,6 +71,9 @@ type Config struct {
 	// Sessions serves the player session routes (sessions.go): the
 	// sessions module registered with Engine (nil: they answer 503).
 	Sessions Sessions
+	// Evidence stores and reads evidence (evidence.go): the evidence
+	// module registered with Engine (nil: its routes answer 503).
+	Evidence Evidence
 }
 
 // Server is the HTTP face of an engine.
@@ -112,6 +115,7 @@ type Server struct {
 	evm       *evidenceMetrics
 
 	ses Sessions // player sessions (sessions.go)
+	evs Evidence // the evidence module (evidence.go)
 }
 
 // New returns a server; Handler gives its http.Handler.
@@ -156,6 +160,10 @@ func New(cfg Config) *Server {
 	s.ses = cfg.Sessions
 	if s.ses == nil {
 		s.ses = noSessions{}
+	}
+	s.evs = cfg.Evidence
+	if s.evs == nil {
+		s.evs = noEvidence{}
 	}
 	if cfg.RateLimits != nil {
 		s.evLimiter = cfg.RateLimits.Limiter

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/evidence"
 	podiumhttp "github.com/podiumhq/podium/http"
 	"github.com/podiumhq/podium/sessions"
 	"github.com/podiumhq/podium/sqlite"
@@ -43,6 +44,7 @@ type server struct {
 	eng   *engine.Engine
 	hub   *stream.Hub
 	srv   *podiumhttp.Server
+	ev    *evidence.Module // set by evNode (evidence_test.go)
 	// client sends do's requests: through a specChecker when
 	// PODIUM_OPENAPI_CHECK is set (openapi_check_test.go); set once, on
 	// first use (httpClient).
@@ -128,17 +130,21 @@ func newServerAt(t *testing.T, cfg stream.Config, fakeHubClock bool, opts func(*
 // and hands to its routes, as podium serve does (cmd/podium/serve.go).
 type modules struct {
 	ses *sessions.Module
+	ev  *evidence.Module
 }
 
-func newModules() modules {
-	return modules{ses: sessions.New(sessions.Config{})}
+func newModules() modules { return newModulesWith(evidence.Config{}) }
+
+// newModulesWith is newModules with the evidence module configured by ev.
+func newModulesWith(ev evidence.Config) modules {
+	return modules{ses: sessions.New(sessions.Config{}), ev: evidence.New(ev)}
 }
 
-func (m modules) engine() []engine.Module { return []engine.Module{m.ses} }
+func (m modules) engine() []engine.Module { return []engine.Module{m.ses, m.ev} }
 
 // serve returns c with the modules' routes served.
 func (m modules) serve(c podiumhttp.Config) podiumhttp.Config {
-	c.Sessions = m.ses
+	c.Sessions, c.Evidence = m.ses, m.ev
 	return c
 }
 

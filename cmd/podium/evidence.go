@@ -4,7 +4,6 @@ import (
 	"flag"
 	"time"
 
-	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/evidence"
 	"github.com/podiumhq/podium/ratelimit"
 )
@@ -55,6 +54,7 @@ func (c *EvidenceConfig) budgets() (evidence.BudgetConfig, error) {
 	return bc, nil
 }
 
-func (c *EvidenceConfig) engine() engine.EvidenceConfig {
-	return engine.EvidenceConfig{SweepEvery: c.SweepEvery}
+// module is the evidence module's configuration.
+func (c *EvidenceConfig) module() evidence.Config {
+	return evidence.Config{SweepEvery: c.SweepEvery}
 }

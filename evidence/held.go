@@ -1,9 +1,10 @@
-package engine
+package evidence
 
 import (
 	"context"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/engine"
 )
 
 // Evidence of held submissions (the gap between issue 9 §4 and §5). A
@@ -22,15 +23,15 @@ import (
 // item, or one of another board or player, is ECodeNotFound (alike, so
 // nothing is learnt of other players' items); a decided one
 // ECodeConflict.
-func (e *Engine) HeldEvidenceTarget(ctx context.Context, board, player, id string) (uint64, BoardInfo, error) {
-	bi, err := e.Board(board)
+func (m *Module) HeldEvidenceTarget(ctx context.Context, board, player, id string) (uint64, engine.BoardInfo, error) {
+	bi, err := m.eng.Board(board)
 	if err != nil {
 		return 0, bi, err
 	}
-	if _, err := e.evidenceStore(); err != nil {
+	if _, err := m.evidenceStore(); err != nil {
 		return 0, bi, err
 	}
-	it, err := e.HeldItem(ctx, board, player, id)
+	it, err := m.HeldItem(ctx, board, player, id)
 	if err != nil {
 		return 0, bi, err
 	}
@@ -45,8 +46,8 @@ func (e *Engine) HeldEvidenceTarget(ctx context.Context, board, player, id strin
 
 // HeldItem returns review item id if it is of player on board, else
 // ECodeNotFound.
-func (e *Engine) HeldItem(ctx context.Context, board, player, id string) (*podium.ReviewItem, error) {
-	it, err := e.ReviewItem(ctx, id)
+func (m *Module) HeldItem(ctx context.Context, board, player, id string) (*podium.ReviewItem, error) {
+	it, err := m.eng.ReviewItem(ctx, id)
 	if podium.ErrorCode(err) == podium.ECodeNotFound || (err == nil && (it.Board != board || it.Player != player)) {
 		return nil, podium.Errorf(podium.ECodeNotFound, "board %q has no held submission %s of player %q", board, id, player)
 	}
@@ -58,27 +59,27 @@ func (e *Engine) HeldItem(ctx context.Context, board, player, id string) (*podiu
 // where it was uploaded after), else under its pending seq, with ReviewID
 // set (a pending or rejected item's, or an approved item's the move left
 // behind).
-func (e *Engine) ItemEvidence(ctx context.Context, it *podium.ReviewItem) (*podium.Evidence, error) {
-	ev, _, err := e.itemEvidence(ctx, it, false)
+func (m *Module) ItemEvidence(ctx context.Context, it *podium.ReviewItem) (*podium.Evidence, error) {
+	ev, _, err := m.itemEvidence(ctx, it, false)
 	return ev, err
 }
 
 // ItemEvidenceData is ItemEvidence with the gzip bytes; ECodeNotFound if
 // there is none.
-func (e *Engine) ItemEvidenceData(ctx context.Context, it *podium.ReviewItem) (*podium.Evidence, []byte, error) {
-	ev, data, err := e.itemEvidence(ctx, it, true)
+func (m *Module) ItemEvidenceData(ctx context.Context, it *podium.ReviewItem) (*podium.Evidence, []byte, error) {
+	ev, data, err := m.itemEvidence(ctx, it, true)
 	if err == nil && ev == nil {
 		err = podium.Errorf(podium.ECodeNotFound, "held submission %s has no evidence", it.ID)
 	}
 	return ev, data, err
 }
 
-func (e *Engine) itemEvidence(ctx context.Context, it *podium.ReviewItem, withData bool) (*podium.Evidence, []byte, error) {
-	es, err := e.evidenceStore()
+func (m *Module) itemEvidence(ctx context.Context, it *podium.ReviewItem, withData bool) (*podium.Evidence, []byte, error) {
+	es, err := m.evidenceStore()
 	if err != nil {
 		return nil, nil, err
 	}
-	now := e.now()
+	now := m.host.Now()
 	read := func(seq uint64) (*podium.Evidence, []byte, error) {
 		if withData {
 			return es.EvidenceData(ctx, it.Board, it.Player, seq, now)
@@ -96,18 +97,4 @@ func (e *Engine) itemEvidence(ctx context.Context, it *podium.ReviewItem, withDa
 		ev.ReviewID = it.ID
 	}
 	return ev, data, err
-}
-
-// evidenceFollow says where an approval's held evidence goes: to the
-// approved seq, promoted at the approval's time to the board's retention
-// (nil when the store keeps no evidence). On the writer.
-func (e *Engine) evidenceFollow(s *Score) *podium.EvidenceFollow {
-	if e.ev == nil || e.ev.store == nil {
-		return nil
-	}
-	var pol *podium.EvidencePolicy
-	if bs := e.board(s.Board); bs != nil {
-		pol = bs.def.Load().Evidence
-	}
-	return &podium.EvidenceFollow{Board: s.Board, Player: s.Player, Expires: retentionEnd(s.approval.At, pol)}
 }
