@@ -136,8 +136,8 @@ type Engine struct {
 	stopCancel context.CancelFunc
 	// bg joins the goroutines that run until the engine stops (the
 	// tournament scheduler, the old-period sweeper, the follower, the
-	// broker subscription): Close waits for them, so that none of them
-	// uses the store once it returns.
+	// broker subscription, the modules' Host.Go): Close waits for them,
+	// so that none of them uses the store once it returns.
 	bg sync.WaitGroup
 
 	mods modules // the registered modules (module.go)
@@ -301,7 +301,7 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 	}
 	for _, l := range e.mods.loaders {
 		if err := l.Load(ctx); err != nil {
-			return fmt.Errorf("load %s: %w", l.(Module).Name(), err)
+			return fmt.Errorf("load %s: %w", l.(Module).Name(), err) // every Loader came as a Module
 		}
 	}
 	if err := e.idem.load(ctx); err != nil {

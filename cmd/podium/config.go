@@ -65,7 +65,7 @@ type Config struct {
 	IdempotencyTTL   time.Duration
 	IdempotencyBytes int64
 
-	// Player sessions (engine/sessions.go): default and longest TTL, and
+	// Player sessions (package sessions): default and longest TTL, and
 	// sessions per player.
 	SessionTTL, SessionMaxTTL time.Duration
 	SessionCap                int
