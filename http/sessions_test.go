@@ -8,6 +8,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	podiumhttp "github.com/podiumhq/podium/http"
+	"github.com/podiumhq/podium/stream"
 )
 
 // sessionBoard takes player submissions; plainBoard is public but does not.
@@ -242,5 +245,28 @@ func TestIssueSessionKeyRevokedMidRequest(t *testing.T) {
 	}
 	if r := s.do("POST", "/v1/players/alice/sessions", gk, `{"device":"phone"}`, "Idempotency-Key", "k2"); r.status != 401 {
 		t.Fatalf("issue with the revoked key: %d %s", r.status, r.body)
+	}
+}
+
+// TestRoutesWithoutModules: a server given no sessions or evidence module
+// answers their routes 503 unavailable, as on a store that keeps neither,
+// and the rest of the API works.
+func TestRoutesWithoutModules(t *testing.T) {
+	s := newServerOpts(t, stream.Config{}, false, func(c *podiumhttp.Config) { c.Sessions, c.Evidence = nil, nil })
+	s.mkBoard("open", sessionBoard)
+	s.must(200, s.do("POST", "/v1/boards/open/scores", adminKey, sessionScore("alice", 1)))
+	for _, r := range []struct{ method, path, body string }{
+		{"POST", "/v1/players/alice/sessions", `{"device":"phone"}`},
+		{"GET", "/v1/players/alice/sessions", ""},
+		{"DELETE", "/v1/players/alice/sessions", ""},
+		{"GET", "/v1/boards/open/entries/alice/evidence?seq=1", ""},
+	} {
+		var body any
+		if r.body != "" {
+			body = r.body
+		}
+		if got := s.do(r.method, r.path, adminKey, body); got.status != 503 || got.errCode(t) != "unavailable" || !bytesContain(got.body, "keeps no") {
+			t.Errorf("%s %s without its module: %d %s", r.method, r.path, got.status, got.body)
+		}
 	}
 }
