@@ -475,7 +475,7 @@ func (e *Engine) aggRecomputeAll(id string) error {
 			done bool
 			err  error
 		)
-		o := &op{kind: opFunc, fn: func() { done, err = e.aggRecomputeStep(context.Background(), id, &w) }}
+		o := &op{kind: opFunc, p: func() { done, err = e.aggRecomputeStep(context.Background(), id, &w) }}
 		if serr := e.send(context.Background(), o); serr != nil {
 			return serr
 		}

@@ -52,11 +52,12 @@ func describe(keys []int64, at int64, seq uint64) string {
 // It also checks each index's own rank order. It runs on the writer, so no
 // write interleaves.
 func (e *Engine) CheckIndexes(ctx context.Context) ([]Diff, error) {
-	o := &op{kind: opCheck}
+	co := &checkOp{}
+	o := &op{kind: opCheck, p: co}
 	if err := e.send(ctx, o); err != nil {
 		return nil, err
 	}
-	return o.diffs, nil
+	return co.diffs, nil
 }
 
 func (e *Engine) applyCheck(ctx context.Context) ([]Diff, error) {
@@ -494,7 +495,7 @@ func (e *Engine) CheckLog(ctx context.Context) ([]Diff, error) {
 		diffs []Diff
 		err   error
 	)
-	o := &op{kind: opFunc, fn: func() { diffs, err = CheckStore(context.Background(), e.store) }}
+	o := &op{kind: opFunc, p: func() { diffs, err = CheckStore(context.Background(), e.store) }}
 	if serr := e.send(ctx, o); serr != nil {
 		return nil, serr
 	}

@@ -384,7 +384,7 @@ func (e *Engine) AppendFeed(ctx context.Context, evs []podium.FeedEvent) error {
 	}
 	var err error
 	o := &op{kind: opFunc}
-	o.fn = func() {
+	o.p = func() {
 		batch := &podium.Batch{}
 		for _, ev := range evs {
 			bs := e.board(ev.Board)

@@ -308,12 +308,12 @@ func (c localCommitter) group(ops []*op) { c.e.computeGroup(ops) }
 
 func (c localCommitter) quiesce() { c.e.barrier() }
 
-func (c localCommitter) putBoard(o *op) error {
+func (c localCommitter) putBoard(o *putBoardOp) error {
 	return c.e.applyPutBoard(o, func(b *podium.Board) error { return c.e.store.PutBoard(context.Background(), b) })
 }
 
-func (c localCommitter) deleteBoard(o *op) error {
-	return c.e.applyDeleteBoard(o, func(id string) error { return c.e.store.DeleteBoard(context.Background(), id) })
+func (c localCommitter) deleteBoard(id string) error {
+	return c.e.applyDeleteBoard(id, func(id string) error { return c.e.store.DeleteBoard(context.Background(), id) })
 }
 
 func (c localCommitter) decide(o *op) { c.e.applyDecide(o) }

@@ -60,6 +60,7 @@ type SettleReport struct {
 
 // settleOp is the settlement part of an op.
 type settleOp struct {
+	board   string // the tournament
 	fence   podium.Fence
 	boards  []string // the tournament and its targets (shared mode locks them)
 	report  SettleReport
@@ -150,7 +151,8 @@ func (e *Engine) settleUnder(ctx context.Context, board string, l podium.Lease) 
 	if bs := e.board(board); bs != nil {
 		so.boards = append(so.boards, e.settleTargetIDs(bs.def.Load().Tournament)...)
 	}
-	o := &op{kind: opSettle, ref: podium.EntryRef{Board: board}, settle: so}
+	so.board = board
+	o := &op{kind: opSettle, p: so}
 	if err := e.send(ctx, o); err != nil {
 		return SettleReport{}, err
 	}
@@ -182,7 +184,7 @@ type ranked struct {
 // computeSettle computes a settlement in group g, which holds nothing
 // else. On any error the group is left empty, so nothing of it commits.
 func (e *Engine) computeSettle(g *group, o *op) {
-	so := o.settle
+	so := o.settle()
 	if err := e.buildSettle(g, o); err != nil {
 		o.err = err
 		g.batch = podium.Batch{}
@@ -197,10 +199,10 @@ func (e *Engine) computeSettle(g *group, o *op) {
 
 func (e *Engine) buildSettle(g *group, o *op) error {
 	ctx := context.Background()
-	so := o.settle
-	bs := e.board(o.ref.Board)
+	so := o.settle()
+	bs := e.board(so.board)
 	if bs == nil {
-		return errBoardNotFound(o.ref.Board)
+		return errBoardNotFound(so.board)
 	}
 	def := bs.def.Load()
 	t := def.Tournament

@@ -179,7 +179,7 @@ func (c sharedCommitter) group(ops []*op) { c.e.sharedGroup(context.Background()
 // writer goes on.
 func (c sharedCommitter) quiesce() {}
 
-func (c sharedCommitter) putBoard(o *op) error {
+func (c sharedCommitter) putBoard(o *putBoardOp) error {
 	e, ctx := c.e, context.Background()
 	var cur *podium.Board
 	if bs := e.board(o.update.ID); bs != nil {
@@ -198,13 +198,13 @@ func (c sharedCommitter) putBoard(o *op) error {
 	}, aggPutLocks(o.update, cur)...)
 }
 
-func (c sharedCommitter) deleteBoard(o *op) error {
+func (c sharedCommitter) deleteBoard(id string) error {
 	e, ctx := c.e, context.Background()
-	return e.lockedMeta(ctx, o.board.ID, func(tx podium.WriteTx) error {
+	return e.lockedMeta(ctx, id, func(tx podium.WriteTx) error {
 		if err := e.metaCaughtUp(ctx, tx); err != nil {
 			return err
 		}
-		return e.applyDeleteBoard(o, func(id string) error {
+		return e.applyDeleteBoard(id, func(id string) error {
 			if err := tx.DeleteBoard(ctx, id); err != nil {
 				return err
 			}
@@ -354,12 +354,18 @@ func (e *Engine) beginFailed(err error) error {
 func groupBoards(ops []*op) []string {
 	var ids []string
 	for _, o := range ops {
-		if o.kind == opDeleteEntry || o.kind == opJoin || o.kind == opRestore {
-			ids = append(ids, o.ref.Board)
+		switch o.kind {
+		case opDeleteEntry:
+			ids = append(ids, o.deleteEntry().ref.Board)
 			continue
-		}
-		if o.kind == opSettle { // settle.go: the tournament and its points boards
-			ids = append(ids, o.settle.boards...)
+		case opJoin:
+			ids = append(ids, o.join().ref.Board)
+			continue
+		case opRestore:
+			ids = append(ids, o.restore().board)
+			continue
+		case opSettle: // settle.go: the tournament and its points boards
+			ids = append(ids, o.settle().boards...)
 			continue
 		}
 		for i := range o.scores {

@@ -219,9 +219,10 @@ func (e *Engine) addJoin(g *group, bs *boardState, board, player string) {
 
 // computeJoin computes an explicit join (op opJoin) in a group.
 func (e *Engine) computeJoin(g *group, o *op) {
-	bs := e.board(o.ref.Board)
+	jo := o.join()
+	bs := e.board(jo.ref.Board)
 	if bs == nil {
-		o.err = errBoardNotFound(o.ref.Board)
+		o.err = errBoardNotFound(jo.ref.Board)
 		return
 	}
 	def := bs.def.Load()
@@ -236,7 +237,7 @@ func (e *Engine) computeJoin(g *group, o *op) {
 	}
 	if !tracksJoins(t) {
 		// Nothing to remember: anyone may play.
-		o.joinN = 0
+		jo.n = 0
 		return
 	}
 	js, err := e.joinSetOf(bs)
@@ -245,17 +246,17 @@ func (e *Engine) computeJoin(g *group, o *op) {
 		return
 	}
 	e.tn.mu.Lock()
-	n, ok := js.players[o.ref.Player]
+	n, ok := js.players[jo.ref.Player]
 	full := !ok && t.MaxParticipants > 0 && js.n >= int64(t.MaxParticipants)
 	e.tn.mu.Unlock()
 	switch {
 	case ok:
-		o.joinN, o.joinedBefore = n, true
+		jo.n, jo.before = n, true
 	case full:
 		o.err = fullError(def.ID, t)
 	default:
-		e.addJoin(g, bs, def.ID, o.ref.Player)
-		o.joinN = g.batch.Tourney.Joins[len(g.batch.Tourney.Joins)-1].N
+		e.addJoin(g, bs, def.ID, jo.ref.Player)
+		jo.n = g.batch.Tourney.Joins[len(g.batch.Tourney.Joins)-1].N
 	}
 }
 
@@ -294,11 +295,12 @@ func (e *Engine) Join(ctx context.Context, board, player string) (JoinResult, er
 	if err := podium.ValidPlayerID(player); err != nil {
 		return JoinResult{}, err
 	}
-	o := &op{kind: opJoin, ref: podium.EntryRef{Board: board, Player: player}}
+	jo := &joinOp{ref: podium.EntryRef{Board: board, Player: player}}
+	o := &op{kind: opJoin, p: jo}
 	if err := e.send(ctx, o); err != nil {
 		return JoinResult{}, err
 	}
-	res := JoinResult{Board: board, Player: player, N: o.joinN, Already: o.joinedBefore}
+	res := JoinResult{Board: board, Player: player, N: jo.n, Already: jo.before}
 	res.Participants = e.participants(board)
 	return res, nil
 }

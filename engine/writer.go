@@ -75,34 +75,11 @@ type op struct {
 	scores  []Score
 	results []Result
 	claim   *Claim
-
-	board   *podium.Board       // delete board: the id
-	update  *podium.BoardUpdate // put board
-	created bool
-	aggPut  bool // put board: an aggregate, to recompute once stored (UpdateBoard)
-	player  *podium.Player
-	ref     podium.EntryRef // delete entry: Period is a selector
-	period  string          // resolved period of a delete
-	diffs   []Diff          // check
-	fn      func()          // opFunc
-
-	changes []podium.Change         // sync: metadata changes to reload
-	heads   map[string]uint64       // sync: boards that moved
-	rows    map[string][]podium.Row // sync: their log rows from notices
-	more    bool                    // sync: the change feed has more
-	resync  bool                    // sync: changes were missed; reload everything
-	cursor  int64                   // sync: the feed position after a resync
-
-	// Tournaments (tournament.go, settle.go).
-	joinN        int64 // join: the player's join number
-	joinedBefore bool  // join: the player had joined already
-	settle       *settleOp
-
-	decide *decideOp // review.go
-
-	restores   []RestoreItem   // restore.go; the board is ref.Board
-	restoreRes []RestoreResult // restore.go
-
+	// p is the payload of every kind but opScores: *deleteEntryOp,
+	// *putBoardOp, a board id (opDeleteBoard), *podium.Player, *checkOp,
+	// func() (opFunc), *syncOp, *joinOp, *settleOp, *decideOp or
+	// *restoreOp (ops.go). Scores, the hot path, keep their fields.
+	p    any
 	err  error
 	done chan struct{}
 }
@@ -112,7 +89,7 @@ func (o *op) size() int {
 		return len(o.scores)
 	}
 	if o.kind == opRestore {
-		return len(o.restores)
+		return len(o.restore().items)
 	}
 	return 1
 }
@@ -369,9 +346,10 @@ func (e *Engine) computeScore(g *group, s *Score, res *Result) error {
 
 // computeDelete queues the removal of one entry (admin).
 func (e *Engine) computeDelete(g *group, o *op) {
-	bs := e.board(o.ref.Board)
+	do := o.deleteEntry()
+	bs := e.board(do.ref.Board)
 	if bs == nil {
-		o.err = errBoardNotFound(o.ref.Board)
+		o.err = errBoardNotFound(do.ref.Board)
 		return
 	}
 	def := bs.def.Load()
@@ -379,7 +357,7 @@ func (e *Engine) computeDelete(g *group, o *op) {
 		o.err = errAggregateWrite(def.ID)
 		return
 	}
-	period, err := e.ResolvePeriod(def, o.ref.Period)
+	period, err := e.ResolvePeriod(def, do.ref.Period)
 	if err != nil {
 		o.err = err
 		return
@@ -388,22 +366,21 @@ func (e *Engine) computeDelete(g *group, o *op) {
 		o.err = err
 		return
 	}
-	pid, ok := e.players.lookup(o.ref.Player)
+	pid, ok := e.players.lookup(do.ref.Player)
 	k := ovKey{bs, period, pid}
 	if !ok || !g.current(k).exists {
-		o.err = podium.Errorf(podium.ECodeEntryNotFound, "player %q has no entry on board %q in period %s", o.ref.Player, def.ID, period)
+		o.err = podium.Errorf(podium.ECodeEntryNotFound, "player %q has no entry on board %q in period %s", do.ref.Player, def.ID, period)
 		return
 	}
-	aggs, err := e.aggPlan(g, k, o.ref.Player, ovVal{}, false) // aggregate.go
+	aggs, err := e.aggPlan(g, k, do.ref.Player, ovVal{}, false) // aggregate.go
 	if err != nil {
 		o.err = err
 		return
 	}
 	seq := g.nextSeq(bs)
 	g.seqs[bs] = seq
-	o.period = period
 	g.batch.Submissions = append(g.batch.Submissions, podium.Submission{Seq: seq, Board: def.ID, Period: period,
-		Player: o.ref.Player, Kind: podium.KindDelete, At: g.now})
+		Player: do.ref.Player, Kind: podium.KindDelete, At: g.now})
 	g.overlay[k] = ovVal{}
 	e.feedDelete(g, bpKey{bs, period})
 	g.changes = append(g.changes, change{bs: bs, period: period, player: pid, del: true, delSeq: seq})
