@@ -63,7 +63,7 @@ func (s *testServer) start() {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	eng := engine.New(engine.Config{Store: st, Logger: log, Now: s.now})
+	eng := newEngine(engine.Config{Store: st, Logger: log, Now: s.now})
 	eng.SetAdminSecret(adminKey)
 	// A short coalescing window keeps the stream tests quick.
 	hub := stream.New(podiumhttp.StreamSource(eng), stream.Config{Logger: log, Coalesce: 20 * time.Millisecond, Now: s.now})

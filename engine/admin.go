@@ -71,7 +71,7 @@ func (e *Engine) Player(id string) (podium.Player, error) {
 // live standings) knows in O(1) whether it must look again.
 func (e *Engine) PlayersVersion() uint64 { return e.players.ver.Load() }
 
-func (bs *boardState) hasEntries() bool {
+func (bs *BoardState) hasEntries() bool {
 	bs.mu.RLock()
 	defer bs.mu.RUnlock()
 	for _, ps := range bs.periods {

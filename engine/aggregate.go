@@ -195,7 +195,7 @@ func (e *Engine) aggPlan(g *group, src ovKey, player string, next ovVal, reached
 // aggRecompute computes a player's entry on aggregate abs in one period
 // from the state so far (shadow first), and reports whether it differs
 // from the aggregate's current entry.
-func (e *Engine) aggRecompute(g *group, shadow map[ovKey]ovVal, abs *boardState, period string, pid uint32, player string, reached bool) (aggRow, bool, error) {
+func (e *Engine) aggRecompute(g *group, shadow map[ovKey]ovVal, abs *BoardState, period string, pid uint32, player string, reached bool) (aggRow, bool, error) {
 	def := abs.def.Load()
 	n := len(def.Keys)
 	look := func(k ovKey) ovVal {
@@ -276,7 +276,7 @@ func (e *Engine) aggApply(g *group, rows []aggRow) {
 
 // aggPeriods lists the periods any of the boards has entries in (loaded
 // or known).
-func aggPeriods(boards []*boardState) []string {
+func aggPeriods(boards []*BoardState) []string {
 	set := map[string]bool{}
 	for _, bs := range boards {
 		bs.mu.RLock()
@@ -311,7 +311,7 @@ var aggChunkPlayers = 2000
 // place before the first step), and a player visited twice is recomputed
 // from the state of the moment, so stepping is exact.
 type aggWork struct {
-	bs      *boardState
+	bs      *BoardState
 	def     *podium.Aggregate
 	periods []string
 	players [][]uint32
@@ -320,10 +320,10 @@ type aggWork struct {
 
 // aggNewWork lists the periods and players of an aggregate and its direct
 // sources.
-func (e *Engine) aggNewWork(abs *boardState) (*aggWork, error) {
+func (e *Engine) aggNewWork(abs *BoardState) (*aggWork, error) {
 	def := abs.def.Load()
 	w := &aggWork{bs: abs, def: def.Aggregate}
-	boards := []*boardState{abs}
+	boards := []*BoardState{abs}
 	for _, s := range def.Aggregate.Sources {
 		if sbs := e.board(s.Board); sbs != nil {
 			boards = append(boards, sbs)
@@ -487,5 +487,5 @@ func (e *Engine) aggRecomputeAll(id string) error {
 
 // newGroup returns an empty group computed at the engine's now.
 func (e *Engine) newGroup(ops []*op) *group {
-	return &group{e: e, ops: ops, now: e.now(), overlay: map[ovKey]ovVal{}, seqs: map[*boardState]uint64{}, periods: map[*boardState]string{}}
+	return &group{e: e, ops: ops, now: e.now(), overlay: map[ovKey]ovVal{}, seqs: map[*BoardState]uint64{}, periods: map[*BoardState]string{}}
 }

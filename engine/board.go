@@ -13,8 +13,8 @@ import (
 	"github.com/podiumhq/podium/rank"
 )
 
-// boardState is the in-memory state of one board.
-type boardState struct {
+// BoardState is the in-memory state of one board.
+type BoardState struct {
 	def  atomic.Pointer[podium.Board] // replaced (never mutated) by the writer
 	desc []bool                       // key directions; fixed while the board has entries
 
@@ -38,13 +38,14 @@ type boardState struct {
 	// gen tells this incarnation of the board from one deleted and made
 	// again under the same id (or reloaded): live streams start a new
 	// chain and re-check permissions when it changes. Opaque; fixed for
-	// the life of the boardState. It is the board's Gen when a shared
+	// the life of the BoardState. It is the board's Gen when a shared
 	// store assigned one (the same on every node), else a process-wide
 	// counter.
 	gen uint64
 
-	// quota holds the quota counts (quota.go); the writer's alone.
-	quota quotaCounts
+	// slots holds what modules keep with the board (hooks.go); the
+	// writer's alone.
+	slots map[Module]any
 }
 
 // generations numbers boardStates within the process.
@@ -64,14 +65,14 @@ type periodState struct {
 	// inList: the period is old and counted under the byte budget; the
 	// fields after it are guarded by oldPeriods.mu.
 	inList           atomic.Bool
-	owner            *boardState
+	owner            *BoardState
 	id               string
 	size             int64
 	lruPrev, lruNext *periodState
 }
 
-func newBoardState(b *podium.Board) *boardState {
-	bs := &boardState{periods: map[string]*periodState{}, known: map[string]int{}, loading: map[string]chan struct{}{}, gen: b.Gen}
+func newBoardState(b *podium.Board) *BoardState {
+	bs := &BoardState{periods: map[string]*periodState{}, known: map[string]int{}, loading: map[string]chan struct{}{}, gen: b.Gen}
 	if bs.gen == 0 {
 		bs.gen = generations.Add(1)
 	}
@@ -79,7 +80,7 @@ func newBoardState(b *podium.Board) *boardState {
 	return bs
 }
 
-func (bs *boardState) setDef(b *podium.Board) {
+func (bs *BoardState) setDef(b *podium.Board) {
 	cp := *b
 	bs.def.Store(&cp)
 	bs.desc = descOf(b)
@@ -98,10 +99,10 @@ func newPeriodState(desc []bool) *periodState {
 }
 
 // boardStates returns every board's state, taken under the engine lock.
-func (e *Engine) boardStates() []*boardState {
+func (e *Engine) boardStates() []*BoardState {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	list := make([]*boardState, 0, e.boards.len())
+	list := make([]*BoardState, 0, e.boards.len())
 	for _, bs := range e.boards.byID {
 		list = append(list, bs)
 	}
@@ -116,7 +117,7 @@ type BoardInfo struct {
 	Seq       uint64
 }
 
-func (e *Engine) info(bs *boardState) BoardInfo {
+func (e *Engine) info(bs *BoardState) BoardInfo {
 	def := bs.def.Load()
 	p := podium.PeriodAt(def.Reset, e.now())
 	bi := BoardInfo{Board: *def, Period: p.ID}
@@ -211,7 +212,7 @@ type Query struct {
 // the period has no entries. Periods older than the previous one are read
 // from the store on first use and kept under the old-period budget
 // (oldperiods.go).
-func (e *Engine) view(ctx context.Context, q Query, fn func(bs *boardState, def *podium.Board, period string, ps *periodState) error) error {
+func (e *Engine) view(ctx context.Context, q Query, fn func(bs *BoardState, def *podium.Board, period string, ps *periodState) error) error {
 	bs := e.board(q.Board)
 	if bs == nil {
 		return errBoardNotFound(q.Board)
@@ -253,7 +254,7 @@ func (e *Engine) view(ctx context.Context, q Query, fn func(bs *boardState, def 
 // readers count raised so that it is not evicted before the caller has
 // locked the board: the caller lowers it once it has. It returns nil when
 // the store has no such period.
-func (e *Engine) loadLazy(ctx context.Context, bs *boardState, period string) (*periodState, error) {
+func (e *Engine) loadLazy(ctx context.Context, bs *BoardState, period string) (*periodState, error) {
 	for {
 		bs.mu.Lock()
 		if ps := bs.periods[period]; ps != nil {
@@ -339,7 +340,7 @@ func (e *Engine) total(ps *periodState, all bool) int {
 // Top returns limit entries from offset (0-based) in rank order.
 func (e *Engine) Top(ctx context.Context, q Query, offset, limit int) (Page, error) {
 	var page Page
-	err := e.view(ctx, q, func(bs *boardState, def *podium.Board, period string, ps *periodState) error {
+	err := e.view(ctx, q, func(bs *BoardState, def *podium.Board, period string, ps *periodState) error {
 		page = e.topLocked(bs, def, period, ps, offset, limit, q.IncludeHidden)
 		return nil
 	})
@@ -347,7 +348,7 @@ func (e *Engine) Top(ctx context.Context, q Query, offset, limit int) (Page, err
 }
 
 // topLocked reads a page of a period; the caller holds bs.mu for reading.
-func (e *Engine) topLocked(bs *boardState, def *podium.Board, period string, ps *periodState, offset, limit int, hidden bool) Page {
+func (e *Engine) topLocked(bs *BoardState, def *podium.Board, period string, ps *periodState, offset, limit int, hidden bool) Page {
 	page := Page{Board: def.ID, Period: period, Seq: bs.seq, Total: e.total(ps, hidden)}
 	if ps == nil {
 		page.Entries = []EntryView{}
@@ -370,7 +371,7 @@ func (e *Engine) topLocked(bs *boardState, def *podium.Board, period string, ps 
 // with the board locked for reading, so it must be quick and must not call
 // back into the engine.
 func (e *Engine) TopEach(ctx context.Context, q Query, offset, limit int, head func(*Page), each func(*EntryView)) error {
-	return e.view(ctx, q, func(bs *boardState, def *podium.Board, period string, ps *periodState) error {
+	return e.view(ctx, q, func(bs *BoardState, def *podium.Board, period string, ps *periodState) error {
 		page := Page{Board: def.ID, Period: period, Seq: bs.seq, Total: e.total(ps, q.IncludeHidden), Tag: e.tag(bs, def, period)}
 		head(&page)
 		if ps == nil {
@@ -401,7 +402,7 @@ func (e *Engine) TopEach(ctx context.Context, q Query, offset, limit int, head f
 // with its rank on the whole board. Players without an entry are left out.
 func (e *Engine) Players(ctx context.Context, q Query, players []string) (Page, error) {
 	var page Page
-	err := e.view(ctx, q, func(bs *boardState, def *podium.Board, period string, ps *periodState) error {
+	err := e.view(ctx, q, func(bs *BoardState, def *podium.Board, period string, ps *periodState) error {
 		page = Page{Board: def.ID, Period: period, Seq: bs.seq, Total: e.total(ps, q.IncludeHidden), Entries: []EntryView{}}
 		if ps == nil {
 			return nil
@@ -450,7 +451,7 @@ func (e *Engine) Entry(ctx context.Context, q Query, player string) (Page, error
 // player's entry.
 func (e *Engine) Around(ctx context.Context, q Query, player string, radius int) (Page, error) {
 	var page Page
-	err := e.view(ctx, q, func(bs *boardState, def *podium.Board, period string, ps *periodState) error {
+	err := e.view(ctx, q, func(bs *BoardState, def *podium.Board, period string, ps *periodState) error {
 		page = Page{Board: def.ID, Period: period, Seq: bs.seq, Total: e.total(ps, q.IncludeHidden)}
 		notFound := podium.Errorf(podium.ECodeEntryNotFound, "player %q has no entry on board %q in period %s", player, def.ID, period)
 		if ps == nil {

@@ -70,6 +70,10 @@ type Config struct {
 	Sessions SessionConfig
 	// Evidence configures the evidence sweeper (evidence.go).
 	Evidence EvidenceConfig
+	// Modules are the feature modules registered with the write path, in
+	// the order their hooks run (hooks.go).
+	Modules []Module
+
 	// OldPeriodsBytes bounds the estimated bytes of the periods older
 	// than each board's previous one that stay in memory after a read
 	// (default DefaultOldPeriodsBytes; negative: none stays, each read of
@@ -145,6 +149,8 @@ type Engine struct {
 	ev *evidenceState // evidence uploads (evidence.go)
 
 	old *oldPeriods // old periods under a byte budget (oldperiods.go)
+
+	hooks hooks // the registered modules by hook point (hooks.go)
 }
 
 // New returns an engine over cfg.Store. Call Start to load the indexes and
@@ -179,6 +185,7 @@ func New(cfg Config) *Engine {
 		done:      make(chan struct{}),
 	}
 	e.stopCtx, e.stopCancel = context.WithCancel(context.Background())
+	e.hooks = newHooks(cfg.Modules)
 	e.old = newOldPeriods(cfg.OldPeriodsBytes)
 	switch {
 	case cfg.IdempotencyBytes == 0:
@@ -275,7 +282,7 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 	if err != nil {
 		return fmt.Errorf("load watermarks: %w", err)
 	}
-	var states []*boardState
+	var states []*BoardState
 	if sl, ok := e.store.(podium.StartLoader); ok {
 		if states, err = e.loadBoards(ctx, sl, boards); err != nil {
 			return err
@@ -356,7 +363,7 @@ func (e *Engine) Close() error {
 // of its current and previous periods, and the log after the board's
 // watermark replayed on top (loading every period that log touches). Older
 // periods are loaded on first read.
-func (e *Engine) loadBoard(ctx context.Context, b *podium.Board, watermark uint64) (*boardState, error) {
+func (e *Engine) loadBoard(ctx context.Context, b *podium.Board, watermark uint64) (*BoardState, error) {
 	seq, err := e.store.LastSeq(ctx, b.ID)
 	if err != nil {
 		return nil, fmt.Errorf("board %s: last seq: %w", b.ID, err)
@@ -388,7 +395,7 @@ func (e *Engine) loadBoard(ctx context.Context, b *podium.Board, watermark uint6
 // stored periods and the log after its watermark, and lists the stored
 // periods to load now: the current and previous ones, and those the tail
 // touches.
-func (e *Engine) boardHead(b *podium.Board, seq uint64, pcs []podium.PeriodCount, tail []podium.Submission) (*boardState, []string) {
+func (e *Engine) boardHead(b *podium.Board, seq uint64, pcs []podium.PeriodCount, tail []podium.Submission) (*BoardState, []string) {
 	bs := newBoardState(b)
 	bs.seq = seq
 	for _, pc := range pcs {
@@ -412,7 +419,7 @@ func (e *Engine) boardHead(b *podium.Board, seq uint64, pcs []podium.PeriodCount
 
 // replayTail replays the log after a board's watermark (in seq order) on
 // top of its loaded periods.
-func (e *Engine) replayTail(bs *boardState, tail []podium.Submission) error {
+func (e *Engine) replayTail(bs *BoardState, tail []podium.Submission) error {
 	b := bs.def.Load()
 	for i := range tail {
 		sub := &tail[i]
@@ -439,7 +446,7 @@ func (e *Engine) replayTail(bs *boardState, tail []podium.Submission) error {
 // loadBoards builds the in-memory state of every board with a store that
 // reads what a start needs of them all in a few statements (StartLoader):
 // the same state loadBoard builds, board by board.
-func (e *Engine) loadBoards(ctx context.Context, sl podium.StartLoader, boards []podium.Board) ([]*boardState, error) {
+func (e *Engine) loadBoards(ctx context.Context, sl podium.StartLoader, boards []podium.Board) ([]*BoardState, error) {
 	seqs, err := sl.LastSeqs(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("load boards: last seqs: %w", err)
@@ -456,8 +463,8 @@ func (e *Engine) loadBoards(ctx context.Context, sl podium.StartLoader, boards [
 	if err != nil {
 		return nil, fmt.Errorf("load boards: read the logs after the watermarks: %w", err)
 	}
-	out := make([]*boardState, len(boards))
-	byID := make(map[string]*boardState, len(boards))
+	out := make([]*BoardState, len(boards))
+	byID := make(map[string]*BoardState, len(boards))
 	var refs []podium.EntryRef
 	readers := map[podium.EntryRef]*periodReader{}
 	for i := range boards {
@@ -568,7 +575,7 @@ func (e *Engine) replayInto(b *podium.Board, ps *periodState, pid uint32, s *pod
 // readPeriod reads one period of a board from the store into a new index;
 // sizeHint is the number of entries expected (0 if unknown). It touches no
 // state of bs but its definition, so it needs no lock.
-func (e *Engine) readPeriod(ctx context.Context, bs *boardState, period string, sizeHint int) (*periodState, error) {
+func (e *Engine) readPeriod(ctx context.Context, bs *BoardState, period string, sizeHint int) (*periodState, error) {
 	r := e.newPeriodReader(bs, sizeHint)
 	err := e.store.LoadEntries(ctx, bs.def.Load().ID, period, func(en *podium.Entry) error {
 		r.add(en)
@@ -585,7 +592,7 @@ func (e *Engine) readPeriod(ctx context.Context, bs *boardState, period string, 
 // interned in batches: one lock per batch, not per row.
 type periodReader struct {
 	e       *Engine
-	bs      *boardState
+	bs      *BoardState
 	buf     []rank.Entry
 	meta    map[uint32]json.RawMessage
 	results map[uint32][]podium.Result // best_k
@@ -600,7 +607,7 @@ const periodReadBatch = 1024
 
 // newPeriodReader starts reading a period of bs; sizeHint is the number
 // of entries expected (0 if unknown).
-func (e *Engine) newPeriodReader(bs *boardState, sizeHint int) *periodReader {
+func (e *Engine) newPeriodReader(bs *BoardState, sizeHint int) *periodReader {
 	r := &periodReader{e: e, bs: bs, meta: map[uint32]json.RawMessage{}, results: map[uint32][]podium.Result{}}
 	if sizeHint > 0 {
 		r.buf = make([]rank.Entry, 0, sizeHint)
@@ -724,7 +731,7 @@ func (e *Engine) send(ctx context.Context, o *op) error {
 var testHookSend func()
 
 // board returns the state of a board, or nil.
-func (e *Engine) board(id string) *boardState {
+func (e *Engine) board(id string) *BoardState {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	return e.boards.byID[id]

@@ -87,7 +87,7 @@ func (e *Engine) FeedCap() int {
 
 // bpKey names one period of one board.
 type bpKey struct {
-	bs     *boardState
+	bs     *BoardState
 	period string
 }
 

@@ -149,7 +149,7 @@ func (e *Engine) findNews(ctx context.Context, poll bool) (*op, error) {
 		}
 	}
 	for b, s := range adv {
-		if bs := e.board(b); bs == nil || s > e.appliedSeq(bs) {
+		if bs := e.board(b); bs == nil || s > bs.AppliedSeq() {
 			so.heads[b] = s
 			if r := rows[b]; len(r) > 0 {
 				if so.rows == nil {
@@ -172,12 +172,6 @@ func (sh *sharedState) moveCursor(o *syncOp) {
 	} else if n := len(o.changes); n > 0 {
 		sh.cursor = o.changes[n-1].ID
 	}
-}
-
-func (e *Engine) appliedSeq(bs *boardState) uint64 {
-	bs.mu.RLock()
-	defer bs.mu.RUnlock()
-	return bs.seq
 }
 
 // applySync applies what the follower found, on the writer: changed

@@ -24,7 +24,7 @@ import (
 // are applied. Guarded by Engine.pmu.
 type pending struct {
 	entries map[ovKey]pendingVal
-	seqs    map[*boardState]pendingSeq
+	seqs    map[*BoardState]pendingSeq
 	leaders map[bpKey]pendingLeader // feed.go
 	broken  bool
 	gen     uint64 // last group handed off
@@ -46,7 +46,7 @@ type pendingSeq struct {
 }
 
 func newPending() pending {
-	return pending{entries: map[ovKey]pendingVal{}, seqs: map[*boardState]pendingSeq{}, leaders: map[bpKey]pendingLeader{}}
+	return pending{entries: map[ovKey]pendingVal{}, seqs: map[*BoardState]pendingSeq{}, leaders: map[bpKey]pendingLeader{}}
 }
 
 func (e *Engine) pendingEntry(k ovKey) (ovVal, bool) {
@@ -56,7 +56,7 @@ func (e *Engine) pendingEntry(k ovKey) (ovVal, bool) {
 	return p.v, ok
 }
 
-func (e *Engine) pendingSeq(bs *boardState) (uint64, bool) {
+func (e *Engine) pendingSeq(bs *BoardState) (uint64, bool) {
 	e.pmu.Lock()
 	defer e.pmu.Unlock()
 	p, ok := e.pend.seqs[bs]
@@ -103,7 +103,7 @@ func (e *Engine) recover() {
 	e.pend = newPending()
 	e.pmu.Unlock()
 	e.dropJoins(nil, true) // tournament.go: pending joins are gone too
-	e.quotaForget()        // quota.go: counts may include what failed
+	e.forget()             // hooks.go: module state may include what failed
 }
 
 // deferredCommitter is an optional Store ability: commit without waiting

@@ -164,7 +164,7 @@ func (e *Engine) Unfreeze(ctx context.Context, player string) error {
 // holdReason says why a score must be held, "" if it may go on: the player
 // is frozen, or the board's review setting matches the entry it produces
 // (next, with changed false when the entry stays as it is). On the writer.
-func (e *Engine) holdReason(bs *boardState, def *podium.Board, period string, pid uint32, player string, next *podium.Entry, changed bool) string {
+func (e *Engine) holdReason(bs *BoardState, def *podium.Board, period string, pid uint32, player string, next *podium.Entry, changed bool) string {
 	if e.rv.store == nil {
 		return ""
 	}
@@ -197,7 +197,7 @@ func (e *Engine) holdReason(bs *boardState, def *podium.Board, period string, pi
 // entries of the period (0-based rank < n by CompareRank), counting the
 // other players' ranked entries; the player's own entry is the one next
 // replaces. Entries of groups not yet applied are not counted.
-func (e *Engine) wouldRankIn(bs *boardState, def *podium.Board, period string, pid uint32, next *podium.Entry, n int) bool {
+func (e *Engine) wouldRankIn(bs *BoardState, def *podium.Board, period string, pid uint32, next *podium.Entry, n int) bool {
 	bs.mu.RLock()
 	defer bs.mu.RUnlock()
 	ps := bs.periods[period]

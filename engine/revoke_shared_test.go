@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/podiumhq/podium"
-	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/postgres"
 )
 
@@ -30,7 +29,7 @@ func revokeTrials(tb testing.TB, n, writers int, poll time.Duration, reference b
 	if reference {
 		cfg.Broker = feedOnly{cfg.Broker}
 	}
-	a.eng = engine.New(cfg)
+	a.eng = newEngine(cfg)
 	if err := a.eng.Start(bg); err != nil {
 		tb.Fatal(err)
 	}
@@ -152,7 +151,7 @@ func stuckFollowerPair(t *testing.T) (a, nb *node, st *stuckStore, revoked *revo
 	st = &stuckStore{Store: nb.store, release: make(chan struct{})}
 	cfg.Store = st
 	revoked = &revocations{}
-	nb.eng = engine.New(cfg)
+	nb.eng = newEngine(cfg)
 	nb.eng.SetListener(revoked)
 	if err := nb.eng.Start(bg); err != nil {
 		t.Fatal(err)

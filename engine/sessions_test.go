@@ -40,7 +40,7 @@ func startSessionEngine(t *testing.T, path string, clk *clock, l engine.Listener
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng := engine.New(engine.Config{Store: st, Now: clk.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Listener: l,
+	eng := newEngine(engine.Config{Store: st, Now: clk.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Listener: l,
 		Sessions: engine.SessionConfig{Cap: 2, ExpireEvery: -1}})
 	if err := eng.Start(context.Background()); err != nil {
 		t.Fatal(err)

@@ -64,7 +64,7 @@ type settleOp struct {
 	fence   podium.Fence
 	boards  []string // the tournament and its targets (shared mode locks them)
 	report  SettleReport
-	targets []*boardState
+	targets []*BoardState
 }
 
 func (e *Engine) nodeName() string {
@@ -411,7 +411,7 @@ func sameKeys(a, b *podium.Board) bool {
 // rank changes no payout but is a better entry on a by-score board, and a
 // board created after an earlier run still hears of every result. A run
 // that finds nothing better credits nothing, so runs stay idempotent.
-func (e *Engine) bestCredits(tb *boardState, td *podium.Board, g *group, final []ranked) ([]Score, error) {
+func (e *Engine) bestCredits(tb *BoardState, td *podium.Board, g *group, final []ranked) ([]Score, error) {
 	period := podium.PeriodAt(td.Reset, g.now).ID
 	if err := e.holdPeriod(g, tb, period); err != nil {
 		return nil, err
@@ -439,7 +439,7 @@ func (e *Engine) bestCredits(tb *boardState, td *podium.Board, g *group, final [
 // era than the board's, the move of every entry to that era, written in
 // the board's current order so ties keep their order; then each credit in
 // fixed point.
-func (e *Engine) currentCredits(tb *boardState, td *podium.Board, g *group, date time.Time, ds []delta) ([]Score, int, error) {
+func (e *Engine) currentCredits(tb *BoardState, td *podium.Board, g *group, date time.Time, ds []delta) ([]Score, int, error) {
 	h := int64(td.Points.HalfLifeDays) * 24 * 3600 * 1000
 	period := podium.PeriodAt(td.Reset, g.now).ID
 	if err := e.holdPeriod(g, tb, period); err != nil {

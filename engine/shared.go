@@ -325,7 +325,7 @@ func (e *Engine) sharedGroup(ctx context.Context, ops []*op, check ...func() err
 			e.log.Error("group commit failed; nothing of it was stored", "err", g.err)
 		}
 		e.commitFailed(g.err, unknown)
-		e.quotaForget() // quota.go: counts may include what failed
+		e.forget() // hooks.go: module state may include what failed
 	} else {
 		e.sh.dbWorked()
 		e.commitWorked()
@@ -406,7 +406,7 @@ func (e *Engine) syncLocked(ctx context.Context, tx podium.WriteTx, id string) e
 
 // reloadBoard replaces the in-memory state of a board with one loaded from
 // the store (a board made, or deleted and made again, on another node).
-func (e *Engine) reloadBoard(ctx context.Context, def *podium.Board) (*boardState, error) {
+func (e *Engine) reloadBoard(ctx context.Context, def *podium.Board) (*BoardState, error) {
 	// The entries table is written through: no log tail to replay from a
 	// watermark. The head read first may trail the entries read after it;
 	// catching up from it skips what the entries already reflect.
@@ -433,7 +433,7 @@ type logReader func(ctx context.Context, board string, after uint64, fn func(*po
 
 // catchUp replays the log of a board after its seq: what other nodes
 // committed. It runs on the writer (or in Start, before it).
-func (e *Engine) catchUp(ctx context.Context, bs *boardState, read logReader) error {
+func (e *Engine) catchUp(ctx context.Context, bs *BoardState, read logReader) error {
 	def := bs.def.Load()
 	touched := map[string][]uint32{}
 	err := read(ctx, def.ID, bs.seq, func(s *podium.Submission) error {
@@ -468,7 +468,7 @@ func (e *Engine) catchUp(ctx context.Context, bs *boardState, read logReader) er
 		if err != nil {
 			return fmt.Errorf("replay seq %d: %w", sub.Seq, err)
 		}
-		e.quotaReplayed(bs, def, pid, &sub) // quota.go
+		e.replayed(bs, def, &sub) // hooks.go
 		if changed {
 			touched[sub.Period] = append(touched[sub.Period], pid)
 		}

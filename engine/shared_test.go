@@ -83,7 +83,7 @@ func (c *cluster) open(name string, o nodeOpts) (*node, engine.Config) {
 func (c *cluster) start(name string, o nodeOpts) *node {
 	c.t.Helper()
 	n, cfg := c.open(name, o)
-	n.eng = engine.New(cfg)
+	n.eng = newEngine(cfg)
 	if err := n.eng.Start(bg); err != nil {
 		c.t.Fatal(err)
 	}
@@ -267,7 +267,7 @@ func TestSharedStartWhileOthersWrite(t *testing.T) {
 		acked.Add(1)
 	})
 	b, cfg := far.open("b", nodeOpts{})
-	b.eng = engine.New(cfg)
+	b.eng = newEngine(cfg)
 	t.Cleanup(func() { b.eng.Close() })
 	writing.Store(true)
 	started := make(chan error, 1)
@@ -373,7 +373,7 @@ func TestSharedPrunedFeedReloads(t *testing.T) {
 	b, cfg := c.open("b", nodeOpts{poll: time.Hour}) // hears notices, and polls never
 	var revoked revocations
 	cfg.Listener = &revoked
-	b.eng = engine.New(cfg)
+	b.eng = newEngine(cfg)
 	if err := b.eng.Start(bg); err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ type tourney struct {
 	settleMu sync.Mutex
 
 	mu    sync.Mutex
-	joins map[*boardState]*joinSet
+	joins map[*BoardState]*joinSet
 	// settled is what this node knows of settlements (from the store at
 	// start and after its own runs; the scheduler re-reads the store
 	// before it settles).
@@ -62,7 +62,7 @@ func newTourney(every time.Duration) *tourney {
 	if every == 0 {
 		every = time.Second
 	}
-	return &tourney{every: every, joins: map[*boardState]*joinSet{}, settled: map[string]podium.Settlement{}, failed: map[string]time.Time{}}
+	return &tourney{every: every, joins: map[*BoardState]*joinSet{}, settled: map[string]podium.Settlement{}, failed: map[string]time.Time{}}
 }
 
 func (e *Engine) tourneyStore() (podium.TourneyStore, error) {
@@ -80,7 +80,7 @@ func tracksJoins(t *podium.Tournament) bool {
 
 // joinSetOf returns the join set of a board, loading it if needed; on the
 // writer only.
-func (e *Engine) joinSetOf(bs *boardState) (*joinSet, error) {
+func (e *Engine) joinSetOf(bs *BoardState) (*joinSet, error) {
 	e.tn.mu.Lock()
 	js := e.tn.joins[bs]
 	e.tn.mu.Unlock()
@@ -160,7 +160,7 @@ func (e *Engine) dropJoins(t *podium.TourneyBatch, all bool) {
 // tourneyGate checks one score against its board's tournament and points
 // settings. join is true when the score, if accepted, is the player's
 // join (a capped tournament that does not require joining).
-func (e *Engine) tourneyGate(g *group, bs *boardState, def *podium.Board, player string) (join bool, err error) {
+func (e *Engine) tourneyGate(g *group, bs *BoardState, def *podium.Board, player string) (join bool, err error) {
 	if def.Points != nil && !g.internal {
 		return false, podium.Errorf(podium.ECodePointsBoard, "board %q is a points board: only tournament settlement writes it", def.ID)
 	}
@@ -204,7 +204,7 @@ func fullError(id string, t *podium.Tournament) error {
 }
 
 // addJoin records a join computed in group g (pending until committed).
-func (e *Engine) addJoin(g *group, bs *boardState, board, player string) {
+func (e *Engine) addJoin(g *group, bs *BoardState, board, player string) {
 	js, _ := e.joinSetOf(bs) // loaded by tourneyGate or computeJoin
 	e.tn.mu.Lock()
 	js.n++
@@ -365,7 +365,7 @@ func tourneyUpdateAllowed(old, next *podium.Board, hasEntries bool) error {
 // joinCount is the number of committed joins of a tournament as the store
 // has them: joins are numbered densely from 1, so it is the highest n,
 // read after what this node already knows.
-func (e *Engine) joinCount(ctx context.Context, bs *boardState) (int64, error) {
+func (e *Engine) joinCount(ctx context.Context, bs *BoardState) (int64, error) {
 	var after int64
 	e.tn.mu.Lock()
 	if js := e.tn.joins[bs]; js != nil {

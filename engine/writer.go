@@ -108,7 +108,7 @@ func (e *Engine) Submit(ctx context.Context, scores []Score, single bool, claim 
 
 // change is one entry change computed before the commit and applied after.
 type change struct {
-	bs      *boardState
+	bs      *BoardState
 	period  string
 	player  uint32
 	entry   rank.Entry
@@ -121,7 +121,7 @@ type change struct {
 }
 
 type ovKey struct {
-	bs     *boardState
+	bs     *BoardState
 	period string
 	player uint32
 }
@@ -143,12 +143,14 @@ type group struct {
 	bodies  []podium.IdempotencyRecord // answers of earlier requests riding along
 	changes []change
 	overlay map[ovKey]ovVal
-	seqs    map[*boardState]uint64
-	periods map[*boardState]string
+	seqs    map[*BoardState]uint64
+	periods map[*BoardState]string
 	leaders map[bpKey]leaderVal // the #1 of the periods it touched (feed.go)
 	held    map[bpKey]struct{}  // periods kept in memory until it is finished (oldperiods.go)
 
 	internal bool // settlement: points boards may be written (tournament.go)
+
+	cand Candidate // the score the hooks are looking at (hooks.go)
 
 	housekeeping bool          // not a group: run housekeeping on the committer
 	barrier      chan struct{} // not a group: closed when the committer reaches it
@@ -179,7 +181,7 @@ func (g *group) current(k ovKey) ovVal {
 	return ovVal{entry: en, meta: ps.meta[k.player], exists: true, results: ps.results[k.player]}
 }
 
-func (g *group) nextSeq(bs *boardState) uint64 {
+func (g *group) nextSeq(bs *BoardState) uint64 {
 	s, ok := g.seqs[bs]
 	if !ok {
 		if s, ok = g.e.pendingSeq(bs); !ok {
@@ -201,8 +203,8 @@ func (e *Engine) computeGroup(ops []*op) {
 // buildGroup computes a group of score and delete ops against the state so
 // far. Ops that already carry an error are answered with it and skipped.
 func (e *Engine) buildGroup(ops []*op) *group {
-	g := &group{e: e, ops: append([]*op(nil), ops...), now: e.now(), overlay: map[ovKey]ovVal{}, seqs: map[*boardState]uint64{}, periods: map[*boardState]string{}}
-	e.quotaPreload(g.now, ops) // quota.go
+	g := &group{e: e, ops: append([]*op(nil), ops...), now: e.now(), overlay: map[ovKey]ovVal{}, seqs: map[*BoardState]uint64{}, periods: map[*BoardState]string{}}
+	e.prepare(g.now, ops) // hooks.go
 	for _, o := range ops {
 		if o.err != nil {
 			continue
@@ -255,8 +257,10 @@ func (e *Engine) computeScore(g *group, s *Score, res *Result) error {
 	if len(s.Keys) != len(def.Keys) {
 		return podium.Errorf(podium.ECodeInvalid, "board %q has %d keys; %d given", def.ID, len(def.Keys), len(s.Keys))
 	}
-	if err := def.CheckBounds(s.Keys); err != nil { // bounds.go
-		return err
+	for _, v := range e.hooks.validators { // hooks.go: key bounds
+		if err := v.Validate(def, s.Keys); err != nil {
+			return err
+		}
 	}
 	period, ok := g.periods[bs]
 	if !ok {
@@ -278,9 +282,12 @@ func (e *Engine) computeScore(g *group, s *Score, res *Result) error {
 		return err
 	}
 	pid := e.players.intern(s.Player)
-	quota, err := e.quotaCheck(bs, def, period, s.Player, pid, g.now) // quota.go
-	if err != nil {
-		return err
+	cand := &g.cand // reused: a hook must not keep it
+	*cand = Candidate{Board: bs, Def: def, Period: period, Player: s.Player, Keys: s.Keys, Now: g.now}
+	for _, gt := range e.hooks.gates { // hooks.go: quotas
+		if err := gt.Admit(cand); err != nil {
+			return err
+		}
 	}
 	k := ovKey{bs, period, pid}
 	cur := g.current(k)
@@ -315,8 +322,8 @@ func (e *Engine) computeScore(g *group, s *Score, res *Result) error {
 	}
 	g.seqs[bs] = seq
 	g.batch.Submissions = append(g.batch.Submissions, sub)
-	if quota != nil {
-		quota[pid]++ // counted in the commit that logs it (quota.go)
+	for _, gt := range e.hooks.gates { // counted in the commit that logs it
+		gt.Logged(cand)
 	}
 	if s.approval != nil {
 		e.approve(g, s, seq) // review.go
@@ -412,7 +419,7 @@ func (e *Engine) applyChanges(g *group) {
 	}
 	notify := map[touched][]uint32{}
 	order := byBoard(g.changes)
-	var locked *boardState
+	var locked *BoardState
 	for j := range g.changes {
 		i := j
 		if order != nil {
@@ -504,7 +511,7 @@ func (e *Engine) applyChanges(g *group) {
 
 // testHookApplied, when set by a test, runs in applyChanges each time it
 // releases a board's lock: where a reader can see the board mid-group.
-var testHookApplied func(*boardState)
+var testHookApplied func(*BoardState)
 
 // byBoard returns the order in which to apply changes so that each board's
 // come together, in their order in the group (a stable sort by each
@@ -519,7 +526,7 @@ func byBoard(cs []change) []int {
 	if runs == 0 {
 		return nil
 	}
-	first := make(map[*boardState]int, runs+1)
+	first := make(map[*BoardState]int, runs+1)
 	again := false
 	for i := range cs {
 		if _, ok := first[cs[i].bs]; !ok {

@@ -26,7 +26,7 @@ func BenchmarkConnGuard(b *testing.B) {
 		b.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	eng := engine.New(engine.Config{Store: st, Logger: log})
+	eng := newEngine(engine.Config{Store: st, Logger: log})
 	eng.SetAdminSecret(adminKey)
 	if err := eng.Start(context.Background()); err != nil {
 		b.Fatal(err)

@@ -36,7 +36,7 @@ import (
 func evNode(t *testing.T, st podium.Store, clk *fakeClock, name string, shared ratelimit.Store, opts func(*podiumhttp.Config)) *server {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	eng := engine.New(engine.Config{Store: st, Now: clk.Now, Logger: log, Node: name, PollEvery: 50 * time.Millisecond,
+	eng := newEngine(engine.Config{Store: st, Now: clk.Now, Logger: log, Node: name, PollEvery: 50 * time.Millisecond,
 		Evidence: engine.EvidenceConfig{SweepEvery: -1}})
 	eng.SetAdminSecret(adminKey)
 	hub := stream.New(podiumhttp.StreamSource(eng), stream.Config{Logger: log})

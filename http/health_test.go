@@ -56,7 +56,7 @@ func TestReadinessAfterStorageFailures(t *testing.T) {
 	fs := &failingStore{Store: st}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	reg := prometheus.NewRegistry()
-	eng := engine.New(engine.Config{Store: fs, Logger: log, Registerer: reg})
+	eng := newEngine(engine.Config{Store: fs, Logger: log, Registerer: reg})
 	eng.SetAdminSecret(adminKey)
 	if err := eng.Start(context.Background()); err != nil {
 		t.Fatal(err)

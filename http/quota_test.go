@@ -47,7 +47,7 @@ func startQuotaNode(t *testing.T, dsn, schema string, clk *fakeClock, name strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng := engine.New(engine.Config{Store: st, Broker: br, Now: clk.Now, Logger: log, Node: name, PollEvery: 50 * time.Millisecond})
+	eng := newEngine(engine.Config{Store: st, Broker: br, Now: clk.Now, Logger: log, Node: name, PollEvery: 50 * time.Millisecond})
 	eng.SetAdminSecret(adminKey)
 	hub := stream.New(podiumhttp.StreamSource(eng), stream.Config{Logger: log})
 	eng.SetListener(hub)

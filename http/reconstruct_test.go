@@ -30,7 +30,7 @@ func TestLostAnswerIsReconstructedHonestly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng := engine.New(engine.Config{Store: st, Logger: log})
+	eng := newEngine(engine.Config{Store: st, Logger: log})
 	if err := eng.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestLostAnswerIsReconstructedHonestly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng = engine.New(engine.Config{Store: st, Logger: log})
+	eng = newEngine(engine.Config{Store: st, Logger: log})
 	eng.SetAdminSecret(adminKey)
 	if err := eng.Start(ctx); err != nil {
 		t.Fatal(err)

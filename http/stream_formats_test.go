@@ -27,7 +27,7 @@ func newFormatsServer(t *testing.T, now time.Time) *server {
 	t.Cleanup(func() { st.Close() })
 	clk := &fakeClock{t: now}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	eng := engine.New(engine.Config{Store: st, Now: clk.Now, Logger: log, SettleEvery: -1, PollEvery: 50 * time.Millisecond})
+	eng := newEngine(engine.Config{Store: st, Now: clk.Now, Logger: log, SettleEvery: -1, PollEvery: 50 * time.Millisecond})
 	eng.SetAdminSecret(adminKey)
 	hub := stream.New(podiumhttp.StreamSource(eng), stream.Config{Logger: log, SnapshotEvery: 300 * time.Millisecond})
 	eng.SetListener(hub)

@@ -29,7 +29,7 @@ func newTimedServer(t *testing.T, body, request time.Duration) *server {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	eng := engine.New(engine.Config{Store: st, Logger: log})
+	eng := newEngine(engine.Config{Store: st, Logger: log})
 	eng.SetAdminSecret(adminKey)
 	hub := stream.New(podiumhttp.StreamSource(eng), stream.Config{Logger: log, Coalesce: 10 * time.Millisecond})
 	eng.SetListener(hub)

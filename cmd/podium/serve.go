@@ -22,6 +22,7 @@ import (
 	"github.com/podiumhq/podium/ctf"
 	"github.com/podiumhq/podium/engine"
 	podiumhttp "github.com/podiumhq/podium/http"
+	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/postgres"
 	"github.com/podiumhq/podium/redis"
 	"github.com/podiumhq/podium/sqlite"
@@ -131,7 +132,8 @@ func (m *Main) Open(ctx context.Context) (err error) {
 		Broker: m.Broker, Node: m.Config.Node, PollEvery: m.Config.PollEvery, FeedCap: m.Config.FeedCap,
 		Sessions: engine.SessionConfig{TTL: m.Config.SessionTTL, MaxTTL: m.Config.SessionMaxTTL, Cap: m.Config.SessionCap},
 		Evidence: m.Config.Evidence.engine(), OldPeriodsBytes: m.Config.oldPeriodsBytes(),
-		IdempotencyTTL: m.Config.IdempotencyTTL, IdempotencyBytes: m.Config.idempotencyBytes()})
+		IdempotencyTTL: m.Config.IdempotencyTTL, IdempotencyBytes: m.Config.idempotencyBytes(),
+		Modules: modules.All(store, m.log)})
 	m.Engine.SetAdminSecret(adminKey)
 	if cstore != nil {
 		poll := time.Duration(-1) // one node: nobody else writes
