@@ -168,7 +168,7 @@ type aggRow struct {
 // With reached, an aggregate entry is timed by when its sources reached
 // what it counts (podium.Board.AggregateReached) rather than now: for a
 // recompute over entries that already exist.
-func (e *Engine) aggPlan(g *group, src ovKey, player string, next ovVal, reached bool) ([]aggRow, error) {
+func (e *Engine) aggPlan(g *Group, src ovKey, player string, next ovVal, reached bool) ([]aggRow, error) {
 	deps := e.aggGraph().deps[src.bs.def.Load().ID]
 	if len(deps) == 0 {
 		return nil, nil
@@ -195,7 +195,7 @@ func (e *Engine) aggPlan(g *group, src ovKey, player string, next ovVal, reached
 // aggRecompute computes a player's entry on aggregate abs in one period
 // from the state so far (shadow first), and reports whether it differs
 // from the aggregate's current entry.
-func (e *Engine) aggRecompute(g *group, shadow map[ovKey]ovVal, abs *BoardState, period string, pid uint32, player string, reached bool) (aggRow, bool, error) {
+func (e *Engine) aggRecompute(g *Group, shadow map[ovKey]ovVal, abs *BoardState, period string, pid uint32, player string, reached bool) (aggRow, bool, error) {
 	def := abs.def.Load()
 	n := len(def.Keys)
 	look := func(k ovKey) ovVal {
@@ -246,7 +246,7 @@ func (e *Engine) aggRecompute(g *group, shadow map[ovKey]ovVal, abs *BoardState,
 
 // aggApply adds planned aggregate rows to the group: log rows, overlay and
 // changes, as a score or delete on the aggregate board would.
-func (e *Engine) aggApply(g *group, rows []aggRow) {
+func (e *Engine) aggApply(g *Group, rows []aggRow) {
 	for _, r := range rows {
 		bs := r.key.bs
 		def := bs.def.Load()
@@ -362,7 +362,7 @@ func (e *Engine) aggNewWork(abs *BoardState) (*aggWork, error) {
 // aggStep plans, for the next players of w (at most limit), the rows that
 // bring the aggregate to what its sources say (and, through aggPlan, the
 // aggregates depending on it). done reports that every player is visited.
-func (e *Engine) aggStep(g *group, w *aggWork, limit int) (done bool, err error) {
+func (e *Engine) aggStep(g *Group, w *aggWork, limit int) (done bool, err error) {
 	n := 0
 	for ; w.p < len(w.periods); w.p, w.i = w.p+1, 0 {
 		period := w.periods[w.p]
@@ -486,6 +486,6 @@ func (e *Engine) aggRecomputeAll(id string) error {
 }
 
 // newGroup returns an empty group computed at the engine's now.
-func (e *Engine) newGroup(ops []*op) *group {
-	return &group{e: e, ops: ops, now: e.now(), overlay: map[ovKey]ovVal{}, seqs: map[*BoardState]uint64{}, periods: map[*BoardState]string{}}
+func (e *Engine) newGroup(ops []*op) *Group {
+	return &Group{e: e, ops: ops, now: e.now(), overlay: map[ovKey]ovVal{}, seqs: map[*BoardState]uint64{}, periods: map[*BoardState]string{}}
 }

@@ -110,7 +110,7 @@ type Engine struct {
 	cp       checkpointer // committer goroutine only (or the writer behind a barrier)
 
 	com           committer     // how groups are committed (loop.go)
-	pipe          chan *group   // writer -> committer
+	pipe          chan *Group   // writer -> committer
 	committed     chan struct{} // closed when the committer exits
 	storageFailed atomic.Bool   // a commit's outcome is unknown: no more writes until restart
 	health        health
@@ -176,7 +176,7 @@ func New(cfg Config) *Engine {
 		listener:  cfg.Listener,
 		players:   newPlayers(),
 		cp:        newCheckpointer(),
-		pipe:      make(chan *group, 8),
+		pipe:      make(chan *Group, 8),
 		committed: make(chan struct{}),
 		pend:      newPending(),
 		boards:    newBoardSet(),

@@ -306,7 +306,7 @@ func (e *Engine) sweeper() {
 // against it and applies to it. A period the store does not have is held
 // too, so that once the group creates it nothing evicts it before the
 // group is done with it.
-func (e *Engine) holdPeriod(g *group, bs *BoardState, period string) error {
+func (e *Engine) holdPeriod(g *Group, bs *BoardState, period string) error {
 	k := bpKey{bs, period}
 	if _, ok := g.held[k]; ok {
 		return nil
@@ -385,7 +385,7 @@ func (e *Engine) pinLoaded(boards []*BoardState, period string) (unpin func(), o
 
 // releaseHolds ends the holds of group g, re-estimating the old periods it
 // wrote to, and shrinks to the budget if they grew past it.
-func (e *Engine) releaseHolds(g *group) {
+func (e *Engine) releaseHolds(g *Group) {
 	if len(g.held) == 0 {
 		return
 	}

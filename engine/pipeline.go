@@ -65,7 +65,7 @@ func (e *Engine) pendingSeq(bs *BoardState) (uint64, bool) {
 
 // handOff publishes a computed group's changes in the overlay and queues it
 // for the committer.
-func (e *Engine) handOff(g *group) {
+func (e *Engine) handOff(g *Group) {
 	e.pmu.Lock()
 	e.pend.gen++
 	g.gen = e.pend.gen
@@ -84,7 +84,7 @@ func (e *Engine) handOff(g *group) {
 
 // barrier waits until the committer has dealt with every group handed to it.
 func (e *Engine) barrier() {
-	b := &group{barrier: make(chan struct{})}
+	b := &Group{barrier: make(chan struct{})}
 	e.pipe <- b
 	<-b.barrier
 }
@@ -136,8 +136,8 @@ func (e *Engine) commitLoop() {
 			e.housekeeping()
 			continue
 		}
-		groups := []*group{g}
-		var after *group // a barrier or housekeeping item met while merging
+		groups := []*Group{g}
+		var after *Group // a barrier or housekeeping item met while merging
 	more:
 		for len(groups) < 16 {
 			select {
@@ -235,7 +235,7 @@ func (e *Engine) storeGroup(dc deferredCommitter, deferred bool, b *podium.Batch
 
 // finishGroup applies a stored group and answers its requests, or answers
 // them with the failure.
-func (e *Engine) finishGroup(g *group) {
+func (e *Engine) finishGroup(g *Group) {
 	defer e.releaseHolds(g) // oldperiods.go
 	if g.err != nil {
 		e.idem.requeue(g.bodies)
@@ -320,7 +320,7 @@ func (c localCommitter) decide(o *op) { c.e.applyDecide(o) }
 
 // tick queues the housekeeping for the committer goroutine, behind the
 // groups it holds.
-func (c localCommitter) tick() { c.e.pipe <- &group{housekeeping: true} }
+func (c localCommitter) tick() { c.e.pipe <- &Group{housekeeping: true} }
 
 func (c localCommitter) drained() {}
 

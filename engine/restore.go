@@ -76,7 +76,7 @@ func (e *Engine) restoreRefusal(def *podium.Board) error {
 }
 
 // computeRestore queues the restore rows of one op in group g.
-func (e *Engine) computeRestore(g *group, o *op) {
+func (e *Engine) computeRestore(g *Group, o *op) {
 	ro := o.restore()
 	bs := e.board(ro.board)
 	if bs == nil {
@@ -97,7 +97,7 @@ func (e *Engine) computeRestore(g *group, o *op) {
 	}
 }
 
-func (e *Engine) computeRestoreItem(g *group, bs *BoardState, def *podium.Board, it *RestoreItem, res *RestoreResult) error {
+func (e *Engine) computeRestoreItem(g *Group, bs *BoardState, def *podium.Board, it *RestoreItem, res *RestoreResult) error {
 	if len(it.Keys) != len(def.Keys) {
 		return podium.Errorf(podium.ECodeInvalid, "board %q has %d keys; %d given", def.ID, len(def.Keys), len(it.Keys))
 	}

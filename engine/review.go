@@ -219,7 +219,7 @@ func (e *Engine) wouldRankIn(bs *BoardState, def *podium.Board, period string, p
 }
 
 // holdScore stores a score as a pending review item instead of applying it.
-func (e *Engine) holdScore(g *group, def *podium.Board, period string, s *Score, reason string, res *Result) {
+func (e *Engine) holdScore(g *Group, def *podium.Board, period string, s *Score, reason string, res *Result) {
 	it := podium.ReviewItem{ID: newReviewID(), Board: def.ID, Period: period, Player: s.Player,
 		Keys: append([]int64(nil), s.Keys...), SubmittedAt: g.now.UTC().Truncate(time.Millisecond),
 		Reason: reason, Status: podium.ReviewPending}
@@ -461,7 +461,7 @@ func (e *Engine) sharedDecide(ctx context.Context, o *op) {
 
 // approve, in computeScore, records an approval's decision with the log
 // row it writes.
-func (e *Engine) approve(g *group, s *Score, seq uint64) {
+func (e *Engine) approve(g *Group, s *Score, seq uint64) {
 	s.approval.At = g.now.UTC().Truncate(time.Millisecond)
 	s.approval.Seq = seq
 	s.approval.Evidence = e.evidenceFollow(s) // evidence_review.go

@@ -530,7 +530,7 @@ func (e *Engine) checkClaims(ctx context.Context, tx podium.WriteTx, ops []*op) 
 
 // writeThrough adds to a group's batch the entries it produces and the
 // boards' new heads as their watermarks.
-func (e *Engine) writeThrough(g *group) {
+func (e *Engine) writeThrough(g *Group) {
 	for k, v := range g.overlay {
 		def := k.bs.def.Load()
 		player := e.players.name(k.player).Player
@@ -565,7 +565,7 @@ const maxRowsPerNotice = 128
 // publishRows announces a committed group: per board its new seq and,
 // unless the group is large, the log rows themselves, so that the other
 // nodes need not read them back from the database.
-func (e *Engine) publishRows(g *group) {
+func (e *Engine) publishRows(g *Group) {
 	if e.sh == nil || e.sh.broker == nil {
 		return
 	}

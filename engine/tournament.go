@@ -160,7 +160,7 @@ func (e *Engine) dropJoins(t *podium.TourneyBatch, all bool) {
 // tourneyGate checks one score against its board's tournament and points
 // settings. join is true when the score, if accepted, is the player's
 // join (a capped tournament that does not require joining).
-func (e *Engine) tourneyGate(g *group, bs *BoardState, def *podium.Board, player string) (join bool, err error) {
+func (e *Engine) tourneyGate(g *Group, bs *BoardState, def *podium.Board, player string) (join bool, err error) {
 	if def.Points != nil && !g.internal {
 		return false, podium.Errorf(podium.ECodePointsBoard, "board %q is a points board: only tournament settlement writes it", def.ID)
 	}
@@ -204,7 +204,7 @@ func fullError(id string, t *podium.Tournament) error {
 }
 
 // addJoin records a join computed in group g (pending until committed).
-func (e *Engine) addJoin(g *group, bs *BoardState, board, player string) {
+func (e *Engine) addJoin(g *Group, bs *BoardState, board, player string) {
 	js, _ := e.joinSetOf(bs) // loaded by tourneyGate or computeJoin
 	e.tn.mu.Lock()
 	js.n++
@@ -218,7 +218,7 @@ func (e *Engine) addJoin(g *group, bs *BoardState, board, player string) {
 }
 
 // computeJoin computes an explicit join (op opJoin) in a group.
-func (e *Engine) computeJoin(g *group, o *op) {
+func (e *Engine) computeJoin(g *Group, o *op) {
 	jo := o.join()
 	bs := e.board(jo.ref.Board)
 	if bs == nil {
@@ -261,7 +261,7 @@ func (e *Engine) computeJoin(g *group, o *op) {
 }
 
 // joinsCommitted marks a committed group's joins durable.
-func (e *Engine) joinsCommitted(g *group) {
+func (e *Engine) joinsCommitted(g *Group) {
 	if g.batch.Tourney == nil {
 		return
 	}
