@@ -244,33 +244,12 @@ func (e *Engine) aggRecompute(g *Group, shadow map[ovKey]ovVal, abs *BoardState,
 	return row, true, nil
 }
 
-// aggApply adds planned aggregate rows to the group: log rows, overlay and
-// changes, as a score or delete on the aggregate board would.
+// aggApply adds planned aggregate rows to the group (Group.Write): log
+// rows, overlay and changes, as a score or delete on the aggregate board
+// would.
 func (e *Engine) aggApply(g *Group, rows []aggRow) {
 	for _, r := range rows {
-		bs := r.key.bs
-		def := bs.def.Load()
-		seq := g.nextSeq(bs)
-		g.seqs[bs] = seq
-		sub := podium.Submission{Seq: seq, Board: def.ID, Period: r.key.period, Player: r.player, At: podium.FromMillis(r.val.entry.At)}
-		if !r.val.exists {
-			sub.At = g.now
-		}
-		if !r.val.exists {
-			sub.Kind = podium.KindDelete
-			g.batch.Submissions = append(g.batch.Submissions, sub)
-			g.overlay[r.key] = ovVal{}
-			g.changes = append(g.changes, change{bs: bs, period: r.key.period, player: r.key.player, del: true, delSeq: seq})
-			continue
-		}
-		v := r.val
-		v.entry.Seq = seq
-		sub.Keys = append([]int64(nil), v.entry.Keys[:len(def.Keys)]...)
-		g.batch.Submissions = append(g.batch.Submissions, sub)
-		g.overlay[r.key] = v
-		// res: applyChanges fills in an answer for every change; nobody
-		// reads this one.
-		g.changes = append(g.changes, change{bs: bs, period: r.key.period, player: r.key.player, entry: v.entry, changed: true, res: &Result{}})
+		g.Write(Write{Board: r.key.bs, Period: r.key.period, Player: r.player, PID: r.key.player, Value: r.val.value()})
 	}
 }
 

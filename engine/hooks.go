@@ -64,6 +64,14 @@ type Gate interface {
 	Logged(c *Candidate)
 }
 
+// Effect derives further changes in the same group from a change of a
+// player's entry (an aggregate's new value): Derive computes them against
+// the group without changing it, and the core adds them (Group.Write) once
+// the source change is logged. An error refuses the source change.
+type Effect interface {
+	Derive(g *Group, src *Source) ([]Write, error)
+}
+
 // Forgetter drops state derived from groups that were not stored (after a
 // failed commit, with nothing pending).
 type Forgetter interface {
@@ -82,6 +90,7 @@ type hooks struct {
 	preparers  []Preparer
 	validators []Validator
 	gates      []Gate
+	effects    []Effect
 	forgetters []Forgetter
 	replayers  []Replayer
 }
@@ -98,6 +107,9 @@ func newHooks(ms []Module) hooks {
 		}
 		if x, ok := m.(Gate); ok {
 			h.gates = append(h.gates, x)
+		}
+		if x, ok := m.(Effect); ok {
+			h.effects = append(h.effects, x)
 		}
 		if x, ok := m.(Forgetter); ok {
 			h.forgetters = append(h.forgetters, x)
