@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/podiumhq/podium"
 )
@@ -220,96 +219,6 @@ func scanPlayer(r pgx.CollectableRow) (podium.Player, error) {
 	p.Meta = podium.LoadedMeta(meta)
 	p.UpdatedAt = podium.FromMillis(updated)
 	return p, nil
-}
-
-// sqlKeys selects API keys.
-const sqlKeys = "SELECT id, name, scopes, boards, hash, created_ms FROM api_keys"
-
-// Keys lists the API keys, hashes included, ordered by id. Scopes and
-// Boards are empty slices, never nil, when empty.
-func (s *Store) Keys(ctx context.Context) ([]podium.APIKey, error) {
-	rows, err := s.pool.Query(ctx, sqlKeys+" ORDER BY id")
-	if err != nil {
-		return nil, fmt.Errorf("keys: %w", err)
-	}
-	out, err := pgx.CollectRows(rows, scanKey)
-	if err != nil {
-		return nil, fmt.Errorf("keys: %w", err)
-	}
-	return out, nil
-}
-
-// LoadKey returns one API key, hash included, nil if it does not exist
-// (revoked).
-func (s *Store) LoadKey(ctx context.Context, id string) (*podium.APIKey, error) {
-	rows, err := s.pool.Query(ctx, sqlKeys+" WHERE id = $1", id)
-	if err != nil {
-		return nil, fmt.Errorf("load key: %w", err)
-	}
-	out, err := pgx.CollectRows(rows, scanKey)
-	if err != nil || len(out) == 0 {
-		return nil, wrap("load key", err)
-	}
-	return &out[0], nil
-}
-
-func scanKey(r pgx.CollectableRow) (podium.APIKey, error) {
-	var (
-		k       podium.APIKey
-		created int64
-	)
-	if err := r.Scan(&k.ID, &k.Name, &k.Scopes, &k.Boards, &k.Hash, &created); err != nil {
-		return k, err
-	}
-	k.Scopes, k.Boards = nonNil(k.Scopes), nonNil(k.Boards)
-	k.CreatedAt = podium.FromMillis(created)
-	return k, nil
-}
-
-// PutKey stores k, replacing a key with the same id. A key whose hash
-// another key already has is podium.ECodeConflict.
-func (s *Store) PutKey(ctx context.Context, k *podium.APIKey) error {
-	var b pgx.Batch
-	s.queueChange(&b, podium.ChangeKey, k.ID)
-	b.Queue(`INSERT INTO api_keys (id, name, scopes, boards, hash, created_ms) VALUES ($1, $2, $3, $4, $5, $6)
-		ON CONFLICT (id) DO UPDATE SET name = excluded.name, scopes = excluded.scopes, boards = excluded.boards,
-			hash = excluded.hash, created_ms = excluded.created_ms`,
-		k.ID, k.Name, nonNil(k.Scopes), nonNil(k.Boards), k.Hash, podium.Millis(k.CreatedAt))
-	err := s.pool.SendBatch(ctx, &b).Close()
-	if code, constraint := pgCode(err); code == codeUniqueViolation && constraint == "api_keys_hash_unique" {
-		return podium.Errorf(podium.ECodeConflict, "another API key has the same secret")
-	}
-	if err != nil {
-		return fmt.Errorf("put key: %w", err)
-	}
-	return nil
-}
-
-// DeleteKey revokes a key. A missing key is podium.ECodeNotFound.
-func (s *Store) DeleteKey(ctx context.Context, id string) error {
-	err := inWriteTx(ctx, s.pool, func(tx pgx.Tx) error {
-		var b pgx.Batch
-		s.queueChange(&b, podium.ChangeKey, id)
-		var n int64
-		b.Queue("DELETE FROM api_keys WHERE id = $1", id).Exec(func(tag pgconn.CommandTag) error {
-			n = tag.RowsAffected()
-			return nil
-		})
-		if err := tx.SendBatch(ctx, &b).Close(); err != nil {
-			return err
-		}
-		if n == 0 {
-			return podium.Errorf(podium.ECodeNotFound, "API key %q does not exist", id)
-		}
-		return nil
-	})
-	if podium.ErrorCode(err) == podium.ECodeNotFound {
-		return err
-	}
-	if err != nil {
-		return fmt.Errorf("delete key: %w", err)
-	}
-	return nil
 }
 
 func nonNil(s []string) []string {

@@ -20,6 +20,9 @@ import (
 
 var _ contest.Store = (*Store)(nil)
 
+// contestRows is the Store's CTF contests (contest.Store).
+type contestRows struct{ *Store }
+
 const contestCols = "id, body, created_ms, updated_ms, version, seq"
 
 func scanContest(r pgx.CollectableRow) (contest.Stored, error) {
@@ -40,7 +43,7 @@ func scanContest(r pgx.CollectableRow) (contest.Stored, error) {
 }
 
 // Contests lists every contest with its head, ordered by id.
-func (s *Store) Contests(ctx context.Context) ([]contest.Stored, error) {
+func (s contestRows) Contests(ctx context.Context) ([]contest.Stored, error) {
 	rows, err := s.pool.Query(ctx, "SELECT "+contestCols+" FROM contests ORDER BY id")
 	if err != nil {
 		return nil, fmt.Errorf("contests: %w", err)
@@ -50,7 +53,7 @@ func (s *Store) Contests(ctx context.Context) ([]contest.Stored, error) {
 }
 
 // LoadContest returns one contest with its head, nil if it does not exist.
-func (s *Store) LoadContest(ctx context.Context, id string) (*contest.Stored, error) {
+func (s contestRows) LoadContest(ctx context.Context, id string) (*contest.Stored, error) {
 	rows, err := s.pool.Query(ctx, "SELECT "+contestCols+" FROM contests WHERE id = $1", id)
 	if err != nil {
 		return nil, fmt.Errorf("load contest: %w", err)
@@ -64,7 +67,7 @@ func (s *Store) LoadContest(ctx context.Context, id string) (*contest.Stored, er
 
 // PutContest creates c or replaces it, keeping its head and moving its
 // version on.
-func (s *Store) PutContest(ctx context.Context, c *contest.Contest) error {
+func (s contestRows) PutContest(ctx context.Context, c *contest.Contest) error {
 	body, err := c.Document()
 	if err != nil {
 		return fmt.Errorf("put contest: %w", err)
@@ -77,7 +80,7 @@ func (s *Store) PutContest(ctx context.Context, c *contest.Contest) error {
 }
 
 // Challenges lists a contest's challenges by order, then id.
-func (s *Store) Challenges(ctx context.Context, id string) ([]contest.Challenge, error) {
+func (s contestRows) Challenges(ctx context.Context, id string) ([]contest.Challenge, error) {
 	rows, err := s.pool.Query(ctx, `SELECT id, body, ord, created_ms, updated_ms FROM contest_challenges
 		WHERE contest = $1 ORDER BY ord, id`, id)
 	if err != nil {
@@ -103,7 +106,7 @@ func (s *Store) Challenges(ctx context.Context, id string) ([]contest.Challenge,
 
 // PutChallenge creates or replaces a challenge and moves its contest's
 // version on. A missing contest is ECodeNotFound.
-func (s *Store) PutChallenge(ctx context.Context, ch *contest.Challenge) error {
+func (s contestRows) PutChallenge(ctx context.Context, ch *contest.Challenge) error {
 	body, err := ch.Document()
 	if err != nil {
 		return fmt.Errorf("put challenge: %w", err)
@@ -128,7 +131,7 @@ func (s *Store) PutChallenge(ctx context.Context, ch *contest.Challenge) error {
 // is a *podium.Error is returned as is; a failed COMMIT is wrapped with
 // podium.OutcomeUnknown; waiting for a lock past the lock timeout is
 // ECodeUnavailable.
-func (s *Store) contestTx(ctx context.Context, what string, fn func(pgx.Tx) error) error {
+func (s contestRows) contestTx(ctx context.Context, what string, fn func(pgx.Tx) error) error {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
@@ -179,13 +182,13 @@ func contestSolves(ctx context.Context, db pgQuerier, id string, after uint64, f
 }
 
 // Solves calls fn for every solve of a contest after seq after, in order.
-func (s *Store) Solves(ctx context.Context, id string, after uint64, fn func(*contest.Solve) error) error {
+func (s contestRows) Solves(ctx context.Context, id string, after uint64, fn func(*contest.Solve) error) error {
 	return contestSolves(ctx, s.pool, id, after, fn)
 }
 
 // Attempt records one attempt (see contest.Store) in a transaction that
 // holds the contest's row.
-func (s *Store) Attempt(ctx context.Context, id string, after uint64, ref contest.AttemptRef, catchUp func(*contest.Solve) error,
+func (s contestRows) Attempt(ctx context.Context, id string, after uint64, ref contest.AttemptRef, catchUp func(*contest.Solve) error,
 	decide func(last uint64, prior *contest.Attempt) (*contest.Attempt, error)) error {
 	return s.contestTx(ctx, "attempt", func(tx pgx.Tx) error {
 		var last int64
@@ -252,7 +255,7 @@ const attemptCols = "id, challenge, team, result, at_ms, key_id, seq, coalesce(i
 
 // DeleteContest deletes a contest and everything of it in one
 // transaction, holding the contest's row first as Attempt does.
-func (s *Store) DeleteContest(ctx context.Context, id string) (bool, error) {
+func (s contestRows) DeleteContest(ctx context.Context, id string) (bool, error) {
 	found := false
 	err := s.contestTx(ctx, "delete contest", func(tx pgx.Tx) error {
 		var one int
@@ -277,7 +280,7 @@ func (s *Store) DeleteContest(ctx context.Context, id string) (bool, error) {
 
 // DeleteChallenge deletes a challenge without solves, holding the
 // contest's row so that no solve of it commits meanwhile.
-func (s *Store) DeleteChallenge(ctx context.Context, id, challenge string) error {
+func (s contestRows) DeleteChallenge(ctx context.Context, id, challenge string) error {
 	return s.contestTx(ctx, "delete challenge", func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, "UPDATE contests SET version = version + 1 WHERE id = $1", id)
 		if err != nil {
@@ -315,7 +318,7 @@ func attemptScanner(id string) pgx.RowToFunc[contest.Attempt] {
 }
 
 // Attempts returns up to limit attempts of a contest after id after.
-func (s *Store) Attempts(ctx context.Context, id string, after int64, limit int) ([]contest.Attempt, error) {
+func (s contestRows) Attempts(ctx context.Context, id string, after int64, limit int) ([]contest.Attempt, error) {
 	rows, err := s.pool.Query(ctx, "SELECT "+attemptCols+` FROM contest_attempts
 		WHERE contest = $1 AND id > $2 ORDER BY id LIMIT $3`, id, after, limit)
 	if err != nil {
@@ -330,7 +333,7 @@ func (s *Store) Attempts(ctx context.Context, id string, after int64, limit int)
 
 // PutSnapshot stores a standings snapshot unless one is stored for
 // (contest, at) already.
-func (s *Store) PutSnapshot(ctx context.Context, id string, at time.Time, seq uint64, doc []byte) (bool, error) {
+func (s contestRows) PutSnapshot(ctx context.Context, id string, at time.Time, seq uint64, doc []byte) (bool, error) {
 	tag, err := s.pool.Exec(ctx, `INSERT INTO contest_snapshots (contest, at_ms, seq, body) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (contest, at_ms) DO NOTHING`, id, podium.Millis(at), int64(seq), doc)
 	if err != nil {
@@ -340,7 +343,7 @@ func (s *Store) PutSnapshot(ctx context.Context, id string, at time.Time, seq ui
 }
 
 // SnapshotAt returns the newest snapshot taken at or before at.
-func (s *Store) SnapshotAt(ctx context.Context, id string, at time.Time) (contest.Snapshot, bool, error) {
+func (s contestRows) SnapshotAt(ctx context.Context, id string, at time.Time) (contest.Snapshot, bool, error) {
 	var (
 		snap    contest.Snapshot
 		ms, seq int64
@@ -358,7 +361,7 @@ func (s *Store) SnapshotAt(ctx context.Context, id string, at time.Time) (contes
 }
 
 // SnapshotTimes lists the times of a contest's snapshots, oldest first.
-func (s *Store) SnapshotTimes(ctx context.Context, id string) ([]time.Time, error) {
+func (s contestRows) SnapshotTimes(ctx context.Context, id string) ([]time.Time, error) {
 	rows, err := s.pool.Query(ctx, "SELECT at_ms FROM contest_snapshots WHERE contest = $1 ORDER BY at_ms", id)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot times: %w", err)

@@ -16,6 +16,9 @@ import (
 
 var _ podium.EvidenceStore = (*Store)(nil)
 
+// evidenceRows is the Store's evidence uploads (podium.EvidenceStore).
+type evidenceRows struct{ *Store }
+
 // Evidence uploads (podium.EvidenceStore): content once per player in
 // evidence_content (bytea; see docs/ARCHITECTURE.md for bytea against a
 // large object), attachments in evidence (migration 0080). PutEvidence
@@ -60,7 +63,7 @@ func nullMillis(t time.Time) *int64 {
 }
 
 // SubmissionPlayer returns the player and period of a logged submission.
-func (s *Store) SubmissionPlayer(ctx context.Context, board string, seq uint64) (string, string, bool, error) {
+func (s evidenceRows) SubmissionPlayer(ctx context.Context, board string, seq uint64) (string, string, bool, error) {
 	var player, period string
 	err := s.pool.QueryRow(ctx, "SELECT player, period FROM submissions WHERE board = $1 AND seq = $2 AND kind = 0", board, int64(seq)).Scan(&player, &period)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -73,7 +76,7 @@ func (s *Store) SubmissionPlayer(ctx context.Context, board string, seq uint64) 
 }
 
 // Evidence returns the unexpired evidence of a submission, nil if none.
-func (s *Store) Evidence(ctx context.Context, board, player string, seq uint64, now time.Time) (*podium.Evidence, error) {
+func (s evidenceRows) Evidence(ctx context.Context, board, player string, seq uint64, now time.Time) (*podium.Evidence, error) {
 	ev, err := scanEvidence(s.pool.QueryRow(ctx, "SELECT "+evidenceCols+evidenceWhere, board, player, int64(seq), podium.Millis(now)))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
@@ -86,7 +89,7 @@ func (s *Store) Evidence(ctx context.Context, board, player string, seq uint64, 
 
 // EvidenceData returns the unexpired evidence of a submission with its
 // bytes.
-func (s *Store) EvidenceData(ctx context.Context, board, player string, seq uint64, now time.Time) (*podium.Evidence, []byte, error) {
+func (s evidenceRows) EvidenceData(ctx context.Context, board, player string, seq uint64, now time.Time) (*podium.Evidence, []byte, error) {
 	var data []byte
 	ev, err := scanEvidence(s.pool.QueryRow(ctx, "SELECT "+evidenceCols+", c.data"+evidenceWhere, board, player, int64(seq), podium.Millis(now)), &data)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -99,7 +102,7 @@ func (s *Store) EvidenceData(ctx context.Context, board, player string, seq uint
 }
 
 // PlayerContent returns the compressed hash of a player's stored content.
-func (s *Store) PlayerContent(ctx context.Context, player, content string) (string, bool, error) {
+func (s evidenceRows) PlayerContent(ctx context.Context, player, content string) (string, bool, error) {
 	var comp string
 	err := s.pool.QueryRow(ctx, "SELECT compressed_sha256 FROM evidence_content WHERE player = $1 AND content_sha256 = $2", player, content).Scan(&comp)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -112,7 +115,7 @@ func (s *Store) PlayerContent(ctx context.Context, player, content string) (stri
 }
 
 // PutEvidence attaches evidence to a submission (podium.EvidenceStore).
-func (s *Store) PutEvidence(ctx context.Context, ev *podium.Evidence, data []byte, now time.Time) (podium.Evidence, podium.EvidenceOutcome, error) {
+func (s evidenceRows) PutEvidence(ctx context.Context, ev *podium.Evidence, data []byte, now time.Time) (podium.Evidence, podium.EvidenceOutcome, error) {
 	var (
 		got     *podium.Evidence
 		outcome podium.EvidenceOutcome
@@ -226,7 +229,7 @@ func dropAttachments(ctx context.Context, tx pgx.Tx, where string, args ...any) 
 }
 
 // PromoteEvidence fixes the expiry of an unpromoted attachment.
-func (s *Store) PromoteEvidence(ctx context.Context, board, player string, seq uint64, now, expires time.Time) (bool, error) {
+func (s evidenceRows) PromoteEvidence(ctx context.Context, board, player string, seq uint64, now, expires time.Time) (bool, error) {
 	tag, err := s.pool.Exec(ctx, `UPDATE evidence SET promoted_ms = $1, expires_ms = $2 WHERE board = $3 AND player = $4 AND seq = $5
 		AND promoted_ms IS NULL AND (expires_ms IS NULL OR expires_ms > $1)`, podium.Millis(now), nullMillis(expires), board, player, int64(seq))
 	if err != nil {
@@ -237,7 +240,7 @@ func (s *Store) PromoteEvidence(ctx context.Context, board, player string, seq u
 
 // SweepEvidence deletes at most limit expired attachments and the content
 // they leave unused.
-func (s *Store) SweepEvidence(ctx context.Context, now time.Time, limit int) (int, error) {
+func (s evidenceRows) SweepEvidence(ctx context.Context, now time.Time, limit int) (int, error) {
 	var n int
 	err := inWriteTx(ctx, s.pool, func(tx pgx.Tx) error {
 		var err error

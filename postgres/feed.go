@@ -14,6 +14,9 @@ import (
 
 var _ podium.FeedStore = (*Store)(nil)
 
+// feedRows is the Store's activity feed (podium.FeedStore).
+type feedRows struct{ *Store }
+
 // sqlFeed stores a commit's feed events (podium.Batch.Feed) in its
 // transaction, as the other statements of the write path: one array per
 // column. The keys travel as array literals ("{1,2}") cast to bigint[].
@@ -97,7 +100,7 @@ func arrayLiteral(keys []int64) string {
 }
 
 // Feed returns the events q selects, newest first.
-func (s *Store) Feed(ctx context.Context, q podium.FeedQuery) ([]podium.FeedEvent, error) {
+func (s feedRows) Feed(ctx context.Context, q podium.FeedQuery) ([]podium.FeedEvent, error) {
 	var (
 		where []string
 		args  []any
@@ -157,7 +160,7 @@ func (s *Store) Feed(ctx context.Context, q podium.FeedQuery) ([]podium.FeedEven
 // (keep at least 1). Nodes may prune
 // the same board at once: each deletes rows past the cap, which is the
 // same set.
-func (s *Store) PruneFeed(ctx context.Context, boards []string, keep, max int) (int, error) {
+func (s feedRows) PruneFeed(ctx context.Context, boards []string, keep, max int) (int, error) {
 	n := 0
 	for _, b := range boards {
 		if n >= max {
@@ -181,7 +184,7 @@ func (s *Store) PruneFeed(ctx context.Context, boards []string, keep, max int) (
 var _ podium.FeedOverCap = (*Store)(nil)
 
 // FeedBoardsOver returns the boards that hold more than keep events.
-func (s *Store) FeedBoardsOver(ctx context.Context, keep int) ([]string, error) {
+func (s feedRows) FeedBoardsOver(ctx context.Context, keep int) ([]string, error) {
 	rows, err := s.pool.Query(ctx, "SELECT board FROM feed GROUP BY board HAVING count(*) > $1", keep)
 	if err != nil {
 		return nil, fmt.Errorf("feed boards over the cap: %w", err)

@@ -13,6 +13,9 @@ import (
 
 var _ podium.SessionStore = (*Store)(nil)
 
+// sessionRows is the Store's player sessions (podium.SessionStore).
+type sessionRows struct{ *Store }
+
 // Player sessions (podium.SessionStore). Every write appends a session
 // change per session it touches, so that the other nodes reload (or
 // forget) it at once. Writers of sessions take the change feed's lock
@@ -33,7 +36,7 @@ func scanSession(r pgx.Row) (podium.Session, error) {
 	return s, err
 }
 
-func (s *Store) querySessions(ctx context.Context, what, q string, args ...any) ([]podium.Session, error) {
+func (s sessionRows) querySessions(ctx context.Context, what, q string, args ...any) ([]podium.Session, error) {
 	rows, err := s.pool.Query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
@@ -43,16 +46,16 @@ func (s *Store) querySessions(ctx context.Context, what, q string, args ...any) 
 }
 
 // ActiveSessions lists the sessions that expire after now.
-func (s *Store) ActiveSessions(ctx context.Context, now time.Time) ([]podium.Session, error) {
+func (s sessionRows) ActiveSessions(ctx context.Context, now time.Time) ([]podium.Session, error) {
 	return s.querySessions(ctx, "sessions", "SELECT "+sessionCols+" FROM player_sessions WHERE expires_ms > $1 ORDER BY id", podium.Millis(now))
 }
 
 // PlayerSessions lists a player's sessions, oldest first.
-func (s *Store) PlayerSessions(ctx context.Context, player string) ([]podium.Session, error) {
+func (s sessionRows) PlayerSessions(ctx context.Context, player string) ([]podium.Session, error) {
 	return s.querySessions(ctx, "player sessions", "SELECT "+sessionCols+" FROM player_sessions WHERE player = $1 ORDER BY created_ms, id", player)
 }
 
-func (s *Store) oneSession(ctx context.Context, what, where, arg string) (*podium.Session, error) {
+func (s sessionRows) oneSession(ctx context.Context, what, where, arg string) (*podium.Session, error) {
 	ses, err := scanSession(s.pool.QueryRow(ctx, "SELECT "+sessionCols+" FROM player_sessions WHERE "+where+" = $1", arg))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
@@ -64,12 +67,12 @@ func (s *Store) oneSession(ctx context.Context, what, where, arg string) (*podiu
 }
 
 // LoadSession returns one session, nil if it does not exist.
-func (s *Store) LoadSession(ctx context.Context, id string) (*podium.Session, error) {
+func (s sessionRows) LoadSession(ctx context.Context, id string) (*podium.Session, error) {
 	return s.oneSession(ctx, "load session", "id", id)
 }
 
 // SessionByMarker returns the session issued under marker, nil if none.
-func (s *Store) SessionByMarker(ctx context.Context, marker string) (*podium.Session, error) {
+func (s sessionRows) SessionByMarker(ctx context.Context, marker string) (*podium.Session, error) {
 	if marker == "" {
 		return nil, nil
 	}
@@ -91,7 +94,7 @@ func collectIDs(ctx context.Context, tx pgx.Tx, q string, args ...any) ([]string
 	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
-func (s *Store) appendSessionChanges(ctx context.Context, tx pgx.Tx, ids []string) error {
+func (s sessionRows) appendSessionChanges(ctx context.Context, tx pgx.Tx, ids []string) error {
 	if len(ids) == 0 {
 		return nil
 	}
@@ -104,7 +107,7 @@ func (s *Store) appendSessionChanges(ctx context.Context, tx pgx.Tx, ids []strin
 
 // PutSession stores a new session, removing the player's session on the
 // same device and the oldest beyond max.
-func (s *Store) PutSession(ctx context.Context, ses *podium.Session, max int) ([]string, error) {
+func (s sessionRows) PutSession(ctx context.Context, ses *podium.Session, max int) ([]string, error) {
 	var removed []string
 	err := inWriteTx(ctx, s.pool, func(tx pgx.Tx) error {
 		removed = nil
@@ -154,7 +157,7 @@ func (s *Store) PutSession(ctx context.Context, ses *podium.Session, max int) ([
 }
 
 // RotateSession gives a session a new hash and times.
-func (s *Store) RotateSession(ctx context.Context, id, hash string, refreshed, expires time.Time) error {
+func (s sessionRows) RotateSession(ctx context.Context, id, hash string, refreshed, expires time.Time) error {
 	err := inWriteTx(ctx, s.pool, func(tx pgx.Tx) error {
 		if err := s.appendSessionChanges(ctx, tx, []string{id}); err != nil {
 			return err
@@ -176,7 +179,7 @@ func (s *Store) RotateSession(ctx context.Context, id, hash string, refreshed, e
 }
 
 // DeleteSessions removes one session of a player, or all of them.
-func (s *Store) DeleteSessions(ctx context.Context, player, id string) ([]string, error) {
+func (s sessionRows) DeleteSessions(ctx context.Context, player, id string) ([]string, error) {
 	var removed []string
 	err := inWriteTx(ctx, s.pool, func(tx pgx.Tx) error {
 		if err := lockChanges(ctx, tx); err != nil {
@@ -208,7 +211,7 @@ func (s *Store) DeleteSessions(ctx context.Context, player, id string) ([]string
 // SweepSessions deletes at most limit expired sessions, the oldest first.
 // It appends no change: every node refuses an expired session by its
 // clock, and forgets it on its own.
-func (s *Store) SweepSessions(ctx context.Context, before time.Time, limit int) (int, error) {
+func (s sessionRows) SweepSessions(ctx context.Context, before time.Time, limit int) (int, error) {
 	tag, err := s.pool.Exec(ctx, `DELETE FROM player_sessions WHERE id IN (SELECT id FROM player_sessions
 		WHERE expires_ms <= $1 ORDER BY expires_ms LIMIT $2 FOR UPDATE SKIP LOCKED)`, podium.Millis(before), limit)
 	if err != nil {

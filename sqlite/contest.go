@@ -16,6 +16,9 @@ import (
 
 var _ contest.Store = (*Store)(nil)
 
+// contestRows is the Store's CTF contests (contest.Store).
+type contestRows struct{ *Store }
+
 const contestCols = "id, body, created_ms, updated_ms, version, seq"
 
 func scanContest(sc interface{ Scan(...any) error }) (*contest.Stored, error) {
@@ -36,7 +39,7 @@ func scanContest(sc interface{ Scan(...any) error }) (*contest.Stored, error) {
 }
 
 // Contests lists every contest with its head, ordered by id.
-func (s *Store) Contests(ctx context.Context) ([]contest.Stored, error) {
+func (s contestRows) Contests(ctx context.Context) ([]contest.Stored, error) {
 	rows, err := s.r.QueryContext(ctx, "SELECT "+contestCols+" FROM contests ORDER BY id")
 	if err != nil {
 		return nil, fmt.Errorf("contests: %w", err)
@@ -57,7 +60,7 @@ func (s *Store) Contests(ctx context.Context) ([]contest.Stored, error) {
 }
 
 // LoadContest returns one contest with its head, nil if it does not exist.
-func (s *Store) LoadContest(ctx context.Context, id string) (*contest.Stored, error) {
+func (s contestRows) LoadContest(ctx context.Context, id string) (*contest.Stored, error) {
 	c, err := scanContest(s.r.QueryRowContext(ctx, "SELECT "+contestCols+" FROM contests WHERE id = ?", id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
@@ -70,7 +73,7 @@ func (s *Store) LoadContest(ctx context.Context, id string) (*contest.Stored, er
 
 // PutContest creates c or replaces it, keeping its head and moving its
 // version on.
-func (s *Store) PutContest(ctx context.Context, c *contest.Contest) error {
+func (s contestRows) PutContest(ctx context.Context, c *contest.Contest) error {
 	body, err := c.Document()
 	if err != nil {
 		return fmt.Errorf("put contest: %w", err)
@@ -88,7 +91,7 @@ func (s *Store) PutContest(ctx context.Context, c *contest.Contest) error {
 }
 
 // Challenges lists a contest's challenges by order, then id.
-func (s *Store) Challenges(ctx context.Context, id string) ([]contest.Challenge, error) {
+func (s contestRows) Challenges(ctx context.Context, id string) ([]contest.Challenge, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT id, body, ord, created_ms, updated_ms FROM contest_challenges
 		WHERE contest = ? ORDER BY ord, id`, id)
 	if err != nil {
@@ -119,7 +122,7 @@ func (s *Store) Challenges(ctx context.Context, id string) ([]contest.Challenge,
 
 // PutChallenge creates or replaces a challenge and moves its contest's
 // version on. A missing contest is ECodeNotFound.
-func (s *Store) PutChallenge(ctx context.Context, ch *contest.Challenge) error {
+func (s contestRows) PutChallenge(ctx context.Context, ch *contest.Challenge) error {
 	body, err := ch.Document()
 	if err != nil {
 		return fmt.Errorf("put challenge: %w", err)
@@ -180,14 +183,14 @@ func solves(ctx context.Context, db querier, id string, after uint64, fn func(*c
 }
 
 // Solves calls fn for every solve of a contest after seq after, in order.
-func (s *Store) Solves(ctx context.Context, id string, after uint64, fn func(*contest.Solve) error) error {
+func (s contestRows) Solves(ctx context.Context, id string, after uint64, fn func(*contest.Solve) error) error {
 	return solves(ctx, s.r, id, after, fn)
 }
 
 // Attempt records one attempt (see contest.Store). The write connection is
 // this process's only writer and SQLite takes the database's write lock
 // at the first write, so the contest's writers take turns.
-func (s *Store) Attempt(ctx context.Context, id string, after uint64, ref contest.AttemptRef, catchUp func(*contest.Solve) error,
+func (s contestRows) Attempt(ctx context.Context, id string, after uint64, ref contest.AttemptRef, catchUp func(*contest.Solve) error,
 	decide func(last uint64, prior *contest.Attempt) (*contest.Attempt, error)) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
@@ -258,7 +261,7 @@ func (s *Store) Attempt(ctx context.Context, id string, after uint64, ref contes
 
 // DeleteContest deletes a contest and everything of it in one
 // transaction.
-func (s *Store) DeleteContest(ctx context.Context, id string) (bool, error) {
+func (s contestRows) DeleteContest(ctx context.Context, id string) (bool, error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	tx, err := s.w.BeginTx(ctx, nil)
@@ -289,7 +292,7 @@ func (s *Store) DeleteContest(ctx context.Context, id string) (bool, error) {
 }
 
 // DeleteChallenge deletes a challenge without solves.
-func (s *Store) DeleteChallenge(ctx context.Context, id, challenge string) error {
+func (s contestRows) DeleteChallenge(ctx context.Context, id, challenge string) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	tx, err := s.w.BeginTx(ctx, nil)
@@ -353,7 +356,7 @@ func nullable(s string) any {
 }
 
 // Attempts returns up to limit attempts of a contest after id after.
-func (s *Store) Attempts(ctx context.Context, id string, after int64, limit int) ([]contest.Attempt, error) {
+func (s contestRows) Attempts(ctx context.Context, id string, after int64, limit int) ([]contest.Attempt, error) {
 	rows, err := s.r.QueryContext(ctx, "SELECT "+attemptCols+` FROM contest_attempts
 		WHERE contest = ? AND id > ? ORDER BY id LIMIT ?`, id, after, limit)
 	if err != nil {
@@ -376,7 +379,7 @@ func (s *Store) Attempts(ctx context.Context, id string, after int64, limit int)
 
 // PutSnapshot stores a standings snapshot unless one is stored for
 // (contest, at) already.
-func (s *Store) PutSnapshot(ctx context.Context, id string, at time.Time, seq uint64, doc []byte) (bool, error) {
+func (s contestRows) PutSnapshot(ctx context.Context, id string, at time.Time, seq uint64, doc []byte) (bool, error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	res, err := s.w.ExecContext(ctx, `INSERT INTO contest_snapshots (contest, at_ms, seq, body) VALUES (?, ?, ?, ?)
@@ -392,7 +395,7 @@ func (s *Store) PutSnapshot(ctx context.Context, id string, at time.Time, seq ui
 }
 
 // SnapshotAt returns the newest snapshot taken at or before at.
-func (s *Store) SnapshotAt(ctx context.Context, id string, at time.Time) (contest.Snapshot, bool, error) {
+func (s contestRows) SnapshotAt(ctx context.Context, id string, at time.Time) (contest.Snapshot, bool, error) {
 	var (
 		snap    contest.Snapshot
 		ms, seq int64
@@ -410,7 +413,7 @@ func (s *Store) SnapshotAt(ctx context.Context, id string, at time.Time) (contes
 }
 
 // SnapshotTimes lists the times of a contest's snapshots, oldest first.
-func (s *Store) SnapshotTimes(ctx context.Context, id string) ([]time.Time, error) {
+func (s contestRows) SnapshotTimes(ctx context.Context, id string) ([]time.Time, error) {
 	rows, err := s.r.QueryContext(ctx, "SELECT at_ms FROM contest_snapshots WHERE contest = ? ORDER BY at_ms", id)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot times: %w", err)

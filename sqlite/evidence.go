@@ -15,6 +15,9 @@ import (
 
 var _ podium.EvidenceStore = (*Store)(nil)
 
+// evidenceRows is the Store's evidence uploads (podium.EvidenceStore).
+type evidenceRows struct{ *Store }
+
 // Evidence uploads (podium.EvidenceStore): content once per player in
 // evidence_content, attachments in evidence (migration 0080). The writes
 // go through the one write connection, so an upload and the sweeper never
@@ -45,7 +48,7 @@ func scanEvidence(r rowScanner, extra ...any) (*podium.Evidence, error) {
 }
 
 // SubmissionPlayer returns the player and period of a logged submission.
-func (s *Store) SubmissionPlayer(ctx context.Context, board string, seq uint64) (string, string, bool, error) {
+func (s evidenceRows) SubmissionPlayer(ctx context.Context, board string, seq uint64) (string, string, bool, error) {
 	var player, period string
 	err := s.r.QueryRowContext(ctx, "SELECT player, period FROM submissions WHERE board = ? AND seq = ? AND substr(rec, 1, 1) = x'00'", board, int64(seq)).Scan(&player, &period)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -61,7 +64,7 @@ const evidenceWhere = ` FROM evidence e JOIN evidence_content c ON c.player = e.
 	WHERE e.board = ? AND e.player = ? AND e.seq = ? AND (e.expires_ms IS NULL OR e.expires_ms > ?)`
 
 // Evidence returns the unexpired evidence of a submission, nil if none.
-func (s *Store) Evidence(ctx context.Context, board, player string, seq uint64, now time.Time) (*podium.Evidence, error) {
+func (s evidenceRows) Evidence(ctx context.Context, board, player string, seq uint64, now time.Time) (*podium.Evidence, error) {
 	ev, err := scanEvidence(s.r.QueryRowContext(ctx, "SELECT "+evidenceCols+evidenceWhere, board, player, int64(seq), podium.Millis(now)))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
@@ -74,7 +77,7 @@ func (s *Store) Evidence(ctx context.Context, board, player string, seq uint64, 
 
 // EvidenceData returns the unexpired evidence of a submission with its
 // bytes.
-func (s *Store) EvidenceData(ctx context.Context, board, player string, seq uint64, now time.Time) (*podium.Evidence, []byte, error) {
+func (s evidenceRows) EvidenceData(ctx context.Context, board, player string, seq uint64, now time.Time) (*podium.Evidence, []byte, error) {
 	var data []byte
 	ev, err := scanEvidence(s.r.QueryRowContext(ctx, "SELECT "+evidenceCols+", c.data"+evidenceWhere, board, player, int64(seq), podium.Millis(now)), &data)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -87,7 +90,7 @@ func (s *Store) EvidenceData(ctx context.Context, board, player string, seq uint
 }
 
 // PlayerContent returns the compressed hash of a player's stored content.
-func (s *Store) PlayerContent(ctx context.Context, player, content string) (string, bool, error) {
+func (s evidenceRows) PlayerContent(ctx context.Context, player, content string) (string, bool, error) {
 	var comp string
 	err := s.r.QueryRowContext(ctx, "SELECT compressed_sha256 FROM evidence_content WHERE player = ? AND content_sha256 = ?", player, content).Scan(&comp)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -100,7 +103,7 @@ func (s *Store) PlayerContent(ctx context.Context, player, content string) (stri
 }
 
 // PutEvidence attaches evidence to a submission (podium.EvidenceStore).
-func (s *Store) PutEvidence(ctx context.Context, ev *podium.Evidence, data []byte, now time.Time) (podium.Evidence, podium.EvidenceOutcome, error) {
+func (s evidenceRows) PutEvidence(ctx context.Context, ev *podium.Evidence, data []byte, now time.Time) (podium.Evidence, podium.EvidenceOutcome, error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	tx, err := s.w.BeginTx(ctx, nil)
@@ -223,7 +226,7 @@ func dropAttachments(ctx context.Context, tx *sql.Tx, where string, args ...any)
 }
 
 // PromoteEvidence fixes the expiry of an unpromoted attachment.
-func (s *Store) PromoteEvidence(ctx context.Context, board, player string, seq uint64, now, expires time.Time) (bool, error) {
+func (s evidenceRows) PromoteEvidence(ctx context.Context, board, player string, seq uint64, now, expires time.Time) (bool, error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	res, err := s.w.ExecContext(ctx, `UPDATE evidence SET promoted_ms = ?, expires_ms = ? WHERE board = ? AND player = ? AND seq = ?
@@ -243,7 +246,7 @@ func (s *Store) PromoteEvidence(ctx context.Context, board, player string, seq u
 
 // SweepEvidence deletes at most limit expired attachments and the content
 // they leave unused.
-func (s *Store) SweepEvidence(ctx context.Context, now time.Time, limit int) (int, error) {
+func (s evidenceRows) SweepEvidence(ctx context.Context, now time.Time, limit int) (int, error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	tx, err := s.w.BeginTx(ctx, nil)

@@ -12,6 +12,9 @@ import (
 
 var _ podium.SessionStore = (*Store)(nil)
 
+// sessionRows is the Store's player sessions (podium.SessionStore).
+type sessionRows struct{ *Store }
+
 const sessionCols = "id, player, device, hash, ttl_ms, created_ms, refreshed_ms, expires_ms, marker"
 
 type rowScanner interface{ Scan(dest ...any) error }
@@ -27,7 +30,7 @@ func scanSession(r rowScanner) (podium.Session, error) {
 	return s, err
 }
 
-func (s *Store) querySessions(ctx context.Context, what, q string, args ...any) ([]podium.Session, error) {
+func (s sessionRows) querySessions(ctx context.Context, what, q string, args ...any) ([]podium.Session, error) {
 	rows, err := s.r.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
@@ -48,16 +51,16 @@ func (s *Store) querySessions(ctx context.Context, what, q string, args ...any) 
 }
 
 // ActiveSessions lists the sessions that expire after now.
-func (s *Store) ActiveSessions(ctx context.Context, now time.Time) ([]podium.Session, error) {
+func (s sessionRows) ActiveSessions(ctx context.Context, now time.Time) ([]podium.Session, error) {
 	return s.querySessions(ctx, "sessions", "SELECT "+sessionCols+" FROM player_sessions WHERE expires_ms > ? ORDER BY id", podium.Millis(now))
 }
 
 // PlayerSessions lists a player's sessions, oldest first.
-func (s *Store) PlayerSessions(ctx context.Context, player string) ([]podium.Session, error) {
+func (s sessionRows) PlayerSessions(ctx context.Context, player string) ([]podium.Session, error) {
 	return s.querySessions(ctx, "player sessions", "SELECT "+sessionCols+" FROM player_sessions WHERE player = ? ORDER BY created_ms, id", player)
 }
 
-func (s *Store) oneSession(ctx context.Context, what, where, arg string) (*podium.Session, error) {
+func (s sessionRows) oneSession(ctx context.Context, what, where, arg string) (*podium.Session, error) {
 	ses, err := scanSession(s.r.QueryRowContext(ctx, "SELECT "+sessionCols+" FROM player_sessions WHERE "+where+" = ?", arg))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
@@ -69,12 +72,12 @@ func (s *Store) oneSession(ctx context.Context, what, where, arg string) (*podiu
 }
 
 // LoadSession returns one session, nil if it does not exist.
-func (s *Store) LoadSession(ctx context.Context, id string) (*podium.Session, error) {
+func (s sessionRows) LoadSession(ctx context.Context, id string) (*podium.Session, error) {
 	return s.oneSession(ctx, "load session", "id", id)
 }
 
 // SessionByMarker returns the session issued under marker, nil if none.
-func (s *Store) SessionByMarker(ctx context.Context, marker string) (*podium.Session, error) {
+func (s sessionRows) SessionByMarker(ctx context.Context, marker string) (*podium.Session, error) {
 	if marker == "" {
 		return nil, nil
 	}
@@ -83,7 +86,7 @@ func (s *Store) SessionByMarker(ctx context.Context, marker string) (*podium.Ses
 
 // PutSession stores a new session, removing the player's session on the
 // same device and the oldest beyond max.
-func (s *Store) PutSession(ctx context.Context, ses *podium.Session, max int) ([]string, error) {
+func (s sessionRows) PutSession(ctx context.Context, ses *podium.Session, max int) ([]string, error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	tx, err := s.w.BeginTx(ctx, nil)
@@ -138,7 +141,7 @@ func (s *Store) PutSession(ctx context.Context, ses *podium.Session, max int) ([
 }
 
 // RotateSession gives a session a new hash and times.
-func (s *Store) RotateSession(ctx context.Context, id, hash string, refreshed, expires time.Time) error {
+func (s sessionRows) RotateSession(ctx context.Context, id, hash string, refreshed, expires time.Time) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	res, err := s.w.ExecContext(ctx, "UPDATE player_sessions SET hash = ?, refreshed_ms = ?, expires_ms = ? WHERE id = ?",
@@ -155,7 +158,7 @@ func (s *Store) RotateSession(ctx context.Context, id, hash string, refreshed, e
 }
 
 // DeleteSessions removes one session of a player, or all of them.
-func (s *Store) DeleteSessions(ctx context.Context, player, id string) ([]string, error) {
+func (s sessionRows) DeleteSessions(ctx context.Context, player, id string) ([]string, error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	q, args := "DELETE FROM player_sessions WHERE player = ? RETURNING id", []any{player}
@@ -189,7 +192,7 @@ func (s *Store) DeleteSessions(ctx context.Context, player, id string) ([]string
 }
 
 // SweepSessions deletes at most limit expired sessions, the oldest first.
-func (s *Store) SweepSessions(ctx context.Context, before time.Time, limit int) (int, error) {
+func (s sessionRows) SweepSessions(ctx context.Context, before time.Time, limit int) (int, error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	res, err := s.w.ExecContext(ctx, `DELETE FROM player_sessions WHERE id IN (SELECT id FROM player_sessions

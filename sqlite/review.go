@@ -16,6 +16,9 @@ import (
 
 var _ podium.ReviewStore = (*Store)(nil)
 
+// reviewRows is the Store's moderation: held submissions, decisions, freezes and a player's history (podium.ReviewStore).
+type reviewRows struct{ *Store }
+
 const reviewCols = "id, board, period, player, keys, meta, submitted_ms, reason, status, decided_ms, decided_by, note, seq"
 
 func scanReview(r rowScanner) (podium.ReviewItem, error) {
@@ -50,7 +53,7 @@ func scanReview(r rowScanner) (podium.ReviewItem, error) {
 // insertReview stores held submissions and decisions, in a commit's
 // transaction. A decision of an item that is not pending is
 // podium.ErrDecided.
-func (s *Store) insertReview(ctx context.Context, tx *sql.Tx, items []podium.ReviewItem, decs []podium.ReviewDecision) error {
+func (s reviewRows) insertReview(ctx context.Context, tx *sql.Tx, items []podium.ReviewItem, decs []podium.ReviewDecision) error {
 	for i := range items {
 		it := &items[i]
 		keys, err := json.Marshal(it.Keys)
@@ -87,7 +90,7 @@ func (s *Store) insertReview(ctx context.Context, tx *sql.Tx, items []podium.Rev
 }
 
 // ReviewItem returns one item, nil if there is none.
-func (s *Store) ReviewItem(ctx context.Context, id string) (*podium.ReviewItem, error) {
+func (s reviewRows) ReviewItem(ctx context.Context, id string) (*podium.ReviewItem, error) {
 	it, err := scanReview(s.r.QueryRowContext(ctx, "SELECT "+reviewCols+" FROM review_items WHERE id = ?", id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
@@ -99,7 +102,7 @@ func (s *Store) ReviewItem(ctx context.Context, id string) (*podium.ReviewItem, 
 }
 
 // ReviewItems lists the items f selects in (submitted, id) order.
-func (s *Store) ReviewItems(ctx context.Context, f podium.ReviewFilter) ([]podium.ReviewItem, error) {
+func (s reviewRows) ReviewItems(ctx context.Context, f podium.ReviewFilter) ([]podium.ReviewItem, error) {
 	var (
 		where []string
 		args  []any
@@ -141,12 +144,12 @@ func (s *Store) ReviewItems(ctx context.Context, f podium.ReviewFilter) ([]podiu
 }
 
 // Freezes lists every frozen player.
-func (s *Store) Freezes(ctx context.Context) ([]podium.Freeze, error) {
+func (s reviewRows) Freezes(ctx context.Context) ([]podium.Freeze, error) {
 	return s.queryFreezes(ctx, "SELECT player, frozen_by, reason, at_ms FROM frozen_players ORDER BY player")
 }
 
 // LoadFreeze returns a player's freeze, nil if not frozen.
-func (s *Store) LoadFreeze(ctx context.Context, player string) (*podium.Freeze, error) {
+func (s reviewRows) LoadFreeze(ctx context.Context, player string) (*podium.Freeze, error) {
 	list, err := s.queryFreezes(ctx, "SELECT player, frozen_by, reason, at_ms FROM frozen_players WHERE player = ?", player)
 	if err != nil || len(list) == 0 {
 		return nil, err
@@ -154,7 +157,7 @@ func (s *Store) LoadFreeze(ctx context.Context, player string) (*podium.Freeze, 
 	return &list[0], nil
 }
 
-func (s *Store) queryFreezes(ctx context.Context, q string, args ...any) ([]podium.Freeze, error) {
+func (s reviewRows) queryFreezes(ctx context.Context, q string, args ...any) ([]podium.Freeze, error) {
 	rows, err := s.r.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("freezes: %w", err)
@@ -179,7 +182,7 @@ func (s *Store) queryFreezes(ctx context.Context, q string, args ...any) ([]podi
 }
 
 // PutFreeze freezes a player.
-func (s *Store) PutFreeze(ctx context.Context, f *podium.Freeze) error {
+func (s reviewRows) PutFreeze(ctx context.Context, f *podium.Freeze) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	_, err := s.w.ExecContext(ctx, `INSERT INTO frozen_players (player, frozen_by, reason, at_ms) VALUES (?, ?, ?, ?)
@@ -192,7 +195,7 @@ func (s *Store) PutFreeze(ctx context.Context, f *podium.Freeze) error {
 }
 
 // DeleteFreeze unfreezes a player; one not frozen is ECodeNotFound.
-func (s *Store) DeleteFreeze(ctx context.Context, player string) error {
+func (s reviewRows) DeleteFreeze(ctx context.Context, player string) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	res, err := s.w.ExecContext(ctx, "DELETE FROM frozen_players WHERE player = ?", player)
@@ -211,7 +214,7 @@ func (s *Store) DeleteFreeze(ctx context.Context, player string) error {
 // A board in the player index reads one range of it per period; another
 // board's log is scanned backwards by seq, at most s.historyScan rows, and
 // where the scan stopped short of limit rows it says so (resume).
-func (s *Store) History(ctx context.Context, board, player string, periods []string, before uint64, limit int) ([]podium.HistoryRow, uint64, error) {
+func (s reviewRows) History(ctx context.Context, board, player string, periods []string, before uint64, limit int) ([]podium.HistoryRow, uint64, error) {
 	if len(periods) == 0 {
 		return nil, 0, nil
 	}
