@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/internal/sqlstore"
 )
 
 // sqlBoards selects boards with their generation, which lives in the
@@ -90,8 +91,6 @@ const (
 			((SELECT jsonb_agg(jsonb_build_array(k -> 'name', k -> 'order')) FROM jsonb_array_elements($2::jsonb -> 'keys') k),
 			$2::jsonb -> 'mode', $2::jsonb -> 'reset')
 		RETURNING h.gen`
-	sqlPutBoard = `INSERT INTO boards (id, body, created_ms, updated_ms) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (id) DO UPDATE SET body = excluded.body, created_ms = excluded.created_ms, updated_ms = excluded.updated_ms`
 )
 
 // PutBoard creates b or replaces the board with its id, times included,
@@ -109,7 +108,7 @@ func (s *Store) PutBoard(ctx context.Context, b *podium.Board) error {
 	batch.Queue(sqlNewHead+" ON CONFLICT (board) DO NOTHING", b.ID)
 	batch.Queue(sqlNewGen, b.ID, body)
 	s.queueChange(&batch, podium.ChangeBoard, b.ID)
-	batch.Queue(sqlPutBoard, b.ID, body, podium.Millis(b.CreatedAt), podium.Millis(b.UpdatedAt))
+	batch.Queue(sqlstore.PutBoard.Postgres, b.ID, body, podium.Millis(b.CreatedAt), podium.Millis(b.UpdatedAt))
 	var gen int64
 	batch.Queue("SELECT gen FROM board_heads WHERE board = $1", b.ID).QueryRow(func(r pgx.Row) error { return r.Scan(&gen) })
 	if err := s.pool.SendBatch(ctx, &batch).Close(); err != nil {
@@ -124,20 +123,20 @@ func (s *Store) PutBoard(ctx context.Context, b *podium.Board) error {
 // board's delete, whose row count says whether it existed.
 func queueDeleteBoard(b *pgx.Batch, id string) {
 	for _, q := range []string{
-		"DELETE FROM boards WHERE id = $1",
+		sqlstore.DeleteBoard.Postgres,
 		"DELETE FROM board_heads WHERE board = $1",
-		"DELETE FROM submissions WHERE board = $1",
-		"DELETE FROM entries WHERE board = $1",
-		"DELETE FROM watermarks WHERE board = $1",
-		"DELETE FROM feed WHERE board = $1",
-		"UPDATE evidence SET expires_ms = 0 WHERE board = $1", // evidence.go: the sweeper deletes it
+		sqlstore.DeleteBoardLog.Postgres,
+		sqlstore.DeleteBoardEntries.Postgres,
+		sqlstore.DeleteBoardWatermark.Postgres,
+		sqlstore.DeleteBoardFeed.Postgres,
+		sqlstore.ExpireBoardEvidence.Postgres, // evidence.go: the sweeper deletes it
 	} {
 		b.Queue(q, id)
 	}
 	for _, q := range tourneyDeletes { // tourney.go
 		b.Queue(q, id)
 	}
-	b.Queue(reviewDelete, id) // review.go
+	b.Queue(sqlstore.DeleteBoardReviewItems.Postgres, id) // a board made again starts with no review queue
 }
 
 // DeleteBoard removes a board with its head, entries, log and watermark, in
@@ -170,7 +169,7 @@ func (s *Store) DeleteBoard(ctx context.Context, id string) error {
 
 // Players lists every registered player, ordered by id.
 func (s *Store) Players(ctx context.Context) ([]podium.Player, error) {
-	rows, err := s.pool.Query(ctx, "SELECT id, name, hidden, meta, updated_ms FROM players ORDER BY id")
+	rows, err := s.pool.Query(ctx, sqlstore.Players.Postgres)
 	if err != nil {
 		return nil, fmt.Errorf("players: %w", err)
 	}
@@ -185,8 +184,7 @@ func (s *Store) Players(ctx context.Context) ([]podium.Player, error) {
 func (s *Store) PutPlayer(ctx context.Context, p *podium.Player) error {
 	var b pgx.Batch
 	s.queueChange(&b, podium.ChangePlayer, p.ID)
-	b.Queue(`INSERT INTO players (id, name, hidden, meta, updated_ms) VALUES ($1, $2, $3, $4, $5)
-		ON CONFLICT (id) DO UPDATE SET name = excluded.name, hidden = excluded.hidden, meta = excluded.meta, updated_ms = excluded.updated_ms`,
+	b.Queue(sqlstore.PutPlayer.Postgres,
 		p.ID, p.Name, p.Hidden, metaArg(p.Meta), podium.Millis(p.UpdatedAt))
 	if err := s.pool.SendBatch(ctx, &b).Close(); err != nil {
 		return fmt.Errorf("put player: %w", err)

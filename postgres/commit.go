@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/internal/sqlstore"
 )
 
 // The statements of the write path. Each binds one array per column and
@@ -199,7 +200,7 @@ func (s *Store) ReplaceEntries(ctx context.Context, board string, entries []podi
 	w := s.writer()
 	defer s.scratch.Put(w)
 	err = inWriteTx(ctx, conn, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "DELETE FROM entries WHERE board = $1", board); err != nil {
+		if _, err := tx.Exec(ctx, sqlstore.DeleteBoardEntries.Postgres, board); err != nil {
 			return err
 		}
 		// One round trip per maxRows entries, so that a rebuild of
@@ -225,7 +226,7 @@ func (s *Store) ReplaceEntries(ctx context.Context, board string, entries []podi
 // PruneIdempotency deletes the idempotency records created before before
 // and returns how many it deleted.
 func (s *Store) PruneIdempotency(ctx context.Context, before time.Time) (int, error) {
-	tag, err := s.pool.Exec(ctx, "DELETE FROM idempotency WHERE created_ms < $1", podium.Millis(before))
+	tag, err := s.pool.Exec(ctx, sqlstore.PruneIdempotency.Postgres, podium.Millis(before))
 	if err != nil {
 		return 0, fmt.Errorf("prune idempotency: %w", err)
 	}

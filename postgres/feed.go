@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/internal/sqlstore"
 )
 
 var _ podium.FeedStore = (*Store)(nil)
@@ -123,7 +124,7 @@ func (s feedRows) Feed(ctx context.Context, q podium.FeedQuery) ([]podium.FeedEv
 		where = append(where, fmt.Sprintf("(at_ms, board, seq, kind) < (%s, %s, %s, %s)",
 			arg(p.At), arg(p.Board), arg(int64(p.Seq)), arg(int16(p.Kind))))
 	}
-	query := "SELECT board, seq, kind, at_ms, period, player, keys, old, other, data FROM feed"
+	query := sqlstore.SelectFeed.Postgres
 	if len(where) > 0 {
 		query += " WHERE " + strings.Join(where, " AND ")
 	}
@@ -185,7 +186,7 @@ var _ podium.FeedOverCap = (*Store)(nil)
 
 // FeedBoardsOver returns the boards that hold more than keep events.
 func (s feedRows) FeedBoardsOver(ctx context.Context, keep int) ([]string, error) {
-	rows, err := s.pool.Query(ctx, "SELECT board FROM feed GROUP BY board HAVING count(*) > $1", keep)
+	rows, err := s.pool.Query(ctx, sqlstore.FeedBoardsOver.Postgres, keep)
 	if err != nil {
 		return nil, fmt.Errorf("feed boards over the cap: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/internal/sqlstore"
 )
 
 var _ podium.KeyStore = (*Store)(nil)
@@ -22,7 +23,7 @@ const sqlKeys = "SELECT id, name, scopes, boards, hash, created_ms FROM api_keys
 // Keys lists the API keys, hashes included, ordered by id. Scopes and
 // Boards are empty slices, never nil, when empty.
 func (s keyRows) Keys(ctx context.Context) ([]podium.APIKey, error) {
-	rows, err := s.pool.Query(ctx, sqlKeys+" ORDER BY id")
+	rows, err := s.pool.Query(ctx, sqlstore.Keys.Postgres)
 	if err != nil {
 		return nil, fmt.Errorf("keys: %w", err)
 	}
@@ -65,9 +66,7 @@ func scanKey(r pgx.CollectableRow) (podium.APIKey, error) {
 func (s keyRows) PutKey(ctx context.Context, k *podium.APIKey) error {
 	var b pgx.Batch
 	s.queueChange(&b, podium.ChangeKey, k.ID)
-	b.Queue(`INSERT INTO api_keys (id, name, scopes, boards, hash, created_ms) VALUES ($1, $2, $3, $4, $5, $6)
-		ON CONFLICT (id) DO UPDATE SET name = excluded.name, scopes = excluded.scopes, boards = excluded.boards,
-			hash = excluded.hash, created_ms = excluded.created_ms`,
+	b.Queue(sqlstore.PutKey.Postgres,
 		k.ID, k.Name, nonNil(k.Scopes), nonNil(k.Boards), k.Hash, podium.Millis(k.CreatedAt))
 	err := s.pool.SendBatch(ctx, &b).Close()
 	if code, constraint := pgCode(err); code == codeUniqueViolation && constraint == "api_keys_hash_unique" {
@@ -85,7 +84,7 @@ func (s keyRows) DeleteKey(ctx context.Context, id string) error {
 		var b pgx.Batch
 		s.queueChange(&b, podium.ChangeKey, id)
 		var n int64
-		b.Queue("DELETE FROM api_keys WHERE id = $1", id).Exec(func(tag pgconn.CommandTag) error {
+		b.Queue(sqlstore.DeleteKey.Postgres, id).Exec(func(tag pgconn.CommandTag) error {
 			n = tag.RowsAffected()
 			return nil
 		})

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/internal/sqlstore"
 )
 
 var _ podium.SessionStore = (*Store)(nil)
@@ -22,8 +23,6 @@ type sessionRows struct{ *Store }
 // before any session row, the order queueChange asks for; PutSession takes
 // a per-player advisory lock first, so that two nodes issuing for one
 // player take turns and the cap holds.
-
-const sessionCols = "id, player, device, hash, ttl_ms, created_ms, refreshed_ms, expires_ms, marker"
 
 func scanSession(r pgx.Row) (podium.Session, error) {
 	var (
@@ -47,16 +46,16 @@ func (s sessionRows) querySessions(ctx context.Context, what, q string, args ...
 
 // ActiveSessions lists the sessions that expire after now.
 func (s sessionRows) ActiveSessions(ctx context.Context, now time.Time) ([]podium.Session, error) {
-	return s.querySessions(ctx, "sessions", "SELECT "+sessionCols+" FROM player_sessions WHERE expires_ms > $1 ORDER BY id", podium.Millis(now))
+	return s.querySessions(ctx, "sessions", sqlstore.ActiveSessions.Postgres, podium.Millis(now))
 }
 
 // PlayerSessions lists a player's sessions, oldest first.
 func (s sessionRows) PlayerSessions(ctx context.Context, player string) ([]podium.Session, error) {
-	return s.querySessions(ctx, "player sessions", "SELECT "+sessionCols+" FROM player_sessions WHERE player = $1 ORDER BY created_ms, id", player)
+	return s.querySessions(ctx, "player sessions", sqlstore.PlayerSessions.Postgres, player)
 }
 
-func (s sessionRows) oneSession(ctx context.Context, what, where, arg string) (*podium.Session, error) {
-	ses, err := scanSession(s.pool.QueryRow(ctx, "SELECT "+sessionCols+" FROM player_sessions WHERE "+where+" = $1", arg))
+func (s sessionRows) oneSession(ctx context.Context, what, q, arg string) (*podium.Session, error) {
+	ses, err := scanSession(s.pool.QueryRow(ctx, q, arg))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
@@ -68,7 +67,7 @@ func (s sessionRows) oneSession(ctx context.Context, what, where, arg string) (*
 
 // LoadSession returns one session, nil if it does not exist.
 func (s sessionRows) LoadSession(ctx context.Context, id string) (*podium.Session, error) {
-	return s.oneSession(ctx, "load session", "id", id)
+	return s.oneSession(ctx, "load session", sqlstore.LoadSession.Postgres, id)
 }
 
 // SessionByMarker returns the session issued under marker, nil if none.
@@ -76,7 +75,7 @@ func (s sessionRows) SessionByMarker(ctx context.Context, marker string) (*podiu
 	if marker == "" {
 		return nil, nil
 	}
-	return s.oneSession(ctx, "session by marker", "marker", marker)
+	return s.oneSession(ctx, "session by marker", sqlstore.SessionByMarker.Postgres, marker)
 }
 
 // lockChanges takes the change feed's lock for a transaction that
@@ -126,12 +125,12 @@ func (s sessionRows) PutSession(ctx context.Context, ses *podium.Session, max in
 				return podium.Errorf(podium.ECodeConflict, "a session was already issued under this Idempotency-Key")
 			}
 		}
-		ids, err := collectIDs(ctx, tx, "DELETE FROM player_sessions WHERE player = $1 AND device = $2 RETURNING id", ses.Player, ses.Device)
+		ids, err := collectIDs(ctx, tx, sqlstore.DeleteDeviceSession.Postgres, ses.Player, ses.Device)
 		if err != nil {
 			return err
 		}
 		removed = append(removed, ids...)
-		if _, err := tx.Exec(ctx, "INSERT INTO player_sessions ("+sessionCols+") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+		if _, err := tx.Exec(ctx, sqlstore.InsertSession.Postgres,
 			ses.ID, ses.Player, ses.Device, ses.Hash, ses.TTL.Milliseconds(), podium.Millis(ses.CreatedAt),
 			podium.Millis(ses.RefreshedAt), podium.Millis(ses.ExpiresAt), ses.Marker); err != nil {
 			if code, _ := pgCode(err); code == codeUniqueViolation {
@@ -162,7 +161,7 @@ func (s sessionRows) RotateSession(ctx context.Context, id, hash string, refresh
 		if err := s.appendSessionChanges(ctx, tx, []string{id}); err != nil {
 			return err
 		}
-		tag, err := tx.Exec(ctx, "UPDATE player_sessions SET hash = $1, refreshed_ms = $2, expires_ms = $3 WHERE id = $4",
+		tag, err := tx.Exec(ctx, sqlstore.RotateSession.Postgres,
 			hash, podium.Millis(refreshed), podium.Millis(expires), id)
 		if err != nil {
 			return err
@@ -187,9 +186,9 @@ func (s sessionRows) DeleteSessions(ctx context.Context, player, id string) ([]s
 		}
 		var err error
 		if id == "" {
-			removed, err = collectIDs(ctx, tx, "DELETE FROM player_sessions WHERE player = $1 RETURNING id", player)
+			removed, err = collectIDs(ctx, tx, sqlstore.DeletePlayerSessions.Postgres, player)
 		} else {
-			removed, err = collectIDs(ctx, tx, "DELETE FROM player_sessions WHERE player = $1 AND id = $2 RETURNING id", player, id)
+			removed, err = collectIDs(ctx, tx, sqlstore.DeletePlayerSession.Postgres, player, id)
 		}
 		if err != nil {
 			return err

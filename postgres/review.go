@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/internal/sqlstore"
 )
 
 // Moderation (podium.ReviewStore): held submissions, decisions, freezes
@@ -25,12 +26,6 @@ type reviewRows struct{ *Store }
 // codeDecided is the SQLSTATE podium_review_decide raises for an item
 // that is not pending.
 const codeDecided = "P0005"
-
-const reviewCols = "id, board, period, player, keys, meta, submitted_ms, reason, status, decided_ms, decided_by, note, seq"
-
-// reviewDelete removes a board's review items with the board (its log
-// goes too): a board made again under the same id starts with no queue.
-const reviewDelete = "DELETE FROM review_items WHERE board = $1"
 
 // review queues the held submissions and decisions of a batch, one JSON
 // parameter each kind.
@@ -111,7 +106,7 @@ func scanReview(r pgx.CollectableRow) (podium.ReviewItem, error) {
 
 // ReviewItem returns one item, nil if there is none.
 func (s reviewRows) ReviewItem(ctx context.Context, id string) (*podium.ReviewItem, error) {
-	rows, err := s.pool.Query(ctx, "SELECT "+reviewCols+" FROM review_items WHERE id = $1", id)
+	rows, err := s.pool.Query(ctx, sqlstore.ReviewItem.Postgres, id)
 	if err != nil {
 		return nil, fmt.Errorf("review item: %w", err)
 	}
@@ -144,7 +139,7 @@ func (s reviewRows) ReviewItems(ctx context.Context, f podium.ReviewFilter) ([]p
 	if f.After.ID != "" {
 		where = append(where, "(submitted_ms, id) > ("+arg(podium.Millis(f.After.At))+"::bigint, "+arg(f.After.ID)+")")
 	}
-	q := "SELECT " + reviewCols + " FROM review_items"
+	q := sqlstore.SelectReviewItems.Postgres
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
@@ -169,7 +164,7 @@ func scanFreeze(r pgx.CollectableRow) (podium.Freeze, error) {
 
 // Freezes lists every frozen player.
 func (s reviewRows) Freezes(ctx context.Context) ([]podium.Freeze, error) {
-	rows, err := s.pool.Query(ctx, "SELECT player, frozen_by, reason, at_ms FROM frozen_players ORDER BY player")
+	rows, err := s.pool.Query(ctx, sqlstore.Freezes.Postgres)
 	if err != nil {
 		return nil, fmt.Errorf("freezes: %w", err)
 	}
@@ -179,7 +174,7 @@ func (s reviewRows) Freezes(ctx context.Context) ([]podium.Freeze, error) {
 
 // LoadFreeze returns a player's freeze, nil if not frozen.
 func (s reviewRows) LoadFreeze(ctx context.Context, player string) (*podium.Freeze, error) {
-	rows, err := s.pool.Query(ctx, "SELECT player, frozen_by, reason, at_ms FROM frozen_players WHERE player = $1", player)
+	rows, err := s.pool.Query(ctx, sqlstore.LoadFreeze.Postgres, player)
 	if err != nil {
 		return nil, fmt.Errorf("load freeze: %w", err)
 	}
@@ -195,8 +190,7 @@ func (s reviewRows) LoadFreeze(ctx context.Context, player string) (*podium.Free
 func (s reviewRows) PutFreeze(ctx context.Context, f *podium.Freeze) error {
 	var b pgx.Batch
 	s.queueChange(&b, podium.ChangePlayer, f.Player)
-	b.Queue(`INSERT INTO frozen_players (player, frozen_by, reason, at_ms) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (player) DO UPDATE SET frozen_by = excluded.frozen_by, reason = excluded.reason, at_ms = excluded.at_ms`,
+	b.Queue(sqlstore.PutFreeze.Postgres,
 		f.Player, f.By, f.Reason, podium.Millis(f.At))
 	if err := s.pool.SendBatch(ctx, &b).Close(); err != nil {
 		return fmt.Errorf("put freeze: %w", err)
@@ -210,7 +204,7 @@ func (s reviewRows) DeleteFreeze(ctx context.Context, player string) error {
 		if err := lockChanges(ctx, tx); err != nil {
 			return fmt.Errorf("delete freeze: %w", err)
 		}
-		tag, err := tx.Exec(ctx, "DELETE FROM frozen_players WHERE player = $1", player)
+		tag, err := tx.Exec(ctx, sqlstore.DeleteFreeze.Postgres, player)
 		if err != nil {
 			return fmt.Errorf("delete freeze: %w", err)
 		}

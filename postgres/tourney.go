@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/internal/sqlstore"
 )
 
 // Tournaments (podium.TourneyStore): joins, payouts, settlements and
@@ -111,14 +112,14 @@ func fenceError(err error) error {
 // tourneyDeletes are the statements that remove what a board's tournament
 // accumulated, run with the board's delete.
 var tourneyDeletes = []string{
-	"DELETE FROM tournament_joins WHERE board = $1",
-	"DELETE FROM tournament_payouts WHERE board = $1",
-	"DELETE FROM tournament_settlements WHERE board = $1",
+	sqlstore.DeleteBoardJoins.Postgres,
+	sqlstore.DeleteBoardPayouts.Postgres,
+	sqlstore.DeleteBoardSettlement.Postgres,
 }
 
 // Joins returns the joins of a board with n above after, by n.
 func (s tourneyRows) Joins(ctx context.Context, board string, after int64) ([]podium.Join, error) {
-	rows, err := s.pool.Query(ctx, "SELECT player, n, at_ms FROM tournament_joins WHERE board = $1 AND n > $2 ORDER BY n", board, after)
+	rows, err := s.pool.Query(ctx, sqlstore.Joins.Postgres, board, after)
 	if err != nil {
 		return nil, fmt.Errorf("joins: %w", err)
 	}
@@ -137,7 +138,7 @@ func (s tourneyRows) Joins(ctx context.Context, board string, after int64) ([]po
 
 // Payouts returns every payout of a board, by player.
 func (s tourneyRows) Payouts(ctx context.Context, board string) ([]podium.Payout, error) {
-	rows, err := s.pool.Query(ctx, "SELECT player, rank, points, at_ms FROM tournament_payouts WHERE board = $1 ORDER BY player", board)
+	rows, err := s.pool.Query(ctx, sqlstore.Payouts.Postgres, board)
 	if err != nil {
 		return nil, fmt.Errorf("payouts: %w", err)
 	}
@@ -156,7 +157,7 @@ func (s tourneyRows) Payouts(ctx context.Context, board string) ([]podium.Payout
 
 // Settlements returns the status of every settled tournament, by board.
 func (s tourneyRows) Settlements(ctx context.Context) ([]podium.Settlement, error) {
-	rows, err := s.pool.Query(ctx, "SELECT board, settled_ms, runs, players, paid, epoch, holder FROM tournament_settlements ORDER BY board")
+	rows, err := s.pool.Query(ctx, sqlstore.Settlements.Postgres)
 	if err != nil {
 		return nil, fmt.Errorf("settlements: %w", err)
 	}
@@ -189,7 +190,7 @@ func (s tourneyRows) AcquireLease(ctx context.Context, name, holder string, now 
 		WHERE l.holder = excluded.holder OR l.expires_ms <= $3
 		RETURNING holder, epoch, expires_ms`, name, holder, nowMs, until).Scan(&l.Holder, &l.Epoch, &exp)
 	if errors.Is(err, pgx.ErrNoRows) {
-		err = s.pool.QueryRow(ctx, "SELECT holder, epoch, expires_ms FROM leases WHERE name = $1", name).Scan(&l.Holder, &l.Epoch, &exp)
+		err = s.pool.QueryRow(ctx, sqlstore.Lease.Postgres, name).Scan(&l.Holder, &l.Epoch, &exp)
 		if err != nil {
 			return podium.Lease{}, false, fmt.Errorf("lease: %w", err)
 		}
@@ -205,7 +206,7 @@ func (s tourneyRows) AcquireLease(ctx context.Context, name, holder string, now 
 
 // ReleaseLease gives a lease up if holder still has it at epoch.
 func (s tourneyRows) ReleaseLease(ctx context.Context, name, holder string, epoch int64) error {
-	if _, err := s.pool.Exec(ctx, "UPDATE leases SET expires_ms = 0 WHERE name = $1 AND holder = $2 AND epoch = $3", name, holder, epoch); err != nil {
+	if _, err := s.pool.Exec(ctx, sqlstore.ReleaseLease.Postgres, name, holder, epoch); err != nil {
 		return fmt.Errorf("release lease: %w", err)
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/internal/sqlstore"
 )
 
 // Boards lists every board, ordered by id.
@@ -70,8 +71,7 @@ func (s *Store) putBoard(ctx context.Context, id string, body []byte, b *podium.
 		return 0, err
 	}
 	defer rollback(tx)
-	_, err = tx.ExecContext(ctx, `INSERT INTO boards (id, body, created_ms, updated_ms) VALUES (?, ?, ?, ?)
-		ON CONFLICT (id) DO UPDATE SET body = excluded.body, created_ms = excluded.created_ms, updated_ms = excluded.updated_ms`,
+	_, err = tx.ExecContext(ctx, sqlstore.PutBoard.SQLite,
 		id, string(body), podium.Millis(b.CreatedAt), podium.Millis(b.UpdatedAt))
 	if err != nil {
 		return 0, err
@@ -97,7 +97,7 @@ func (s *Store) DeleteBoard(ctx context.Context, id string) error {
 		return fmt.Errorf("delete board: %w", err)
 	}
 	defer rollback(tx)
-	res, err := tx.ExecContext(ctx, "DELETE FROM boards WHERE id = ?", id)
+	res, err := tx.ExecContext(ctx, sqlstore.DeleteBoard.SQLite, id)
 	if err != nil {
 		return fmt.Errorf("delete board: %w", err)
 	}
@@ -106,10 +106,10 @@ func (s *Store) DeleteBoard(ctx context.Context, id string) error {
 	} else if n == 0 {
 		return podium.Errorf(podium.ECodeBoardNotFound, "board %q does not exist", id)
 	}
-	for _, q := range []string{"DELETE FROM entries WHERE board = ?", "DELETE FROM submissions WHERE board = ?", "DELETE FROM watermarks WHERE board = ?",
+	for _, q := range []string{sqlstore.DeleteBoardEntries.SQLite, sqlstore.DeleteBoardLog.SQLite, sqlstore.DeleteBoardWatermark.SQLite,
 		"DELETE FROM player_index_backfill WHERE board = ?", // player_index.go
-		"DELETE FROM feed WHERE board = ?", "DELETE FROM review_items WHERE board = ?",
-		"UPDATE evidence SET expires_ms = 0 WHERE board = ?"} { // evidence.go: the sweeper deletes it
+		sqlstore.DeleteBoardFeed.SQLite, sqlstore.DeleteBoardReviewItems.SQLite,
+		sqlstore.ExpireBoardEvidence.SQLite} { // evidence.go: the sweeper deletes it
 		if _, err := tx.ExecContext(ctx, q, id); err != nil {
 			return fmt.Errorf("delete board: %w", err)
 		}
@@ -126,7 +126,7 @@ func (s *Store) DeleteBoard(ctx context.Context, id string) error {
 
 // Players lists every registered player, ordered by id.
 func (s *Store) Players(ctx context.Context) ([]podium.Player, error) {
-	rows, err := s.r.QueryContext(ctx, "SELECT id, name, hidden, meta, updated_ms FROM players ORDER BY id")
+	rows, err := s.r.QueryContext(ctx, sqlstore.Players.SQLite)
 	if err != nil {
 		return nil, fmt.Errorf("players: %w", err)
 	}
@@ -155,8 +155,7 @@ func (s *Store) Players(ctx context.Context) ([]podium.Player, error) {
 func (s *Store) PutPlayer(ctx context.Context, p *podium.Player) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	_, err := s.w.ExecContext(ctx, `INSERT INTO players (id, name, hidden, meta, updated_ms) VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT (id) DO UPDATE SET name = excluded.name, hidden = excluded.hidden, meta = excluded.meta, updated_ms = excluded.updated_ms`,
+	_, err := s.w.ExecContext(ctx, sqlstore.PutPlayer.SQLite,
 		p.ID, p.Name, p.Hidden, metaArg(p.Meta), podium.Millis(p.UpdatedAt))
 	if err != nil {
 		return fmt.Errorf("put player: %w", err)

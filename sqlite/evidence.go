@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/internal/sqlstore"
 )
 
 var _ podium.EvidenceStore = (*Store)(nil)
@@ -22,9 +23,6 @@ type evidenceRows struct{ *Store }
 // evidence_content, attachments in evidence (migration 0080). The writes
 // go through the one write connection, so an upload and the sweeper never
 // interleave.
-
-const evidenceCols = `e.board, e.player, e.seq, e.content_sha256, c.compressed_sha256, c.bytes, c.inflated_bytes, c.events,
-	e.created_ms, e.expires_ms, e.promoted_ms`
 
 func scanEvidence(r rowScanner, extra ...any) (*podium.Evidence, error) {
 	var (
@@ -60,12 +58,9 @@ func (s evidenceRows) SubmissionPlayer(ctx context.Context, board string, seq ui
 	return player, period, true, nil
 }
 
-const evidenceWhere = ` FROM evidence e JOIN evidence_content c ON c.player = e.player AND c.content_sha256 = e.content_sha256
-	WHERE e.board = ? AND e.player = ? AND e.seq = ? AND (e.expires_ms IS NULL OR e.expires_ms > ?)`
-
 // Evidence returns the unexpired evidence of a submission, nil if none.
 func (s evidenceRows) Evidence(ctx context.Context, board, player string, seq uint64, now time.Time) (*podium.Evidence, error) {
-	ev, err := scanEvidence(s.r.QueryRowContext(ctx, "SELECT "+evidenceCols+evidenceWhere, board, player, int64(seq), podium.Millis(now)))
+	ev, err := scanEvidence(s.r.QueryRowContext(ctx, sqlstore.Evidence.SQLite, board, player, int64(seq), podium.Millis(now)))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -79,7 +74,7 @@ func (s evidenceRows) Evidence(ctx context.Context, board, player string, seq ui
 // bytes.
 func (s evidenceRows) EvidenceData(ctx context.Context, board, player string, seq uint64, now time.Time) (*podium.Evidence, []byte, error) {
 	var data []byte
-	ev, err := scanEvidence(s.r.QueryRowContext(ctx, "SELECT "+evidenceCols+", c.data"+evidenceWhere, board, player, int64(seq), podium.Millis(now)), &data)
+	ev, err := scanEvidence(s.r.QueryRowContext(ctx, sqlstore.EvidenceData.SQLite, board, player, int64(seq), podium.Millis(now)), &data)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil, nil
 	}
@@ -92,7 +87,7 @@ func (s evidenceRows) EvidenceData(ctx context.Context, board, player string, se
 // PlayerContent returns the compressed hash of a player's stored content.
 func (s evidenceRows) PlayerContent(ctx context.Context, player, content string) (string, bool, error) {
 	var comp string
-	err := s.r.QueryRowContext(ctx, "SELECT compressed_sha256 FROM evidence_content WHERE player = ? AND content_sha256 = ?", player, content).Scan(&comp)
+	err := s.r.QueryRowContext(ctx, sqlstore.PlayerContent.SQLite, player, content).Scan(&comp)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", false, nil
 	}
@@ -130,7 +125,7 @@ func (s evidenceRows) PutEvidence(ctx context.Context, ev *podium.Evidence, data
 			return podium.Evidence{}, 0, fmt.Errorf("put evidence: %w", err)
 		}
 	case have == ev.ContentSHA256:
-		got, err := scanEvidence(tx.QueryRowContext(ctx, "SELECT "+evidenceCols+evidenceWhere, ev.Board, ev.Player, int64(ev.Seq), podium.Millis(now)))
+		got, err := scanEvidence(tx.QueryRowContext(ctx, sqlstore.Evidence.SQLite, ev.Board, ev.Player, int64(ev.Seq), podium.Millis(now)))
 		if err != nil {
 			return podium.Evidence{}, 0, fmt.Errorf("put evidence: %w", err)
 		}
@@ -139,7 +134,7 @@ func (s evidenceRows) PutEvidence(ctx context.Context, ev *podium.Evidence, data
 	default:
 		return podium.Evidence{}, 0, podium.Errorf(podium.ECodeConflict, "%s already has other evidence", ev.Target())
 	}
-	res, err := tx.ExecContext(ctx, "UPDATE evidence_content SET refs = refs + 1 WHERE player = ? AND content_sha256 = ?", ev.Player, ev.ContentSHA256)
+	res, err := tx.ExecContext(ctx, sqlstore.RefContent.SQLite, ev.Player, ev.ContentSHA256)
 	if err != nil {
 		return podium.Evidence{}, 0, fmt.Errorf("put evidence: %w", err)
 	}
@@ -149,18 +144,16 @@ func (s evidenceRows) PutEvidence(ctx context.Context, ev *podium.Evidence, data
 			return podium.Evidence{}, 0, podium.Errorf(podium.ECodeNotFound, "the player's content %s is no longer stored", ev.ContentSHA256)
 		}
 		outcome = podium.EvidenceStored
-		if _, err := tx.ExecContext(ctx, `INSERT INTO evidence_content (player, content_sha256, compressed_sha256, bytes, inflated_bytes,
-			events, data, refs, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?)`, ev.Player, ev.ContentSHA256, ev.CompressedSHA256,
+		if _, err := tx.ExecContext(ctx, sqlstore.InsertContent.SQLite, ev.Player, ev.ContentSHA256, ev.CompressedSHA256,
 			int64(len(data)), ev.InflatedBytes, ev.Events, data, podium.Millis(ev.CreatedAt)); err != nil {
 			return podium.Evidence{}, 0, fmt.Errorf("put evidence: %w", err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO evidence (board, player, seq, content_sha256, created_ms, expires_ms, promoted_ms)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`, ev.Board, ev.Player, int64(ev.Seq), ev.ContentSHA256, podium.Millis(ev.CreatedAt),
+	if _, err := tx.ExecContext(ctx, sqlstore.InsertEvidence.SQLite, ev.Board, ev.Player, int64(ev.Seq), ev.ContentSHA256, podium.Millis(ev.CreatedAt),
 		nullMillis(ev.ExpiresAt), nullMillis(ev.PromotedAt)); err != nil {
 		return podium.Evidence{}, 0, fmt.Errorf("put evidence: %w", err)
 	}
-	got, err := scanEvidence(tx.QueryRowContext(ctx, "SELECT "+evidenceCols+evidenceWhere, ev.Board, ev.Player, int64(ev.Seq), podium.Millis(now)))
+	got, err := scanEvidence(tx.QueryRowContext(ctx, sqlstore.Evidence.SQLite, ev.Board, ev.Player, int64(ev.Seq), podium.Millis(now)))
 	if err != nil {
 		return podium.Evidence{}, 0, fmt.Errorf("put evidence: %w", err)
 	}
@@ -215,10 +208,10 @@ func dropAttachments(ctx context.Context, tx *sql.Tx, where string, args ...any)
 	})
 	for _, r := range refs {
 		c := counts[r]
-		if _, err := tx.ExecContext(ctx, "UPDATE evidence_content SET refs = refs - ? WHERE player = ? AND content_sha256 = ?", c, r.player, r.content); err != nil {
+		if _, err := tx.ExecContext(ctx, sqlstore.UnrefContent.SQLite, c, r.player, r.content); err != nil {
 			return 0, err
 		}
-		if _, err := tx.ExecContext(ctx, "DELETE FROM evidence_content WHERE player = ? AND content_sha256 = ? AND refs <= 0", r.player, r.content); err != nil {
+		if _, err := tx.ExecContext(ctx, sqlstore.DeleteUnusedContent.SQLite, r.player, r.content); err != nil {
 			return 0, err
 		}
 	}
@@ -229,8 +222,7 @@ func dropAttachments(ctx context.Context, tx *sql.Tx, where string, args ...any)
 func (s evidenceRows) PromoteEvidence(ctx context.Context, board, player string, seq uint64, now, expires time.Time) (bool, error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	res, err := s.w.ExecContext(ctx, `UPDATE evidence SET promoted_ms = ?, expires_ms = ? WHERE board = ? AND player = ? AND seq = ?
-		AND promoted_ms IS NULL AND (expires_ms IS NULL OR expires_ms > ?)`, podium.Millis(now), nullMillis(expires), board, player, int64(seq), podium.Millis(now))
+	res, err := s.w.ExecContext(ctx, sqlstore.PromoteEvidence.SQLite, podium.Millis(now), nullMillis(expires), board, player, int64(seq), podium.Millis(now))
 	if err != nil {
 		return false, fmt.Errorf("promote evidence: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/internal/sqlstore"
 )
 
 var _ podium.FeedStore = (*Store)(nil)
@@ -68,7 +69,7 @@ func (s feedRows) Feed(ctx context.Context, q podium.FeedQuery) ([]podium.FeedEv
 		where = append(where, "(at_ms, board, seq, kind) < (?, ?, ?, ?)")
 		args = append(args, p.At, p.Board, int64(p.Seq), int64(p.Kind))
 	}
-	query := "SELECT board, seq, kind, at_ms, period, player, keys, old, other, data FROM feed"
+	query := sqlstore.SelectFeed.SQLite
 	if len(where) > 0 {
 		query += " WHERE " + strings.Join(where, " AND ")
 	}
@@ -158,7 +159,7 @@ var _ podium.FeedOverCap = (*Store)(nil)
 // FeedBoardsOver returns the boards that hold more than keep events: one
 // walk of the feed's primary key, which is in board order.
 func (s feedRows) FeedBoardsOver(ctx context.Context, keep int) ([]string, error) {
-	rows, err := s.r.QueryContext(ctx, "SELECT board FROM feed GROUP BY board HAVING count(*) > ?", keep)
+	rows, err := s.r.QueryContext(ctx, sqlstore.FeedBoardsOver.SQLite, keep)
 	if err != nil {
 		return nil, fmt.Errorf("feed boards over the cap: %w", err)
 	}

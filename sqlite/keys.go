@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/internal/sqlstore"
 )
 
 var _ podium.KeyStore = (*Store)(nil)
@@ -15,7 +16,7 @@ type keyRows struct{ *Store }
 
 // Keys lists the API keys, hashes included, ordered by id.
 func (s keyRows) Keys(ctx context.Context) ([]podium.APIKey, error) {
-	rows, err := s.r.QueryContext(ctx, "SELECT id, name, scopes, boards, hash, created_ms FROM api_keys ORDER BY id")
+	rows, err := s.r.QueryContext(ctx, sqlstore.Keys.SQLite)
 	if err != nil {
 		return nil, fmt.Errorf("keys: %w", err)
 	}
@@ -59,9 +60,7 @@ func (s keyRows) PutKey(ctx context.Context, k *podium.APIKey) error {
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	_, err = s.w.ExecContext(ctx, `INSERT INTO api_keys (id, name, scopes, boards, hash, created_ms) VALUES (?, ?, ?, ?, ?, ?)
-		ON CONFLICT (id) DO UPDATE SET name = excluded.name, scopes = excluded.scopes, boards = excluded.boards,
-			hash = excluded.hash, created_ms = excluded.created_ms`,
+	_, err = s.w.ExecContext(ctx, sqlstore.PutKey.SQLite,
 		k.ID, k.Name, string(scopes), string(boards), k.Hash, podium.Millis(k.CreatedAt))
 	if sqliteCode(err) == codeConstraintUnique {
 		return podium.Errorf(podium.ECodeConflict, "another API key has the same secret")
@@ -76,7 +75,7 @@ func (s keyRows) PutKey(ctx context.Context, k *podium.APIKey) error {
 func (s keyRows) DeleteKey(ctx context.Context, id string) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	res, err := s.w.ExecContext(ctx, "DELETE FROM api_keys WHERE id = ?", id)
+	res, err := s.w.ExecContext(ctx, sqlstore.DeleteKey.SQLite, id)
 	if err != nil {
 		return fmt.Errorf("delete key: %w", err)
 	}

@@ -8,14 +8,13 @@ import (
 	"time"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/internal/sqlstore"
 )
 
 var _ podium.SessionStore = (*Store)(nil)
 
 // sessionRows is the Store's player sessions (podium.SessionStore).
 type sessionRows struct{ *Store }
-
-const sessionCols = "id, player, device, hash, ttl_ms, created_ms, refreshed_ms, expires_ms, marker"
 
 type rowScanner interface{ Scan(dest ...any) error }
 
@@ -52,16 +51,16 @@ func (s sessionRows) querySessions(ctx context.Context, what, q string, args ...
 
 // ActiveSessions lists the sessions that expire after now.
 func (s sessionRows) ActiveSessions(ctx context.Context, now time.Time) ([]podium.Session, error) {
-	return s.querySessions(ctx, "sessions", "SELECT "+sessionCols+" FROM player_sessions WHERE expires_ms > ? ORDER BY id", podium.Millis(now))
+	return s.querySessions(ctx, "sessions", sqlstore.ActiveSessions.SQLite, podium.Millis(now))
 }
 
 // PlayerSessions lists a player's sessions, oldest first.
 func (s sessionRows) PlayerSessions(ctx context.Context, player string) ([]podium.Session, error) {
-	return s.querySessions(ctx, "player sessions", "SELECT "+sessionCols+" FROM player_sessions WHERE player = ? ORDER BY created_ms, id", player)
+	return s.querySessions(ctx, "player sessions", sqlstore.PlayerSessions.SQLite, player)
 }
 
-func (s sessionRows) oneSession(ctx context.Context, what, where, arg string) (*podium.Session, error) {
-	ses, err := scanSession(s.r.QueryRowContext(ctx, "SELECT "+sessionCols+" FROM player_sessions WHERE "+where+" = ?", arg))
+func (s sessionRows) oneSession(ctx context.Context, what, q, arg string) (*podium.Session, error) {
+	ses, err := scanSession(s.r.QueryRowContext(ctx, q, arg))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -73,7 +72,7 @@ func (s sessionRows) oneSession(ctx context.Context, what, where, arg string) (*
 
 // LoadSession returns one session, nil if it does not exist.
 func (s sessionRows) LoadSession(ctx context.Context, id string) (*podium.Session, error) {
-	return s.oneSession(ctx, "load session", "id", id)
+	return s.oneSession(ctx, "load session", sqlstore.LoadSession.SQLite, id)
 }
 
 // SessionByMarker returns the session issued under marker, nil if none.
@@ -81,7 +80,7 @@ func (s sessionRows) SessionByMarker(ctx context.Context, marker string) (*podiu
 	if marker == "" {
 		return nil, nil
 	}
-	return s.oneSession(ctx, "session by marker", "marker", marker)
+	return s.oneSession(ctx, "session by marker", sqlstore.SessionByMarker.SQLite, marker)
 }
 
 // PutSession stores a new session, removing the player's session on the
@@ -119,10 +118,10 @@ func (s sessionRows) PutSession(ctx context.Context, ses *podium.Session, max in
 		}
 		return rows.Err()
 	}
-	if err := collect("DELETE FROM player_sessions WHERE player = ? AND device = ? RETURNING id", ses.Player, ses.Device); err != nil {
+	if err := collect(sqlstore.DeleteDeviceSession.SQLite, ses.Player, ses.Device); err != nil {
 		return nil, fmt.Errorf("put session: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, "INSERT INTO player_sessions ("+sessionCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	if _, err := tx.ExecContext(ctx, sqlstore.InsertSession.SQLite,
 		ses.ID, ses.Player, ses.Device, ses.Hash, ses.TTL.Milliseconds(), podium.Millis(ses.CreatedAt),
 		podium.Millis(ses.RefreshedAt), podium.Millis(ses.ExpiresAt), ses.Marker); err != nil {
 		if sqliteCode(err) == codeConstraintUnique {
@@ -144,7 +143,7 @@ func (s sessionRows) PutSession(ctx context.Context, ses *podium.Session, max in
 func (s sessionRows) RotateSession(ctx context.Context, id, hash string, refreshed, expires time.Time) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	res, err := s.w.ExecContext(ctx, "UPDATE player_sessions SET hash = ?, refreshed_ms = ?, expires_ms = ? WHERE id = ?",
+	res, err := s.w.ExecContext(ctx, sqlstore.RotateSession.SQLite,
 		hash, podium.Millis(refreshed), podium.Millis(expires), id)
 	if err != nil {
 		return fmt.Errorf("rotate session: %w", err)
@@ -161,9 +160,9 @@ func (s sessionRows) RotateSession(ctx context.Context, id, hash string, refresh
 func (s sessionRows) DeleteSessions(ctx context.Context, player, id string) ([]string, error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	q, args := "DELETE FROM player_sessions WHERE player = ? RETURNING id", []any{player}
+	q, args := sqlstore.DeletePlayerSessions.SQLite, []any{player}
 	if id != "" {
-		q, args = "DELETE FROM player_sessions WHERE player = ? AND id = ? RETURNING id", []any{player, id}
+		q, args = sqlstore.DeletePlayerSession.SQLite, []any{player, id}
 	}
 	rows, err := s.w.QueryContext(ctx, q, args...)
 	if err != nil {

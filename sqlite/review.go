@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/internal/sqlstore"
 )
 
 // Moderation (podium.ReviewStore): held submissions, decisions, freezes
@@ -18,8 +19,6 @@ var _ podium.ReviewStore = (*Store)(nil)
 
 // reviewRows is the Store's moderation: held submissions, decisions, freezes and a player's history (podium.ReviewStore).
 type reviewRows struct{ *Store }
-
-const reviewCols = "id, board, period, player, keys, meta, submitted_ms, reason, status, decided_ms, decided_by, note, seq"
 
 func scanReview(r rowScanner) (podium.ReviewItem, error) {
 	var (
@@ -60,7 +59,7 @@ func (s reviewRows) insertReview(ctx context.Context, tx *sql.Tx, items []podium
 		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, "INSERT INTO review_items ("+reviewCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, '', '', NULL)`,
+		if _, err := tx.ExecContext(ctx, "INSERT INTO review_items ("+sqlstore.ReviewCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, '', '', NULL)`,
 			it.ID, it.Board, it.Period, it.Player, string(keys), metaArg(it.Meta), podium.Millis(it.SubmittedAt), it.Reason, podium.ReviewPending); err != nil {
 			return err
 		}
@@ -91,7 +90,7 @@ func (s reviewRows) insertReview(ctx context.Context, tx *sql.Tx, items []podium
 
 // ReviewItem returns one item, nil if there is none.
 func (s reviewRows) ReviewItem(ctx context.Context, id string) (*podium.ReviewItem, error) {
-	it, err := scanReview(s.r.QueryRowContext(ctx, "SELECT "+reviewCols+" FROM review_items WHERE id = ?", id))
+	it, err := scanReview(s.r.QueryRowContext(ctx, sqlstore.ReviewItem.SQLite, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -119,7 +118,7 @@ func (s reviewRows) ReviewItems(ctx context.Context, f podium.ReviewFilter) ([]p
 	if f.After.ID != "" {
 		where, args = append(where, "(submitted_ms, id) > (?, ?)"), append(args, podium.Millis(f.After.At), f.After.ID)
 	}
-	q := "SELECT " + reviewCols + " FROM review_items"
+	q := sqlstore.SelectReviewItems.SQLite
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
@@ -145,12 +144,12 @@ func (s reviewRows) ReviewItems(ctx context.Context, f podium.ReviewFilter) ([]p
 
 // Freezes lists every frozen player.
 func (s reviewRows) Freezes(ctx context.Context) ([]podium.Freeze, error) {
-	return s.queryFreezes(ctx, "SELECT player, frozen_by, reason, at_ms FROM frozen_players ORDER BY player")
+	return s.queryFreezes(ctx, sqlstore.Freezes.SQLite)
 }
 
 // LoadFreeze returns a player's freeze, nil if not frozen.
 func (s reviewRows) LoadFreeze(ctx context.Context, player string) (*podium.Freeze, error) {
-	list, err := s.queryFreezes(ctx, "SELECT player, frozen_by, reason, at_ms FROM frozen_players WHERE player = ?", player)
+	list, err := s.queryFreezes(ctx, sqlstore.LoadFreeze.SQLite, player)
 	if err != nil || len(list) == 0 {
 		return nil, err
 	}
@@ -185,8 +184,7 @@ func (s reviewRows) queryFreezes(ctx context.Context, q string, args ...any) ([]
 func (s reviewRows) PutFreeze(ctx context.Context, f *podium.Freeze) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	_, err := s.w.ExecContext(ctx, `INSERT INTO frozen_players (player, frozen_by, reason, at_ms) VALUES (?, ?, ?, ?)
-		ON CONFLICT (player) DO UPDATE SET frozen_by = excluded.frozen_by, reason = excluded.reason, at_ms = excluded.at_ms`,
+	_, err := s.w.ExecContext(ctx, sqlstore.PutFreeze.SQLite,
 		f.Player, f.By, f.Reason, podium.Millis(f.At))
 	if err != nil {
 		return fmt.Errorf("put freeze: %w", err)
@@ -198,7 +196,7 @@ func (s reviewRows) PutFreeze(ctx context.Context, f *podium.Freeze) error {
 func (s reviewRows) DeleteFreeze(ctx context.Context, player string) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	res, err := s.w.ExecContext(ctx, "DELETE FROM frozen_players WHERE player = ?", player)
+	res, err := s.w.ExecContext(ctx, sqlstore.DeleteFreeze.SQLite, player)
 	if err != nil {
 		return fmt.Errorf("delete freeze: %w", err)
 	}
