@@ -24,23 +24,12 @@ type sessionRows struct{ *Store }
 // a per-player advisory lock first, so that two nodes issuing for one
 // player take turns and the cap holds.
 
-func scanSession(r pgx.Row) (podium.Session, error) {
-	var (
-		s                                podium.Session
-		ttl, created, refreshed, expires int64
-	)
-	err := r.Scan(&s.ID, &s.Player, &s.Device, &s.Hash, &ttl, &created, &refreshed, &expires, &s.Marker)
-	s.TTL = time.Duration(ttl) * time.Millisecond
-	s.CreatedAt, s.RefreshedAt, s.ExpiresAt = podium.FromMillis(created), podium.FromMillis(refreshed), podium.FromMillis(expires)
-	return s, err
-}
-
 func (s sessionRows) querySessions(ctx context.Context, what, q string, args ...any) ([]podium.Session, error) {
 	rows, err := s.pool.Query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (podium.Session, error) { return scanSession(r) })
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (podium.Session, error) { return sqlstore.ScanSession(r) })
 	return out, wrap(what, err)
 }
 
@@ -55,7 +44,7 @@ func (s sessionRows) PlayerSessions(ctx context.Context, player string) ([]podiu
 }
 
 func (s sessionRows) oneSession(ctx context.Context, what, q, arg string) (*podium.Session, error) {
-	ses, err := scanSession(s.pool.QueryRow(ctx, q, arg))
+	ses, err := sqlstore.ScanSession(s.pool.QueryRow(ctx, q, arg))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}

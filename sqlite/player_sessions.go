@@ -16,18 +16,8 @@ var _ podium.SessionStore = (*Store)(nil)
 // sessionRows is the Store's player sessions (podium.SessionStore).
 type sessionRows struct{ *Store }
 
+// rowScanner is a *sql.Row or *sql.Rows.
 type rowScanner interface{ Scan(dest ...any) error }
-
-func scanSession(r rowScanner) (podium.Session, error) {
-	var (
-		s                                podium.Session
-		ttl, created, refreshed, expires int64
-	)
-	err := r.Scan(&s.ID, &s.Player, &s.Device, &s.Hash, &ttl, &created, &refreshed, &expires, &s.Marker)
-	s.TTL = time.Duration(ttl) * time.Millisecond
-	s.CreatedAt, s.RefreshedAt, s.ExpiresAt = podium.FromMillis(created), podium.FromMillis(refreshed), podium.FromMillis(expires)
-	return s, err
-}
 
 func (s sessionRows) querySessions(ctx context.Context, what, q string, args ...any) ([]podium.Session, error) {
 	rows, err := s.r.QueryContext(ctx, q, args...)
@@ -37,7 +27,7 @@ func (s sessionRows) querySessions(ctx context.Context, what, q string, args ...
 	defer rows.Close()
 	var out []podium.Session
 	for rows.Next() {
-		ses, err := scanSession(rows)
+		ses, err := sqlstore.ScanSession(rows)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
@@ -60,7 +50,7 @@ func (s sessionRows) PlayerSessions(ctx context.Context, player string) ([]podiu
 }
 
 func (s sessionRows) oneSession(ctx context.Context, what, q, arg string) (*podium.Session, error) {
-	ses, err := scanSession(s.r.QueryRowContext(ctx, q, arg))
+	ses, err := sqlstore.ScanSession(s.r.QueryRowContext(ctx, q, arg))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
