@@ -8,7 +8,7 @@
 // What the stores run differently stays in each store: how a statement is
 // run (database/sql on one write connection, or pgx batches that queue the
 // change feed's rows with it), the write path (commit, the scans of
-// entries and the log, the shared locking of board heads, COPY), and every
+// entries and the log, the shared locking of board heads), and every
 // statement whose text differs (docs/ARCHITECTURE.md, "SQL shared between
 // the stores").
 package sqlstore
