@@ -11,9 +11,31 @@ import (
 // Store is the database of record. Everything in memory (rank indexes,
 // player names, idempotency answers) is rebuilt from it at start.
 //
+// It is composed of one interface per part of the data (boards, players,
+// keys, the log, quotas, idempotency), so that code needing one part can
+// ask for that part alone. The features' stores (SessionStore,
+// EvidenceStore, ReviewStore, FeedStore, TourneyStore) are optional
+// abilities a caller detects with a type assertion, not part of Store:
+// both stores have them, but a Store without them still runs boards.
+//
 // Implementations: sqlite.Store, postgres.Store. Every implementation
 // passes the contract suite in package storetest.
 type Store interface {
+	BoardStore
+	PlayerStore
+	KeyStore
+	LogStore
+	QuotaStore
+	IdempotencyStore
+
+	// Ping checks that the database answers.
+	Ping(ctx context.Context) error
+	// Close releases the database.
+	Close() error
+}
+
+// BoardStore keeps the boards' definitions.
+type BoardStore interface {
 	// Boards lists every board.
 	Boards(ctx context.Context) ([]Board, error)
 	// PutBoard creates or replaces a board.
@@ -21,19 +43,29 @@ type Store interface {
 	// DeleteBoard removes a board, its entries and its log. A missing board
 	// is ECodeBoardNotFound.
 	DeleteBoard(ctx context.Context, id string) error
+}
 
+// PlayerStore keeps the registered players.
+type PlayerStore interface {
 	// Players lists every registered player.
 	Players(ctx context.Context) ([]Player, error)
 	// PutPlayer creates or replaces a player.
 	PutPlayer(ctx context.Context, p *Player) error
+}
 
+// KeyStore keeps the API keys.
+type KeyStore interface {
 	// Keys lists the API keys, hashes included.
 	Keys(ctx context.Context) ([]APIKey, error)
 	// PutKey stores a new API key.
 	PutKey(ctx context.Context, k *APIKey) error
 	// DeleteKey revokes a key. A missing key is ECodeNotFound.
 	DeleteKey(ctx context.Context, id string) error
+}
 
+// LogStore keeps the boards' logs and the entries table that checkpoints
+// them, and commits groups of writes.
+type LogStore interface {
 	// Commit durably stores one group of writes in a single transaction:
 	// all of it or none. It returns only once the data is on disk (as
 	// durable as the store is configured to be). Within a batch the log
@@ -54,18 +86,31 @@ type Store interface {
 	// greater than after, in seq order. The *Submission is reused between
 	// calls.
 	Log(ctx context.Context, board string, after uint64, fn func(*Submission) error) error
-	// CountSubmissions counts, for each of players, the score submissions
-	// on a board in a period that have a seq of at most upTo and, unless
-	// since and until are both zero, were made at or after since and
-	// before until (quota.go). Players without any are left out of the
-	// map. It reads an index, not the board's whole log.
-	CountSubmissions(ctx context.Context, board, period string, players []string, upTo uint64, since, until time.Time) (map[string]int, error)
 	// Watermarks returns, per board, the seq up to which the entries table
 	// reflects the log (boards without one are at 0). Entries are written
 	// behind the log: the log is the authority, the entries table a
 	// checkpoint of it that makes start-up fast.
 	Watermarks(ctx context.Context) (map[string]uint64, error)
 
+	// ReplaceEntries atomically replaces every entry of a board with entries
+	// and sets its watermark (used by rebuild, which recomputes entries from
+	// the log).
+	ReplaceEntries(ctx context.Context, board string, entries []Entry, watermark uint64) error
+}
+
+// QuotaStore counts what quotas limit (quota.go).
+type QuotaStore interface {
+	// CountSubmissions counts, for each of players, the score submissions
+	// on a board in a period that have a seq of at most upTo and, unless
+	// since and until are both zero, were made at or after since and
+	// before until (quota.go). Players without any are left out of the
+	// map. It reads an index, not the board's whole log.
+	CountSubmissions(ctx context.Context, board, period string, players []string, upTo uint64, since, until time.Time) (map[string]int, error)
+}
+
+// IdempotencyStore keeps the answers of requests sent with an
+// Idempotency-Key (the records themselves are written by Commit).
+type IdempotencyStore interface {
 	// IdempotencyRecords returns the records created at or after since.
 	IdempotencyRecords(ctx context.Context, since time.Time) ([]IdempotencyRecord, error)
 	// IdempotencyIndex calls fn with each record created at or after
@@ -78,16 +123,6 @@ type Store interface {
 	LookupIdempotency(ctx context.Context, scope, key string) (rec IdempotencyRecord, ok bool, err error)
 	// PruneIdempotency deletes records created before before.
 	PruneIdempotency(ctx context.Context, before time.Time) (int, error)
-
-	// ReplaceEntries atomically replaces every entry of a board with entries
-	// and sets its watermark (used by rebuild, which recomputes entries from
-	// the log).
-	ReplaceEntries(ctx context.Context, board string, entries []Entry, watermark uint64) error
-
-	// Ping checks that the database answers.
-	Ping(ctx context.Context) error
-	// Close releases the database.
-	Close() error
 }
 
 // Batch is one transaction: log rows (a group commit of submissions), or

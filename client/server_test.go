@@ -14,9 +14,7 @@ import (
 	"github.com/podiumhq/podium/contest"
 	"github.com/podiumhq/podium/ctf"
 	"github.com/podiumhq/podium/engine"
-	"github.com/podiumhq/podium/evidence"
 	podiumhttp "github.com/podiumhq/podium/http"
-	"github.com/podiumhq/podium/sessions"
 	"github.com/podiumhq/podium/sqlite"
 	"github.com/podiumhq/podium/stream"
 )
@@ -65,8 +63,7 @@ func (s *testServer) start() {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	ses, evs := sessions.New(sessions.Config{}), evidence.New(evidence.Config{})
-	eng := engine.New(engine.Config{Store: st, Logger: log, Now: s.now, Modules: []engine.Module{ses, evs}})
+	eng := newEngine(engine.Config{Store: st, Logger: log, Now: s.now})
 	eng.SetAdminSecret(adminKey)
 	// A short coalescing window keeps the stream tests quick.
 	hub := stream.New(podiumhttp.StreamSource(eng), stream.Config{Logger: log, Coalesce: 20 * time.Millisecond, Now: s.now})
@@ -78,7 +75,7 @@ func (s *testServer) start() {
 	if err := svc.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	srv := podiumhttp.New(podiumhttp.Config{Engine: eng, Store: st, Logger: log, Hub: hub, Contests: svc, Sessions: ses, Evidence: evs})
+	srv := podiumhttp.New(podiumhttp.Config{Engine: eng, Store: st, Logger: log, Hub: hub, Contests: svc})
 	var h http.Handler = srv.Handler()
 	if s.wrap != nil {
 		h = s.wrap(h)

@@ -18,38 +18,39 @@ func (e *Engine) PutBoard(ctx context.Context, b *podium.Board) (info BoardInfo,
 // board that has entries is ECodeConflict: none of them may change without
 // losing or hiding stored entries. created reports whether the board is new.
 func (e *Engine) UpdateBoard(ctx context.Context, u *podium.BoardUpdate) (info BoardInfo, created bool, err error) {
-	o := &op{kind: opPutBoard, update: u}
+	pb := &putBoardOp{update: u}
+	o := &op{kind: opPutBoard, p: pb}
 	if err := e.send(ctx, o); err != nil {
 		return BoardInfo{}, false, err
 	}
-	if o.aggPut {
+	if pb.aggPut {
 		if err := e.aggAfterPut(u.ID); err != nil { // aggregate_admin.go
 			return BoardInfo{}, false, err
 		}
 	}
 	bi, err := e.Board(u.ID)
-	return bi, o.created, err
+	return bi, pb.created, err
 }
 
 // DeleteBoard deletes a board and all its entries. A missing board is
 // ECodeBoardNotFound.
 func (e *Engine) DeleteBoard(ctx context.Context, id string) error {
-	return e.send(ctx, &op{kind: opDeleteBoard, board: &podium.Board{ID: id}})
+	return e.send(ctx, &op{kind: opDeleteBoard, p: id})
 }
 
 // DeleteEntry removes one entry (admin). period is a selector.
 func (e *Engine) DeleteEntry(ctx context.Context, board, period, player string) error {
-	return e.send(ctx, &op{kind: opDeleteEntry, ref: podium.EntryRef{Board: board, Period: period, Player: player}})
+	return e.send(ctx, &op{kind: opDeleteEntry, p: &deleteEntryOp{ref: podium.EntryRef{Board: board, Period: period, Player: player}}})
 }
 
 // PutPlayer registers or updates a player (already normalized). Hiding or
 // showing a player updates every loaded ranking at once.
 func (e *Engine) PutPlayer(ctx context.Context, p *podium.Player) (podium.Player, error) {
-	o := &op{kind: opPutPlayer, player: p}
+	o := &op{kind: opPutPlayer, p: p}
 	if err := e.send(ctx, o); err != nil {
 		return podium.Player{}, err
 	}
-	return *o.player, nil
+	return *p, nil
 }
 
 // Player returns a registered player, or one seen only in submissions (with
@@ -70,7 +71,7 @@ func (e *Engine) Player(id string) (podium.Player, error) {
 // live standings) knows in O(1) whether it must look again.
 func (e *Engine) PlayersVersion() uint64 { return e.players.ver.Load() }
 
-func (bs *boardState) hasEntries() bool {
+func (bs *BoardState) hasEntries() bool {
 	bs.mu.RLock()
 	defer bs.mu.RUnlock()
 	for _, ps := range bs.periods {
@@ -89,7 +90,7 @@ func (bs *boardState) hasEntries() bool {
 // applyPutBoard runs a board update on the writer: merge, validate, check
 // the conflicts against the board's entries, store (with put, which is the
 // store's PutBoard, or a SharedStore transaction's) and apply.
-func (e *Engine) applyPutBoard(o *op, put func(*podium.Board) error) error {
+func (e *Engine) applyPutBoard(o *putBoardOp, put func(*podium.Board) error) error {
 	bs := e.board(o.update.ID)
 	var old *podium.Board
 	if bs != nil {
@@ -168,8 +169,7 @@ func (e *Engine) installBoard(b *podium.Board) {
 	}
 }
 
-func (e *Engine) applyDeleteBoard(o *op, del func(id string) error) error {
-	id := o.board.ID
+func (e *Engine) applyDeleteBoard(id string, del func(id string) error) error {
 	if e.board(id) == nil {
 		return errBoardNotFound(id)
 	}
@@ -200,8 +200,7 @@ func (e *Engine) removeBoard(id string) {
 	}
 }
 
-func (e *Engine) applyPutPlayer(o *op) error {
-	p := o.player
+func (e *Engine) applyPutPlayer(p *podium.Player) error {
 	p.UpdatedAt = e.now().UTC().Truncate(1e6)
 	if err := e.store.PutPlayer(context.Background(), p); err != nil {
 		return e.storeFailed("put player", err)

@@ -168,7 +168,7 @@ type aggRow struct {
 // With reached, an aggregate entry is timed by when its sources reached
 // what it counts (podium.Board.AggregateReached) rather than now: for a
 // recompute over entries that already exist.
-func (e *Engine) aggPlan(g *group, src ovKey, player string, next ovVal, reached bool) ([]aggRow, error) {
+func (e *Engine) aggPlan(g *Group, src ovKey, player string, next ovVal, reached bool) ([]aggRow, error) {
 	deps := e.aggGraph().deps[src.bs.def.Load().ID]
 	if len(deps) == 0 {
 		return nil, nil
@@ -195,7 +195,7 @@ func (e *Engine) aggPlan(g *group, src ovKey, player string, next ovVal, reached
 // aggRecompute computes a player's entry on aggregate abs in one period
 // from the state so far (shadow first), and reports whether it differs
 // from the aggregate's current entry.
-func (e *Engine) aggRecompute(g *group, shadow map[ovKey]ovVal, abs *boardState, period string, pid uint32, player string, reached bool) (aggRow, bool, error) {
+func (e *Engine) aggRecompute(g *Group, shadow map[ovKey]ovVal, abs *BoardState, period string, pid uint32, player string, reached bool) (aggRow, bool, error) {
 	def := abs.def.Load()
 	n := len(def.Keys)
 	look := func(k ovKey) ovVal {
@@ -244,39 +244,18 @@ func (e *Engine) aggRecompute(g *group, shadow map[ovKey]ovVal, abs *boardState,
 	return row, true, nil
 }
 
-// aggApply adds planned aggregate rows to the group: log rows, overlay and
-// changes, as a score or delete on the aggregate board would.
-func (e *Engine) aggApply(g *group, rows []aggRow) {
+// aggApply adds planned aggregate rows to the group (Group.Write): log
+// rows, overlay and changes, as a score or delete on the aggregate board
+// would.
+func (e *Engine) aggApply(g *Group, rows []aggRow) {
 	for _, r := range rows {
-		bs := r.key.bs
-		def := bs.def.Load()
-		seq := g.nextSeq(bs)
-		g.seqs[bs] = seq
-		sub := podium.Submission{Seq: seq, Board: def.ID, Period: r.key.period, Player: r.player, At: podium.FromMillis(r.val.entry.At)}
-		if !r.val.exists {
-			sub.At = g.now
-		}
-		if !r.val.exists {
-			sub.Kind = podium.KindDelete
-			g.batch.Submissions = append(g.batch.Submissions, sub)
-			g.overlay[r.key] = ovVal{}
-			g.changes = append(g.changes, change{bs: bs, period: r.key.period, player: r.key.player, del: true, delSeq: seq})
-			continue
-		}
-		v := r.val
-		v.entry.Seq = seq
-		sub.Keys = append([]int64(nil), v.entry.Keys[:len(def.Keys)]...)
-		g.batch.Submissions = append(g.batch.Submissions, sub)
-		g.overlay[r.key] = v
-		// res: applyChanges fills in an answer for every change; nobody
-		// reads this one.
-		g.changes = append(g.changes, change{bs: bs, period: r.key.period, player: r.key.player, entry: v.entry, changed: true, res: &Result{}})
+		g.Write(Write{Board: r.key.bs, Period: r.key.period, Player: r.player, PID: r.key.player, Value: r.val.value()})
 	}
 }
 
 // aggPeriods lists the periods any of the boards has entries in (loaded
 // or known).
-func aggPeriods(boards []*boardState) []string {
+func aggPeriods(boards []*BoardState) []string {
 	set := map[string]bool{}
 	for _, bs := range boards {
 		bs.mu.RLock()
@@ -311,7 +290,7 @@ var aggChunkPlayers = 2000
 // place before the first step), and a player visited twice is recomputed
 // from the state of the moment, so stepping is exact.
 type aggWork struct {
-	bs      *boardState
+	bs      *BoardState
 	def     *podium.Aggregate
 	periods []string
 	players [][]uint32
@@ -320,10 +299,10 @@ type aggWork struct {
 
 // aggNewWork lists the periods and players of an aggregate and its direct
 // sources.
-func (e *Engine) aggNewWork(abs *boardState) (*aggWork, error) {
+func (e *Engine) aggNewWork(abs *BoardState) (*aggWork, error) {
 	def := abs.def.Load()
 	w := &aggWork{bs: abs, def: def.Aggregate}
-	boards := []*boardState{abs}
+	boards := []*BoardState{abs}
 	for _, s := range def.Aggregate.Sources {
 		if sbs := e.board(s.Board); sbs != nil {
 			boards = append(boards, sbs)
@@ -362,7 +341,7 @@ func (e *Engine) aggNewWork(abs *boardState) (*aggWork, error) {
 // aggStep plans, for the next players of w (at most limit), the rows that
 // bring the aggregate to what its sources say (and, through aggPlan, the
 // aggregates depending on it). done reports that every player is visited.
-func (e *Engine) aggStep(g *group, w *aggWork, limit int) (done bool, err error) {
+func (e *Engine) aggStep(g *Group, w *aggWork, limit int) (done bool, err error) {
 	n := 0
 	for ; w.p < len(w.periods); w.p, w.i = w.p+1, 0 {
 		period := w.periods[w.p]
@@ -475,7 +454,7 @@ func (e *Engine) aggRecomputeAll(id string) error {
 			done bool
 			err  error
 		)
-		o := &op{kind: opFunc, fn: func() { done, err = e.aggRecomputeStep(context.Background(), id, &w) }}
+		o := &op{kind: opFunc, p: func() { done, err = e.aggRecomputeStep(context.Background(), id, &w) }}
 		if serr := e.send(context.Background(), o); serr != nil {
 			return serr
 		}
@@ -486,6 +465,6 @@ func (e *Engine) aggRecomputeAll(id string) error {
 }
 
 // newGroup returns an empty group computed at the engine's now.
-func (e *Engine) newGroup(ops []*op) *group {
-	return &group{e: e, ops: ops, now: e.now(), overlay: map[ovKey]ovVal{}, seqs: map[*boardState]uint64{}, periods: map[*boardState]string{}}
+func (e *Engine) newGroup(ops []*op) *Group {
+	return &Group{e: e, ops: ops, now: e.now(), overlay: map[ovKey]ovVal{}, seqs: map[*BoardState]uint64{}, periods: map[*BoardState]string{}}
 }

@@ -48,7 +48,7 @@ func BenchmarkAggregateWrite(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer st.Close()
-			eng := engine.New(engine.Config{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+			eng := newEngine(engine.Config{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 			if err := eng.Start(bg); err != nil {
 				b.Fatal(err)
 			}
@@ -89,7 +89,7 @@ func BenchmarkAggregateCreate(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	eng := engine.New(engine.Config{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	eng := newEngine(engine.Config{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err := eng.Start(bg); err != nil {
 		b.Fatal(err)
 	}

@@ -48,11 +48,11 @@ func (e *Engine) aggCheckLoaded() []Diff {
 		}
 		def := abs.def.Load()
 		n := len(def.Keys)
-		srcs := make([]*boardState, len(def.Aggregate.Sources))
+		srcs := make([]*BoardState, len(def.Aggregate.Sources))
 		for i, s := range def.Aggregate.Sources {
 			srcs[i] = e.board(s.Board)
 		}
-		entry := func(bs *boardState, period string, pid uint32) *podium.Entry {
+		entry := func(bs *BoardState, period string, pid uint32) *podium.Entry {
 			if bs == nil {
 				return nil
 			}
@@ -78,12 +78,12 @@ func (e *Engine) aggCheckLoaded() []Diff {
 		for _, period := range periods {
 			// Only periods in memory on the aggregate and every source
 			// are compared, held there meanwhile (oldperiods.go).
-			unpin, ok := e.pinLoaded(append([]*boardState{abs}, srcs...), period)
+			unpin, ok := e.pinLoaded(append([]*BoardState{abs}, srcs...), period)
 			if !ok {
 				continue
 			}
 			players := map[uint32]bool{}
-			for _, bs := range append([]*boardState{abs}, srcs...) {
+			for _, bs := range append([]*BoardState{abs}, srcs...) {
 				if bs == nil {
 					continue
 				}

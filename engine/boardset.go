@@ -16,24 +16,24 @@ import (
 // scheduler or in a request costs in the number of boards (issue 17).
 // Guarded by Engine.mu.
 type boardSet struct {
-	byID  map[string]*boardState
-	order sortedmap.Map[*boardState]
+	byID  map[string]*BoardState
+	order sortedmap.Map[*BoardState]
 	// aggs holds the aggregate boards (the dependency graph and the
 	// checks of a board change, aggregate.go), tourneys the tournaments
 	// (the settlement scheduler, GET /v1/tournaments), points the points
 	// boards (the targets of a settlement).
-	aggs, tourneys, points map[string]*boardState
+	aggs, tourneys, points map[string]*BoardState
 }
 
 func newBoardSet() boardSet {
-	return boardSet{byID: map[string]*boardState{}, aggs: map[string]*boardState{},
-		tourneys: map[string]*boardState{}, points: map[string]*boardState{}}
+	return boardSet{byID: map[string]*BoardState{}, aggs: map[string]*BoardState{},
+		tourneys: map[string]*BoardState{}, points: map[string]*BoardState{}}
 }
 
 func (s *boardSet) len() int { return len(s.byID) }
 
 // put adds or replaces a board's state and returns the one it replaced.
-func (s *boardSet) put(bs *boardState) *boardState {
+func (s *boardSet) put(bs *BoardState) *BoardState {
 	id := bs.def.Load().ID
 	prev := s.byID[id]
 	s.byID[id] = bs
@@ -44,9 +44,9 @@ func (s *boardSet) put(bs *boardState) *boardState {
 
 // track files a board under the kinds its definition has now; call it
 // whenever the definition changes.
-func (s *boardSet) track(bs *boardState) {
+func (s *boardSet) track(bs *BoardState) {
 	def := bs.def.Load()
-	file := func(m map[string]*boardState, in bool) {
+	file := func(m map[string]*BoardState, in bool) {
 		if in {
 			m[def.ID] = bs
 		} else {
@@ -59,7 +59,7 @@ func (s *boardSet) track(bs *boardState) {
 }
 
 // remove forgets a board and returns its state (nil if none).
-func (s *boardSet) remove(id string) *boardState {
+func (s *boardSet) remove(id string) *BoardState {
 	bs := s.byID[id]
 	if bs != nil {
 		delete(s.byID, id)
@@ -73,11 +73,11 @@ func (s *boardSet) remove(id string) *boardState {
 
 // kind returns the states of one kind's boards (e.boards.aggs, ...), taken
 // under the engine lock, in no particular order.
-func (e *Engine) kind(pick func(*boardSet) map[string]*boardState) []*boardState {
+func (e *Engine) kind(pick func(*boardSet) map[string]*BoardState) []*BoardState {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	m := pick(&e.boards)
-	out := make([]*boardState, 0, len(m))
+	out := make([]*BoardState, 0, len(m))
 	for _, bs := range m {
 		out = append(out, bs)
 	}
@@ -95,9 +95,9 @@ func (e *Engine) Tournaments() []BoardInfo {
 	return out
 }
 
-func aggBoards(s *boardSet) map[string]*boardState     { return s.aggs }
-func tourneyBoards(s *boardSet) map[string]*boardState { return s.tourneys }
-func pointsBoards(s *boardSet) map[string]*boardState  { return s.points }
+func aggBoards(s *boardSet) map[string]*BoardState     { return s.aggs }
+func tourneyBoards(s *boardSet) map[string]*BoardState { return s.tourneys }
+func pointsBoards(s *boardSet) map[string]*BoardState  { return s.points }
 
 // ListBoards returns, in id order, the boards with ids after after that
 // keep accepts (nil accepts all): at most limit of them, looking at no more
@@ -106,10 +106,10 @@ func pointsBoards(s *boardSet) map[string]*boardState  { return s.points }
 // next page starts after it. keep runs with the board list locked: it must
 // be quick and must not call back into the engine.
 func (e *Engine) ListBoards(after string, limit, scan int, keep func(*podium.Board) bool) (out []BoardInfo, more string) {
-	var list []*boardState
+	var list []*BoardState
 	looked := 0
 	e.mu.RLock()
-	e.boards.order.AscendAfter(after, func(id string, bs *boardState) bool {
+	e.boards.order.AscendAfter(after, func(id string, bs *BoardState) bool {
 		if limit > 0 && len(list) == limit || scan > 0 && looked == scan {
 			more = after // what follows: something, so this page is not the last
 			return false

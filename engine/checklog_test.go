@@ -55,7 +55,7 @@ func TestCheckLogDoesNotStopWrites(t *testing.T) {
 	}
 	defer st.Close()
 	g := &gatedStore{Store: st, armed: new(atomic.Bool), entered: make(chan struct{}, 1), gate: make(chan struct{})}
-	eng := engine.New(engine.Config{Store: g, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	eng := newEngine(engine.Config{Store: g, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err := eng.Start(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -27,14 +27,14 @@ const checkpointMax = 50_000
 
 type checkpointer struct {
 	dirty    map[ovKey]uint64 // entries changed since their last checkpoint -> seq of the first change
-	seqMoved map[*boardState]bool
+	seqMoved map[*BoardState]bool
 	// off: the store is written through (a SharedStore: each commit
 	// stores its entries), so nothing is tracked.
 	off bool
 }
 
 func newCheckpointer() checkpointer {
-	return checkpointer{dirty: map[ovKey]uint64{}, seqMoved: map[*boardState]bool{}}
+	return checkpointer{dirty: map[ovKey]uint64{}, seqMoved: map[*BoardState]bool{}}
 }
 
 // mark records a changed entry. The caller holds k.bs.mu for writing (or
@@ -119,7 +119,7 @@ func (e *Engine) checkpoint(max int) {
 	}
 	// A board's watermark may pass every seq whose change is written: up to
 	// just below its oldest change that stays dirty.
-	floor := map[*boardState]uint64{}
+	floor := map[*BoardState]uint64{}
 	stay := map[ovKey]bool{}
 	if len(written) < len(cp.dirty) {
 		for _, k := range written {

@@ -66,9 +66,11 @@ type Config struct {
 	// tournaments to settle (default 1s; negative: no scheduler, for
 	// tests that call SettleDue themselves).
 	SettleEvery time.Duration
-	// Modules are the features registered with the engine, in the order
-	// their hooks run (module.go).
+	// Modules are the feature modules registered with the engine, in the
+	// order their hooks run: the write path's (hooks.go) and the
+	// lifecycle's (module.go).
 	Modules []Module
+
 	// OldPeriodsBytes bounds the estimated bytes of the periods older
 	// than each board's previous one that stay in memory after a read
 	// (default DefaultOldPeriodsBytes; negative: none stays, each read of
@@ -104,7 +106,7 @@ type Engine struct {
 	cp       checkpointer // committer goroutine only (or the writer behind a barrier)
 
 	com           committer     // how groups are committed (loop.go)
-	pipe          chan *group   // writer -> committer
+	pipe          chan *Group   // writer -> committer
 	committed     chan struct{} // closed when the committer exits
 	storageFailed atomic.Bool   // a commit's outcome is unknown: no more writes until restart
 	health        health
@@ -140,9 +142,11 @@ type Engine struct {
 	// so that none of them uses the store once it returns.
 	bg sync.WaitGroup
 
-	mods modules // the registered modules (module.go)
+	life lifecycle // the modules by lifecycle interface (module.go)
 
 	old *oldPeriods // old periods under a byte budget (oldperiods.go)
+
+	hooks hooks // the registered modules by hook point (hooks.go)
 }
 
 // New returns an engine over cfg.Store. Call Start to load the indexes and
@@ -168,7 +172,7 @@ func New(cfg Config) *Engine {
 		listener:  cfg.Listener,
 		players:   newPlayers(),
 		cp:        newCheckpointer(),
-		pipe:      make(chan *group, 8),
+		pipe:      make(chan *Group, 8),
 		committed: make(chan struct{}),
 		pend:      newPending(),
 		boards:    newBoardSet(),
@@ -177,6 +181,7 @@ func New(cfg Config) *Engine {
 		done:      make(chan struct{}),
 	}
 	e.stopCtx, e.stopCancel = context.WithCancel(context.Background())
+	e.hooks = newHooks(cfg.Modules)
 	e.old = newOldPeriods(cfg.OldPeriodsBytes)
 	switch {
 	case cfg.IdempotencyBytes == 0:
@@ -272,7 +277,7 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 	if err != nil {
 		return fmt.Errorf("load watermarks: %w", err)
 	}
-	var states []*boardState
+	var states []*BoardState
 	if sl, ok := e.store.(podium.StartLoader); ok {
 		if states, err = e.loadBoards(ctx, sl, boards); err != nil {
 			return err
@@ -299,10 +304,8 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 	if err := e.loadFreezes(ctx); err != nil { // review.go
 		return fmt.Errorf("load freezes: %w", err)
 	}
-	for _, l := range e.mods.loaders {
-		if err := l.Load(ctx); err != nil {
-			return fmt.Errorf("load %s: %w", l.(Module).Name(), err) // every Loader came as a Module
-		}
+	if err := e.life.load(ctx); err != nil { // module.go
+		return err
 	}
 	if err := e.idem.load(ctx); err != nil {
 		return fmt.Errorf("load idempotency keys: %w", err)
@@ -319,9 +322,7 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 	e.bg.Go(e.scheduler) // settle.go
 	e.sweepOld()         // oldperiods.go: periods the log replay loaded
 	e.bg.Go(e.sweeper)
-	for _, s := range e.mods.starters {
-		s.Start()
-	}
+	e.life.start() // module.go
 	e.loaded.Store(true)
 	e.com.started()
 	return nil
@@ -354,7 +355,7 @@ func (e *Engine) Close() error {
 // of its current and previous periods, and the log after the board's
 // watermark replayed on top (loading every period that log touches). Older
 // periods are loaded on first read.
-func (e *Engine) loadBoard(ctx context.Context, b *podium.Board, watermark uint64) (*boardState, error) {
+func (e *Engine) loadBoard(ctx context.Context, b *podium.Board, watermark uint64) (*BoardState, error) {
 	seq, err := e.store.LastSeq(ctx, b.ID)
 	if err != nil {
 		return nil, fmt.Errorf("board %s: last seq: %w", b.ID, err)
@@ -386,7 +387,7 @@ func (e *Engine) loadBoard(ctx context.Context, b *podium.Board, watermark uint6
 // stored periods and the log after its watermark, and lists the stored
 // periods to load now: the current and previous ones, and those the tail
 // touches.
-func (e *Engine) boardHead(b *podium.Board, seq uint64, pcs []podium.PeriodCount, tail []podium.Submission) (*boardState, []string) {
+func (e *Engine) boardHead(b *podium.Board, seq uint64, pcs []podium.PeriodCount, tail []podium.Submission) (*BoardState, []string) {
 	bs := newBoardState(b)
 	bs.seq = seq
 	for _, pc := range pcs {
@@ -410,7 +411,7 @@ func (e *Engine) boardHead(b *podium.Board, seq uint64, pcs []podium.PeriodCount
 
 // replayTail replays the log after a board's watermark (in seq order) on
 // top of its loaded periods.
-func (e *Engine) replayTail(bs *boardState, tail []podium.Submission) error {
+func (e *Engine) replayTail(bs *BoardState, tail []podium.Submission) error {
 	b := bs.def.Load()
 	for i := range tail {
 		sub := &tail[i]
@@ -437,7 +438,7 @@ func (e *Engine) replayTail(bs *boardState, tail []podium.Submission) error {
 // loadBoards builds the in-memory state of every board with a store that
 // reads what a start needs of them all in a few statements (StartLoader):
 // the same state loadBoard builds, board by board.
-func (e *Engine) loadBoards(ctx context.Context, sl podium.StartLoader, boards []podium.Board) ([]*boardState, error) {
+func (e *Engine) loadBoards(ctx context.Context, sl podium.StartLoader, boards []podium.Board) ([]*BoardState, error) {
 	seqs, err := sl.LastSeqs(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("load boards: last seqs: %w", err)
@@ -454,8 +455,8 @@ func (e *Engine) loadBoards(ctx context.Context, sl podium.StartLoader, boards [
 	if err != nil {
 		return nil, fmt.Errorf("load boards: read the logs after the watermarks: %w", err)
 	}
-	out := make([]*boardState, len(boards))
-	byID := make(map[string]*boardState, len(boards))
+	out := make([]*BoardState, len(boards))
+	byID := make(map[string]*BoardState, len(boards))
 	var refs []podium.EntryRef
 	readers := map[podium.EntryRef]*periodReader{}
 	for i := range boards {
@@ -566,7 +567,7 @@ func (e *Engine) replayInto(b *podium.Board, ps *periodState, pid uint32, s *pod
 // readPeriod reads one period of a board from the store into a new index;
 // sizeHint is the number of entries expected (0 if unknown). It touches no
 // state of bs but its definition, so it needs no lock.
-func (e *Engine) readPeriod(ctx context.Context, bs *boardState, period string, sizeHint int) (*periodState, error) {
+func (e *Engine) readPeriod(ctx context.Context, bs *BoardState, period string, sizeHint int) (*periodState, error) {
 	r := e.newPeriodReader(bs, sizeHint)
 	err := e.store.LoadEntries(ctx, bs.def.Load().ID, period, func(en *podium.Entry) error {
 		r.add(en)
@@ -583,7 +584,7 @@ func (e *Engine) readPeriod(ctx context.Context, bs *boardState, period string, 
 // interned in batches: one lock per batch, not per row.
 type periodReader struct {
 	e       *Engine
-	bs      *boardState
+	bs      *BoardState
 	buf     []rank.Entry
 	meta    map[uint32]json.RawMessage
 	results map[uint32][]podium.Result // best_k
@@ -598,7 +599,7 @@ const periodReadBatch = 1024
 
 // newPeriodReader starts reading a period of bs; sizeHint is the number
 // of entries expected (0 if unknown).
-func (e *Engine) newPeriodReader(bs *boardState, sizeHint int) *periodReader {
+func (e *Engine) newPeriodReader(bs *BoardState, sizeHint int) *periodReader {
 	r := &periodReader{e: e, bs: bs, meta: map[uint32]json.RawMessage{}, results: map[uint32][]podium.Result{}}
 	if sizeHint > 0 {
 		r.buf = make([]rank.Entry, 0, sizeHint)
@@ -722,7 +723,7 @@ func (e *Engine) send(ctx context.Context, o *op) error {
 var testHookSend func()
 
 // board returns the state of a board, or nil.
-func (e *Engine) board(id string) *boardState {
+func (e *Engine) board(id string) *BoardState {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	return e.boards.byID[id]

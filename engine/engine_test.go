@@ -53,7 +53,7 @@ func (e *env) open() {
 		e.t.Fatal(err)
 	}
 	e.store = st
-	e.eng = engine.New(engine.Config{Store: st, Now: e.clock.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), OldPeriodsBytes: e.oldBytes})
+	e.eng = newEngine(engine.Config{Store: st, Now: e.clock.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), OldPeriodsBytes: e.oldBytes})
 	if err := e.eng.Start(context.Background()); err != nil {
 		e.t.Fatal(err)
 	}

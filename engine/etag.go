@@ -28,7 +28,7 @@ var processNonce = func() uint64 {
 
 // tag returns the ETag of a page of period on bs; the caller holds bs.mu
 // for reading.
-func (e *Engine) tag(bs *boardState, def *podium.Board, period string) string {
+func (e *Engine) tag(bs *BoardState, def *podium.Board, period string) string {
 	if def.Points != nil {
 		return ""
 	}

@@ -63,7 +63,7 @@ func TestFailedCommitAppliesNothing(t *testing.T) {
 	}
 	fs := &faultyStore{Store: st}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	eng := engine.New(engine.Config{Store: fs, Logger: log})
+	eng := newEngine(engine.Config{Store: fs, Logger: log})
 	if err := eng.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestFailedCommitAppliesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	eng = engine.New(engine.Config{Store: st, Logger: log})
+	eng = newEngine(engine.Config{Store: st, Logger: log})
 	if err := eng.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestFailedSyncStopsWrites(t *testing.T) {
 	}
 	defer st.Close()
 	fs := &faultyStore{Store: st}
-	eng := engine.New(engine.Config{Store: fs, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	eng := newEngine(engine.Config{Store: fs, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err := eng.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func TestOutcomeUnknownRetryIsSafe(t *testing.T) {
 					t.Fatal(err)
 				}
 				fs := &faultyStore{Store: st}
-				eng := engine.New(engine.Config{Store: fs, Logger: log})
+				eng := newEngine(engine.Config{Store: fs, Logger: log})
 				if err := eng.Start(ctx); err != nil {
 					t.Fatal(err)
 				}

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"slices"
 	"sync"
 	"time"
@@ -36,9 +35,6 @@ import (
 
 // DefaultFeedCap is the number of events kept per board by default.
 const DefaultFeedCap = 200
-
-// feedPruneRows bounds the rows one prune round deletes.
-const feedPruneRows = 1000
 
 type feedState struct {
 	store podium.FeedStore
@@ -87,7 +83,7 @@ func (e *Engine) FeedCap() int {
 
 // bpKey names one period of one board.
 type bpKey struct {
-	bs     *boardState
+	bs     *BoardState
 	period string
 }
 
@@ -108,7 +104,7 @@ func rankCompare(orders []podium.Order, n int, a, b *rank.Entry) int {
 
 // leader returns the #1 of k as of everything computed so far: this
 // group, the groups handed to the committer but not applied, the index.
-func (e *Engine) leader(g *group, k bpKey) leaderVal {
+func (e *Engine) leader(g *Group, k bpKey) leaderVal {
 	if v, ok := g.leaders[k]; ok && v.known {
 		return v
 	}
@@ -140,7 +136,7 @@ func (e *Engine) leader(g *group, k bpKey) leaderVal {
 
 // scanLeader finds the #1 of k from the index and this group's overlay.
 // It costs the overlay's size; it runs only when the #1 is not tracked.
-func (e *Engine) scanLeader(g *group, k bpKey) leaderVal {
+func (e *Engine) scanLeader(g *Group, k bpKey) leaderVal {
 	def := k.bs.def.Load()
 	orders, n := def.Orders(), len(def.Keys)
 	var best leaderVal
@@ -169,7 +165,7 @@ func (e *Engine) scanLeader(g *group, k bpKey) leaderVal {
 
 // feedScore derives the feed events of one computed score (c, whose
 // entry before it was cur) and queues them in the group's batch.
-func (e *Engine) feedScore(g *group, def *podium.Board, c *change, cur ovVal, sub *podium.Submission) {
+func (e *Engine) feedScore(g *Group, def *podium.Board, c *change, cur ovVal, sub *podium.Submission) {
 	if e.feed == nil || !c.changed || c.entry.Hidden {
 		return
 	}
@@ -215,7 +211,7 @@ func (e *Engine) feedScore(g *group, def *podium.Board, c *change, cur ovVal, su
 
 // feedDelete notes that an entry of k was deleted: if it was the #1, the
 // #1 is worked out again when next needed.
-func (e *Engine) feedDelete(g *group, k bpKey) {
+func (e *Engine) feedDelete(g *Group, k bpKey) {
 	if e.feed == nil {
 		return
 	}
@@ -223,117 +219,6 @@ func (e *Engine) feedDelete(g *group, k bpKey) {
 		g.leaders = map[bpKey]leaderVal{}
 	}
 	g.leaders[k] = leaderVal{}
-}
-
-// feedCommitted notes the boards a committed batch added events to, for
-// pruning.
-func (e *Engine) feedCommitted(evs []podium.FeedEvent) {
-	if e.feed == nil || len(evs) == 0 {
-		return
-	}
-	e.feed.mu.Lock()
-	for i := range evs {
-		e.feed.prune[evs[i].Board] = struct{}{}
-	}
-	e.feed.mu.Unlock()
-	for i := range evs {
-		e.feed.events.WithLabelValues(evs[i].Kind.String()).Inc()
-	}
-}
-
-// pruneFeed runs on a goroutine of its own, off the write path: every
-// second it deletes the events past the cap of the boards that received
-// some, at most feedPruneRows rows a round.
-func (e *Engine) pruneFeed() {
-	defer close(e.feed.pruned)
-	e.feedOverCap(context.Background())
-	t := time.NewTicker(e.feed.every)
-	defer t.Stop()
-	for {
-		select {
-		case <-e.stop:
-			return
-		case <-t.C:
-		}
-		e.pruneFeedOnce(context.Background())
-	}
-}
-
-// pruneFeedOnce is one round of pruneFeed.
-func (e *Engine) pruneFeedOnce(ctx context.Context) {
-	e.feed.mu.Lock()
-	boards := make([]string, 0, len(e.feed.prune))
-	for b := range e.feed.prune {
-		boards = append(boards, b)
-	}
-	clear(e.feed.prune)
-	e.feed.mu.Unlock()
-	if len(boards) == 0 {
-		return
-	}
-	slices.Sort(boards)
-	n, err := e.feed.store.PruneFeed(ctx, boards, e.feed.cap, feedPruneRows)
-	e.feed.deleted.Add(float64(n))
-	if err != nil || n >= feedPruneRows {
-		// Try again next round (a failure, or more left than a round
-		// deletes).
-		e.feed.mu.Lock()
-		for _, b := range boards {
-			e.feed.prune[b] = struct{}{}
-		}
-		e.feed.mu.Unlock()
-	}
-	if err != nil {
-		e.log.Warn("prune the activity feed", "err", err)
-	}
-}
-
-// startFeed begins pruning; at start every board may be over the cap (it
-// may have been lowered): the pruning goroutine first asks the store which
-// boards are (FeedOverCap), or else visits every board.
-func (e *Engine) startFeed() {
-	if e.feed == nil {
-		return
-	}
-	go e.pruneFeed()
-}
-
-// feedOverCap marks for pruning the boards that may hold more than the
-// cap at start.
-func (e *Engine) feedOverCap(ctx context.Context) {
-	var boards []string
-	if oc, ok := e.feed.store.(podium.FeedOverCap); ok {
-		var err error
-		if boards, err = oc.FeedBoardsOver(ctx, e.feed.cap); err != nil {
-			e.log.Warn("find the boards over the activity feed cap; pruning every board", "err", err)
-			boards = nil
-			ok = false
-		}
-		if ok {
-			e.markPrune(boards)
-			return
-		}
-	}
-	for _, bs := range e.boardStates() {
-		boards = append(boards, bs.def.Load().ID)
-	}
-	e.markPrune(boards)
-}
-
-func (e *Engine) markPrune(boards []string) {
-	e.feed.mu.Lock()
-	for _, b := range boards {
-		e.feed.prune[b] = struct{}{}
-	}
-	e.feed.mu.Unlock()
-}
-
-// feedStopped waits for the pruning goroutine after Close stopped it, so
-// that nothing uses the store once Close returns.
-func (e *Engine) feedStopped() {
-	if e.feed != nil {
-		<-e.feed.pruned
-	}
 }
 
 // AppendFeed durably stores events in the activity feed, in a transaction
@@ -384,7 +269,7 @@ func (e *Engine) AppendFeed(ctx context.Context, evs []podium.FeedEvent) error {
 	}
 	var err error
 	o := &op{kind: opFunc}
-	o.fn = func() {
+	o.p = func() {
 		batch := &podium.Batch{}
 		for _, ev := range evs {
 			bs := e.board(ev.Board)
@@ -445,182 +330,4 @@ func (e *Engine) feedApplied(evs []podium.FeedEvent) {
 		}
 	}
 	fl.FeedAppended(boards)
-}
-
-// FeedItem is one feed event as readers see it: the stored event with the
-// names of its players and its board as they are now.
-type FeedItem struct {
-	podium.FeedEvent
-	Title     string // the board's title
-	Name      string // Player's name
-	OtherName string // Other's name
-}
-
-// FeedRead selects what Feed reads: one board, or every board that
-// readable allows ("" for Board), at most Limit events (1 to FeedCap).
-type FeedRead struct {
-	Board    string
-	Limit    int
-	Readable func(board string, public bool) bool
-}
-
-// Feed returns the newest events of the boards q selects, newest first,
-// from the database (so every node serves what any node committed).
-// Events of hidden players and of boards this node does not know (yet)
-// are left out. Errors: ECodeBoardNotFound, ECodeInvalid,
-// ECodeUnavailable.
-func (e *Engine) Feed(ctx context.Context, q FeedRead) ([]FeedItem, error) {
-	if e.feed == nil {
-		return nil, podium.Errorf(podium.ECodeUnavailable, "this store keeps no activity feed")
-	}
-	if q.Limit < 1 || q.Limit > e.feed.cap {
-		return nil, podium.Errorf(podium.ECodeInvalid, "limit must be between 1 and %d", e.feed.cap)
-	}
-	if q.Board != "" {
-		bs := e.board(q.Board)
-		if bs == nil {
-			return nil, errBoardNotFound(q.Board)
-		}
-		def := bs.def.Load()
-		if q.Readable != nil && !q.Readable(def.ID, def.Public) {
-			return nil, errBoardNotFound(def.ID) // as an unknown board (docs/API.md, "Private ids")
-		}
-		out, _, err := e.readFeed(ctx, q.Limit, []string{def.ID}, func(string) (string, bool) { return def.Title, true })
-		return out, err
-	}
-	readable := func(id string) (string, bool) {
-		bs := e.board(id)
-		if bs == nil {
-			return "", false
-		}
-		def := bs.def.Load()
-		return def.Title, q.Readable == nil || q.Readable(def.ID, def.Public)
-	}
-	// The newest events of every board, kept here if the caller may read
-	// them: a cost in the events read, not in the number of boards.
-	out, done, err := e.readFeed(ctx, q.Limit, nil, readable)
-	if err != nil || done {
-		return out, err
-	}
-	// Most of the newest events are of boards the caller may not read: ask
-	// the store for the events of those it may, named one by one (a cost
-	// in the number of boards, paid only here).
-	var boards []string
-	for _, bs := range e.boardStates() {
-		if def := bs.def.Load(); q.Readable == nil || q.Readable(def.ID, def.Public) {
-			boards = append(boards, def.ID)
-		}
-	}
-	if len(boards) == 0 {
-		return out, nil
-	}
-	slices.Sort(boards)
-	out, _, err = e.readFeed(ctx, q.Limit, boards, readable)
-	return out, err
-}
-
-// readFeed reads the newest events of boards (nil: every board), newest
-// first, keeping those of boards keep accepts (with the board's title now)
-// and of players not hidden, up to limit. Skipped events make a page come
-// up short, so it reads on, at most feedPages pages of limit events. done
-// reports that the answer is complete: limit events, or every event read.
-func (e *Engine) readFeed(ctx context.Context, limit int, boards []string, keep func(board string) (title string, ok bool)) (out []FeedItem, done bool, err error) {
-	out = make([]FeedItem, 0, limit)
-	var before *podium.FeedPos
-	for page := 0; page < feedPages; page++ {
-		evs, err := e.feed.store.Feed(ctx, podium.FeedQuery{Boards: boards, Before: before, Limit: limit})
-		if err != nil {
-			return nil, false, e.readFailed("read the activity feed", err)
-		}
-		for i := range evs {
-			ev := &evs[i]
-			if ev.Player != "" {
-				if pid, ok := e.players.lookup(ev.Player); ok && e.players.hidden(pid) {
-					continue
-				}
-			}
-			title, ok := keep(ev.Board)
-			if !ok {
-				continue
-			}
-			it := FeedItem{FeedEvent: *ev, Title: title}
-			if ev.Player != "" {
-				it.Name = e.playerName(ev.Player)
-			}
-			if ev.Other != "" {
-				it.OtherName = e.playerName(ev.Other)
-			}
-			out = append(out, it)
-			if len(out) == limit {
-				return out, true, nil
-			}
-		}
-		if len(evs) < limit {
-			return out, true, nil
-		}
-		pos := evs[len(evs)-1].Pos()
-		before = &pos
-	}
-	return out, false, nil
-}
-
-// feedPages bounds the pages of events one feed read looks at.
-const feedPages = 4
-
-// playerName is a player's name now (its id when it has none).
-func (e *Engine) playerName(player string) string {
-	if pid, ok := e.players.lookup(player); ok {
-		return e.players.name(pid).Name
-	}
-	return player
-}
-
-// readFailed is the answer to a read of the database that failed.
-func (e *Engine) readFailed(what string, err error) error {
-	var pe *podium.Error
-	if errors.As(err, &pe) {
-		return err
-	}
-	e.log.Warn("store: "+what+" failed", "err", err)
-	return podium.Errorf(podium.ECodeUnavailable, "the database could not be read; retry shortly")
-}
-
-// LiveFeed is what a live feed stream shows: the newest events of one
-// board with the board's definition as of after they were read, or of
-// every public board (Board nil).
-type LiveFeed struct {
-	Board      *podium.Board
-	Generation uint64
-	Items      []FeedItem
-}
-
-// LiveFeed reads the newest limit events of board ("" for every public
-// board) for a live stream. The definition is read after the events, so
-// it is at least as new as they are: a board made private meanwhile is
-// seen as private, and its readers are checked again before they get
-// anything of it. Errors: ECodeBoardNotFound, ECodeInvalid,
-// ECodeUnavailable.
-func (e *Engine) LiveFeed(ctx context.Context, board string, limit int) (LiveFeed, error) {
-	if board == "" {
-		items, err := e.Feed(ctx, FeedRead{Limit: limit, Readable: func(_ string, public bool) bool { return public }})
-		if err != nil {
-			return LiveFeed{}, err
-		}
-		// Boards made private (or deleted) while the events were read.
-		items = slices.DeleteFunc(items, func(it FeedItem) bool {
-			bs := e.board(it.Board)
-			return bs == nil || !bs.def.Load().Public
-		})
-		return LiveFeed{Items: items}, nil
-	}
-	items, err := e.Feed(ctx, FeedRead{Board: board, Limit: limit})
-	if err != nil {
-		return LiveFeed{}, err
-	}
-	bs := e.board(board)
-	if bs == nil {
-		return LiveFeed{}, errBoardNotFound(board)
-	}
-	def := *bs.def.Load()
-	return LiveFeed{Board: &def, Generation: bs.gen, Items: items}, nil
 }

@@ -33,7 +33,7 @@ func BenchmarkSubmitFeed(b *testing.B) {
 			if !feed {
 				store = plainStore{st}
 			}
-			eng := engine.New(engine.Config{Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+			eng := newEngine(engine.Config{Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 			if err := eng.Start(context.Background()); err != nil {
 				b.Fatal(err)
 			}

@@ -51,7 +51,7 @@ func TestSharedFeed(t *testing.T) {
 	nb, cfg := c.open("b", nodeOpts{})
 	rec := &feedRecorder{}
 	cfg.Listener = rec
-	nb.eng = engine.New(cfg)
+	nb.eng = newEngine(cfg)
 	if err := nb.eng.Start(bg); err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestSharedFeed(t *testing.T) {
 	nc, cfgC := c.open("c", nodeOpts{})
 	recC := &feedRecorder{}
 	cfgC.Listener = recC
-	nc.eng = engine.New(cfgC)
+	nc.eng = newEngine(cfgC)
 	if err := nc.eng.Start(bg); err != nil {
 		t.Fatal(err)
 	}

@@ -111,8 +111,8 @@ func (e *Engine) follow() {
 			e.log.Warn("follow: apply", "err", err)
 			continue
 		}
-		e.sh.moveCursor(o)
-		if o.more {
+		e.sh.moveCursor(o.sync())
+		if o.sync().more {
 			e.sh.poke()
 		}
 	}
@@ -123,18 +123,19 @@ func (e *Engine) follow() {
 // is new.
 func (e *Engine) findNews(ctx context.Context, poll bool) (*op, error) {
 	adv, rows, changed := e.sh.take()
-	o := &op{kind: opSync, heads: map[string]uint64{}}
+	so := &syncOp{heads: map[string]uint64{}}
+	o := &op{kind: opSync, p: so}
 	if changed || poll {
 		const page = 1000
 		cs, err := e.sh.store.Changes(ctx, e.sh.cursor, page)
 		switch {
 		case errors.Is(err, podium.ErrChangesPruned):
 			e.log.Warn("this node missed metadata changes that were pruned from the change feed; reloading every board, player and key", "position", e.sh.cursor)
-			o.resync = true
+			so.resync = true
 		case err != nil:
 			return nil, err
 		}
-		o.changes, o.more = cs, len(cs) == page
+		so.changes, so.more = cs, len(cs) == page
 	}
 	if poll {
 		heads, err := e.sh.store.Heads(ctx)
@@ -148,24 +149,24 @@ func (e *Engine) findNews(ctx context.Context, poll bool) (*op, error) {
 		}
 	}
 	for b, s := range adv {
-		if bs := e.board(b); bs == nil || s > e.appliedSeq(bs) {
-			o.heads[b] = s
+		if bs := e.board(b); bs == nil || s > bs.AppliedSeq() {
+			so.heads[b] = s
 			if r := rows[b]; len(r) > 0 {
-				if o.rows == nil {
-					o.rows = map[string][]podium.Row{}
+				if so.rows == nil {
+					so.rows = map[string][]podium.Row{}
 				}
-				o.rows[b] = r
+				so.rows[b] = r
 			}
 		}
 	}
-	if !o.resync && len(o.changes) == 0 && len(o.heads) == 0 {
+	if !so.resync && len(so.changes) == 0 && len(so.heads) == 0 {
 		return nil, nil
 	}
 	return o, nil
 }
 
 // moveCursor moves the change feed position past what a sync op applied.
-func (sh *sharedState) moveCursor(o *op) {
+func (sh *sharedState) moveCursor(o *syncOp) {
 	if o.resync {
 		sh.cursor = o.cursor
 	} else if n := len(o.changes); n > 0 {
@@ -173,16 +174,10 @@ func (sh *sharedState) moveCursor(o *op) {
 	}
 }
 
-func (e *Engine) appliedSeq(bs *boardState) uint64 {
-	bs.mu.RLock()
-	defer bs.mu.RUnlock()
-	return bs.seq
-}
-
 // applySync applies what the follower found, on the writer: changed
 // objects first (a board made elsewhere must exist before its log is
 // replayed), then the log of every board that moved.
-func (e *Engine) applySync(ctx context.Context, o *op) error {
+func (e *Engine) applySync(ctx context.Context, o *syncOp) error {
 	if o.resync {
 		cursor, err := e.resync(ctx)
 		if err != nil {
@@ -272,11 +267,7 @@ func (e *Engine) refresh(ctx context.Context, c podium.Change) error {
 			e.keys.put(k)
 		}
 	default:
-		for _, f := range e.mods.followers { // module.go
-			if err := f.Follow(ctx, c); err != nil {
-				return err
-			}
-		}
+		return e.life.follow(ctx, c) // a module's (module.go): sessions
 	}
 	return nil
 }
@@ -309,15 +300,15 @@ func (e *Engine) catchUpAll(ctx context.Context) error {
 		if o == nil {
 			return nil
 		}
-		if err := e.applySync(ctx, o); err != nil {
+		if err := e.applySync(ctx, o.sync()); err != nil {
 			return err
 		}
-		e.sh.moveCursor(o)
+		e.sh.moveCursor(o.sync())
 		// Done once the feed is read through: the heads were caught up
 		// with in the same pass. (Waiting until a pass finds no head that
 		// moved never ended while other nodes kept writing; the follower
 		// takes over from here.)
-		if !o.more {
+		if !o.sync().more {
 			return nil
 		}
 	}
@@ -376,10 +367,8 @@ func (e *Engine) resync(ctx context.Context) (int64, error) {
 			e.revokeKey(id) // ends its live streams too
 		}
 	}
-	for _, f := range e.mods.followers { // module.go
-		if err := f.Resync(ctx); err != nil {
-			return 0, err
-		}
+	if err := e.life.resync(ctx); err != nil { // module.go: sessions
+		return 0, err
 	}
 	if err := e.loadFreezes(ctx); err != nil { // review.go
 		return 0, err

@@ -32,7 +32,7 @@ func BenchmarkIdempotencyMemory(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		eng := engine.New(engine.Config{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		eng := newEngine(engine.Config{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 		if err := eng.Start(ctx); err != nil {
 			b.Fatal(err)
 		}
@@ -131,7 +131,7 @@ func BenchmarkIdempotencyClaim(b *testing.B) {
 		name   string
 		budget int64
 	}{{"kept", 0}, {"none", -1}} {
-		eng := engine.New(engine.Config{Store: st, IdempotencyBytes: bc.budget, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		eng := newEngine(engine.Config{Store: st, IdempotencyBytes: bc.budget, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 		if err := eng.Start(ctx); err != nil {
 			b.Fatal(err)
 		}

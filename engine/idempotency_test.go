@@ -72,7 +72,7 @@ func TestIdempotencyEvictedKeysDecidedByDatabase(t *testing.T) {
 		}
 		st := &lookupStore{Store: sq}
 		reg := prometheus.NewRegistry()
-		eng := engine.New(engine.Config{Store: st, IdempotencyBytes: budget, Registerer: reg, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		eng := newEngine(engine.Config{Store: st, IdempotencyBytes: budget, Registerer: reg, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 		if err := eng.Start(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -173,7 +173,7 @@ func TestIdempotencyMemoryHoldsNoAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	eng := engine.New(engine.Config{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	eng := newEngine(engine.Config{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err := eng.Start(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -72,12 +72,7 @@ func (e *Engine) Authenticate(secret string) (*podium.APIKey, bool) {
 	if ok {
 		return k, true
 	}
-	for _, a := range e.mods.auth { // player sessions (module.go)
-		if k, ok := a.Authenticate(hash); ok {
-			return k, true
-		}
-	}
-	return nil, false
+	return e.life.authenticate(hash) // a player session (module.go)
 }
 
 // CreateKey stores a new scoped key (already normalized) and returns it

@@ -30,7 +30,7 @@ var errDefMoved = errors.New("board definition changed during the read")
 func (e *Engine) LiveTop(ctx context.Context, board string, limit int) (Live, error) {
 	for {
 		var lv Live
-		err := e.view(ctx, Query{Board: board}, func(bs *boardState, def *podium.Board, period string, ps *periodState) error {
+		err := e.view(ctx, Query{Board: board}, func(bs *BoardState, def *podium.Board, period string, ps *periodState) error {
 			// A PUT replaces def under bs.mu, which view holds now: if it
 			// is still the one the period came from, it goes with these
 			// entries.

@@ -93,7 +93,7 @@ func newLiveEngine(t *testing.T) (*engine.Engine, *recorder, *hookClock) {
 	}
 	clk := &hookClock{t: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
 	rec := &recorder{}
-	eng := engine.New(engine.Config{Store: st, Now: clk.Now, Listener: rec, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	eng := newEngine(engine.Config{Store: st, Now: clk.Now, Listener: rec, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err := eng.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

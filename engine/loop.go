@@ -35,8 +35,8 @@ type committer interface {
 	quiesce()
 	// putBoard and deleteBoard make a board change; decide commits a
 	// moderation decision (review.go).
-	putBoard(o *op) error
-	deleteBoard(o *op) error
+	putBoard(o *putBoardOp) error
+	deleteBoard(id string) error
 	decide(o *op)
 	// tick is the once-a-second housekeeping.
 	tick()
@@ -129,19 +129,19 @@ func (e *Engine) process(ops []*op) {
 		}
 		switch o.kind {
 		case opPutBoard:
-			o.err = c.putBoard(o)
+			o.err = c.putBoard(o.putBoard())
 		case opDeleteBoard:
-			o.err = c.deleteBoard(o)
+			o.err = c.deleteBoard(o.boardID())
 		case opPutPlayer:
-			o.err = e.applyPutPlayer(o)
+			o.err = e.applyPutPlayer(o.player())
 		case opSync: // shared mode only: the follower sends it (follow.go)
-			o.err = e.applySync(ctx, o)
+			o.err = e.applySync(ctx, o.sync())
 		case opReload:
 			o.err = e.applyReload(ctx)
 		case opFunc:
-			o.fn()
+			o.fn()()
 		case opCheck:
-			o.diffs, o.err = e.applyCheck(ctx)
+			o.check().diffs, o.err = e.applyCheck(ctx)
 		case opDecide:
 			c.decide(o) // review.go
 		}

@@ -2,43 +2,41 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/podiumhq/podium"
 )
 
-// Modules (issue 19). A feature that is not the write path's core lives in
-// a package of its own and registers with the engine in Config.Modules;
-// cmd/podium's wiring lists them, nothing registers itself, so a test
-// builds an engine with exactly the modules it needs. The engine never
-// imports a module: it knows one by Module and by the optional interfaces
-// below, which it discovers by type assertion (as Caddy does). A module
-// implements only those it uses. The engine calls them in this order,
-// each in registration order:
+// The modules' lifecycle (issue 19). A feature module (Module, hooks.go)
+// may also implement the interfaces below, which the engine discovers by
+// type assertion (as Caddy does) when it is made; a module implements only
+// those it uses. Besides the write path's hooks (hooks.go), the engine
+// calls them in this order, each in registration order:
 //
-//  1. Provisioner.Provision, in New: the module takes what it needs from
-//     the Host (its store, the clock, the engine's reads).
+//  1. Provisioner.Provision, at the end of New: the module takes what it
+//     needs from the Host (its store, the clock, the engine's reads).
 //  2. Loader.Load, in Start, after the boards, players, keys and freezes
 //     are loaded and before the idempotency keys, settlements and the
 //     writer: what the module holds in memory. An error fails Start.
 //  3. Starter.Start, in Start once the writer runs, before the engine is
 //     ready: the module's background goroutines (Host.Go), which Close
-//     joins after the writer has stopped.
+//     joins after the writer has stopped. (There is no Stopper: what a
+//     module runs ends with Host.Go's context, and Close waits for it.)
 //
 // While the engine serves:
 //   - Authenticator.Authenticate when a secret is neither the admin's nor
 //     an API key's (the first module that knows it wins), and
-//     Authenticator.Forget for each credential another node's notice says
-//     it revoked, before the Listener ends its streams;
+//     Authenticator.Revoked for each credential another node's notice
+//     says it revoked, before the Listener ends its streams;
 //   - Follower.Follow for each change of the change feed the core does
 //     not apply itself, and Follower.Resync after the node missed changes,
 //     after the boards, players and keys and before the freezes (shared
 //     mode, on the follower).
-type Module interface {
-	// Name names the module in logs and errors.
-	Name() string
-}
+//
+// Other packages (http) find a module they serve among Modules by the
+// small interface they need.
 
 // Provisioner is a module that takes what it needs from the engine.
 type Provisioner interface {
@@ -57,10 +55,10 @@ type Starter interface {
 
 // Authenticator is a module that holds credentials of its own (player
 // sessions): Authenticate resolves the hex SHA-256 of a secret (HashSecret)
-// to its principal; Forget drops a credential another node revoked.
+// to its principal; Revoked drops a credential another node revoked.
 type Authenticator interface {
 	Authenticate(hash string) (*podium.APIKey, bool)
-	Forget(id string)
+	Revoked(id string)
 }
 
 // Follower is a module whose state other nodes change (shared mode).
@@ -99,33 +97,93 @@ type Host interface {
 	Changed(revoked ...string)
 }
 
-// modules are the engine's modules, by the interfaces they implement.
-type modules struct {
+// lifecycle holds the modules by the lifecycle interfaces they implement,
+// in registration order.
+type lifecycle struct {
 	loaders   []Loader
 	starters  []Starter
 	auth      []Authenticator
 	followers []Follower
 }
 
-// provision provisions mods and sorts them by what they implement.
+// Modules returns the registered modules, in registration order.
+func (e *Engine) Modules() []Module { return e.hooks.modules }
+
+// provision provisions mods and sorts them by the lifecycle interfaces
+// they implement.
 func (e *Engine) provision(mods []Module) {
 	for _, m := range mods {
 		if p, ok := m.(Provisioner); ok {
 			p.Provision(host{e})
 		}
 		if l, ok := m.(Loader); ok {
-			e.mods.loaders = append(e.mods.loaders, l)
+			e.life.loaders = append(e.life.loaders, l)
 		}
 		if s, ok := m.(Starter); ok {
-			e.mods.starters = append(e.mods.starters, s)
+			e.life.starters = append(e.life.starters, s)
 		}
 		if a, ok := m.(Authenticator); ok {
-			e.mods.auth = append(e.mods.auth, a)
+			e.life.auth = append(e.life.auth, a)
 		}
 		if f, ok := m.(Follower); ok {
-			e.mods.followers = append(e.mods.followers, f)
+			e.life.followers = append(e.life.followers, f)
 		}
 	}
+}
+
+// load runs the Loaders.
+func (l *lifecycle) load(ctx context.Context) error {
+	for _, x := range l.loaders {
+		if err := x.Load(ctx); err != nil {
+			return fmt.Errorf("load %s: %w", x.(Module).Name(), err) // every Loader came as a Module
+		}
+	}
+	return nil
+}
+
+// start runs the Starters.
+func (l *lifecycle) start() {
+	for _, x := range l.starters {
+		x.Start()
+	}
+}
+
+// authenticate asks the Authenticators for a secret's hash; the first that
+// knows it answers.
+func (l *lifecycle) authenticate(hash string) (*podium.APIKey, bool) {
+	for _, x := range l.auth {
+		if k, ok := x.Authenticate(hash); ok {
+			return k, true
+		}
+	}
+	return nil, false
+}
+
+// revoked tells the Authenticators that another node revoked id.
+func (l *lifecycle) revoked(id string) {
+	for _, x := range l.auth {
+		x.Revoked(id)
+	}
+}
+
+// follow hands a change of the feed to the Followers.
+func (l *lifecycle) follow(ctx context.Context, c podium.Change) error {
+	for _, x := range l.followers {
+		if err := x.Follow(ctx, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// resync tells the Followers that changes were missed.
+func (l *lifecycle) resync(ctx context.Context) error {
+	for _, x := range l.followers {
+		if err := x.Resync(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // host is the Host of the engine's modules.

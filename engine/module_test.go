@@ -74,7 +74,7 @@ func (r *modRecorder) Authenticate(hash string) (*podium.APIKey, bool) {
 	return &podium.APIKey{ID: r.name, Player: "p"}, true
 }
 
-func (r *modRecorder) Forget(id string) {}
+func (r *modRecorder) Revoked(id string) {}
 
 func (r *modRecorder) Follow(ctx context.Context, c podium.Change) error { return nil }
 func (r *modRecorder) Resync(ctx context.Context) error                  { return nil }

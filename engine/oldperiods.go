@@ -24,15 +24,15 @@ import (
 // A period in the list is evicted only when nothing depends on it staying:
 //   - no reader is between loading it and reading it (periodState.readers);
 //   - no write group that computed against it is still unapplied
-//     (boardState.pins, by period id, taken by holdPeriod and released in
+//     (BoardState.pins, by period id, taken by holdPeriod and released in
 //     finishGroup);
-//   - none of its changes waits for the checkpoint (boardState.dirty, by
+//   - none of its changes waits for the checkpoint (BoardState.dirty, by
 //     period id): the store then holds exactly what memory holds.
 //
 // Eviction takes the board's lock for writing, so a reader holding it for
 // reading never sees a period vanish under it.
 //
-// Lock order: docs/LOCKS.md (oldPeriods.mu is a leaf, after boardState.mu).
+// Lock order: docs/LOCKS.md (oldPeriods.mu is a leaf, after BoardState.mu).
 
 // DefaultOldPeriodsBytes is the default byte budget for old periods.
 const DefaultOldPeriodsBytes = 256 << 20
@@ -111,7 +111,7 @@ func isOld(def *podium.Board, now time.Time, period string) bool {
 
 // admitLocked puts a loaded old period at the hot end of the list; the
 // caller holds bs.mu (either way).
-func (c *oldPeriods) admitLocked(bs *boardState, period string, ps *periodState) {
+func (c *oldPeriods) admitLocked(bs *BoardState, period string, ps *periodState) {
 	size := periodBytes(ps)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -199,7 +199,7 @@ func (c *oldPeriods) removeLocked(ps *periodState) {
 
 // dropBoard forgets the listed periods of a board state that was deleted
 // or replaced: they are unreachable, so nothing else would free them.
-func (c *oldPeriods) dropBoard(bs *boardState) {
+func (c *oldPeriods) dropBoard(bs *BoardState) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for ps := c.head; ps != nil; {
@@ -240,7 +240,7 @@ func (e *Engine) shrink() {
 }
 
 // evict removes one listed period from memory if nothing needs it.
-func (e *Engine) evict(bs *boardState, period string, ps *periodState) {
+func (e *Engine) evict(bs *BoardState, period string, ps *periodState) {
 	bs.mu.Lock()
 	defer bs.mu.Unlock()
 	if bs.periods[period] != ps {
@@ -306,7 +306,7 @@ func (e *Engine) sweeper() {
 // against it and applies to it. A period the store does not have is held
 // too, so that once the group creates it nothing evicts it before the
 // group is done with it.
-func (e *Engine) holdPeriod(g *group, bs *boardState, period string) error {
+func (e *Engine) holdPeriod(g *Group, bs *BoardState, period string) error {
 	k := bpKey{bs, period}
 	if _, ok := g.held[k]; ok {
 		return nil
@@ -343,7 +343,7 @@ func (e *Engine) holdPeriod(g *group, bs *boardState, period string) error {
 	}
 }
 
-func (bs *boardState) pinLocked(period string) {
+func (bs *BoardState) pinLocked(period string) {
 	if bs.pins == nil {
 		bs.pins = map[string]int{}
 	}
@@ -353,8 +353,8 @@ func (bs *boardState) pinLocked(period string) {
 // pinLoaded holds a period on every board given (nil ones are skipped)
 // if none of them has it only in the store: ok is false, and nothing is
 // held, when one of them would have to read it. unpin ends the holds.
-func (e *Engine) pinLoaded(boards []*boardState, period string) (unpin func(), ok bool) {
-	var held []*boardState
+func (e *Engine) pinLoaded(boards []*BoardState, period string) (unpin func(), ok bool) {
+	var held []*BoardState
 	unpin = func() {
 		for _, bs := range held {
 			bs.mu.Lock()
@@ -385,7 +385,7 @@ func (e *Engine) pinLoaded(boards []*boardState, period string) (unpin func(), o
 
 // releaseHolds ends the holds of group g, re-estimating the old periods it
 // wrote to, and shrinks to the budget if they grew past it.
-func (e *Engine) releaseHolds(g *group) {
+func (e *Engine) releaseHolds(g *Group) {
 	if len(g.held) == 0 {
 		return
 	}

@@ -22,7 +22,7 @@ func TestSharedOldPeriodsEvictedAndReplayed(t *testing.T) {
 	start := func(name string, budget int64) *node {
 		n, cfg := c.open(name, nodeOpts{})
 		cfg.Now, cfg.OldPeriodsBytes = clk.Now, budget
-		n.eng = engine.New(cfg)
+		n.eng = newEngine(cfg)
 		if err := n.eng.Start(bg); err != nil {
 			t.Fatal(err)
 		}

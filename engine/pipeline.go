@@ -24,7 +24,7 @@ import (
 // are applied. Guarded by Engine.pmu.
 type pending struct {
 	entries map[ovKey]pendingVal
-	seqs    map[*boardState]pendingSeq
+	seqs    map[*BoardState]pendingSeq
 	leaders map[bpKey]pendingLeader // feed.go
 	broken  bool
 	gen     uint64 // last group handed off
@@ -46,7 +46,7 @@ type pendingSeq struct {
 }
 
 func newPending() pending {
-	return pending{entries: map[ovKey]pendingVal{}, seqs: map[*boardState]pendingSeq{}, leaders: map[bpKey]pendingLeader{}}
+	return pending{entries: map[ovKey]pendingVal{}, seqs: map[*BoardState]pendingSeq{}, leaders: map[bpKey]pendingLeader{}}
 }
 
 func (e *Engine) pendingEntry(k ovKey) (ovVal, bool) {
@@ -56,7 +56,7 @@ func (e *Engine) pendingEntry(k ovKey) (ovVal, bool) {
 	return p.v, ok
 }
 
-func (e *Engine) pendingSeq(bs *boardState) (uint64, bool) {
+func (e *Engine) pendingSeq(bs *BoardState) (uint64, bool) {
 	e.pmu.Lock()
 	defer e.pmu.Unlock()
 	p, ok := e.pend.seqs[bs]
@@ -65,7 +65,7 @@ func (e *Engine) pendingSeq(bs *boardState) (uint64, bool) {
 
 // handOff publishes a computed group's changes in the overlay and queues it
 // for the committer.
-func (e *Engine) handOff(g *group) {
+func (e *Engine) handOff(g *Group) {
 	e.pmu.Lock()
 	e.pend.gen++
 	g.gen = e.pend.gen
@@ -84,7 +84,7 @@ func (e *Engine) handOff(g *group) {
 
 // barrier waits until the committer has dealt with every group handed to it.
 func (e *Engine) barrier() {
-	b := &group{barrier: make(chan struct{})}
+	b := &Group{barrier: make(chan struct{})}
 	e.pipe <- b
 	<-b.barrier
 }
@@ -103,7 +103,7 @@ func (e *Engine) recover() {
 	e.pend = newPending()
 	e.pmu.Unlock()
 	e.dropJoins(nil, true) // tournament.go: pending joins are gone too
-	e.quotaForget()        // quota.go: counts may include what failed
+	e.forget()             // hooks.go: module state may include what failed
 }
 
 // deferredCommitter is an optional Store ability: commit without waiting
@@ -136,8 +136,8 @@ func (e *Engine) commitLoop() {
 			e.housekeeping()
 			continue
 		}
-		groups := []*group{g}
-		var after *group // a barrier or housekeeping item met while merging
+		groups := []*Group{g}
+		var after *Group // a barrier or housekeeping item met while merging
 	more:
 		for len(groups) < 16 {
 			select {
@@ -235,7 +235,7 @@ func (e *Engine) storeGroup(dc deferredCommitter, deferred bool, b *podium.Batch
 
 // finishGroup applies a stored group and answers its requests, or answers
 // them with the failure.
-func (e *Engine) finishGroup(g *group) {
+func (e *Engine) finishGroup(g *Group) {
 	defer e.releaseHolds(g) // oldperiods.go
 	if g.err != nil {
 		e.idem.requeue(g.bodies)
@@ -308,19 +308,19 @@ func (c localCommitter) group(ops []*op) { c.e.computeGroup(ops) }
 
 func (c localCommitter) quiesce() { c.e.barrier() }
 
-func (c localCommitter) putBoard(o *op) error {
+func (c localCommitter) putBoard(o *putBoardOp) error {
 	return c.e.applyPutBoard(o, func(b *podium.Board) error { return c.e.store.PutBoard(context.Background(), b) })
 }
 
-func (c localCommitter) deleteBoard(o *op) error {
-	return c.e.applyDeleteBoard(o, func(id string) error { return c.e.store.DeleteBoard(context.Background(), id) })
+func (c localCommitter) deleteBoard(id string) error {
+	return c.e.applyDeleteBoard(id, func(id string) error { return c.e.store.DeleteBoard(context.Background(), id) })
 }
 
 func (c localCommitter) decide(o *op) { c.e.applyDecide(o) }
 
 // tick queues the housekeeping for the committer goroutine, behind the
 // groups it holds.
-func (c localCommitter) tick() { c.e.pipe <- &group{housekeeping: true} }
+func (c localCommitter) tick() { c.e.pipe <- &Group{housekeeping: true} }
 
 func (c localCommitter) drained() {}
 

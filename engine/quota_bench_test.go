@@ -52,7 +52,7 @@ func benchQuota(b *testing.B, db, mode string) {
 		st, cfg.Node = s, "bench"
 	}
 	cfg.Store = st
-	eng := engine.New(cfg)
+	eng := newEngine(cfg)
 	if err := eng.Start(context.Background()); err != nil {
 		b.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/podiumhq/podium"
-	"github.com/podiumhq/podium/engine"
 )
 
 // TestSharedQuota: two nodes share a board's quota. 32 concurrent
@@ -21,7 +20,7 @@ func TestSharedQuota(t *testing.T) {
 	for i, name := range []string{"a", "b"} {
 		n, cfg := c.open(name, nodeOpts{})
 		cfg.Now = now
-		n.eng = engine.New(cfg)
+		n.eng = newEngine(cfg)
 		if err := n.eng.Start(bg); err != nil {
 			t.Fatal(err)
 		}

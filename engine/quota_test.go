@@ -193,7 +193,7 @@ func TestQuotaFailedCommitDoesNotCount(t *testing.T) {
 	defer st.Close()
 	fs := &faultyStore{Store: st}
 	now := func() time.Time { return time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC) }
-	eng := engine.New(engine.Config{Store: fs, Now: now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	eng := newEngine(engine.Config{Store: fs, Now: now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err := eng.Start(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -47,11 +47,12 @@ func (e *Engine) Restore(ctx context.Context, board string, items []RestoreItem)
 	if len(items) > MaxRestore {
 		return nil, podium.Errorf(podium.ECodeTooLarge, "at most %d entries per restore; %d given", MaxRestore, len(items))
 	}
-	o := &op{kind: opRestore, ref: podium.EntryRef{Board: board}, restores: items, restoreRes: make([]RestoreResult, len(items))}
+	ro := &restoreOp{board: board, items: items, res: make([]RestoreResult, len(items))}
+	o := &op{kind: opRestore, p: ro}
 	if err := e.send(ctx, o); err != nil {
 		return nil, err
 	}
-	return o.restoreRes, nil
+	return ro.res, nil
 }
 
 // restoreRefusal says why a board takes no restores, or nil.
@@ -75,10 +76,11 @@ func (e *Engine) restoreRefusal(def *podium.Board) error {
 }
 
 // computeRestore queues the restore rows of one op in group g.
-func (e *Engine) computeRestore(g *group, o *op) {
-	bs := e.board(o.ref.Board)
+func (e *Engine) computeRestore(g *Group, o *op) {
+	ro := o.restore()
+	bs := e.board(ro.board)
 	if bs == nil {
-		o.err = errBoardNotFound(o.ref.Board)
+		o.err = errBoardNotFound(ro.board)
 		return
 	}
 	def := bs.def.Load()
@@ -86,8 +88,8 @@ func (e *Engine) computeRestore(g *group, o *op) {
 		o.err = err
 		return
 	}
-	for i := range o.restores {
-		it, res := &o.restores[i], &o.restoreRes[i]
+	for i := range ro.items {
+		it, res := &ro.items[i], &ro.res[i]
 		res.Period, res.Player = it.Period, it.Player
 		if err := e.computeRestoreItem(g, bs, def, it, res); err != nil {
 			*res = RestoreResult{Period: it.Period, Player: it.Player, Err: err}
@@ -95,7 +97,7 @@ func (e *Engine) computeRestore(g *group, o *op) {
 	}
 }
 
-func (e *Engine) computeRestoreItem(g *group, bs *boardState, def *podium.Board, it *RestoreItem, res *RestoreResult) error {
+func (e *Engine) computeRestoreItem(g *Group, bs *BoardState, def *podium.Board, it *RestoreItem, res *RestoreResult) error {
 	if len(it.Keys) != len(def.Keys) {
 		return podium.Errorf(podium.ECodeInvalid, "board %q has %d keys; %d given", def.ID, len(def.Keys), len(it.Keys))
 	}

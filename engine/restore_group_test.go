@@ -38,7 +38,7 @@ func TestRestoreInGroupFeedLeader(t *testing.T) {
 	// Hold the writer, queue score, restore, score, then let them run as
 	// one group.
 	release, held := make(chan struct{}), make(chan struct{})
-	go e.send(ctx, &op{kind: opFunc, fn: func() { close(held); <-release }})
+	go e.send(ctx, &op{kind: opFunc, p: func() { close(held); <-release }})
 	<-held
 	queued := func(n int) {
 		for len(e.ops) < n {

@@ -164,7 +164,7 @@ func (e *Engine) Unfreeze(ctx context.Context, player string) error {
 // holdReason says why a score must be held, "" if it may go on: the player
 // is frozen, or the board's review setting matches the entry it produces
 // (next, with changed false when the entry stays as it is). On the writer.
-func (e *Engine) holdReason(bs *boardState, def *podium.Board, period string, pid uint32, player string, next *podium.Entry, changed bool) string {
+func (e *Engine) holdReason(bs *BoardState, def *podium.Board, period string, pid uint32, player string, next *podium.Entry, changed bool) string {
 	if e.rv.store == nil {
 		return ""
 	}
@@ -197,7 +197,7 @@ func (e *Engine) holdReason(bs *boardState, def *podium.Board, period string, pi
 // entries of the period (0-based rank < n by CompareRank), counting the
 // other players' ranked entries; the player's own entry is the one next
 // replaces. Entries of groups not yet applied are not counted.
-func (e *Engine) wouldRankIn(bs *boardState, def *podium.Board, period string, pid uint32, next *podium.Entry, n int) bool {
+func (e *Engine) wouldRankIn(bs *BoardState, def *podium.Board, period string, pid uint32, next *podium.Entry, n int) bool {
 	bs.mu.RLock()
 	defer bs.mu.RUnlock()
 	ps := bs.periods[period]
@@ -219,7 +219,7 @@ func (e *Engine) wouldRankIn(bs *boardState, def *podium.Board, period string, p
 }
 
 // holdScore stores a score as a pending review item instead of applying it.
-func (e *Engine) holdScore(g *group, def *podium.Board, period string, s *Score, reason string, res *Result) {
+func (e *Engine) holdScore(g *Group, def *podium.Board, period string, s *Score, reason string, res *Result) {
 	it := podium.ReviewItem{ID: newReviewID(), Board: def.ID, Period: period, Player: s.Player,
 		Keys: append([]int64(nil), s.Keys...), SubmittedAt: g.now.UTC().Truncate(time.Millisecond),
 		Reason: reason, Status: podium.ReviewPending}
@@ -310,7 +310,7 @@ func (e *Engine) Approve(ctx context.Context, id, by, note string) (*podium.Revi
 	if err != nil {
 		return nil, Result{}, err
 	}
-	return o.decide.item, o.results[0], nil
+	return o.decide().item, o.results[0], nil
 }
 
 // Reject records that a pending item is not applied; the player's entry
@@ -320,7 +320,7 @@ func (e *Engine) Reject(ctx context.Context, id, by, note string) (*podium.Revie
 	if err != nil {
 		return nil, err
 	}
-	return o.decide.item, nil
+	return o.decide().item, nil
 }
 
 func (e *Engine) decide(ctx context.Context, id, status, by, note string) (*op, error) {
@@ -333,7 +333,7 @@ func (e *Engine) decide(ctx context.Context, id, status, by, note string) (*op, 
 	if err := podium.ValidNote(note, status == podium.ReviewRejected); err != nil {
 		return nil, err
 	}
-	o := &op{kind: opDecide, decide: &decideOp{dec: podium.ReviewDecision{ID: id, Status: status, By: by, Note: note}}}
+	o := &op{kind: opDecide, p: &decideOp{dec: podium.ReviewDecision{ID: id, Status: status, By: by, Note: note}}}
 	if err := e.send(ctx, o); err != nil {
 		return nil, err
 	}
@@ -359,12 +359,12 @@ func (e *Engine) pendingItem(ctx context.Context, d *decideOp) (*podium.ReviewIt
 // other decision or group is in flight.
 func (e *Engine) applyDecide(o *op) {
 	ctx := context.Background()
-	it, err := e.pendingItem(ctx, o.decide)
+	it, err := e.pendingItem(ctx, o.decide())
 	if err != nil {
 		o.err = err
 		return
 	}
-	if o.decide.dec.Status == podium.ReviewRejected {
+	if o.decide().dec.Status == podium.ReviewRejected {
 		o.err = e.commitDecision(ctx, o, it, func(b *podium.Batch) error { return e.store.Commit(ctx, b) })
 		return
 	}
@@ -381,7 +381,7 @@ func (e *Engine) applyDecide(o *op) {
 
 // commitDecision stores a rejection.
 func (e *Engine) commitDecision(ctx context.Context, o *op, it *podium.ReviewItem, commit func(*podium.Batch) error) error {
-	d := o.decide.dec
+	d := o.decide().dec
 	d.At = e.now().UTC().Truncate(time.Millisecond)
 	if err := commit(&podium.Batch{Decisions: []podium.ReviewDecision{d}}); err != nil {
 		if errors.Is(err, podium.ErrDecided) {
@@ -391,7 +391,7 @@ func (e *Engine) commitDecision(ctx context.Context, o *op, it *podium.ReviewIte
 		return podium.Errorf(podium.ECodeUnavailable, "the database could not store the decision; nothing changed, retry later")
 	}
 	it.Status, it.DecidedAt, it.DecidedBy, it.Note = d.Status, d.At, d.By, d.Note
-	o.decide.item = it
+	o.decide().item = it
 	return nil
 }
 
@@ -405,7 +405,7 @@ func (e *Engine) approvalOp(o *op, it *podium.ReviewItem) (*op, error) {
 	if now := podium.PeriodAt(def.Reset, e.now()).ID; now != it.Period {
 		return nil, errPeriodEnded(it.Period, now)
 	}
-	d := o.decide.dec
+	d := o.decide().dec
 	sc := Score{Board: it.Board, Player: it.Player, Keys: it.Keys, Meta: it.Meta, approval: &d, approvalPeriod: it.Period}
 	return &op{kind: opScores, single: true, scores: []Score{sc}, results: make([]Result, 1)}, nil
 }
@@ -423,7 +423,7 @@ func (e *Engine) finishApproval(o, inner *op, it *podium.ReviewItem) {
 	}
 	d := inner.scores[0].approval
 	it.Status, it.DecidedAt, it.DecidedBy, it.Note, it.Seq = d.Status, d.At, d.By, d.Note, d.Seq
-	o.decide.item = it
+	o.decide().item = it
 	o.results = inner.results
 }
 
@@ -431,14 +431,14 @@ func (e *Engine) finishApproval(o, inner *op, it *podium.ReviewItem) {
 // item's board (and of the aggregates an approval moves): decisions of one
 // item on several nodes take turns, and the second finds it decided.
 func (e *Engine) sharedDecide(ctx context.Context, o *op) {
-	it, err := e.pendingItem(ctx, o.decide)
+	it, err := e.pendingItem(ctx, o.decide())
 	if err != nil {
 		o.err = err
 		return
 	}
-	if o.decide.dec.Status == podium.ReviewRejected {
+	if o.decide().dec.Status == podium.ReviewRejected {
 		o.err = e.lockedMeta(ctx, it.Board, func(tx podium.WriteTx) error {
-			it, err := e.pendingItem(ctx, o.decide) // as of the lock
+			it, err := e.pendingItem(ctx, o.decide()) // as of the lock
 			if err != nil {
 				return err
 			}
@@ -453,7 +453,7 @@ func (e *Engine) sharedDecide(ctx context.Context, o *op) {
 	}
 	inner.done = make(chan struct{})
 	e.sharedGroup(ctx, []*op{inner}, func() error {
-		_, err := e.pendingItem(ctx, o.decide) // as of the lock
+		_, err := e.pendingItem(ctx, o.decide()) // as of the lock
 		return err
 	})
 	e.finishApproval(o, inner, it)
@@ -461,7 +461,7 @@ func (e *Engine) sharedDecide(ctx context.Context, o *op) {
 
 // approve, in computeScore, records an approval's decision with the log
 // row it writes.
-func (e *Engine) approve(g *group, s *Score, seq uint64) {
+func (e *Engine) approve(g *Group, s *Score, seq uint64) {
 	s.approval.At = g.now.UTC().Truncate(time.Millisecond)
 	s.approval.Seq = seq
 	s.approval.Evidence = e.evidenceFollow(s) // evidence_review.go

@@ -31,7 +31,7 @@ func revokeTrials(tb testing.TB, n, writers int, poll time.Duration, reference b
 	if reference {
 		cfg.Broker = feedOnly{cfg.Broker}
 	}
-	a.eng = engine.New(cfg)
+	a.eng = newEngine(cfg)
 	if err := a.eng.Start(bg); err != nil {
 		tb.Fatal(err)
 	}
@@ -144,18 +144,18 @@ func (s *stuckStore) Changes(ctx context.Context, after int64, limit int) ([]pod
 
 // stuckFollowerPair starts nodes a and b on PostgreSQL, polling once an
 // hour; b's store can hold its change-feed reads (st.stuck) until the test
-// ends, and revoked records the streams b ends. Both nodes have the
-// sessions module; ses is a's.
+// ends, and revoked records the streams b ends. ses is a's sessions
+// module.
 func stuckFollowerPair(t *testing.T) (a, nb *node, ses *sessions.Module, st *stuckStore, revoked *revocations) {
 	t.Helper()
 	c := newCluster(t)
-	ses = sessions.New(sessions.Config{})
-	a = c.start("a", nodeOpts{poll: time.Hour, modules: []engine.Module{ses}})
-	nb, cfg := c.open("b", nodeOpts{poll: time.Hour, modules: []engine.Module{sessions.New(sessions.Config{})}})
+	a = c.start("a", nodeOpts{poll: time.Hour})
+	ses = sessionsOf(t, a.eng)
+	nb, cfg := c.open("b", nodeOpts{poll: time.Hour})
 	st = &stuckStore{Store: nb.store, release: make(chan struct{})}
 	cfg.Store = st
 	revoked = &revocations{}
-	nb.eng = engine.New(cfg)
+	nb.eng = newEngine(cfg)
 	nb.eng.SetListener(revoked)
 	if err := nb.eng.Start(bg); err != nil {
 		t.Fatal(err)
@@ -164,6 +164,18 @@ func stuckFollowerPair(t *testing.T) (a, nb *node, ses *sessions.Module, st *stu
 	t.Cleanup(func() { nb.eng.Close() })
 	t.Cleanup(func() { close(st.release) })
 	return a, nb, ses, st, revoked
+}
+
+// sessionsOf returns the sessions module registered with eng.
+func sessionsOf(t *testing.T, eng *engine.Engine) *sessions.Module {
+	t.Helper()
+	for _, m := range eng.Modules() {
+		if ses, ok := m.(*sessions.Module); ok {
+			return ses
+		}
+	}
+	t.Fatal("the engine has no sessions module")
+	return nil
 }
 
 // TestSharedRevocationSkipsTheFollower: a key or a session revoked on

@@ -179,7 +179,7 @@ func (c sharedCommitter) group(ops []*op) { c.e.sharedGroup(context.Background()
 // writer goes on.
 func (c sharedCommitter) quiesce() {}
 
-func (c sharedCommitter) putBoard(o *op) error {
+func (c sharedCommitter) putBoard(o *putBoardOp) error {
 	e, ctx := c.e, context.Background()
 	var cur *podium.Board
 	if bs := e.board(o.update.ID); bs != nil {
@@ -198,13 +198,13 @@ func (c sharedCommitter) putBoard(o *op) error {
 	}, aggPutLocks(o.update, cur)...)
 }
 
-func (c sharedCommitter) deleteBoard(o *op) error {
+func (c sharedCommitter) deleteBoard(id string) error {
 	e, ctx := c.e, context.Background()
-	return e.lockedMeta(ctx, o.board.ID, func(tx podium.WriteTx) error {
+	return e.lockedMeta(ctx, id, func(tx podium.WriteTx) error {
 		if err := e.metaCaughtUp(ctx, tx); err != nil {
 			return err
 		}
-		return e.applyDeleteBoard(o, func(id string) error {
+		return e.applyDeleteBoard(id, func(id string) error {
 			if err := tx.DeleteBoard(ctx, id); err != nil {
 				return err
 			}
@@ -325,7 +325,7 @@ func (e *Engine) sharedGroup(ctx context.Context, ops []*op, check ...func() err
 			e.log.Error("group commit failed; nothing of it was stored", "err", g.err)
 		}
 		e.commitFailed(g.err, unknown)
-		e.quotaForget() // quota.go: counts may include what failed
+		e.forget() // hooks.go: module state may include what failed
 	} else {
 		e.sh.dbWorked()
 		e.commitWorked()
@@ -354,12 +354,18 @@ func (e *Engine) beginFailed(err error) error {
 func groupBoards(ops []*op) []string {
 	var ids []string
 	for _, o := range ops {
-		if o.kind == opDeleteEntry || o.kind == opJoin || o.kind == opRestore {
-			ids = append(ids, o.ref.Board)
+		switch o.kind {
+		case opDeleteEntry:
+			ids = append(ids, o.deleteEntry().ref.Board)
 			continue
-		}
-		if o.kind == opSettle { // settle.go: the tournament and its points boards
-			ids = append(ids, o.settle.boards...)
+		case opJoin:
+			ids = append(ids, o.join().ref.Board)
+			continue
+		case opRestore:
+			ids = append(ids, o.restore().board)
+			continue
+		case opSettle: // settle.go: the tournament and its points boards
+			ids = append(ids, o.settle().boards...)
 			continue
 		}
 		for i := range o.scores {
@@ -400,7 +406,7 @@ func (e *Engine) syncLocked(ctx context.Context, tx podium.WriteTx, id string) e
 
 // reloadBoard replaces the in-memory state of a board with one loaded from
 // the store (a board made, or deleted and made again, on another node).
-func (e *Engine) reloadBoard(ctx context.Context, def *podium.Board) (*boardState, error) {
+func (e *Engine) reloadBoard(ctx context.Context, def *podium.Board) (*BoardState, error) {
 	// The entries table is written through: no log tail to replay from a
 	// watermark. The head read first may trail the entries read after it;
 	// catching up from it skips what the entries already reflect.
@@ -427,7 +433,7 @@ type logReader func(ctx context.Context, board string, after uint64, fn func(*po
 
 // catchUp replays the log of a board after its seq: what other nodes
 // committed. It runs on the writer (or in Start, before it).
-func (e *Engine) catchUp(ctx context.Context, bs *boardState, read logReader) error {
+func (e *Engine) catchUp(ctx context.Context, bs *BoardState, read logReader) error {
 	def := bs.def.Load()
 	touched := map[string][]uint32{}
 	err := read(ctx, def.ID, bs.seq, func(s *podium.Submission) error {
@@ -462,7 +468,7 @@ func (e *Engine) catchUp(ctx context.Context, bs *boardState, read logReader) er
 		if err != nil {
 			return fmt.Errorf("replay seq %d: %w", sub.Seq, err)
 		}
-		e.quotaReplayed(bs, def, pid, &sub) // quota.go
+		e.replayed(bs, def, &sub) // hooks.go
 		if changed {
 			touched[sub.Period] = append(touched[sub.Period], pid)
 		}
@@ -524,7 +530,7 @@ func (e *Engine) checkClaims(ctx context.Context, tx podium.WriteTx, ops []*op) 
 
 // writeThrough adds to a group's batch the entries it produces and the
 // boards' new heads as their watermarks.
-func (e *Engine) writeThrough(g *group) {
+func (e *Engine) writeThrough(g *Group) {
 	for k, v := range g.overlay {
 		def := k.bs.def.Load()
 		player := e.players.name(k.player).Player
@@ -559,7 +565,7 @@ const maxRowsPerNotice = 128
 // publishRows announces a committed group: per board its new seq and,
 // unless the group is large, the log rows themselves, so that the other
 // nodes need not read them back from the database.
-func (e *Engine) publishRows(g *group) {
+func (e *Engine) publishRows(g *Group) {
 	if e.sh == nil || e.sh.broker == nil {
 		return
 	}
@@ -605,9 +611,7 @@ func (e *Engine) changed(revoked ...string) {
 func (e *Engine) revokeNow(ids []string) {
 	for _, id := range ids {
 		e.keys.remove(id)
-		for _, a := range e.mods.auth { // module.go
-			a.Forget(id)
-		}
+		e.life.revoked(id) // module.go: sessions
 		if e.listener != nil {
 			e.listener.KeyRevoked(id)
 		}

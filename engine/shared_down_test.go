@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/podiumhq/podium"
-	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/postgres"
 )
 
@@ -63,7 +62,7 @@ func TestSharedWritesFailFastWhileDatabaseDown(t *testing.T) {
 	n, cfg := c.open("n1", nodeOpts{noBroker: true, poll: 20 * time.Millisecond})
 	ds := &downStore{Store: n.store}
 	cfg.Store = ds
-	n.eng = engine.New(cfg)
+	n.eng = newEngine(cfg)
 	if err := n.eng.Start(bg); err != nil {
 		t.Fatal(err)
 	}

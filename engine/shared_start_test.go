@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/podiumhq/podium"
-	"github.com/podiumhq/podium/engine"
 )
 
 // A node that starts while another writes is, once Start returns (it then
@@ -38,7 +37,7 @@ func TestSharedStartFollowsWritesMadeWhileLoading(t *testing.T) {
 		acked.Add(1)
 	})
 	b, cfg := far.open("b", nodeOpts{poll: time.Hour})
-	b.eng = engine.New(cfg)
+	b.eng = newEngine(cfg)
 	t.Cleanup(func() { b.eng.Close() })
 	writing.Store(true)
 	err := b.eng.Start(bg)

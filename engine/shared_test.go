@@ -56,7 +56,6 @@ type nodeOpts struct {
 	store    postgres.Options
 	noBroker bool
 	poll     time.Duration
-	modules  []engine.Module // registered with the node's engine
 }
 
 // open opens a node's store and broker; start starts its engine.
@@ -70,7 +69,7 @@ func (c *cluster) open(name string, o nodeOpts) (*node, engine.Config) {
 	t.Cleanup(func() { st.Close() })
 	n := &node{store: st}
 	cfg := engine.Config{Store: st, Node: name, PollEvery: cmpOr(o.poll, 100*time.Millisecond),
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Modules: o.modules}
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	if !o.noBroker {
 		if n.broker, err = postgres.NewBroker(c.dsn, postgres.BrokerOptions{Env: c.env, Logger: cfg.Logger}); err != nil {
 			t.Fatal(err)
@@ -84,7 +83,7 @@ func (c *cluster) open(name string, o nodeOpts) (*node, engine.Config) {
 func (c *cluster) start(name string, o nodeOpts) *node {
 	c.t.Helper()
 	n, cfg := c.open(name, o)
-	n.eng = engine.New(cfg)
+	n.eng = newEngine(cfg)
 	if err := n.eng.Start(bg); err != nil {
 		c.t.Fatal(err)
 	}
@@ -268,7 +267,7 @@ func TestSharedStartWhileOthersWrite(t *testing.T) {
 		acked.Add(1)
 	})
 	b, cfg := far.open("b", nodeOpts{})
-	b.eng = engine.New(cfg)
+	b.eng = newEngine(cfg)
 	t.Cleanup(func() { b.eng.Close() })
 	writing.Store(true)
 	started := make(chan error, 1)
@@ -374,7 +373,7 @@ func TestSharedPrunedFeedReloads(t *testing.T) {
 	b, cfg := c.open("b", nodeOpts{poll: time.Hour}) // hears notices, and polls never
 	var revoked revocations
 	cfg.Listener = &revoked
-	b.eng = engine.New(cfg)
+	b.eng = newEngine(cfg)
 	if err := b.eng.Start(bg); err != nil {
 		t.Fatal(err)
 	}

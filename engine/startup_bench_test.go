@@ -72,7 +72,7 @@ func benchStartup(b *testing.B, n int) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		eng := engine.New(engine.Config{Store: st, Logger: log})
+		eng := newEngine(engine.Config{Store: st, Logger: log})
 		if err := eng.Start(context.Background()); err != nil {
 			b.Fatal(err)
 		}

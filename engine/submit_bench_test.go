@@ -70,7 +70,7 @@ func benchBestBoard(b *testing.B, key string) (*engine.Engine, *podium.Board) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { st.Close() })
-	eng := engine.New(engine.Config{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	eng := newEngine(engine.Config{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err := eng.Start(context.Background()); err != nil {
 		b.Fatal(err)
 	}

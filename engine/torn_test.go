@@ -36,7 +36,7 @@ func TestNoTornPages(t *testing.T) {
 		}
 	}
 	var pages []Page
-	testHookApplied = func(bs *boardState) {
+	testHookApplied = func(bs *BoardState) {
 		p, err := eng.Top(ctx, Query{Board: bs.def.Load().ID}, 0, 100)
 		if err != nil {
 			t.Error(err)

@@ -41,7 +41,7 @@ type tourney struct {
 	settleMu sync.Mutex
 
 	mu    sync.Mutex
-	joins map[*boardState]*joinSet
+	joins map[*BoardState]*joinSet
 	// settled is what this node knows of settlements (from the store at
 	// start and after its own runs; the scheduler re-reads the store
 	// before it settles).
@@ -62,7 +62,7 @@ func newTourney(every time.Duration) *tourney {
 	if every == 0 {
 		every = time.Second
 	}
-	return &tourney{every: every, joins: map[*boardState]*joinSet{}, settled: map[string]podium.Settlement{}, failed: map[string]time.Time{}}
+	return &tourney{every: every, joins: map[*BoardState]*joinSet{}, settled: map[string]podium.Settlement{}, failed: map[string]time.Time{}}
 }
 
 func (e *Engine) tourneyStore() (podium.TourneyStore, error) {
@@ -80,7 +80,7 @@ func tracksJoins(t *podium.Tournament) bool {
 
 // joinSetOf returns the join set of a board, loading it if needed; on the
 // writer only.
-func (e *Engine) joinSetOf(bs *boardState) (*joinSet, error) {
+func (e *Engine) joinSetOf(bs *BoardState) (*joinSet, error) {
 	e.tn.mu.Lock()
 	js := e.tn.joins[bs]
 	e.tn.mu.Unlock()
@@ -160,7 +160,7 @@ func (e *Engine) dropJoins(t *podium.TourneyBatch, all bool) {
 // tourneyGate checks one score against its board's tournament and points
 // settings. join is true when the score, if accepted, is the player's
 // join (a capped tournament that does not require joining).
-func (e *Engine) tourneyGate(g *group, bs *boardState, def *podium.Board, player string) (join bool, err error) {
+func (e *Engine) tourneyGate(g *Group, bs *BoardState, def *podium.Board, player string) (join bool, err error) {
 	if def.Points != nil && !g.internal {
 		return false, podium.Errorf(podium.ECodePointsBoard, "board %q is a points board: only tournament settlement writes it", def.ID)
 	}
@@ -204,7 +204,7 @@ func fullError(id string, t *podium.Tournament) error {
 }
 
 // addJoin records a join computed in group g (pending until committed).
-func (e *Engine) addJoin(g *group, bs *boardState, board, player string) {
+func (e *Engine) addJoin(g *Group, bs *BoardState, board, player string) {
 	js, _ := e.joinSetOf(bs) // loaded by tourneyGate or computeJoin
 	e.tn.mu.Lock()
 	js.n++
@@ -218,10 +218,11 @@ func (e *Engine) addJoin(g *group, bs *boardState, board, player string) {
 }
 
 // computeJoin computes an explicit join (op opJoin) in a group.
-func (e *Engine) computeJoin(g *group, o *op) {
-	bs := e.board(o.ref.Board)
+func (e *Engine) computeJoin(g *Group, o *op) {
+	jo := o.join()
+	bs := e.board(jo.ref.Board)
 	if bs == nil {
-		o.err = errBoardNotFound(o.ref.Board)
+		o.err = errBoardNotFound(jo.ref.Board)
 		return
 	}
 	def := bs.def.Load()
@@ -236,7 +237,7 @@ func (e *Engine) computeJoin(g *group, o *op) {
 	}
 	if !tracksJoins(t) {
 		// Nothing to remember: anyone may play.
-		o.joinN = 0
+		jo.n = 0
 		return
 	}
 	js, err := e.joinSetOf(bs)
@@ -245,22 +246,22 @@ func (e *Engine) computeJoin(g *group, o *op) {
 		return
 	}
 	e.tn.mu.Lock()
-	n, ok := js.players[o.ref.Player]
+	n, ok := js.players[jo.ref.Player]
 	full := !ok && t.MaxParticipants > 0 && js.n >= int64(t.MaxParticipants)
 	e.tn.mu.Unlock()
 	switch {
 	case ok:
-		o.joinN, o.joinedBefore = n, true
+		jo.n, jo.before = n, true
 	case full:
 		o.err = fullError(def.ID, t)
 	default:
-		e.addJoin(g, bs, def.ID, o.ref.Player)
-		o.joinN = g.batch.Tourney.Joins[len(g.batch.Tourney.Joins)-1].N
+		e.addJoin(g, bs, def.ID, jo.ref.Player)
+		jo.n = g.batch.Tourney.Joins[len(g.batch.Tourney.Joins)-1].N
 	}
 }
 
 // joinsCommitted marks a committed group's joins durable.
-func (e *Engine) joinsCommitted(g *group) {
+func (e *Engine) joinsCommitted(g *Group) {
 	if g.batch.Tourney == nil {
 		return
 	}
@@ -294,11 +295,12 @@ func (e *Engine) Join(ctx context.Context, board, player string) (JoinResult, er
 	if err := podium.ValidPlayerID(player); err != nil {
 		return JoinResult{}, err
 	}
-	o := &op{kind: opJoin, ref: podium.EntryRef{Board: board, Player: player}}
+	jo := &joinOp{ref: podium.EntryRef{Board: board, Player: player}}
+	o := &op{kind: opJoin, p: jo}
 	if err := e.send(ctx, o); err != nil {
 		return JoinResult{}, err
 	}
-	res := JoinResult{Board: board, Player: player, N: o.joinN, Already: o.joinedBefore}
+	res := JoinResult{Board: board, Player: player, N: jo.n, Already: jo.before}
 	res.Participants = e.participants(board)
 	return res, nil
 }
@@ -363,7 +365,7 @@ func tourneyUpdateAllowed(old, next *podium.Board, hasEntries bool) error {
 // joinCount is the number of committed joins of a tournament as the store
 // has them: joins are numbered densely from 1, so it is the highest n,
 // read after what this node already knows.
-func (e *Engine) joinCount(ctx context.Context, bs *boardState) (int64, error) {
+func (e *Engine) joinCount(ctx context.Context, bs *BoardState) (int64, error) {
 	var after int64
 	e.tn.mu.Lock()
 	if js := e.tn.joins[bs]; js != nil {

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/podiumhq/podium"
-	"github.com/podiumhq/podium/engine"
 )
 
 // TestSharedSettleRace: two nodes on one PostgreSQL database reach a
@@ -20,7 +19,7 @@ func TestSharedSettleRace(t *testing.T) {
 	start := func(name string) *node {
 		n, cfg := c.open(name, nodeOpts{})
 		cfg.Now, cfg.SettleEvery = clk.Now, -1
-		n.eng = engine.New(cfg)
+		n.eng = newEngine(cfg)
 		if err := n.eng.Start(bg); err != nil {
 			t.Fatal(err)
 		}

@@ -46,7 +46,7 @@ func (te *tenv) open() {
 	if te.wrap != nil {
 		te.store = te.wrap(st)
 	}
-	te.eng = engine.New(engine.Config{Store: te.store, Now: te.clock.Now, SettleEvery: -1,
+	te.eng = newEngine(engine.Config{Store: te.store, Now: te.clock.Now, SettleEvery: -1,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err := te.eng.Start(context.Background()); err != nil {
 		te.t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"slices"
 	"time"
 
 	"github.com/podiumhq/podium"
@@ -75,34 +74,11 @@ type op struct {
 	scores  []Score
 	results []Result
 	claim   *Claim
-
-	board   *podium.Board       // delete board: the id
-	update  *podium.BoardUpdate // put board
-	created bool
-	aggPut  bool // put board: an aggregate, to recompute once stored (UpdateBoard)
-	player  *podium.Player
-	ref     podium.EntryRef // delete entry: Period is a selector
-	period  string          // resolved period of a delete
-	diffs   []Diff          // check
-	fn      func()          // opFunc
-
-	changes []podium.Change         // sync: metadata changes to reload
-	heads   map[string]uint64       // sync: boards that moved
-	rows    map[string][]podium.Row // sync: their log rows from notices
-	more    bool                    // sync: the change feed has more
-	resync  bool                    // sync: changes were missed; reload everything
-	cursor  int64                   // sync: the feed position after a resync
-
-	// Tournaments (tournament.go, settle.go).
-	joinN        int64 // join: the player's join number
-	joinedBefore bool  // join: the player had joined already
-	settle       *settleOp
-
-	decide *decideOp // review.go
-
-	restores   []RestoreItem   // restore.go; the board is ref.Board
-	restoreRes []RestoreResult // restore.go
-
+	// p is the payload of every kind but opScores: *deleteEntryOp,
+	// *putBoardOp, a board id (opDeleteBoard), *podium.Player, *checkOp,
+	// func() (opFunc), *syncOp, *joinOp, *settleOp, *decideOp or
+	// *restoreOp (ops.go). Scores, the hot path, keep their fields.
+	p    any
 	err  error
 	done chan struct{}
 }
@@ -112,7 +88,7 @@ func (o *op) size() int {
 		return len(o.scores)
 	}
 	if o.kind == opRestore {
-		return len(o.restores)
+		return len(o.restore().items)
 	}
 	return 1
 }
@@ -131,7 +107,7 @@ func (e *Engine) Submit(ctx context.Context, scores []Score, single bool, claim 
 
 // change is one entry change computed before the commit and applied after.
 type change struct {
-	bs      *boardState
+	bs      *BoardState
 	period  string
 	player  uint32
 	entry   rank.Entry
@@ -144,7 +120,7 @@ type change struct {
 }
 
 type ovKey struct {
-	bs     *boardState
+	bs     *BoardState
 	period string
 	player uint32
 }
@@ -157,7 +133,7 @@ type ovVal struct {
 }
 
 // group is one group commit on its way through the pipeline.
-type group struct {
+type Group struct {
 	e       *Engine
 	gen     uint64
 	ops     []*op
@@ -166,12 +142,14 @@ type group struct {
 	bodies  []podium.IdempotencyRecord // answers of earlier requests riding along
 	changes []change
 	overlay map[ovKey]ovVal
-	seqs    map[*boardState]uint64
-	periods map[*boardState]string
+	seqs    map[*BoardState]uint64
+	periods map[*BoardState]string
 	leaders map[bpKey]leaderVal // the #1 of the periods it touched (feed.go)
 	held    map[bpKey]struct{}  // periods kept in memory until it is finished (oldperiods.go)
 
 	internal bool // settlement: points boards may be written (tournament.go)
+
+	cand Candidate // the score the hooks are looking at (hooks.go)
 
 	housekeeping bool          // not a group: run housekeeping on the committer
 	barrier      chan struct{} // not a group: closed when the committer reaches it
@@ -182,7 +160,7 @@ type group struct {
 // current returns the entry of a player as of everything computed so far:
 // this group, then groups handed to the committer but not applied yet,
 // then the index.
-func (g *group) current(k ovKey) ovVal {
+func (g *Group) current(k ovKey) ovVal {
 	if v, ok := g.overlay[k]; ok {
 		return v
 	}
@@ -202,7 +180,7 @@ func (g *group) current(k ovKey) ovVal {
 	return ovVal{entry: en, meta: ps.meta[k.player], exists: true, results: ps.results[k.player]}
 }
 
-func (g *group) nextSeq(bs *boardState) uint64 {
+func (g *Group) nextSeq(bs *BoardState) uint64 {
 	s, ok := g.seqs[bs]
 	if !ok {
 		if s, ok = g.e.pendingSeq(bs); !ok {
@@ -223,9 +201,9 @@ func (e *Engine) computeGroup(ops []*op) {
 
 // buildGroup computes a group of score and delete ops against the state so
 // far. Ops that already carry an error are answered with it and skipped.
-func (e *Engine) buildGroup(ops []*op) *group {
-	g := &group{e: e, ops: append([]*op(nil), ops...), now: e.now(), overlay: map[ovKey]ovVal{}, seqs: map[*boardState]uint64{}, periods: map[*boardState]string{}}
-	e.quotaPreload(g.now, ops) // quota.go
+func (e *Engine) buildGroup(ops []*op) *Group {
+	g := &Group{e: e, ops: append([]*op(nil), ops...), now: e.now(), overlay: map[ovKey]ovVal{}, seqs: map[*BoardState]uint64{}, periods: map[*BoardState]string{}}
+	e.prepare(g.now, ops) // hooks.go
 	for _, o := range ops {
 		if o.err != nil {
 			continue
@@ -266,7 +244,7 @@ func (e *Engine) buildGroup(ops []*op) *group {
 
 // computeScore validates one score against its board and computes its
 // effect on top of the state so far; the change is queued for the commit.
-func (e *Engine) computeScore(g *group, s *Score, res *Result) error {
+func (e *Engine) computeScore(g *Group, s *Score, res *Result) error {
 	bs := e.board(s.Board)
 	if bs == nil {
 		return errBoardNotFound(s.Board)
@@ -278,8 +256,10 @@ func (e *Engine) computeScore(g *group, s *Score, res *Result) error {
 	if len(s.Keys) != len(def.Keys) {
 		return podium.Errorf(podium.ECodeInvalid, "board %q has %d keys; %d given", def.ID, len(def.Keys), len(s.Keys))
 	}
-	if err := def.CheckBounds(s.Keys); err != nil { // bounds.go
-		return err
+	for _, v := range e.hooks.validators { // hooks.go: key bounds
+		if err := v.Validate(def, s.Keys); err != nil {
+			return err
+		}
 	}
 	period, ok := g.periods[bs]
 	if !ok {
@@ -301,9 +281,12 @@ func (e *Engine) computeScore(g *group, s *Score, res *Result) error {
 		return err
 	}
 	pid := e.players.intern(s.Player)
-	quota, err := e.quotaCheck(bs, def, period, s.Player, pid, g.now) // quota.go
-	if err != nil {
-		return err
+	cand := &g.cand // reused: a hook must not keep it
+	*cand = Candidate{Board: bs, Def: def, Period: period, Player: s.Player, Keys: s.Keys, Now: g.now}
+	for _, gt := range e.hooks.gates { // hooks.go: quotas
+		if err := gt.Admit(cand); err != nil {
+			return err
+		}
 	}
 	k := ovKey{bs, period, pid}
 	cur := g.current(k)
@@ -338,8 +321,8 @@ func (e *Engine) computeScore(g *group, s *Score, res *Result) error {
 	}
 	g.seqs[bs] = seq
 	g.batch.Submissions = append(g.batch.Submissions, sub)
-	if quota != nil {
-		quota[pid]++ // counted in the commit that logs it (quota.go)
+	for _, gt := range e.hooks.gates { // counted in the commit that logs it
+		gt.Logged(cand)
 	}
 	if s.approval != nil {
 		e.approve(g, s, seq) // review.go
@@ -368,10 +351,11 @@ func (e *Engine) computeScore(g *group, s *Score, res *Result) error {
 }
 
 // computeDelete queues the removal of one entry (admin).
-func (e *Engine) computeDelete(g *group, o *op) {
-	bs := e.board(o.ref.Board)
+func (e *Engine) computeDelete(g *Group, o *op) {
+	do := o.deleteEntry()
+	bs := e.board(do.ref.Board)
 	if bs == nil {
-		o.err = errBoardNotFound(o.ref.Board)
+		o.err = errBoardNotFound(do.ref.Board)
 		return
 	}
 	def := bs.def.Load()
@@ -379,7 +363,7 @@ func (e *Engine) computeDelete(g *group, o *op) {
 		o.err = errAggregateWrite(def.ID)
 		return
 	}
-	period, err := e.ResolvePeriod(def, o.ref.Period)
+	period, err := e.ResolvePeriod(def, do.ref.Period)
 	if err != nil {
 		o.err = err
 		return
@@ -388,178 +372,25 @@ func (e *Engine) computeDelete(g *group, o *op) {
 		o.err = err
 		return
 	}
-	pid, ok := e.players.lookup(o.ref.Player)
+	pid, ok := e.players.lookup(do.ref.Player)
 	k := ovKey{bs, period, pid}
 	if !ok || !g.current(k).exists {
-		o.err = podium.Errorf(podium.ECodeEntryNotFound, "player %q has no entry on board %q in period %s", o.ref.Player, def.ID, period)
+		o.err = podium.Errorf(podium.ECodeEntryNotFound, "player %q has no entry on board %q in period %s", do.ref.Player, def.ID, period)
 		return
 	}
-	aggs, err := e.aggPlan(g, k, o.ref.Player, ovVal{}, false) // aggregate.go
+	aggs, err := e.aggPlan(g, k, do.ref.Player, ovVal{}, false) // aggregate.go
 	if err != nil {
 		o.err = err
 		return
 	}
 	seq := g.nextSeq(bs)
 	g.seqs[bs] = seq
-	o.period = period
 	g.batch.Submissions = append(g.batch.Submissions, podium.Submission{Seq: seq, Board: def.ID, Period: period,
-		Player: o.ref.Player, Kind: podium.KindDelete, At: g.now})
+		Player: do.ref.Player, Kind: podium.KindDelete, At: g.now})
 	g.overlay[k] = ovVal{}
 	e.feedDelete(g, bpKey{bs, period})
 	g.changes = append(g.changes, change{bs: bs, period: period, player: pid, del: true, delSeq: seq})
 	e.aggApply(g, aggs)
-}
-
-// seqOf is the seq of the submission behind a change.
-func seqOf(c *change) uint64 {
-	if c.del {
-		return c.delSeq
-	}
-	return c.entry.Seq
-}
-
-// applyChanges applies committed changes to the indexes, filling in ranks,
-// then tells the listener.
-//
-// Each board's changes are applied under one hold of its lock, in their
-// order in the group: the board's seq moves to the group's last seq on it,
-// so a reader (a page, its ETag, the page cache, a 304, an export's
-// consistency check) must never see the board with only part of them. A
-// group holding changes on boards a, b, a used to unlock a between its
-// changes, and a page read then carried the final seq with one change
-// missing. Changes on different boards are independent, so applying them a
-// board at a time gives every answer the same ranks.
-func (e *Engine) applyChanges(g *group) {
-	type touched struct {
-		board, period string
-	}
-	notify := map[touched][]uint32{}
-	order := byBoard(g.changes)
-	var locked *boardState
-	for j := range g.changes {
-		i := j
-		if order != nil {
-			i = order[j]
-		}
-		c := &g.changes[i]
-		if c.bs != locked {
-			if locked != nil {
-				locked.mu.Unlock()
-				if testHookApplied != nil {
-					testHookApplied(locked)
-				}
-			}
-			locked = c.bs
-			locked.mu.Lock()
-		}
-		ps := c.bs.periods[c.period]
-		if ps == nil {
-			ps = newPeriodState(c.bs.desc)
-			c.bs.periods[c.period] = ps
-		}
-		def := c.bs.def.Load()
-		n := len(def.Keys)
-		if c.del {
-			ps.idx.Delete(c.player)
-			delete(ps.meta, c.player)
-			delete(ps.results, c.player)
-		} else {
-			var prev *EntryView
-			cur, had := ps.idx.Get(c.player)
-			var r int
-			if had {
-				r, _ = ps.idx.Rank(c.player, false)
-				prev = &EntryView{Rank: r, Keys: append([]int64(nil), cur.Keys[:n]...), At: podium.FromMillis(cur.At), Seq: cur.Seq}
-			}
-			// An unchanged entry (a best board's worse score) answers
-			// with what was just read: two index lookups fewer.
-			if c.changed {
-				ps.idx.Put(c.entry)
-				if c.meta != nil {
-					ps.meta[c.player] = c.meta
-				} else {
-					delete(ps.meta, c.player)
-				}
-				if c.results != nil {
-					ps.results[c.player] = c.results
-				}
-				cur, _ = ps.idx.Get(c.player)
-				r, _ = ps.idx.Rank(c.player, false)
-			}
-			meta := ps.meta[c.player]
-			if meta == nil {
-				meta = emptyMeta
-			}
-			c.res.Entry = EntryView{Rank: r, Keys: append([]int64(nil), cur.Keys[:n]...), At: podium.FromMillis(cur.At), Seq: cur.Seq, Meta: meta, Results: ps.results[c.player]}
-			c.res.Previous = prev
-		}
-		if seq := g.seqs[c.bs]; seq > c.bs.seq {
-			c.bs.seq = seq
-		}
-		if !e.cp.off {
-			e.cp.seqMoved[c.bs] = true
-		}
-		if c.changed || c.del {
-			t := touched{def.ID, c.period}
-			notify[t] = append(notify[t], c.player)
-			e.cp.mark(ovKey{c.bs, c.period, c.player}, seqOf(c))
-		}
-	}
-	if locked != nil {
-		locked.mu.Unlock()
-		if testHookApplied != nil {
-			testHookApplied(locked)
-		}
-	}
-	if e.listener != nil {
-		for t, ps := range notify {
-			bs := e.board(t.board)
-			if bs == nil {
-				continue
-			}
-			bs.mu.RLock()
-			seq := bs.seq
-			bs.mu.RUnlock()
-			e.listener.Applied(t.board, t.period, seq, ps)
-		}
-	}
-}
-
-// testHookApplied, when set by a test, runs in applyChanges each time it
-// releases a board's lock: where a reader can see the board mid-group.
-var testHookApplied func(*boardState)
-
-// byBoard returns the order in which to apply changes so that each board's
-// come together, in their order in the group (a stable sort by each
-// board's first change), or nil when they already do.
-func byBoard(cs []change) []int {
-	runs := 0
-	for i := 1; i < len(cs); i++ {
-		if cs[i].bs != cs[i-1].bs {
-			runs++
-		}
-	}
-	if runs == 0 {
-		return nil
-	}
-	first := make(map[*boardState]int, runs+1)
-	again := false
-	for i := range cs {
-		if _, ok := first[cs[i].bs]; !ok {
-			first[cs[i].bs] = i
-		} else if cs[i].bs != cs[i-1].bs {
-			again = true
-		}
-	}
-	if !again {
-		return nil
-	}
-	order := make([]int, len(cs))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return first[cs[a].bs] - first[cs[b].bs] })
-	return order
 }
 
 // housekeeping runs once a second on the committer: checkpoint entries,

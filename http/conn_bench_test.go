@@ -26,13 +26,12 @@ func BenchmarkConnGuard(b *testing.B) {
 		b.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	mods := newModules()
-	eng := engine.New(engine.Config{Store: st, Logger: log, Modules: mods.engine()})
+	eng := newEngine(engine.Config{Store: st, Logger: log})
 	eng.SetAdminSecret(adminKey)
 	if err := eng.Start(context.Background()); err != nil {
 		b.Fatal(err)
 	}
-	srv := podiumhttp.New(mods.serve(podiumhttp.Config{Engine: eng, Store: st, Logger: log}))
+	srv := podiumhttp.New(podiumhttp.Config{Engine: eng, Store: st, Logger: log})
 	b.Cleanup(func() { srv.Hub().Close(); eng.Close(); st.Close() })
 	req := httptest.NewRequest("PUT", "/v1/boards/bench", strings.NewReader(`{"keys":[{"name":"n","order":"desc"}],"public":true}`))
 	req.Header.Set("Authorization", "Bearer "+adminKey)

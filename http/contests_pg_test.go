@@ -32,8 +32,7 @@ func startContestNode(t *testing.T, dsn, schema string, clk *fakeClock, name str
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	mods := newModules()
-	eng := engine.New(engine.Config{Store: st, Now: clk.Now, Logger: log, Node: name, PollEvery: 50 * time.Millisecond, Modules: mods.engine()})
+	eng := newEngine(engine.Config{Store: st, Now: clk.Now, Logger: log, Node: name, PollEvery: 50 * time.Millisecond})
 	eng.SetAdminSecret(adminKey)
 	hub := stream.New(podiumhttp.StreamSource(eng), stream.Config{Logger: log})
 	eng.SetListener(hub)
@@ -44,7 +43,7 @@ func startContestNode(t *testing.T, dsn, schema string, clk *fakeClock, name str
 	if err := svc.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	srv := podiumhttp.New(mods.serve(podiumhttp.Config{Engine: eng, Store: st, Logger: log, Hub: hub, Contests: svc}))
+	srv := podiumhttp.New(podiumhttp.Config{Engine: eng, Store: st, Logger: log, Hub: hub, Contests: svc})
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() {
 		srv.ContestHub().Close()

@@ -24,6 +24,7 @@ import (
 	"github.com/podiumhq/podium/evidence"
 	podiumhttp "github.com/podiumhq/podium/http"
 	"github.com/podiumhq/podium/internal/pgtest"
+	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/postgres"
 	"github.com/podiumhq/podium/ratelimit"
 	"github.com/podiumhq/podium/sqlite"
@@ -36,9 +37,9 @@ import (
 func evNode(t *testing.T, st podium.Store, clk *fakeClock, name string, shared ratelimit.Store, opts func(*podiumhttp.Config)) *server {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	mods := newModulesWith(evidence.Config{SweepEvery: -1})
-	eng := engine.New(engine.Config{Store: st, Now: clk.Now, Logger: log, Node: name, PollEvery: 50 * time.Millisecond,
-		Modules: mods.engine()})
+	mods := modules.With(modules.Config{Store: st, Logger: log, Evidence: evidence.Config{SweepEvery: -1}})
+	eng := newEngine(engine.Config{Store: st, Now: clk.Now, Logger: log, Node: name, PollEvery: 50 * time.Millisecond,
+		Modules: mods})
 	eng.SetAdminSecret(adminKey)
 	hub := stream.New(podiumhttp.StreamSource(eng), stream.Config{Logger: log})
 	eng.SetListener(hub)
@@ -47,7 +48,6 @@ func evNode(t *testing.T, st podium.Store, clk *fakeClock, name string, shared r
 	}
 	cfg := podiumhttp.Config{Engine: eng, Store: st, Logger: log, Hub: hub,
 		RateLimits: &podiumhttp.RateLimits{Limiter: ratelimit.New(ratelimit.Config{Shared: shared, Now: clk.Now, Logger: log})}}
-	cfg = mods.serve(cfg)
 	if opts != nil {
 		opts(&cfg)
 	}
@@ -58,7 +58,19 @@ func evNode(t *testing.T, st podium.Store, clk *fakeClock, name string, shared r
 		ts.Close()
 		eng.Close()
 	})
-	return &server{t: t, url: ts.URL, clock: clk, eng: eng, hub: hub, srv: srv, ev: mods.ev}
+	ev, _ := moduleOf[*evidence.Module](mods)
+	return &server{t: t, url: ts.URL, clock: clk, eng: eng, hub: hub, srv: srv, ev: ev}
+}
+
+// moduleOf returns the module of type M among mods.
+func moduleOf[M engine.Module](mods []engine.Module) (M, bool) {
+	for _, m := range mods {
+		if x, ok := m.(M); ok {
+			return x, true
+		}
+	}
+	var zero M
+	return zero, false
 }
 
 // evidenceBackends runs fn on one SQLite node (a and b the same) and on

@@ -25,15 +25,14 @@ import (
 func startNode(t *testing.T, st podium.Store, clk *fakeClock, name string) *server {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	mods := newModules()
-	eng := engine.New(engine.Config{Store: st, Now: clk.Now, Logger: log, Node: name, PollEvery: 50 * time.Millisecond, Modules: mods.engine()})
+	eng := newEngine(engine.Config{Store: st, Now: clk.Now, Logger: log, Node: name, PollEvery: 50 * time.Millisecond})
 	eng.SetAdminSecret(adminKey)
 	hub := stream.New(podiumhttp.StreamSource(eng), stream.Config{Logger: log})
 	eng.SetListener(hub)
 	if err := eng.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	srv := podiumhttp.New(mods.serve(podiumhttp.Config{Engine: eng, Store: st, Logger: log, Hub: hub}))
+	srv := podiumhttp.New(podiumhttp.Config{Engine: eng, Store: st, Logger: log, Hub: hub})
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() {
 		hub.Close()

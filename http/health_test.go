@@ -56,13 +56,12 @@ func TestReadinessAfterStorageFailures(t *testing.T) {
 	fs := &failingStore{Store: st}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	reg := prometheus.NewRegistry()
-	mods := newModules()
-	eng := engine.New(engine.Config{Store: fs, Logger: log, Registerer: reg, Modules: mods.engine()})
+	eng := newEngine(engine.Config{Store: fs, Logger: log, Registerer: reg})
 	eng.SetAdminSecret(adminKey)
 	if err := eng.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	srv := podiumhttp.New(mods.serve(podiumhttp.Config{Engine: eng, Store: fs, Logger: log, Registry: reg}))
+	srv := podiumhttp.New(podiumhttp.Config{Engine: eng, Store: fs, Logger: log, Registry: reg})
 	eng.SetListener(srv.Hub())
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() { srv.Hub().Close(); ts.Close(); eng.Close(); st.Close() })

@@ -100,13 +100,12 @@ func benchServer(b *testing.B, rl *podiumhttp.RateLimits) http.Handler {
 		b.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	mods := newModules()
-	eng := engine.New(engine.Config{Store: st, Logger: log, Modules: mods.engine()})
+	eng := newEngine(engine.Config{Store: st, Logger: log})
 	eng.SetAdminSecret(adminKey)
 	if err := eng.Start(context.Background()); err != nil {
 		b.Fatal(err)
 	}
-	srv := podiumhttp.New(mods.serve(podiumhttp.Config{Engine: eng, Store: st, Logger: log, RateLimits: rl}))
+	srv := podiumhttp.New(podiumhttp.Config{Engine: eng, Store: st, Logger: log, RateLimits: rl})
 	b.Cleanup(func() { srv.Hub().Close(); eng.Close(); st.Close() })
 	h := srv.Handler()
 	req := httptest.NewRequest("PUT", "/v1/boards/bench", strings.NewReader(oneKey))

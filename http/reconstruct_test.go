@@ -30,7 +30,7 @@ func TestLostAnswerIsReconstructedHonestly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng := engine.New(engine.Config{Store: st, Logger: log})
+	eng := newEngine(engine.Config{Store: st, Logger: log})
 	if err := eng.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -62,13 +62,12 @@ func TestLostAnswerIsReconstructedHonestly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mods := newModules()
-	eng = engine.New(engine.Config{Store: st, Logger: log, Modules: mods.engine()})
+	eng = newEngine(engine.Config{Store: st, Logger: log})
 	eng.SetAdminSecret(adminKey)
 	if err := eng.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	srv := podiumhttp.New(mods.serve(podiumhttp.Config{Engine: eng, Store: st, Logger: log}))
+	srv := podiumhttp.New(podiumhttp.Config{Engine: eng, Store: st, Logger: log})
 	eng.SetListener(srv.Hub())
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() { srv.Hub().Close(); ts.Close(); eng.Close(); st.Close() })

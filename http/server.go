@@ -68,12 +68,6 @@ type Config struct {
 	// the defaults). Their byte budgets are decided on RateLimits' limiter
 	// (shared by the nodes), or in this process without one.
 	EvidenceBudgets evidence.BudgetConfig
-	// Sessions serves the player session routes (sessions.go): the
-	// sessions module registered with Engine (nil: they answer 503).
-	Sessions Sessions
-	// Evidence stores and reads evidence (evidence.go): the evidence
-	// module registered with Engine (nil: its routes answer 503).
-	Evidence Evidence
 }
 
 // Server is the HTTP face of an engine.
@@ -114,8 +108,8 @@ type Server struct {
 	evb       *evidence.Budgets
 	evm       *evidenceMetrics
 
-	ses Sessions // player sessions (sessions.go)
-	evs Evidence // the evidence module (evidence.go)
+	ses Sessions // player sessions (sessions.go), the engine's module
+	evs Evidence // evidence (evidence.go), the engine's module
 }
 
 // New returns a server; Handler gives its http.Handler.
@@ -157,13 +151,16 @@ func New(cfg Config) *Server {
 		contests: cfg.Contests, rates: cfg.RateLimits, trusted: cfg.TrustedProxies,
 		bodyMinRate: cfg.BodyMinRate, maxConnsPerIP: cfg.MaxConnsPerIP}
 	s.evCfg = cfg.EvidenceBudgets
-	s.ses = cfg.Sessions
-	if s.ses == nil {
-		s.ses = noSessions{}
-	}
-	s.evs = cfg.Evidence
-	if s.evs == nil {
-		s.evs = noEvidence{}
+	// The modules the routes serve, among the engine's: without one, its
+	// routes answer 503.
+	s.ses, s.evs = noSessions{}, noEvidence{}
+	for _, m := range cfg.Engine.Modules() {
+		if x, ok := m.(Sessions); ok {
+			s.ses = x
+		}
+		if x, ok := m.(Evidence); ok {
+			s.evs = x
+		}
 	}
 	if cfg.RateLimits != nil {
 		s.evLimiter = cfg.RateLimits.Limiter

@@ -18,7 +18,6 @@ import (
 	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/evidence"
 	podiumhttp "github.com/podiumhq/podium/http"
-	"github.com/podiumhq/podium/sessions"
 	"github.com/podiumhq/podium/sqlite"
 	"github.com/podiumhq/podium/stream"
 )
@@ -99,8 +98,7 @@ func newServerAt(t *testing.T, cfg stream.Config, fakeHubClock bool, opts func(*
 	}
 	clk := &fakeClock{t: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	mods := newModules()
-	eng := engine.New(engine.Config{Store: st, Now: clk.Now, Logger: log, Modules: mods.engine()})
+	eng := newEngine(engine.Config{Store: st, Now: clk.Now, Logger: log})
 	eng.SetAdminSecret(adminKey)
 	if fakeHubClock {
 		cfg.Now = clk.Now
@@ -111,7 +109,7 @@ func newServerAt(t *testing.T, cfg stream.Config, fakeHubClock bool, opts func(*
 	if err := eng.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	hc := mods.serve(podiumhttp.Config{Engine: eng, Store: st, Logger: log, Hub: hub})
+	hc := podiumhttp.Config{Engine: eng, Store: st, Logger: log, Hub: hub}
 	if opts != nil {
 		opts(&hc)
 	}
@@ -124,28 +122,6 @@ func newServerAt(t *testing.T, cfg stream.Config, fakeHubClock bool, opts func(*
 		st.Close()
 	})
 	return &server{t: t, url: ts.URL, clock: clk, eng: eng, hub: hub, srv: srv}
-}
-
-// modules are the feature modules a test node registers with its engine
-// and hands to its routes, as podium serve does (cmd/podium/serve.go).
-type modules struct {
-	ses *sessions.Module
-	ev  *evidence.Module
-}
-
-func newModules() modules { return newModulesWith(evidence.Config{}) }
-
-// newModulesWith is newModules with the evidence module configured by ev.
-func newModulesWith(ev evidence.Config) modules {
-	return modules{ses: sessions.New(sessions.Config{}), ev: evidence.New(ev)}
-}
-
-func (m modules) engine() []engine.Module { return []engine.Module{m.ses, m.ev} }
-
-// serve returns c with the modules' routes served.
-func (m modules) serve(c podiumhttp.Config) podiumhttp.Config {
-	c.Sessions, c.Evidence = m.ses, m.ev
-	return c
 }
 
 // serveTest serves srv as podium serve does: its Handler on its Listener,

@@ -3,14 +3,18 @@ package http_test
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/podiumhq/podium/engine"
 	podiumhttp "github.com/podiumhq/podium/http"
-	"github.com/podiumhq/podium/stream"
+	"github.com/podiumhq/podium/sqlite"
 )
 
 // sessionBoard takes player submissions; plainBoard is public but does not.
@@ -252,7 +256,24 @@ func TestIssueSessionKeyRevokedMidRequest(t *testing.T) {
 // answers their routes 503 unavailable, as on a store that keeps neither,
 // and the rest of the API works.
 func TestRoutesWithoutModules(t *testing.T) {
-	s := newServerOpts(t, stream.Config{}, false, func(c *podiumhttp.Config) { c.Sessions, c.Evidence = nil, nil })
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "podium.db"), sqlite.Options{Sync: "normal"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	eng := engine.New(engine.Config{Store: st, Logger: log}) // no module
+	eng.SetAdminSecret(adminKey)
+	if err := eng.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	srv := podiumhttp.New(podiumhttp.Config{Engine: eng, Store: st, Logger: log})
+	ts := serveTest(srv)
+	t.Cleanup(func() {
+		ts.Close()
+		eng.Close()
+		st.Close()
+	})
+	s := &server{t: t, url: ts.URL, eng: eng, srv: srv}
 	s.mkBoard("open", sessionBoard)
 	s.must(200, s.do("POST", "/v1/boards/open/scores", adminKey, sessionScore("alice", 1)))
 	for _, r := range []struct{ method, path, body string }{

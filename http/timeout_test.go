@@ -29,15 +29,14 @@ func newTimedServer(t *testing.T, body, request time.Duration) *server {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	mods := newModules()
-	eng := engine.New(engine.Config{Store: st, Logger: log, Modules: mods.engine()})
+	eng := newEngine(engine.Config{Store: st, Logger: log})
 	eng.SetAdminSecret(adminKey)
 	hub := stream.New(podiumhttp.StreamSource(eng), stream.Config{Logger: log, Coalesce: 10 * time.Millisecond})
 	eng.SetListener(hub)
 	if err := eng.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	srv := podiumhttp.New(mods.serve(podiumhttp.Config{Engine: eng, Store: st, Logger: log, Hub: hub, BodyTimeout: body, RequestTimeout: request}))
+	srv := podiumhttp.New(podiumhttp.Config{Engine: eng, Store: st, Logger: log, Hub: hub, BodyTimeout: body, RequestTimeout: request})
 	ts := serveTest(srv)
 	t.Cleanup(func() {
 		hub.Close()

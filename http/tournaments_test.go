@@ -27,15 +27,14 @@ func newTourneyServer(t *testing.T, st podium.Store, now time.Time) *server {
 	t.Helper()
 	clk := &fakeClock{t: now}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	mods := newModules()
-	eng := engine.New(engine.Config{Store: st, Now: clk.Now, Logger: log, SettleEvery: -1, PollEvery: 50 * time.Millisecond, Modules: mods.engine()})
+	eng := newEngine(engine.Config{Store: st, Now: clk.Now, Logger: log, SettleEvery: -1, PollEvery: 50 * time.Millisecond})
 	eng.SetAdminSecret(adminKey)
 	hub := stream.New(podiumhttp.StreamSource(eng), stream.Config{Logger: log})
 	eng.SetListener(hub)
 	if err := eng.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	srv := podiumhttp.New(mods.serve(podiumhttp.Config{Engine: eng, Store: st, Logger: log, Hub: hub}))
+	srv := podiumhttp.New(podiumhttp.Config{Engine: eng, Store: st, Logger: log, Hub: hub})
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() {
 		hub.Close()

@@ -6,9 +6,9 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/internal/sqlstore"
 )
 
 // sqlBoards selects boards with their generation, which lives in the
@@ -91,8 +91,6 @@ const (
 			((SELECT jsonb_agg(jsonb_build_array(k -> 'name', k -> 'order')) FROM jsonb_array_elements($2::jsonb -> 'keys') k),
 			$2::jsonb -> 'mode', $2::jsonb -> 'reset')
 		RETURNING h.gen`
-	sqlPutBoard = `INSERT INTO boards (id, body, created_ms, updated_ms) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (id) DO UPDATE SET body = excluded.body, created_ms = excluded.created_ms, updated_ms = excluded.updated_ms`
 )
 
 // PutBoard creates b or replaces the board with its id, times included,
@@ -110,7 +108,7 @@ func (s *Store) PutBoard(ctx context.Context, b *podium.Board) error {
 	batch.Queue(sqlNewHead+" ON CONFLICT (board) DO NOTHING", b.ID)
 	batch.Queue(sqlNewGen, b.ID, body)
 	s.queueChange(&batch, podium.ChangeBoard, b.ID)
-	batch.Queue(sqlPutBoard, b.ID, body, podium.Millis(b.CreatedAt), podium.Millis(b.UpdatedAt))
+	batch.Queue(sqlstore.PutBoard.Postgres, b.ID, body, podium.Millis(b.CreatedAt), podium.Millis(b.UpdatedAt))
 	var gen int64
 	batch.Queue("SELECT gen FROM board_heads WHERE board = $1", b.ID).QueryRow(func(r pgx.Row) error { return r.Scan(&gen) })
 	if err := s.pool.SendBatch(ctx, &batch).Close(); err != nil {
@@ -125,20 +123,20 @@ func (s *Store) PutBoard(ctx context.Context, b *podium.Board) error {
 // board's delete, whose row count says whether it existed.
 func queueDeleteBoard(b *pgx.Batch, id string) {
 	for _, q := range []string{
-		"DELETE FROM boards WHERE id = $1",
+		sqlstore.DeleteBoard.Postgres,
 		"DELETE FROM board_heads WHERE board = $1",
-		"DELETE FROM submissions WHERE board = $1",
-		"DELETE FROM entries WHERE board = $1",
-		"DELETE FROM watermarks WHERE board = $1",
-		"DELETE FROM feed WHERE board = $1",
-		"UPDATE evidence SET expires_ms = 0 WHERE board = $1", // evidence.go: the sweeper deletes it
+		sqlstore.DeleteBoardLog.Postgres,
+		sqlstore.DeleteBoardEntries.Postgres,
+		sqlstore.DeleteBoardWatermark.Postgres,
+		sqlstore.DeleteBoardFeed.Postgres,
+		sqlstore.ExpireBoardEvidence.Postgres, // evidence.go: the sweeper deletes it
 	} {
 		b.Queue(q, id)
 	}
 	for _, q := range tourneyDeletes { // tourney.go
 		b.Queue(q, id)
 	}
-	b.Queue(reviewDelete, id) // review.go
+	b.Queue(sqlstore.DeleteBoardReviewItems.Postgres, id) // a board made again starts with no review queue
 }
 
 // DeleteBoard removes a board with its head, entries, log and watermark, in
@@ -171,7 +169,7 @@ func (s *Store) DeleteBoard(ctx context.Context, id string) error {
 
 // Players lists every registered player, ordered by id.
 func (s *Store) Players(ctx context.Context) ([]podium.Player, error) {
-	rows, err := s.pool.Query(ctx, "SELECT id, name, hidden, meta, updated_ms FROM players ORDER BY id")
+	rows, err := s.pool.Query(ctx, sqlstore.Players.Postgres)
 	if err != nil {
 		return nil, fmt.Errorf("players: %w", err)
 	}
@@ -186,8 +184,7 @@ func (s *Store) Players(ctx context.Context) ([]podium.Player, error) {
 func (s *Store) PutPlayer(ctx context.Context, p *podium.Player) error {
 	var b pgx.Batch
 	s.queueChange(&b, podium.ChangePlayer, p.ID)
-	b.Queue(`INSERT INTO players (id, name, hidden, meta, updated_ms) VALUES ($1, $2, $3, $4, $5)
-		ON CONFLICT (id) DO UPDATE SET name = excluded.name, hidden = excluded.hidden, meta = excluded.meta, updated_ms = excluded.updated_ms`,
+	b.Queue(sqlstore.PutPlayer.Postgres,
 		p.ID, p.Name, p.Hidden, metaArg(p.Meta), podium.Millis(p.UpdatedAt))
 	if err := s.pool.SendBatch(ctx, &b).Close(); err != nil {
 		return fmt.Errorf("put player: %w", err)
@@ -220,96 +217,6 @@ func scanPlayer(r pgx.CollectableRow) (podium.Player, error) {
 	p.Meta = podium.LoadedMeta(meta)
 	p.UpdatedAt = podium.FromMillis(updated)
 	return p, nil
-}
-
-// sqlKeys selects API keys.
-const sqlKeys = "SELECT id, name, scopes, boards, hash, created_ms FROM api_keys"
-
-// Keys lists the API keys, hashes included, ordered by id. Scopes and
-// Boards are empty slices, never nil, when empty.
-func (s *Store) Keys(ctx context.Context) ([]podium.APIKey, error) {
-	rows, err := s.pool.Query(ctx, sqlKeys+" ORDER BY id")
-	if err != nil {
-		return nil, fmt.Errorf("keys: %w", err)
-	}
-	out, err := pgx.CollectRows(rows, scanKey)
-	if err != nil {
-		return nil, fmt.Errorf("keys: %w", err)
-	}
-	return out, nil
-}
-
-// LoadKey returns one API key, hash included, nil if it does not exist
-// (revoked).
-func (s *Store) LoadKey(ctx context.Context, id string) (*podium.APIKey, error) {
-	rows, err := s.pool.Query(ctx, sqlKeys+" WHERE id = $1", id)
-	if err != nil {
-		return nil, fmt.Errorf("load key: %w", err)
-	}
-	out, err := pgx.CollectRows(rows, scanKey)
-	if err != nil || len(out) == 0 {
-		return nil, wrap("load key", err)
-	}
-	return &out[0], nil
-}
-
-func scanKey(r pgx.CollectableRow) (podium.APIKey, error) {
-	var (
-		k       podium.APIKey
-		created int64
-	)
-	if err := r.Scan(&k.ID, &k.Name, &k.Scopes, &k.Boards, &k.Hash, &created); err != nil {
-		return k, err
-	}
-	k.Scopes, k.Boards = nonNil(k.Scopes), nonNil(k.Boards)
-	k.CreatedAt = podium.FromMillis(created)
-	return k, nil
-}
-
-// PutKey stores k, replacing a key with the same id. A key whose hash
-// another key already has is podium.ECodeConflict.
-func (s *Store) PutKey(ctx context.Context, k *podium.APIKey) error {
-	var b pgx.Batch
-	s.queueChange(&b, podium.ChangeKey, k.ID)
-	b.Queue(`INSERT INTO api_keys (id, name, scopes, boards, hash, created_ms) VALUES ($1, $2, $3, $4, $5, $6)
-		ON CONFLICT (id) DO UPDATE SET name = excluded.name, scopes = excluded.scopes, boards = excluded.boards,
-			hash = excluded.hash, created_ms = excluded.created_ms`,
-		k.ID, k.Name, nonNil(k.Scopes), nonNil(k.Boards), k.Hash, podium.Millis(k.CreatedAt))
-	err := s.pool.SendBatch(ctx, &b).Close()
-	if code, constraint := pgCode(err); code == codeUniqueViolation && constraint == "api_keys_hash_unique" {
-		return podium.Errorf(podium.ECodeConflict, "another API key has the same secret")
-	}
-	if err != nil {
-		return fmt.Errorf("put key: %w", err)
-	}
-	return nil
-}
-
-// DeleteKey revokes a key. A missing key is podium.ECodeNotFound.
-func (s *Store) DeleteKey(ctx context.Context, id string) error {
-	err := inWriteTx(ctx, s.pool, func(tx pgx.Tx) error {
-		var b pgx.Batch
-		s.queueChange(&b, podium.ChangeKey, id)
-		var n int64
-		b.Queue("DELETE FROM api_keys WHERE id = $1", id).Exec(func(tag pgconn.CommandTag) error {
-			n = tag.RowsAffected()
-			return nil
-		})
-		if err := tx.SendBatch(ctx, &b).Close(); err != nil {
-			return err
-		}
-		if n == 0 {
-			return podium.Errorf(podium.ECodeNotFound, "API key %q does not exist", id)
-		}
-		return nil
-	})
-	if podium.ErrorCode(err) == podium.ECodeNotFound {
-		return err
-	}
-	if err != nil {
-		return fmt.Errorf("delete key: %w", err)
-	}
-	return nil
 }
 
 func nonNil(s []string) []string {

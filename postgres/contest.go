@@ -11,6 +11,7 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/contest"
+	"github.com/podiumhq/podium/internal/sqlstore"
 )
 
 // CTF contests (package contest): the contest.Store half of Store. Several
@@ -20,7 +21,8 @@ import (
 
 var _ contest.Store = (*Store)(nil)
 
-const contestCols = "id, body, created_ms, updated_ms, version, seq"
+// contestRows is the Store's CTF contests (contest.Store).
+type contestRows struct{ *Store }
 
 func scanContest(r pgx.CollectableRow) (contest.Stored, error) {
 	var (
@@ -40,8 +42,8 @@ func scanContest(r pgx.CollectableRow) (contest.Stored, error) {
 }
 
 // Contests lists every contest with its head, ordered by id.
-func (s *Store) Contests(ctx context.Context) ([]contest.Stored, error) {
-	rows, err := s.pool.Query(ctx, "SELECT "+contestCols+" FROM contests ORDER BY id")
+func (s contestRows) Contests(ctx context.Context) ([]contest.Stored, error) {
+	rows, err := s.pool.Query(ctx, sqlstore.Contests.Postgres)
 	if err != nil {
 		return nil, fmt.Errorf("contests: %w", err)
 	}
@@ -50,8 +52,8 @@ func (s *Store) Contests(ctx context.Context) ([]contest.Stored, error) {
 }
 
 // LoadContest returns one contest with its head, nil if it does not exist.
-func (s *Store) LoadContest(ctx context.Context, id string) (*contest.Stored, error) {
-	rows, err := s.pool.Query(ctx, "SELECT "+contestCols+" FROM contests WHERE id = $1", id)
+func (s contestRows) LoadContest(ctx context.Context, id string) (*contest.Stored, error) {
+	rows, err := s.pool.Query(ctx, sqlstore.LoadContest.Postgres, id)
 	if err != nil {
 		return nil, fmt.Errorf("load contest: %w", err)
 	}
@@ -64,22 +66,19 @@ func (s *Store) LoadContest(ctx context.Context, id string) (*contest.Stored, er
 
 // PutContest creates c or replaces it, keeping its head and moving its
 // version on.
-func (s *Store) PutContest(ctx context.Context, c *contest.Contest) error {
+func (s contestRows) PutContest(ctx context.Context, c *contest.Contest) error {
 	body, err := c.Document()
 	if err != nil {
 		return fmt.Errorf("put contest: %w", err)
 	}
-	_, err = s.pool.Exec(ctx, `INSERT INTO contests (id, body, created_ms, updated_ms, version) VALUES ($1, $2, $3, $4, 1)
-		ON CONFLICT (id) DO UPDATE SET body = excluded.body, created_ms = excluded.created_ms,
-		updated_ms = excluded.updated_ms, version = contests.version + 1`,
+	_, err = s.pool.Exec(ctx, sqlstore.PutContest.Postgres,
 		c.ID, string(body), podium.Millis(c.CreatedAt), podium.Millis(c.UpdatedAt))
 	return wrap("put contest", err)
 }
 
 // Challenges lists a contest's challenges by order, then id.
-func (s *Store) Challenges(ctx context.Context, id string) ([]contest.Challenge, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, body, ord, created_ms, updated_ms FROM contest_challenges
-		WHERE contest = $1 ORDER BY ord, id`, id)
+func (s contestRows) Challenges(ctx context.Context, id string) ([]contest.Challenge, error) {
+	rows, err := s.pool.Query(ctx, sqlstore.Challenges.Postgres, id)
 	if err != nil {
 		return nil, fmt.Errorf("challenges: %w", err)
 	}
@@ -103,22 +102,20 @@ func (s *Store) Challenges(ctx context.Context, id string) ([]contest.Challenge,
 
 // PutChallenge creates or replaces a challenge and moves its contest's
 // version on. A missing contest is ECodeNotFound.
-func (s *Store) PutChallenge(ctx context.Context, ch *contest.Challenge) error {
+func (s contestRows) PutChallenge(ctx context.Context, ch *contest.Challenge) error {
 	body, err := ch.Document()
 	if err != nil {
 		return fmt.Errorf("put challenge: %w", err)
 	}
 	return s.contestTx(ctx, "put challenge", func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, "UPDATE contests SET version = version + 1 WHERE id = $1", ch.Contest)
+		tag, err := tx.Exec(ctx, sqlstore.BumpContestVersion.Postgres, ch.Contest)
 		if err != nil {
 			return err
 		}
 		if tag.RowsAffected() == 0 {
 			return podium.Errorf(podium.ECodeNotFound, "contest %q does not exist", ch.Contest)
 		}
-		_, err = tx.Exec(ctx, `INSERT INTO contest_challenges (contest, id, body, ord, created_ms, updated_ms)
-			VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (contest, id) DO UPDATE SET body = excluded.body, ord = excluded.ord,
-			created_ms = excluded.created_ms, updated_ms = excluded.updated_ms`,
+		_, err = tx.Exec(ctx, sqlstore.PutChallenge.Postgres,
 			ch.Contest, ch.ID, string(body), ch.Order, podium.Millis(ch.CreatedAt), podium.Millis(ch.UpdatedAt))
 		return err
 	})
@@ -128,7 +125,7 @@ func (s *Store) PutChallenge(ctx context.Context, ch *contest.Challenge) error {
 // is a *podium.Error is returned as is; a failed COMMIT is wrapped with
 // podium.OutcomeUnknown; waiting for a lock past the lock timeout is
 // ECodeUnavailable.
-func (s *Store) contestTx(ctx context.Context, what string, fn func(pgx.Tx) error) error {
+func (s contestRows) contestTx(ctx context.Context, what string, fn func(pgx.Tx) error) error {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
@@ -158,8 +155,7 @@ func contestSolves(ctx context.Context, db pgQuerier, id string, after uint64, f
 	if after > math.MaxInt64 {
 		return nil
 	}
-	rows, err := db.Query(ctx, `SELECT seq, challenge, team, at_ms FROM contest_solves
-		WHERE contest = $1 AND seq > $2 ORDER BY seq`, id, int64(after))
+	rows, err := db.Query(ctx, sqlstore.Solves.Postgres, id, int64(after))
 	if err != nil {
 		return fmt.Errorf("solves: %w", err)
 	}
@@ -179,13 +175,13 @@ func contestSolves(ctx context.Context, db pgQuerier, id string, after uint64, f
 }
 
 // Solves calls fn for every solve of a contest after seq after, in order.
-func (s *Store) Solves(ctx context.Context, id string, after uint64, fn func(*contest.Solve) error) error {
+func (s contestRows) Solves(ctx context.Context, id string, after uint64, fn func(*contest.Solve) error) error {
 	return contestSolves(ctx, s.pool, id, after, fn)
 }
 
 // Attempt records one attempt (see contest.Store) in a transaction that
 // holds the contest's row.
-func (s *Store) Attempt(ctx context.Context, id string, after uint64, ref contest.AttemptRef, catchUp func(*contest.Solve) error,
+func (s contestRows) Attempt(ctx context.Context, id string, after uint64, ref contest.AttemptRef, catchUp func(*contest.Solve) error,
 	decide func(last uint64, prior *contest.Attempt) (*contest.Attempt, error)) error {
 	return s.contestTx(ctx, "attempt", func(tx pgx.Tx) error {
 		var last int64
@@ -201,8 +197,7 @@ func (s *Store) Attempt(ctx context.Context, id string, after uint64, ref contes
 		}
 		var prior *contest.Attempt
 		if ref.Idem != "" {
-			rows, err := tx.Query(ctx, "SELECT "+attemptCols+` FROM contest_attempts
-				WHERE contest = $1 AND key_id = $2 AND idem = $3`, id, ref.Key, ref.Idem)
+			rows, err := tx.Query(ctx, sqlstore.AttemptByKey.Postgres, id, ref.Key, ref.Idem)
 			if err != nil {
 				return err
 			}
@@ -225,14 +220,14 @@ func (s *Store) Attempt(ctx context.Context, id string, after uint64, ref contes
 			if a.Seq != uint64(last)+1 {
 				return fmt.Errorf("solve seq %d does not follow %d", a.Seq, last)
 			}
-			if _, err := tx.Exec(ctx, "INSERT INTO contest_solves (contest, seq, challenge, team, at_ms) VALUES ($1, $2, $3, $4, $5)",
+			if _, err := tx.Exec(ctx, sqlstore.InsertSolve.Postgres,
 				id, int64(a.Seq), a.Challenge, a.Team, podium.Millis(a.At)); err != nil {
 				if code, _ := pgCode(err); code == codeUniqueViolation {
 					return podium.Errorf(podium.ECodeConflict, "team %q has already solved %q", a.Team, a.Challenge)
 				}
 				return err
 			}
-			if _, err := tx.Exec(ctx, "UPDATE contests SET seq = $1 WHERE id = $2", int64(a.Seq), id); err != nil {
+			if _, err := tx.Exec(ctx, sqlstore.SetContestSeq.Postgres, int64(a.Seq), id); err != nil {
 				return err
 			}
 		} else {
@@ -248,11 +243,9 @@ func (s *Store) Attempt(ctx context.Context, id string, after uint64, ref contes
 	})
 }
 
-const attemptCols = "id, challenge, team, result, at_ms, key_id, seq, coalesce(idem, ''), correct"
-
 // DeleteContest deletes a contest and everything of it in one
 // transaction, holding the contest's row first as Attempt does.
-func (s *Store) DeleteContest(ctx context.Context, id string) (bool, error) {
+func (s contestRows) DeleteContest(ctx context.Context, id string) (bool, error) {
 	found := false
 	err := s.contestTx(ctx, "delete contest", func(tx pgx.Tx) error {
 		var one int
@@ -269,7 +262,7 @@ func (s *Store) DeleteContest(ctx context.Context, id string) (bool, error) {
 				return err
 			}
 		}
-		_, err = tx.Exec(ctx, "DELETE FROM contests WHERE id = $1", id)
+		_, err = tx.Exec(ctx, sqlstore.DeleteContest.Postgres, id)
 		return err
 	})
 	return found && err == nil, err
@@ -277,9 +270,9 @@ func (s *Store) DeleteContest(ctx context.Context, id string) (bool, error) {
 
 // DeleteChallenge deletes a challenge without solves, holding the
 // contest's row so that no solve of it commits meanwhile.
-func (s *Store) DeleteChallenge(ctx context.Context, id, challenge string) error {
+func (s contestRows) DeleteChallenge(ctx context.Context, id, challenge string) error {
 	return s.contestTx(ctx, "delete challenge", func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, "UPDATE contests SET version = version + 1 WHERE id = $1", id)
+		tag, err := tx.Exec(ctx, sqlstore.BumpContestVersion.Postgres, id)
 		if err != nil {
 			return err
 		}
@@ -287,13 +280,13 @@ func (s *Store) DeleteChallenge(ctx context.Context, id, challenge string) error
 			return podium.Errorf(podium.ECodeNotFound, "contest %q does not exist", id)
 		}
 		var solved int
-		if err := tx.QueryRow(ctx, "SELECT count(*) FROM contest_solves WHERE contest = $1 AND challenge = $2", id, challenge).Scan(&solved); err != nil {
+		if err := tx.QueryRow(ctx, sqlstore.ChallengeSolves.Postgres, id, challenge).Scan(&solved); err != nil {
 			return err
 		}
 		if solved > 0 {
 			return podium.Errorf(podium.ECodeConflict, "challenge %q has %d solves: a solved challenge cannot be deleted (its solves chain the standings)", challenge, solved)
 		}
-		tag, err = tx.Exec(ctx, "DELETE FROM contest_challenges WHERE contest = $1 AND id = $2", id, challenge)
+		tag, err = tx.Exec(ctx, sqlstore.DeleteChallenge.Postgres, id, challenge)
 		if err != nil {
 			return err
 		}
@@ -315,9 +308,8 @@ func attemptScanner(id string) pgx.RowToFunc[contest.Attempt] {
 }
 
 // Attempts returns up to limit attempts of a contest after id after.
-func (s *Store) Attempts(ctx context.Context, id string, after int64, limit int) ([]contest.Attempt, error) {
-	rows, err := s.pool.Query(ctx, "SELECT "+attemptCols+` FROM contest_attempts
-		WHERE contest = $1 AND id > $2 ORDER BY id LIMIT $3`, id, after, limit)
+func (s contestRows) Attempts(ctx context.Context, id string, after int64, limit int) ([]contest.Attempt, error) {
+	rows, err := s.pool.Query(ctx, sqlstore.Attempts.Postgres, id, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("attempts: %w", err)
 	}
@@ -330,9 +322,8 @@ func (s *Store) Attempts(ctx context.Context, id string, after int64, limit int)
 
 // PutSnapshot stores a standings snapshot unless one is stored for
 // (contest, at) already.
-func (s *Store) PutSnapshot(ctx context.Context, id string, at time.Time, seq uint64, doc []byte) (bool, error) {
-	tag, err := s.pool.Exec(ctx, `INSERT INTO contest_snapshots (contest, at_ms, seq, body) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (contest, at_ms) DO NOTHING`, id, podium.Millis(at), int64(seq), doc)
+func (s contestRows) PutSnapshot(ctx context.Context, id string, at time.Time, seq uint64, doc []byte) (bool, error) {
+	tag, err := s.pool.Exec(ctx, sqlstore.PutSnapshot.Postgres, id, podium.Millis(at), int64(seq), doc)
 	if err != nil {
 		return false, fmt.Errorf("put snapshot: %w", err)
 	}
@@ -340,13 +331,12 @@ func (s *Store) PutSnapshot(ctx context.Context, id string, at time.Time, seq ui
 }
 
 // SnapshotAt returns the newest snapshot taken at or before at.
-func (s *Store) SnapshotAt(ctx context.Context, id string, at time.Time) (contest.Snapshot, bool, error) {
+func (s contestRows) SnapshotAt(ctx context.Context, id string, at time.Time) (contest.Snapshot, bool, error) {
 	var (
 		snap    contest.Snapshot
 		ms, seq int64
 	)
-	err := s.pool.QueryRow(ctx, `SELECT at_ms, seq, body FROM contest_snapshots WHERE contest = $1 AND at_ms <= $2
-		ORDER BY at_ms DESC LIMIT 1`, id, podium.Millis(at)).Scan(&ms, &seq, &snap.Doc)
+	err := s.pool.QueryRow(ctx, sqlstore.SnapshotAt.Postgres, id, podium.Millis(at)).Scan(&ms, &seq, &snap.Doc)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return snap, false, nil
 	}
@@ -358,8 +348,8 @@ func (s *Store) SnapshotAt(ctx context.Context, id string, at time.Time) (contes
 }
 
 // SnapshotTimes lists the times of a contest's snapshots, oldest first.
-func (s *Store) SnapshotTimes(ctx context.Context, id string) ([]time.Time, error) {
-	rows, err := s.pool.Query(ctx, "SELECT at_ms FROM contest_snapshots WHERE contest = $1 ORDER BY at_ms", id)
+func (s contestRows) SnapshotTimes(ctx context.Context, id string) ([]time.Time, error) {
+	rows, err := s.pool.Query(ctx, sqlstore.SnapshotTimes.Postgres, id)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot times: %w", err)
 	}

@@ -12,9 +12,13 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/internal/sqlstore"
 )
 
 var _ podium.EvidenceStore = (*Store)(nil)
+
+// evidenceRows is the Store's evidence uploads (podium.EvidenceStore).
+type evidenceRows struct{ *Store }
 
 // Evidence uploads (podium.EvidenceStore): content once per player in
 // evidence_content (bytea; see docs/ARCHITECTURE.md for bytea against a
@@ -23,12 +27,6 @@ var _ podium.EvidenceStore = (*Store)(nil)
 // take turns; the sweeper locks the attachments it deletes (SKIP LOCKED)
 // and releases content through its row, whose lock orders it against an
 // upload that takes the same content at the same time.
-
-const evidenceCols = `e.board, e.player, e.seq, e.content_sha256, c.compressed_sha256, c.bytes, c.inflated_bytes, c.events,
-	e.created_ms, e.expires_ms, e.promoted_ms`
-
-const evidenceWhere = ` FROM evidence e JOIN evidence_content c ON c.player = e.player AND c.content_sha256 = e.content_sha256
-	WHERE e.board = $1 AND e.player = $2 AND e.seq = $3 AND (e.expires_ms IS NULL OR e.expires_ms > $4)`
 
 func scanEvidence(r pgx.Row, extra ...any) (*podium.Evidence, error) {
 	var (
@@ -60,7 +58,7 @@ func nullMillis(t time.Time) *int64 {
 }
 
 // SubmissionPlayer returns the player and period of a logged submission.
-func (s *Store) SubmissionPlayer(ctx context.Context, board string, seq uint64) (string, string, bool, error) {
+func (s evidenceRows) SubmissionPlayer(ctx context.Context, board string, seq uint64) (string, string, bool, error) {
 	var player, period string
 	err := s.pool.QueryRow(ctx, "SELECT player, period FROM submissions WHERE board = $1 AND seq = $2 AND kind = 0", board, int64(seq)).Scan(&player, &period)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -73,8 +71,8 @@ func (s *Store) SubmissionPlayer(ctx context.Context, board string, seq uint64) 
 }
 
 // Evidence returns the unexpired evidence of a submission, nil if none.
-func (s *Store) Evidence(ctx context.Context, board, player string, seq uint64, now time.Time) (*podium.Evidence, error) {
-	ev, err := scanEvidence(s.pool.QueryRow(ctx, "SELECT "+evidenceCols+evidenceWhere, board, player, int64(seq), podium.Millis(now)))
+func (s evidenceRows) Evidence(ctx context.Context, board, player string, seq uint64, now time.Time) (*podium.Evidence, error) {
+	ev, err := scanEvidence(s.pool.QueryRow(ctx, sqlstore.Evidence.Postgres, board, player, int64(seq), podium.Millis(now)))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
@@ -86,9 +84,9 @@ func (s *Store) Evidence(ctx context.Context, board, player string, seq uint64, 
 
 // EvidenceData returns the unexpired evidence of a submission with its
 // bytes.
-func (s *Store) EvidenceData(ctx context.Context, board, player string, seq uint64, now time.Time) (*podium.Evidence, []byte, error) {
+func (s evidenceRows) EvidenceData(ctx context.Context, board, player string, seq uint64, now time.Time) (*podium.Evidence, []byte, error) {
 	var data []byte
-	ev, err := scanEvidence(s.pool.QueryRow(ctx, "SELECT "+evidenceCols+", c.data"+evidenceWhere, board, player, int64(seq), podium.Millis(now)), &data)
+	ev, err := scanEvidence(s.pool.QueryRow(ctx, sqlstore.EvidenceData.Postgres, board, player, int64(seq), podium.Millis(now)), &data)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil, nil
 	}
@@ -99,9 +97,9 @@ func (s *Store) EvidenceData(ctx context.Context, board, player string, seq uint
 }
 
 // PlayerContent returns the compressed hash of a player's stored content.
-func (s *Store) PlayerContent(ctx context.Context, player, content string) (string, bool, error) {
+func (s evidenceRows) PlayerContent(ctx context.Context, player, content string) (string, bool, error) {
 	var comp string
-	err := s.pool.QueryRow(ctx, "SELECT compressed_sha256 FROM evidence_content WHERE player = $1 AND content_sha256 = $2", player, content).Scan(&comp)
+	err := s.pool.QueryRow(ctx, sqlstore.PlayerContent.Postgres, player, content).Scan(&comp)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", false, nil
 	}
@@ -112,7 +110,7 @@ func (s *Store) PlayerContent(ctx context.Context, player, content string) (stri
 }
 
 // PutEvidence attaches evidence to a submission (podium.EvidenceStore).
-func (s *Store) PutEvidence(ctx context.Context, ev *podium.Evidence, data []byte, now time.Time) (podium.Evidence, podium.EvidenceOutcome, error) {
+func (s evidenceRows) PutEvidence(ctx context.Context, ev *podium.Evidence, data []byte, now time.Time) (podium.Evidence, podium.EvidenceOutcome, error) {
 	var (
 		got     *podium.Evidence
 		outcome podium.EvidenceOutcome
@@ -139,13 +137,13 @@ func (s *Store) PutEvidence(ctx context.Context, ev *podium.Evidence, data []byt
 				return err
 			}
 		case have == ev.ContentSHA256:
-			got, err = scanEvidence(tx.QueryRow(ctx, "SELECT "+evidenceCols+evidenceWhere, ev.Board, ev.Player, int64(ev.Seq), podium.Millis(now)))
+			got, err = scanEvidence(tx.QueryRow(ctx, sqlstore.Evidence.Postgres, ev.Board, ev.Player, int64(ev.Seq), podium.Millis(now)))
 			outcome = podium.EvidenceAlready
 			return err
 		default:
 			return podium.Errorf(podium.ECodeConflict, "%s already has other evidence", ev.Target())
 		}
-		tag, err := tx.Exec(ctx, "UPDATE evidence_content SET refs = refs + 1 WHERE player = $1 AND content_sha256 = $2", ev.Player, ev.ContentSHA256)
+		tag, err := tx.Exec(ctx, sqlstore.RefContent.Postgres, ev.Player, ev.ContentSHA256)
 		if err != nil {
 			return err
 		}
@@ -155,18 +153,16 @@ func (s *Store) PutEvidence(ctx context.Context, ev *podium.Evidence, data []byt
 				return podium.Errorf(podium.ECodeNotFound, "the player's content %s is no longer stored", ev.ContentSHA256)
 			}
 			outcome = podium.EvidenceStored
-			if _, err := tx.Exec(ctx, `INSERT INTO evidence_content (player, content_sha256, compressed_sha256, bytes, inflated_bytes,
-				events, data, refs, created_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, 1, $8)`, ev.Player, ev.ContentSHA256, ev.CompressedSHA256,
+			if _, err := tx.Exec(ctx, sqlstore.InsertContent.Postgres, ev.Player, ev.ContentSHA256, ev.CompressedSHA256,
 				int64(len(data)), ev.InflatedBytes, ev.Events, data, podium.Millis(ev.CreatedAt)); err != nil {
 				return err
 			}
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO evidence (board, player, seq, content_sha256, created_ms, expires_ms, promoted_ms)
-			VALUES ($1, $2, $3, $4, $5, $6, $7)`, ev.Board, ev.Player, int64(ev.Seq), ev.ContentSHA256, podium.Millis(ev.CreatedAt),
+		if _, err := tx.Exec(ctx, sqlstore.InsertEvidence.Postgres, ev.Board, ev.Player, int64(ev.Seq), ev.ContentSHA256, podium.Millis(ev.CreatedAt),
 			nullMillis(ev.ExpiresAt), nullMillis(ev.PromotedAt)); err != nil {
 			return err
 		}
-		got, err = scanEvidence(tx.QueryRow(ctx, "SELECT "+evidenceCols+evidenceWhere, ev.Board, ev.Player, int64(ev.Seq), podium.Millis(now)))
+		got, err = scanEvidence(tx.QueryRow(ctx, sqlstore.Evidence.Postgres, ev.Board, ev.Player, int64(ev.Seq), podium.Millis(now)))
 		return err
 	})
 	if err != nil {
@@ -215,10 +211,10 @@ func dropAttachments(ctx context.Context, tx pgx.Tx, where string, args ...any) 
 	})
 	for _, r := range refs {
 		c := counts[r]
-		if _, err := tx.Exec(ctx, "UPDATE evidence_content SET refs = refs - $1 WHERE player = $2 AND content_sha256 = $3", c, r.player, r.content); err != nil {
+		if _, err := tx.Exec(ctx, sqlstore.UnrefContent.Postgres, c, r.player, r.content); err != nil {
 			return 0, err
 		}
-		if _, err := tx.Exec(ctx, "DELETE FROM evidence_content WHERE player = $1 AND content_sha256 = $2 AND refs <= 0", r.player, r.content); err != nil {
+		if _, err := tx.Exec(ctx, sqlstore.DeleteUnusedContent.Postgres, r.player, r.content); err != nil {
 			return 0, err
 		}
 	}
@@ -226,9 +222,8 @@ func dropAttachments(ctx context.Context, tx pgx.Tx, where string, args ...any) 
 }
 
 // PromoteEvidence fixes the expiry of an unpromoted attachment.
-func (s *Store) PromoteEvidence(ctx context.Context, board, player string, seq uint64, now, expires time.Time) (bool, error) {
-	tag, err := s.pool.Exec(ctx, `UPDATE evidence SET promoted_ms = $1, expires_ms = $2 WHERE board = $3 AND player = $4 AND seq = $5
-		AND promoted_ms IS NULL AND (expires_ms IS NULL OR expires_ms > $1)`, podium.Millis(now), nullMillis(expires), board, player, int64(seq))
+func (s evidenceRows) PromoteEvidence(ctx context.Context, board, player string, seq uint64, now, expires time.Time) (bool, error) {
+	tag, err := s.pool.Exec(ctx, sqlstore.PromoteEvidence.Postgres, podium.Millis(now), nullMillis(expires), board, player, int64(seq), podium.Millis(now))
 	if err != nil {
 		return false, fmt.Errorf("promote evidence: %w", err)
 	}
@@ -237,7 +232,7 @@ func (s *Store) PromoteEvidence(ctx context.Context, board, player string, seq u
 
 // SweepEvidence deletes at most limit expired attachments and the content
 // they leave unused.
-func (s *Store) SweepEvidence(ctx context.Context, now time.Time, limit int) (int, error) {
+func (s evidenceRows) SweepEvidence(ctx context.Context, now time.Time, limit int) (int, error) {
 	var n int
 	err := inWriteTx(ctx, s.pool, func(tx pgx.Tx) error {
 		var err error

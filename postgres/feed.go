@@ -10,9 +10,13 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/internal/sqlstore"
 )
 
 var _ podium.FeedStore = (*Store)(nil)
+
+// feedRows is the Store's activity feed (podium.FeedStore).
+type feedRows struct{ *Store }
 
 // sqlFeed stores a commit's feed events (podium.Batch.Feed) in its
 // transaction, as the other statements of the write path: one array per
@@ -97,7 +101,7 @@ func arrayLiteral(keys []int64) string {
 }
 
 // Feed returns the events q selects, newest first.
-func (s *Store) Feed(ctx context.Context, q podium.FeedQuery) ([]podium.FeedEvent, error) {
+func (s feedRows) Feed(ctx context.Context, q podium.FeedQuery) ([]podium.FeedEvent, error) {
 	var (
 		where []string
 		args  []any
@@ -120,7 +124,7 @@ func (s *Store) Feed(ctx context.Context, q podium.FeedQuery) ([]podium.FeedEven
 		where = append(where, fmt.Sprintf("(at_ms, board, seq, kind) < (%s, %s, %s, %s)",
 			arg(p.At), arg(p.Board), arg(int64(p.Seq)), arg(int16(p.Kind))))
 	}
-	query := "SELECT board, seq, kind, at_ms, period, player, keys, old, other, data FROM feed"
+	query := sqlstore.SelectFeed.Postgres
 	if len(where) > 0 {
 		query += " WHERE " + strings.Join(where, " AND ")
 	}
@@ -157,7 +161,7 @@ func (s *Store) Feed(ctx context.Context, q podium.FeedQuery) ([]podium.FeedEven
 // (keep at least 1). Nodes may prune
 // the same board at once: each deletes rows past the cap, which is the
 // same set.
-func (s *Store) PruneFeed(ctx context.Context, boards []string, keep, max int) (int, error) {
+func (s feedRows) PruneFeed(ctx context.Context, boards []string, keep, max int) (int, error) {
 	n := 0
 	for _, b := range boards {
 		if n >= max {
@@ -181,8 +185,8 @@ func (s *Store) PruneFeed(ctx context.Context, boards []string, keep, max int) (
 var _ podium.FeedOverCap = (*Store)(nil)
 
 // FeedBoardsOver returns the boards that hold more than keep events.
-func (s *Store) FeedBoardsOver(ctx context.Context, keep int) ([]string, error) {
-	rows, err := s.pool.Query(ctx, "SELECT board FROM feed GROUP BY board HAVING count(*) > $1", keep)
+func (s feedRows) FeedBoardsOver(ctx context.Context, keep int) ([]string, error) {
+	rows, err := s.pool.Query(ctx, sqlstore.FeedBoardsOver.Postgres, keep)
 	if err != nil {
 		return nil, fmt.Errorf("feed boards over the cap: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/podiumhq/podium/internal/migrate"
+	"github.com/podiumhq/podium/internal/sqlstore"
 )
 
 //go:embed migrations/*.sql
@@ -36,7 +37,7 @@ func (s *Store) migrate(ctx context.Context) error {
 // SchemaVersion returns the version of the last migration applied.
 func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
 	var v int
-	if err := s.pool.QueryRow(ctx, "SELECT coalesce(max(version), 0) FROM schema_migrations").Scan(&v); err != nil {
+	if err := s.pool.QueryRow(ctx, sqlstore.SchemaVersion.Postgres).Scan(&v); err != nil {
 		return 0, fmt.Errorf("schema version: %w", err)
 	}
 	return v, nil

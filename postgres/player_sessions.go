@@ -9,9 +9,13 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/internal/sqlstore"
 )
 
 var _ podium.SessionStore = (*Store)(nil)
+
+// sessionRows is the Store's player sessions (podium.SessionStore).
+type sessionRows struct{ *Store }
 
 // Player sessions (podium.SessionStore). Every write appends a session
 // change per session it touches, so that the other nodes reload (or
@@ -20,40 +24,27 @@ var _ podium.SessionStore = (*Store)(nil)
 // a per-player advisory lock first, so that two nodes issuing for one
 // player take turns and the cap holds.
 
-const sessionCols = "id, player, device, hash, ttl_ms, created_ms, refreshed_ms, expires_ms, marker"
-
-func scanSession(r pgx.Row) (podium.Session, error) {
-	var (
-		s                                podium.Session
-		ttl, created, refreshed, expires int64
-	)
-	err := r.Scan(&s.ID, &s.Player, &s.Device, &s.Hash, &ttl, &created, &refreshed, &expires, &s.Marker)
-	s.TTL = time.Duration(ttl) * time.Millisecond
-	s.CreatedAt, s.RefreshedAt, s.ExpiresAt = podium.FromMillis(created), podium.FromMillis(refreshed), podium.FromMillis(expires)
-	return s, err
-}
-
-func (s *Store) querySessions(ctx context.Context, what, q string, args ...any) ([]podium.Session, error) {
+func (s sessionRows) querySessions(ctx context.Context, what, q string, args ...any) ([]podium.Session, error) {
 	rows, err := s.pool.Query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (podium.Session, error) { return scanSession(r) })
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (podium.Session, error) { return sqlstore.ScanSession(r) })
 	return out, wrap(what, err)
 }
 
 // ActiveSessions lists the sessions that expire after now.
-func (s *Store) ActiveSessions(ctx context.Context, now time.Time) ([]podium.Session, error) {
-	return s.querySessions(ctx, "sessions", "SELECT "+sessionCols+" FROM player_sessions WHERE expires_ms > $1 ORDER BY id", podium.Millis(now))
+func (s sessionRows) ActiveSessions(ctx context.Context, now time.Time) ([]podium.Session, error) {
+	return s.querySessions(ctx, "sessions", sqlstore.ActiveSessions.Postgres, podium.Millis(now))
 }
 
 // PlayerSessions lists a player's sessions, oldest first.
-func (s *Store) PlayerSessions(ctx context.Context, player string) ([]podium.Session, error) {
-	return s.querySessions(ctx, "player sessions", "SELECT "+sessionCols+" FROM player_sessions WHERE player = $1 ORDER BY created_ms, id", player)
+func (s sessionRows) PlayerSessions(ctx context.Context, player string) ([]podium.Session, error) {
+	return s.querySessions(ctx, "player sessions", sqlstore.PlayerSessions.Postgres, player)
 }
 
-func (s *Store) oneSession(ctx context.Context, what, where, arg string) (*podium.Session, error) {
-	ses, err := scanSession(s.pool.QueryRow(ctx, "SELECT "+sessionCols+" FROM player_sessions WHERE "+where+" = $1", arg))
+func (s sessionRows) oneSession(ctx context.Context, what, q, arg string) (*podium.Session, error) {
+	ses, err := sqlstore.ScanSession(s.pool.QueryRow(ctx, q, arg))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
@@ -64,16 +55,16 @@ func (s *Store) oneSession(ctx context.Context, what, where, arg string) (*podiu
 }
 
 // LoadSession returns one session, nil if it does not exist.
-func (s *Store) LoadSession(ctx context.Context, id string) (*podium.Session, error) {
-	return s.oneSession(ctx, "load session", "id", id)
+func (s sessionRows) LoadSession(ctx context.Context, id string) (*podium.Session, error) {
+	return s.oneSession(ctx, "load session", sqlstore.LoadSession.Postgres, id)
 }
 
 // SessionByMarker returns the session issued under marker, nil if none.
-func (s *Store) SessionByMarker(ctx context.Context, marker string) (*podium.Session, error) {
+func (s sessionRows) SessionByMarker(ctx context.Context, marker string) (*podium.Session, error) {
 	if marker == "" {
 		return nil, nil
 	}
-	return s.oneSession(ctx, "session by marker", "marker", marker)
+	return s.oneSession(ctx, "session by marker", sqlstore.SessionByMarker.Postgres, marker)
 }
 
 // lockChanges takes the change feed's lock for a transaction that
@@ -91,7 +82,7 @@ func collectIDs(ctx context.Context, tx pgx.Tx, q string, args ...any) ([]string
 	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
-func (s *Store) appendSessionChanges(ctx context.Context, tx pgx.Tx, ids []string) error {
+func (s sessionRows) appendSessionChanges(ctx context.Context, tx pgx.Tx, ids []string) error {
 	if len(ids) == 0 {
 		return nil
 	}
@@ -104,7 +95,7 @@ func (s *Store) appendSessionChanges(ctx context.Context, tx pgx.Tx, ids []strin
 
 // PutSession stores a new session, removing the player's session on the
 // same device and the oldest beyond max.
-func (s *Store) PutSession(ctx context.Context, ses *podium.Session, max int) ([]string, error) {
+func (s sessionRows) PutSession(ctx context.Context, ses *podium.Session, max int) ([]string, error) {
 	var removed []string
 	err := inWriteTx(ctx, s.pool, func(tx pgx.Tx) error {
 		removed = nil
@@ -123,12 +114,12 @@ func (s *Store) PutSession(ctx context.Context, ses *podium.Session, max int) ([
 				return podium.Errorf(podium.ECodeConflict, "a session was already issued under this Idempotency-Key")
 			}
 		}
-		ids, err := collectIDs(ctx, tx, "DELETE FROM player_sessions WHERE player = $1 AND device = $2 RETURNING id", ses.Player, ses.Device)
+		ids, err := collectIDs(ctx, tx, sqlstore.DeleteDeviceSession.Postgres, ses.Player, ses.Device)
 		if err != nil {
 			return err
 		}
 		removed = append(removed, ids...)
-		if _, err := tx.Exec(ctx, "INSERT INTO player_sessions ("+sessionCols+") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+		if _, err := tx.Exec(ctx, sqlstore.InsertSession.Postgres,
 			ses.ID, ses.Player, ses.Device, ses.Hash, ses.TTL.Milliseconds(), podium.Millis(ses.CreatedAt),
 			podium.Millis(ses.RefreshedAt), podium.Millis(ses.ExpiresAt), ses.Marker); err != nil {
 			if code, _ := pgCode(err); code == codeUniqueViolation {
@@ -154,12 +145,12 @@ func (s *Store) PutSession(ctx context.Context, ses *podium.Session, max int) ([
 }
 
 // RotateSession gives a session a new hash and times.
-func (s *Store) RotateSession(ctx context.Context, id, hash string, refreshed, expires time.Time) error {
+func (s sessionRows) RotateSession(ctx context.Context, id, hash string, refreshed, expires time.Time) error {
 	err := inWriteTx(ctx, s.pool, func(tx pgx.Tx) error {
 		if err := s.appendSessionChanges(ctx, tx, []string{id}); err != nil {
 			return err
 		}
-		tag, err := tx.Exec(ctx, "UPDATE player_sessions SET hash = $1, refreshed_ms = $2, expires_ms = $3 WHERE id = $4",
+		tag, err := tx.Exec(ctx, sqlstore.RotateSession.Postgres,
 			hash, podium.Millis(refreshed), podium.Millis(expires), id)
 		if err != nil {
 			return err
@@ -176,7 +167,7 @@ func (s *Store) RotateSession(ctx context.Context, id, hash string, refreshed, e
 }
 
 // DeleteSessions removes one session of a player, or all of them.
-func (s *Store) DeleteSessions(ctx context.Context, player, id string) ([]string, error) {
+func (s sessionRows) DeleteSessions(ctx context.Context, player, id string) ([]string, error) {
 	var removed []string
 	err := inWriteTx(ctx, s.pool, func(tx pgx.Tx) error {
 		if err := lockChanges(ctx, tx); err != nil {
@@ -184,9 +175,9 @@ func (s *Store) DeleteSessions(ctx context.Context, player, id string) ([]string
 		}
 		var err error
 		if id == "" {
-			removed, err = collectIDs(ctx, tx, "DELETE FROM player_sessions WHERE player = $1 RETURNING id", player)
+			removed, err = collectIDs(ctx, tx, sqlstore.DeletePlayerSessions.Postgres, player)
 		} else {
-			removed, err = collectIDs(ctx, tx, "DELETE FROM player_sessions WHERE player = $1 AND id = $2 RETURNING id", player, id)
+			removed, err = collectIDs(ctx, tx, sqlstore.DeletePlayerSession.Postgres, player, id)
 		}
 		if err != nil {
 			return err
@@ -208,7 +199,7 @@ func (s *Store) DeleteSessions(ctx context.Context, player, id string) ([]string
 // SweepSessions deletes at most limit expired sessions, the oldest first.
 // It appends no change: every node refuses an expired session by its
 // clock, and forgets it on its own.
-func (s *Store) SweepSessions(ctx context.Context, before time.Time, limit int) (int, error) {
+func (s sessionRows) SweepSessions(ctx context.Context, before time.Time, limit int) (int, error) {
 	tag, err := s.pool.Exec(ctx, `DELETE FROM player_sessions WHERE id IN (SELECT id FROM player_sessions
 		WHERE expires_ms <= $1 ORDER BY expires_ms LIMIT $2 FOR UPDATE SKIP LOCKED)`, podium.Millis(before), limit)
 	if err != nil {

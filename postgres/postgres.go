@@ -116,6 +116,30 @@ type Store struct {
 	// when (unix nanoseconds) a metadata write next prunes it.
 	retention time.Duration
 	nextPrune atomic.Int64
+
+	// The rows of each feature: views of this Store whose methods are
+	// promoted to it, one type per module, so that no one type declares
+	// every feature's methods (bindRows sets them).
+	keyRows
+	sessionRows
+	evidenceRows
+	reviewRows
+	feedRows
+	tourneyRows
+	quotaRows
+	contestRows
+}
+
+// bindRows points the rows of each feature at s.
+func (s *Store) bindRows() {
+	s.keyRows = keyRows{s}
+	s.sessionRows = sessionRows{s}
+	s.evidenceRows = evidenceRows{s}
+	s.reviewRows = reviewRows{s}
+	s.feedRows = feedRows{s}
+	s.tourneyRows = tourneyRows{s}
+	s.quotaRows = quotaRows{s}
+	s.contestRows = contestRows{s}
 }
 
 var (
@@ -165,6 +189,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	s := &Store{pool: pool, pingTimeout: cfg.ConnConfig.ConnectTimeout, retention: cmp.Or(opts.ChangeRetention, DefaultChangeRetention)}
+	s.bindRows()
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("postgres: %w", err)

@@ -5,7 +5,14 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/podiumhq/podium"
 )
+
+var _ podium.QuotaStore = (*Store)(nil)
+
+// quotaRows is the Store's submission counts that quotas read (podium.QuotaStore).
+type quotaRows struct{ *Store }
 
 // sqlCountSubmissions counts, per player of $3, the score submissions in a
 // period up to a seq and within [since, until) in unix milliseconds,
@@ -18,7 +25,7 @@ const sqlCountSubmissions = `SELECT player, count(*) FROM submissions
 // a period up to seq upTo and, unless since and until are zero, made in
 // [since, until), in one statement. A writer holding the board's head lock
 // gets exact counts: no other transaction can log to the board meanwhile.
-func (s *Store) CountSubmissions(ctx context.Context, board, period string, players []string, upTo uint64, since, until time.Time) (map[string]int, error) {
+func (s quotaRows) CountSubmissions(ctx context.Context, board, period string, players []string, upTo uint64, since, until time.Time) (map[string]int, error) {
 	out := map[string]int{}
 	if len(players) == 0 {
 		return out, nil

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/internal/sqlstore"
 )
 
 // scan runs one query that streams rows to row, in a read-only transaction
@@ -193,7 +194,7 @@ func decodeLogRow(v [][]byte, sub *podium.Submission) error {
 // counts, newest first. Period ids of one cadence sort as text (byte
 // order) in time order, so newest first is descending id order.
 func (s *Store) Periods(ctx context.Context, board string) ([]podium.PeriodCount, error) {
-	rows, err := s.pool.Query(ctx, "SELECT period, count(*) FROM entries WHERE board = $1 GROUP BY period ORDER BY period DESC", board)
+	rows, err := s.pool.Query(ctx, sqlstore.Periods.Postgres, board)
 	if err != nil {
 		return nil, fmt.Errorf("periods: %w", err)
 	}
@@ -225,7 +226,7 @@ func (s *Store) LastSeq(ctx context.Context, board string) (uint64, error) {
 // Watermarks returns the seq up to which each board's entries reflect its
 // log; boards without a row are at 0.
 func (s *Store) Watermarks(ctx context.Context) (map[string]uint64, error) {
-	rows, err := s.pool.Query(ctx, "SELECT board, seq FROM watermarks")
+	rows, err := s.pool.Query(ctx, sqlstore.Watermarks.Postgres)
 	if err != nil {
 		return nil, fmt.Errorf("watermarks: %w", err)
 	}
@@ -248,8 +249,7 @@ func (s *Store) Watermarks(ctx context.Context) (map[string]uint64, error) {
 // IdempotencyIndex calls fn with each record created at or after since,
 // newest first, without its body, until fn returns false.
 func (s *Store) IdempotencyIndex(ctx context.Context, since time.Time, fn func(*podium.IdempotencyRecord) bool) error {
-	rows, err := s.pool.Query(ctx, `SELECT scope, key, request_hash, status, created_ms FROM idempotency
-		WHERE created_ms >= $1 ORDER BY created_ms DESC`, podium.Millis(since))
+	rows, err := s.pool.Query(ctx, sqlstore.IdempotencyIndex.Postgres, podium.Millis(since))
 	if err != nil {
 		return fmt.Errorf("idempotency index: %w", err)
 	}
@@ -293,8 +293,7 @@ func (s *Store) LookupIdempotency(ctx context.Context, scope, key string) (podiu
 // IdempotencyRecords returns the records created at or after since, oldest
 // first.
 func (s *Store) IdempotencyRecords(ctx context.Context, since time.Time) ([]podium.IdempotencyRecord, error) {
-	rows, err := s.pool.Query(ctx, `SELECT scope, key, request_hash, status, body, created_ms FROM idempotency
-		WHERE created_ms >= $1 ORDER BY created_ms, scope, key`, podium.Millis(since))
+	rows, err := s.pool.Query(ctx, sqlstore.IdempotencyRecords.Postgres, podium.Millis(since))
 	if err != nil {
 		return nil, fmt.Errorf("idempotency records: %w", err)
 	}

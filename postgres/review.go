@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/internal/sqlstore"
 )
 
 // Moderation (podium.ReviewStore): held submissions, decisions, freezes
@@ -19,15 +20,12 @@ import (
 
 var _ podium.ReviewStore = (*Store)(nil)
 
+// reviewRows is the Store's moderation: held submissions, decisions, freezes and a player's history (podium.ReviewStore).
+type reviewRows struct{ *Store }
+
 // codeDecided is the SQLSTATE podium_review_decide raises for an item
 // that is not pending.
 const codeDecided = "P0005"
-
-const reviewCols = "id, board, period, player, keys, meta, submitted_ms, reason, status, decided_ms, decided_by, note, seq"
-
-// reviewDelete removes a board's review items with the board (its log
-// goes too): a board made again under the same id starts with no queue.
-const reviewDelete = "DELETE FROM review_items WHERE board = $1"
 
 // review queues the held submissions and decisions of a batch, one JSON
 // parameter each kind.
@@ -107,8 +105,8 @@ func scanReview(r pgx.CollectableRow) (podium.ReviewItem, error) {
 }
 
 // ReviewItem returns one item, nil if there is none.
-func (s *Store) ReviewItem(ctx context.Context, id string) (*podium.ReviewItem, error) {
-	rows, err := s.pool.Query(ctx, "SELECT "+reviewCols+" FROM review_items WHERE id = $1", id)
+func (s reviewRows) ReviewItem(ctx context.Context, id string) (*podium.ReviewItem, error) {
+	rows, err := s.pool.Query(ctx, sqlstore.ReviewItem.Postgres, id)
 	if err != nil {
 		return nil, fmt.Errorf("review item: %w", err)
 	}
@@ -120,7 +118,7 @@ func (s *Store) ReviewItem(ctx context.Context, id string) (*podium.ReviewItem, 
 }
 
 // ReviewItems lists the items f selects in (submitted, id) order.
-func (s *Store) ReviewItems(ctx context.Context, f podium.ReviewFilter) ([]podium.ReviewItem, error) {
+func (s reviewRows) ReviewItems(ctx context.Context, f podium.ReviewFilter) ([]podium.ReviewItem, error) {
 	var (
 		where []string
 		args  []any
@@ -141,7 +139,7 @@ func (s *Store) ReviewItems(ctx context.Context, f podium.ReviewFilter) ([]podiu
 	if f.After.ID != "" {
 		where = append(where, "(submitted_ms, id) > ("+arg(podium.Millis(f.After.At))+"::bigint, "+arg(f.After.ID)+")")
 	}
-	q := "SELECT " + reviewCols + " FROM review_items"
+	q := sqlstore.SelectReviewItems.Postgres
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
@@ -165,8 +163,8 @@ func scanFreeze(r pgx.CollectableRow) (podium.Freeze, error) {
 }
 
 // Freezes lists every frozen player.
-func (s *Store) Freezes(ctx context.Context) ([]podium.Freeze, error) {
-	rows, err := s.pool.Query(ctx, "SELECT player, frozen_by, reason, at_ms FROM frozen_players ORDER BY player")
+func (s reviewRows) Freezes(ctx context.Context) ([]podium.Freeze, error) {
+	rows, err := s.pool.Query(ctx, sqlstore.Freezes.Postgres)
 	if err != nil {
 		return nil, fmt.Errorf("freezes: %w", err)
 	}
@@ -175,8 +173,8 @@ func (s *Store) Freezes(ctx context.Context) ([]podium.Freeze, error) {
 }
 
 // LoadFreeze returns a player's freeze, nil if not frozen.
-func (s *Store) LoadFreeze(ctx context.Context, player string) (*podium.Freeze, error) {
-	rows, err := s.pool.Query(ctx, "SELECT player, frozen_by, reason, at_ms FROM frozen_players WHERE player = $1", player)
+func (s reviewRows) LoadFreeze(ctx context.Context, player string) (*podium.Freeze, error) {
+	rows, err := s.pool.Query(ctx, sqlstore.LoadFreeze.Postgres, player)
 	if err != nil {
 		return nil, fmt.Errorf("load freeze: %w", err)
 	}
@@ -189,11 +187,10 @@ func (s *Store) LoadFreeze(ctx context.Context, player string) (*podium.Freeze, 
 
 // PutFreeze freezes a player and announces it on the change feed (a
 // player change), in one transaction.
-func (s *Store) PutFreeze(ctx context.Context, f *podium.Freeze) error {
+func (s reviewRows) PutFreeze(ctx context.Context, f *podium.Freeze) error {
 	var b pgx.Batch
 	s.queueChange(&b, podium.ChangePlayer, f.Player)
-	b.Queue(`INSERT INTO frozen_players (player, frozen_by, reason, at_ms) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (player) DO UPDATE SET frozen_by = excluded.frozen_by, reason = excluded.reason, at_ms = excluded.at_ms`,
+	b.Queue(sqlstore.PutFreeze.Postgres,
 		f.Player, f.By, f.Reason, podium.Millis(f.At))
 	if err := s.pool.SendBatch(ctx, &b).Close(); err != nil {
 		return fmt.Errorf("put freeze: %w", err)
@@ -202,12 +199,12 @@ func (s *Store) PutFreeze(ctx context.Context, f *podium.Freeze) error {
 }
 
 // DeleteFreeze unfreezes a player; one not frozen is ECodeNotFound.
-func (s *Store) DeleteFreeze(ctx context.Context, player string) error {
+func (s reviewRows) DeleteFreeze(ctx context.Context, player string) error {
 	return inWriteTx(ctx, s.pool, func(tx pgx.Tx) error {
 		if err := lockChanges(ctx, tx); err != nil {
 			return fmt.Errorf("delete freeze: %w", err)
 		}
-		tag, err := tx.Exec(ctx, "DELETE FROM frozen_players WHERE player = $1", player)
+		tag, err := tx.Exec(ctx, sqlstore.DeleteFreeze.Postgres, player)
 		if err != nil {
 			return fmt.Errorf("delete freeze: %w", err)
 		}
@@ -226,7 +223,7 @@ func (s *Store) DeleteFreeze(ctx context.Context, player string) error {
 // History returns a player's logged submissions on a board, newest first.
 // Every board's log is indexed by player here (submissions_player), so a
 // page is always complete: resume is 0.
-func (s *Store) History(ctx context.Context, board, player string, periods []string, before uint64, limit int) ([]podium.HistoryRow, uint64, error) {
+func (s reviewRows) History(ctx context.Context, board, player string, periods []string, before uint64, limit int) ([]podium.HistoryRow, uint64, error) {
 	if len(periods) == 0 {
 		return nil, 0, nil
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/internal/sqlstore"
 )
 
 // Shared mode: several podium nodes write one database (podium.SharedStore).
@@ -290,7 +291,7 @@ func (tx *writeTx) PutBoard(ctx context.Context, b *podium.Board) error {
 		batch.Queue(sqlNewHead+" RETURNING gen", b.ID).QueryRow(func(r pgx.Row) error { return r.Scan(&gen) })
 	}
 	tx.s.queueChange(&batch, podium.ChangeBoard, b.ID)
-	batch.Queue(sqlPutBoard, b.ID, body, podium.Millis(b.CreatedAt), podium.Millis(b.UpdatedAt))
+	batch.Queue(sqlstore.PutBoard.Postgres, b.ID, body, podium.Millis(b.CreatedAt), podium.Millis(b.UpdatedAt))
 	if err := tx.conn.SendBatch(ctx, &batch).Close(); err != nil {
 		tx.failed(err)
 		code, constraint := pgCode(err)

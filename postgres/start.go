@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/internal/sqlstore"
 )
 
 // What a start reads of every board, in one statement each
@@ -47,7 +48,7 @@ func (s *Store) LastSeqs(ctx context.Context) (map[string]uint64, error) {
 // AllPeriods returns, per board, the periods that have entries with their
 // counts, newest first.
 func (s *Store) AllPeriods(ctx context.Context) (map[string][]podium.PeriodCount, error) {
-	rows, err := s.pool.Query(ctx, "SELECT board, period, count(*) FROM entries GROUP BY board, period")
+	rows, err := s.pool.Query(ctx, sqlstore.AllPeriods.Postgres)
 	if err != nil {
 		return nil, fmt.Errorf("all periods: %w", err)
 	}

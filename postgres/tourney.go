@@ -12,12 +12,16 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/internal/sqlstore"
 )
 
 // Tournaments (podium.TourneyStore): joins, payouts, settlements and
 // leases (migration 0040).
 
 var _ podium.TourneyStore = (*Store)(nil)
+
+// tourneyRows is the Store's tournaments: joins, payouts, settlements and leases (podium.TourneyStore).
+type tourneyRows struct{ *Store }
 
 // codeFenceLost is the SQLSTATE podium_fence raises when the lease is gone.
 const codeFenceLost = "P0004"
@@ -108,14 +112,14 @@ func fenceError(err error) error {
 // tourneyDeletes are the statements that remove what a board's tournament
 // accumulated, run with the board's delete.
 var tourneyDeletes = []string{
-	"DELETE FROM tournament_joins WHERE board = $1",
-	"DELETE FROM tournament_payouts WHERE board = $1",
-	"DELETE FROM tournament_settlements WHERE board = $1",
+	sqlstore.DeleteBoardJoins.Postgres,
+	sqlstore.DeleteBoardPayouts.Postgres,
+	sqlstore.DeleteBoardSettlement.Postgres,
 }
 
 // Joins returns the joins of a board with n above after, by n.
-func (s *Store) Joins(ctx context.Context, board string, after int64) ([]podium.Join, error) {
-	rows, err := s.pool.Query(ctx, "SELECT player, n, at_ms FROM tournament_joins WHERE board = $1 AND n > $2 ORDER BY n", board, after)
+func (s tourneyRows) Joins(ctx context.Context, board string, after int64) ([]podium.Join, error) {
+	rows, err := s.pool.Query(ctx, sqlstore.Joins.Postgres, board, after)
 	if err != nil {
 		return nil, fmt.Errorf("joins: %w", err)
 	}
@@ -133,8 +137,8 @@ func (s *Store) Joins(ctx context.Context, board string, after int64) ([]podium.
 }
 
 // Payouts returns every payout of a board, by player.
-func (s *Store) Payouts(ctx context.Context, board string) ([]podium.Payout, error) {
-	rows, err := s.pool.Query(ctx, "SELECT player, rank, points, at_ms FROM tournament_payouts WHERE board = $1 ORDER BY player", board)
+func (s tourneyRows) Payouts(ctx context.Context, board string) ([]podium.Payout, error) {
+	rows, err := s.pool.Query(ctx, sqlstore.Payouts.Postgres, board)
 	if err != nil {
 		return nil, fmt.Errorf("payouts: %w", err)
 	}
@@ -152,8 +156,8 @@ func (s *Store) Payouts(ctx context.Context, board string) ([]podium.Payout, err
 }
 
 // Settlements returns the status of every settled tournament, by board.
-func (s *Store) Settlements(ctx context.Context) ([]podium.Settlement, error) {
-	rows, err := s.pool.Query(ctx, "SELECT board, settled_ms, runs, players, paid, epoch, holder FROM tournament_settlements ORDER BY board")
+func (s tourneyRows) Settlements(ctx context.Context) ([]podium.Settlement, error) {
+	rows, err := s.pool.Query(ctx, sqlstore.Settlements.Postgres)
 	if err != nil {
 		return nil, fmt.Errorf("settlements: %w", err)
 	}
@@ -176,7 +180,7 @@ func (s *Store) Settlements(ctx context.Context) ([]podium.Settlement, error) {
 // now is the caller's clock: nodes with skewed clocks may disagree on
 // expiry by the skew, which only delays a takeover; the fence, not the
 // clock, is what keeps two holders from both committing.
-func (s *Store) AcquireLease(ctx context.Context, name, holder string, now time.Time, ttl time.Duration) (podium.Lease, bool, error) {
+func (s tourneyRows) AcquireLease(ctx context.Context, name, holder string, now time.Time, ttl time.Duration) (podium.Lease, bool, error) {
 	nowMs, until := podium.Millis(now), podium.Millis(now.Add(ttl))
 	var l podium.Lease
 	var exp int64
@@ -186,7 +190,7 @@ func (s *Store) AcquireLease(ctx context.Context, name, holder string, now time.
 		WHERE l.holder = excluded.holder OR l.expires_ms <= $3
 		RETURNING holder, epoch, expires_ms`, name, holder, nowMs, until).Scan(&l.Holder, &l.Epoch, &exp)
 	if errors.Is(err, pgx.ErrNoRows) {
-		err = s.pool.QueryRow(ctx, "SELECT holder, epoch, expires_ms FROM leases WHERE name = $1", name).Scan(&l.Holder, &l.Epoch, &exp)
+		err = s.pool.QueryRow(ctx, sqlstore.Lease.Postgres, name).Scan(&l.Holder, &l.Epoch, &exp)
 		if err != nil {
 			return podium.Lease{}, false, fmt.Errorf("lease: %w", err)
 		}
@@ -201,8 +205,8 @@ func (s *Store) AcquireLease(ctx context.Context, name, holder string, now time.
 }
 
 // ReleaseLease gives a lease up if holder still has it at epoch.
-func (s *Store) ReleaseLease(ctx context.Context, name, holder string, epoch int64) error {
-	if _, err := s.pool.Exec(ctx, "UPDATE leases SET expires_ms = 0 WHERE name = $1 AND holder = $2 AND epoch = $3", name, holder, epoch); err != nil {
+func (s tourneyRows) ReleaseLease(ctx context.Context, name, holder string, epoch int64) error {
+	if _, err := s.pool.Exec(ctx, sqlstore.ReleaseLease.Postgres, name, holder, epoch); err != nil {
 		return fmt.Errorf("release lease: %w", err)
 	}
 	return nil

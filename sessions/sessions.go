@@ -146,9 +146,9 @@ func (m *Module) Authenticate(hash string) (*podium.APIKey, bool) {
 	return m.held.lookup(hash, m.host.Now())
 }
 
-// Forget forgets a session another node revoked; the engine then ends its
-// streams.
-func (m *Module) Forget(id string) { m.held.remove(id) }
+// Revoked forgets a session another node revoked; the engine then ends
+// its streams.
+func (m *Module) Revoked(id string) { m.held.remove(id) }
 
 // Follow applies a session change from the change feed.
 func (m *Module) Follow(ctx context.Context, c podium.Change) error {

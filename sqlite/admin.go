@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/internal/sqlstore"
 )
 
 // Boards lists every board, ordered by id.
@@ -70,8 +71,7 @@ func (s *Store) putBoard(ctx context.Context, id string, body []byte, b *podium.
 		return 0, err
 	}
 	defer rollback(tx)
-	_, err = tx.ExecContext(ctx, `INSERT INTO boards (id, body, created_ms, updated_ms) VALUES (?, ?, ?, ?)
-		ON CONFLICT (id) DO UPDATE SET body = excluded.body, created_ms = excluded.created_ms, updated_ms = excluded.updated_ms`,
+	_, err = tx.ExecContext(ctx, sqlstore.PutBoard.SQLite,
 		id, string(body), podium.Millis(b.CreatedAt), podium.Millis(b.UpdatedAt))
 	if err != nil {
 		return 0, err
@@ -97,7 +97,7 @@ func (s *Store) DeleteBoard(ctx context.Context, id string) error {
 		return fmt.Errorf("delete board: %w", err)
 	}
 	defer rollback(tx)
-	res, err := tx.ExecContext(ctx, "DELETE FROM boards WHERE id = ?", id)
+	res, err := tx.ExecContext(ctx, sqlstore.DeleteBoard.SQLite, id)
 	if err != nil {
 		return fmt.Errorf("delete board: %w", err)
 	}
@@ -106,10 +106,10 @@ func (s *Store) DeleteBoard(ctx context.Context, id string) error {
 	} else if n == 0 {
 		return podium.Errorf(podium.ECodeBoardNotFound, "board %q does not exist", id)
 	}
-	for _, q := range []string{"DELETE FROM entries WHERE board = ?", "DELETE FROM submissions WHERE board = ?", "DELETE FROM watermarks WHERE board = ?",
+	for _, q := range []string{sqlstore.DeleteBoardEntries.SQLite, sqlstore.DeleteBoardLog.SQLite, sqlstore.DeleteBoardWatermark.SQLite,
 		"DELETE FROM player_index_backfill WHERE board = ?", // player_index.go
-		"DELETE FROM feed WHERE board = ?", "DELETE FROM review_items WHERE board = ?",
-		"UPDATE evidence SET expires_ms = 0 WHERE board = ?"} { // evidence.go: the sweeper deletes it
+		sqlstore.DeleteBoardFeed.SQLite, sqlstore.DeleteBoardReviewItems.SQLite,
+		sqlstore.ExpireBoardEvidence.SQLite} { // evidence.go: the sweeper deletes it
 		if _, err := tx.ExecContext(ctx, q, id); err != nil {
 			return fmt.Errorf("delete board: %w", err)
 		}
@@ -126,7 +126,7 @@ func (s *Store) DeleteBoard(ctx context.Context, id string) error {
 
 // Players lists every registered player, ordered by id.
 func (s *Store) Players(ctx context.Context) ([]podium.Player, error) {
-	rows, err := s.r.QueryContext(ctx, "SELECT id, name, hidden, meta, updated_ms FROM players ORDER BY id")
+	rows, err := s.r.QueryContext(ctx, sqlstore.Players.SQLite)
 	if err != nil {
 		return nil, fmt.Errorf("players: %w", err)
 	}
@@ -155,88 +155,10 @@ func (s *Store) Players(ctx context.Context) ([]podium.Player, error) {
 func (s *Store) PutPlayer(ctx context.Context, p *podium.Player) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	_, err := s.w.ExecContext(ctx, `INSERT INTO players (id, name, hidden, meta, updated_ms) VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT (id) DO UPDATE SET name = excluded.name, hidden = excluded.hidden, meta = excluded.meta, updated_ms = excluded.updated_ms`,
+	_, err := s.w.ExecContext(ctx, sqlstore.PutPlayer.SQLite,
 		p.ID, p.Name, p.Hidden, metaArg(p.Meta), podium.Millis(p.UpdatedAt))
 	if err != nil {
 		return fmt.Errorf("put player: %w", err)
-	}
-	return s.durable(ctx)
-}
-
-// Keys lists the API keys, hashes included, ordered by id.
-func (s *Store) Keys(ctx context.Context) ([]podium.APIKey, error) {
-	rows, err := s.r.QueryContext(ctx, "SELECT id, name, scopes, boards, hash, created_ms FROM api_keys ORDER BY id")
-	if err != nil {
-		return nil, fmt.Errorf("keys: %w", err)
-	}
-	defer rows.Close()
-	var out []podium.APIKey
-	for rows.Next() {
-		var (
-			k              podium.APIKey
-			scopes, boards []byte
-			created        int64
-		)
-		if err := rows.Scan(&k.ID, &k.Name, &scopes, &boards, &k.Hash, &created); err != nil {
-			return nil, fmt.Errorf("keys: %w", err)
-		}
-		if err := json.Unmarshal(scopes, &k.Scopes); err != nil {
-			return nil, fmt.Errorf("keys: key %s: scopes: %w", k.ID, err)
-		}
-		if err := json.Unmarshal(boards, &k.Boards); err != nil {
-			return nil, fmt.Errorf("keys: key %s: boards: %w", k.ID, err)
-		}
-		k.CreatedAt = podium.FromMillis(created)
-		out = append(out, k)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("keys: %w", err)
-	}
-	return out, nil
-}
-
-// PutKey stores k, replacing a key with the same id. A key whose hash
-// another key already has is podium.ECodeConflict. Scopes and Boards are
-// read back as empty slices, never nil.
-func (s *Store) PutKey(ctx context.Context, k *podium.APIKey) error {
-	scopes, err := json.Marshal(nonNil(k.Scopes))
-	if err != nil {
-		return fmt.Errorf("put key: %w", err)
-	}
-	boards, err := json.Marshal(nonNil(k.Boards))
-	if err != nil {
-		return fmt.Errorf("put key: %w", err)
-	}
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	_, err = s.w.ExecContext(ctx, `INSERT INTO api_keys (id, name, scopes, boards, hash, created_ms) VALUES (?, ?, ?, ?, ?, ?)
-		ON CONFLICT (id) DO UPDATE SET name = excluded.name, scopes = excluded.scopes, boards = excluded.boards,
-			hash = excluded.hash, created_ms = excluded.created_ms`,
-		k.ID, k.Name, string(scopes), string(boards), k.Hash, podium.Millis(k.CreatedAt))
-	if sqliteCode(err) == codeConstraintUnique {
-		return podium.Errorf(podium.ECodeConflict, "another API key has the same secret")
-	}
-	if err != nil {
-		return fmt.Errorf("put key: %w", err)
-	}
-	return s.durable(ctx)
-}
-
-// DeleteKey revokes a key. A missing key is podium.ECodeNotFound.
-func (s *Store) DeleteKey(ctx context.Context, id string) error {
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	res, err := s.w.ExecContext(ctx, "DELETE FROM api_keys WHERE id = ?", id)
-	if err != nil {
-		return fmt.Errorf("delete key: %w", err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return fmt.Errorf("delete key: %w", err)
-	}
-	if n == 0 {
-		return podium.Errorf(podium.ECodeNotFound, "API key %q does not exist", id)
 	}
 	return s.durable(ctx)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/internal/sqlstore"
 )
 
 // chunkSizes are the rows per INSERT statement that Commit uses, largest
@@ -245,7 +246,7 @@ func (s *Store) ReplaceEntries(ctx context.Context, board string, entries []podi
 		return fmt.Errorf("replace entries: %w", err)
 	}
 	defer rollback(tx)
-	if _, err := tx.ExecContext(ctx, "DELETE FROM entries WHERE board = ?", board); err != nil {
+	if _, err := tx.ExecContext(ctx, sqlstore.DeleteBoardEntries.SQLite, board); err != nil {
 		return fmt.Errorf("replace entries: %w", err)
 	}
 	if err := s.upsertEntries(ctx, tx, entries); err != nil {
@@ -268,7 +269,7 @@ func (s *Store) ReplaceEntries(ctx context.Context, board string, entries []podi
 func (s *Store) PruneIdempotency(ctx context.Context, before time.Time) (int, error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	res, err := s.w.ExecContext(ctx, "DELETE FROM idempotency WHERE created_ms < ?", podium.Millis(before))
+	res, err := s.w.ExecContext(ctx, sqlstore.PruneIdempotency.SQLite, podium.Millis(before))
 	if err != nil {
 		return 0, fmt.Errorf("prune idempotency: %w", err)
 	}

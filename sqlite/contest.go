@@ -10,13 +10,15 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/contest"
+	"github.com/podiumhq/podium/internal/sqlstore"
 )
 
 // CTF contests (package contest): the contest.Store half of Store.
 
 var _ contest.Store = (*Store)(nil)
 
-const contestCols = "id, body, created_ms, updated_ms, version, seq"
+// contestRows is the Store's CTF contests (contest.Store).
+type contestRows struct{ *Store }
 
 func scanContest(sc interface{ Scan(...any) error }) (*contest.Stored, error) {
 	var (
@@ -36,8 +38,8 @@ func scanContest(sc interface{ Scan(...any) error }) (*contest.Stored, error) {
 }
 
 // Contests lists every contest with its head, ordered by id.
-func (s *Store) Contests(ctx context.Context) ([]contest.Stored, error) {
-	rows, err := s.r.QueryContext(ctx, "SELECT "+contestCols+" FROM contests ORDER BY id")
+func (s contestRows) Contests(ctx context.Context) ([]contest.Stored, error) {
+	rows, err := s.r.QueryContext(ctx, sqlstore.Contests.SQLite)
 	if err != nil {
 		return nil, fmt.Errorf("contests: %w", err)
 	}
@@ -57,8 +59,8 @@ func (s *Store) Contests(ctx context.Context) ([]contest.Stored, error) {
 }
 
 // LoadContest returns one contest with its head, nil if it does not exist.
-func (s *Store) LoadContest(ctx context.Context, id string) (*contest.Stored, error) {
-	c, err := scanContest(s.r.QueryRowContext(ctx, "SELECT "+contestCols+" FROM contests WHERE id = ?", id))
+func (s contestRows) LoadContest(ctx context.Context, id string) (*contest.Stored, error) {
+	c, err := scanContest(s.r.QueryRowContext(ctx, sqlstore.LoadContest.SQLite, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -70,16 +72,14 @@ func (s *Store) LoadContest(ctx context.Context, id string) (*contest.Stored, er
 
 // PutContest creates c or replaces it, keeping its head and moving its
 // version on.
-func (s *Store) PutContest(ctx context.Context, c *contest.Contest) error {
+func (s contestRows) PutContest(ctx context.Context, c *contest.Contest) error {
 	body, err := c.Document()
 	if err != nil {
 		return fmt.Errorf("put contest: %w", err)
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	_, err = s.w.ExecContext(ctx, `INSERT INTO contests (id, body, created_ms, updated_ms, version) VALUES (?, ?, ?, ?, 1)
-		ON CONFLICT (id) DO UPDATE SET body = excluded.body, created_ms = excluded.created_ms,
-		updated_ms = excluded.updated_ms, version = contests.version + 1`,
+	_, err = s.w.ExecContext(ctx, sqlstore.PutContest.SQLite,
 		c.ID, string(body), podium.Millis(c.CreatedAt), podium.Millis(c.UpdatedAt))
 	if err != nil {
 		return fmt.Errorf("put contest: %w", err)
@@ -88,9 +88,8 @@ func (s *Store) PutContest(ctx context.Context, c *contest.Contest) error {
 }
 
 // Challenges lists a contest's challenges by order, then id.
-func (s *Store) Challenges(ctx context.Context, id string) ([]contest.Challenge, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT id, body, ord, created_ms, updated_ms FROM contest_challenges
-		WHERE contest = ? ORDER BY ord, id`, id)
+func (s contestRows) Challenges(ctx context.Context, id string) ([]contest.Challenge, error) {
+	rows, err := s.r.QueryContext(ctx, sqlstore.Challenges.SQLite, id)
 	if err != nil {
 		return nil, fmt.Errorf("challenges: %w", err)
 	}
@@ -119,7 +118,7 @@ func (s *Store) Challenges(ctx context.Context, id string) ([]contest.Challenge,
 
 // PutChallenge creates or replaces a challenge and moves its contest's
 // version on. A missing contest is ECodeNotFound.
-func (s *Store) PutChallenge(ctx context.Context, ch *contest.Challenge) error {
+func (s contestRows) PutChallenge(ctx context.Context, ch *contest.Challenge) error {
 	body, err := ch.Document()
 	if err != nil {
 		return fmt.Errorf("put challenge: %w", err)
@@ -131,7 +130,7 @@ func (s *Store) PutChallenge(ctx context.Context, ch *contest.Challenge) error {
 		return fmt.Errorf("put challenge: %w", err)
 	}
 	defer rollback(tx)
-	res, err := tx.ExecContext(ctx, "UPDATE contests SET version = version + 1 WHERE id = ?", ch.Contest)
+	res, err := tx.ExecContext(ctx, sqlstore.BumpContestVersion.SQLite, ch.Contest)
 	if err != nil {
 		return fmt.Errorf("put challenge: %w", err)
 	}
@@ -140,9 +139,7 @@ func (s *Store) PutChallenge(ctx context.Context, ch *contest.Challenge) error {
 	} else if n == 0 {
 		return podium.Errorf(podium.ECodeNotFound, "contest %q does not exist", ch.Contest)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO contest_challenges (contest, id, body, ord, created_ms, updated_ms)
-		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (contest, id) DO UPDATE SET body = excluded.body, ord = excluded.ord,
-		created_ms = excluded.created_ms, updated_ms = excluded.updated_ms`,
+	if _, err := tx.ExecContext(ctx, sqlstore.PutChallenge.SQLite,
 		ch.Contest, ch.ID, string(body), ch.Order, podium.Millis(ch.CreatedAt), podium.Millis(ch.UpdatedAt)); err != nil {
 		return fmt.Errorf("put challenge: %w", err)
 	}
@@ -156,8 +153,7 @@ func solves(ctx context.Context, db querier, id string, after uint64, fn func(*c
 	if after > math.MaxInt64 {
 		return nil
 	}
-	rows, err := db.QueryContext(ctx, `SELECT seq, challenge, team, at_ms FROM contest_solves
-		WHERE contest = ? AND seq > ? ORDER BY seq`, id, int64(after))
+	rows, err := db.QueryContext(ctx, sqlstore.Solves.SQLite, id, int64(after))
 	if err != nil {
 		return fmt.Errorf("solves: %w", err)
 	}
@@ -180,14 +176,14 @@ func solves(ctx context.Context, db querier, id string, after uint64, fn func(*c
 }
 
 // Solves calls fn for every solve of a contest after seq after, in order.
-func (s *Store) Solves(ctx context.Context, id string, after uint64, fn func(*contest.Solve) error) error {
+func (s contestRows) Solves(ctx context.Context, id string, after uint64, fn func(*contest.Solve) error) error {
 	return solves(ctx, s.r, id, after, fn)
 }
 
 // Attempt records one attempt (see contest.Store). The write connection is
 // this process's only writer and SQLite takes the database's write lock
 // at the first write, so the contest's writers take turns.
-func (s *Store) Attempt(ctx context.Context, id string, after uint64, ref contest.AttemptRef, catchUp func(*contest.Solve) error,
+func (s contestRows) Attempt(ctx context.Context, id string, after uint64, ref contest.AttemptRef, catchUp func(*contest.Solve) error,
 	decide func(last uint64, prior *contest.Attempt) (*contest.Attempt, error)) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
@@ -211,8 +207,7 @@ func (s *Store) Attempt(ctx context.Context, id string, after uint64, ref contes
 	}
 	var prior *contest.Attempt
 	if ref.Idem != "" {
-		if prior, err = scanAttempt(tx.QueryRowContext(ctx, "SELECT "+attemptCols+` FROM contest_attempts
-			WHERE contest = ? AND key_id = ? AND idem = ?`, id, ref.Key, ref.Idem), id); errors.Is(err, sql.ErrNoRows) {
+		if prior, err = scanAttempt(tx.QueryRowContext(ctx, sqlstore.AttemptByKey.SQLite, id, ref.Key, ref.Idem), id); errors.Is(err, sql.ErrNoRows) {
 			prior = nil
 		} else if err != nil {
 			return fmt.Errorf("attempt: %w", err)
@@ -229,14 +224,14 @@ func (s *Store) Attempt(ctx context.Context, id string, after uint64, ref contes
 		if a.Seq != uint64(last)+1 {
 			return fmt.Errorf("attempt: solve seq %d does not follow %d", a.Seq, last)
 		}
-		if _, err := tx.ExecContext(ctx, "INSERT INTO contest_solves (contest, seq, challenge, team, at_ms) VALUES (?, ?, ?, ?, ?)",
+		if _, err := tx.ExecContext(ctx, sqlstore.InsertSolve.SQLite,
 			id, int64(a.Seq), a.Challenge, a.Team, podium.Millis(a.At)); err != nil {
 			if code := sqliteCode(err); code == codeConstraintUnique || code == codeConstraintPrimaryKey {
 				return podium.Errorf(podium.ECodeConflict, "team %q has already solved %q", a.Team, a.Challenge)
 			}
 			return fmt.Errorf("attempt: solve: %w", err)
 		}
-		if _, err := tx.ExecContext(ctx, "UPDATE contests SET seq = ? WHERE id = ?", int64(a.Seq), id); err != nil {
+		if _, err := tx.ExecContext(ctx, sqlstore.SetContestSeq.SQLite, int64(a.Seq), id); err != nil {
 			return fmt.Errorf("attempt: %w", err)
 		}
 	} else {
@@ -258,7 +253,7 @@ func (s *Store) Attempt(ctx context.Context, id string, after uint64, ref contes
 
 // DeleteContest deletes a contest and everything of it in one
 // transaction.
-func (s *Store) DeleteContest(ctx context.Context, id string) (bool, error) {
+func (s contestRows) DeleteContest(ctx context.Context, id string) (bool, error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	tx, err := s.w.BeginTx(ctx, nil)
@@ -271,7 +266,7 @@ func (s *Store) DeleteContest(ctx context.Context, id string) (bool, error) {
 			return false, fmt.Errorf("delete contest: %s: %w", table, err)
 		}
 	}
-	res, err := tx.ExecContext(ctx, "DELETE FROM contests WHERE id = ?", id)
+	res, err := tx.ExecContext(ctx, sqlstore.DeleteContest.SQLite, id)
 	if err != nil {
 		return false, fmt.Errorf("delete contest: %w", err)
 	}
@@ -289,7 +284,7 @@ func (s *Store) DeleteContest(ctx context.Context, id string) (bool, error) {
 }
 
 // DeleteChallenge deletes a challenge without solves.
-func (s *Store) DeleteChallenge(ctx context.Context, id, challenge string) error {
+func (s contestRows) DeleteChallenge(ctx context.Context, id, challenge string) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	tx, err := s.w.BeginTx(ctx, nil)
@@ -297,7 +292,7 @@ func (s *Store) DeleteChallenge(ctx context.Context, id, challenge string) error
 		return fmt.Errorf("delete challenge: %w", err)
 	}
 	defer rollback(tx)
-	res, err := tx.ExecContext(ctx, "UPDATE contests SET version = version + 1 WHERE id = ?", id)
+	res, err := tx.ExecContext(ctx, sqlstore.BumpContestVersion.SQLite, id)
 	if err != nil {
 		return fmt.Errorf("delete challenge: %w", err)
 	}
@@ -307,13 +302,13 @@ func (s *Store) DeleteChallenge(ctx context.Context, id, challenge string) error
 		return podium.Errorf(podium.ECodeNotFound, "contest %q does not exist", id)
 	}
 	var solved int
-	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM contest_solves WHERE contest = ? AND challenge = ?", id, challenge).Scan(&solved); err != nil {
+	if err := tx.QueryRowContext(ctx, sqlstore.ChallengeSolves.SQLite, id, challenge).Scan(&solved); err != nil {
 		return fmt.Errorf("delete challenge: %w", err)
 	}
 	if solved > 0 {
 		return errChallengeSolved(challenge, solved)
 	}
-	res, err = tx.ExecContext(ctx, "DELETE FROM contest_challenges WHERE contest = ? AND id = ?", id, challenge)
+	res, err = tx.ExecContext(ctx, sqlstore.DeleteChallenge.SQLite, id, challenge)
 	if err != nil {
 		return fmt.Errorf("delete challenge: %w", err)
 	}
@@ -331,8 +326,6 @@ func (s *Store) DeleteChallenge(ctx context.Context, id, challenge string) error
 func errChallengeSolved(challenge string, n int) error {
 	return podium.Errorf(podium.ECodeConflict, "challenge %q has %d solves: a solved challenge cannot be deleted (its solves chain the standings)", challenge, n)
 }
-
-const attemptCols = "id, challenge, team, result, at_ms, key_id, seq, coalesce(idem, ''), correct"
 
 func scanAttempt(sc interface{ Scan(...any) error }, id string) (*contest.Attempt, error) {
 	a := contest.Attempt{Contest: id}
@@ -353,9 +346,8 @@ func nullable(s string) any {
 }
 
 // Attempts returns up to limit attempts of a contest after id after.
-func (s *Store) Attempts(ctx context.Context, id string, after int64, limit int) ([]contest.Attempt, error) {
-	rows, err := s.r.QueryContext(ctx, "SELECT "+attemptCols+` FROM contest_attempts
-		WHERE contest = ? AND id > ? ORDER BY id LIMIT ?`, id, after, limit)
+func (s contestRows) Attempts(ctx context.Context, id string, after int64, limit int) ([]contest.Attempt, error) {
+	rows, err := s.r.QueryContext(ctx, sqlstore.Attempts.SQLite, id, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("attempts: %w", err)
 	}
@@ -376,11 +368,10 @@ func (s *Store) Attempts(ctx context.Context, id string, after int64, limit int)
 
 // PutSnapshot stores a standings snapshot unless one is stored for
 // (contest, at) already.
-func (s *Store) PutSnapshot(ctx context.Context, id string, at time.Time, seq uint64, doc []byte) (bool, error) {
+func (s contestRows) PutSnapshot(ctx context.Context, id string, at time.Time, seq uint64, doc []byte) (bool, error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	res, err := s.w.ExecContext(ctx, `INSERT INTO contest_snapshots (contest, at_ms, seq, body) VALUES (?, ?, ?, ?)
-		ON CONFLICT (contest, at_ms) DO NOTHING`, id, podium.Millis(at), int64(seq), doc)
+	res, err := s.w.ExecContext(ctx, sqlstore.PutSnapshot.SQLite, id, podium.Millis(at), int64(seq), doc)
 	if err != nil {
 		return false, fmt.Errorf("put snapshot: %w", err)
 	}
@@ -392,13 +383,12 @@ func (s *Store) PutSnapshot(ctx context.Context, id string, at time.Time, seq ui
 }
 
 // SnapshotAt returns the newest snapshot taken at or before at.
-func (s *Store) SnapshotAt(ctx context.Context, id string, at time.Time) (contest.Snapshot, bool, error) {
+func (s contestRows) SnapshotAt(ctx context.Context, id string, at time.Time) (contest.Snapshot, bool, error) {
 	var (
 		snap    contest.Snapshot
 		ms, seq int64
 	)
-	err := s.r.QueryRowContext(ctx, `SELECT at_ms, seq, body FROM contest_snapshots WHERE contest = ? AND at_ms <= ?
-		ORDER BY at_ms DESC LIMIT 1`, id, podium.Millis(at)).Scan(&ms, &seq, &snap.Doc)
+	err := s.r.QueryRowContext(ctx, sqlstore.SnapshotAt.SQLite, id, podium.Millis(at)).Scan(&ms, &seq, &snap.Doc)
 	if errors.Is(err, sql.ErrNoRows) {
 		return snap, false, nil
 	}
@@ -410,8 +400,8 @@ func (s *Store) SnapshotAt(ctx context.Context, id string, at time.Time) (contes
 }
 
 // SnapshotTimes lists the times of a contest's snapshots, oldest first.
-func (s *Store) SnapshotTimes(ctx context.Context, id string) ([]time.Time, error) {
-	rows, err := s.r.QueryContext(ctx, "SELECT at_ms FROM contest_snapshots WHERE contest = ? ORDER BY at_ms", id)
+func (s contestRows) SnapshotTimes(ctx context.Context, id string) ([]time.Time, error) {
+	rows, err := s.r.QueryContext(ctx, sqlstore.SnapshotTimes.SQLite, id)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot times: %w", err)
 	}

@@ -11,17 +11,18 @@ import (
 	"time"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/internal/sqlstore"
 )
 
 var _ podium.EvidenceStore = (*Store)(nil)
+
+// evidenceRows is the Store's evidence uploads (podium.EvidenceStore).
+type evidenceRows struct{ *Store }
 
 // Evidence uploads (podium.EvidenceStore): content once per player in
 // evidence_content, attachments in evidence (migration 0080). The writes
 // go through the one write connection, so an upload and the sweeper never
 // interleave.
-
-const evidenceCols = `e.board, e.player, e.seq, e.content_sha256, c.compressed_sha256, c.bytes, c.inflated_bytes, c.events,
-	e.created_ms, e.expires_ms, e.promoted_ms`
 
 func scanEvidence(r rowScanner, extra ...any) (*podium.Evidence, error) {
 	var (
@@ -45,7 +46,7 @@ func scanEvidence(r rowScanner, extra ...any) (*podium.Evidence, error) {
 }
 
 // SubmissionPlayer returns the player and period of a logged submission.
-func (s *Store) SubmissionPlayer(ctx context.Context, board string, seq uint64) (string, string, bool, error) {
+func (s evidenceRows) SubmissionPlayer(ctx context.Context, board string, seq uint64) (string, string, bool, error) {
 	var player, period string
 	err := s.r.QueryRowContext(ctx, "SELECT player, period FROM submissions WHERE board = ? AND seq = ? AND substr(rec, 1, 1) = x'00'", board, int64(seq)).Scan(&player, &period)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -57,12 +58,9 @@ func (s *Store) SubmissionPlayer(ctx context.Context, board string, seq uint64) 
 	return player, period, true, nil
 }
 
-const evidenceWhere = ` FROM evidence e JOIN evidence_content c ON c.player = e.player AND c.content_sha256 = e.content_sha256
-	WHERE e.board = ? AND e.player = ? AND e.seq = ? AND (e.expires_ms IS NULL OR e.expires_ms > ?)`
-
 // Evidence returns the unexpired evidence of a submission, nil if none.
-func (s *Store) Evidence(ctx context.Context, board, player string, seq uint64, now time.Time) (*podium.Evidence, error) {
-	ev, err := scanEvidence(s.r.QueryRowContext(ctx, "SELECT "+evidenceCols+evidenceWhere, board, player, int64(seq), podium.Millis(now)))
+func (s evidenceRows) Evidence(ctx context.Context, board, player string, seq uint64, now time.Time) (*podium.Evidence, error) {
+	ev, err := scanEvidence(s.r.QueryRowContext(ctx, sqlstore.Evidence.SQLite, board, player, int64(seq), podium.Millis(now)))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -74,9 +72,9 @@ func (s *Store) Evidence(ctx context.Context, board, player string, seq uint64, 
 
 // EvidenceData returns the unexpired evidence of a submission with its
 // bytes.
-func (s *Store) EvidenceData(ctx context.Context, board, player string, seq uint64, now time.Time) (*podium.Evidence, []byte, error) {
+func (s evidenceRows) EvidenceData(ctx context.Context, board, player string, seq uint64, now time.Time) (*podium.Evidence, []byte, error) {
 	var data []byte
-	ev, err := scanEvidence(s.r.QueryRowContext(ctx, "SELECT "+evidenceCols+", c.data"+evidenceWhere, board, player, int64(seq), podium.Millis(now)), &data)
+	ev, err := scanEvidence(s.r.QueryRowContext(ctx, sqlstore.EvidenceData.SQLite, board, player, int64(seq), podium.Millis(now)), &data)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil, nil
 	}
@@ -87,9 +85,9 @@ func (s *Store) EvidenceData(ctx context.Context, board, player string, seq uint
 }
 
 // PlayerContent returns the compressed hash of a player's stored content.
-func (s *Store) PlayerContent(ctx context.Context, player, content string) (string, bool, error) {
+func (s evidenceRows) PlayerContent(ctx context.Context, player, content string) (string, bool, error) {
 	var comp string
-	err := s.r.QueryRowContext(ctx, "SELECT compressed_sha256 FROM evidence_content WHERE player = ? AND content_sha256 = ?", player, content).Scan(&comp)
+	err := s.r.QueryRowContext(ctx, sqlstore.PlayerContent.SQLite, player, content).Scan(&comp)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", false, nil
 	}
@@ -100,7 +98,7 @@ func (s *Store) PlayerContent(ctx context.Context, player, content string) (stri
 }
 
 // PutEvidence attaches evidence to a submission (podium.EvidenceStore).
-func (s *Store) PutEvidence(ctx context.Context, ev *podium.Evidence, data []byte, now time.Time) (podium.Evidence, podium.EvidenceOutcome, error) {
+func (s evidenceRows) PutEvidence(ctx context.Context, ev *podium.Evidence, data []byte, now time.Time) (podium.Evidence, podium.EvidenceOutcome, error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	tx, err := s.w.BeginTx(ctx, nil)
@@ -127,7 +125,7 @@ func (s *Store) PutEvidence(ctx context.Context, ev *podium.Evidence, data []byt
 			return podium.Evidence{}, 0, fmt.Errorf("put evidence: %w", err)
 		}
 	case have == ev.ContentSHA256:
-		got, err := scanEvidence(tx.QueryRowContext(ctx, "SELECT "+evidenceCols+evidenceWhere, ev.Board, ev.Player, int64(ev.Seq), podium.Millis(now)))
+		got, err := scanEvidence(tx.QueryRowContext(ctx, sqlstore.Evidence.SQLite, ev.Board, ev.Player, int64(ev.Seq), podium.Millis(now)))
 		if err != nil {
 			return podium.Evidence{}, 0, fmt.Errorf("put evidence: %w", err)
 		}
@@ -136,7 +134,7 @@ func (s *Store) PutEvidence(ctx context.Context, ev *podium.Evidence, data []byt
 	default:
 		return podium.Evidence{}, 0, podium.Errorf(podium.ECodeConflict, "%s already has other evidence", ev.Target())
 	}
-	res, err := tx.ExecContext(ctx, "UPDATE evidence_content SET refs = refs + 1 WHERE player = ? AND content_sha256 = ?", ev.Player, ev.ContentSHA256)
+	res, err := tx.ExecContext(ctx, sqlstore.RefContent.SQLite, ev.Player, ev.ContentSHA256)
 	if err != nil {
 		return podium.Evidence{}, 0, fmt.Errorf("put evidence: %w", err)
 	}
@@ -146,18 +144,16 @@ func (s *Store) PutEvidence(ctx context.Context, ev *podium.Evidence, data []byt
 			return podium.Evidence{}, 0, podium.Errorf(podium.ECodeNotFound, "the player's content %s is no longer stored", ev.ContentSHA256)
 		}
 		outcome = podium.EvidenceStored
-		if _, err := tx.ExecContext(ctx, `INSERT INTO evidence_content (player, content_sha256, compressed_sha256, bytes, inflated_bytes,
-			events, data, refs, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?)`, ev.Player, ev.ContentSHA256, ev.CompressedSHA256,
+		if _, err := tx.ExecContext(ctx, sqlstore.InsertContent.SQLite, ev.Player, ev.ContentSHA256, ev.CompressedSHA256,
 			int64(len(data)), ev.InflatedBytes, ev.Events, data, podium.Millis(ev.CreatedAt)); err != nil {
 			return podium.Evidence{}, 0, fmt.Errorf("put evidence: %w", err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO evidence (board, player, seq, content_sha256, created_ms, expires_ms, promoted_ms)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`, ev.Board, ev.Player, int64(ev.Seq), ev.ContentSHA256, podium.Millis(ev.CreatedAt),
+	if _, err := tx.ExecContext(ctx, sqlstore.InsertEvidence.SQLite, ev.Board, ev.Player, int64(ev.Seq), ev.ContentSHA256, podium.Millis(ev.CreatedAt),
 		nullMillis(ev.ExpiresAt), nullMillis(ev.PromotedAt)); err != nil {
 		return podium.Evidence{}, 0, fmt.Errorf("put evidence: %w", err)
 	}
-	got, err := scanEvidence(tx.QueryRowContext(ctx, "SELECT "+evidenceCols+evidenceWhere, ev.Board, ev.Player, int64(ev.Seq), podium.Millis(now)))
+	got, err := scanEvidence(tx.QueryRowContext(ctx, sqlstore.Evidence.SQLite, ev.Board, ev.Player, int64(ev.Seq), podium.Millis(now)))
 	if err != nil {
 		return podium.Evidence{}, 0, fmt.Errorf("put evidence: %w", err)
 	}
@@ -212,10 +208,10 @@ func dropAttachments(ctx context.Context, tx *sql.Tx, where string, args ...any)
 	})
 	for _, r := range refs {
 		c := counts[r]
-		if _, err := tx.ExecContext(ctx, "UPDATE evidence_content SET refs = refs - ? WHERE player = ? AND content_sha256 = ?", c, r.player, r.content); err != nil {
+		if _, err := tx.ExecContext(ctx, sqlstore.UnrefContent.SQLite, c, r.player, r.content); err != nil {
 			return 0, err
 		}
-		if _, err := tx.ExecContext(ctx, "DELETE FROM evidence_content WHERE player = ? AND content_sha256 = ? AND refs <= 0", r.player, r.content); err != nil {
+		if _, err := tx.ExecContext(ctx, sqlstore.DeleteUnusedContent.SQLite, r.player, r.content); err != nil {
 			return 0, err
 		}
 	}
@@ -223,11 +219,10 @@ func dropAttachments(ctx context.Context, tx *sql.Tx, where string, args ...any)
 }
 
 // PromoteEvidence fixes the expiry of an unpromoted attachment.
-func (s *Store) PromoteEvidence(ctx context.Context, board, player string, seq uint64, now, expires time.Time) (bool, error) {
+func (s evidenceRows) PromoteEvidence(ctx context.Context, board, player string, seq uint64, now, expires time.Time) (bool, error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	res, err := s.w.ExecContext(ctx, `UPDATE evidence SET promoted_ms = ?, expires_ms = ? WHERE board = ? AND player = ? AND seq = ?
-		AND promoted_ms IS NULL AND (expires_ms IS NULL OR expires_ms > ?)`, podium.Millis(now), nullMillis(expires), board, player, int64(seq), podium.Millis(now))
+	res, err := s.w.ExecContext(ctx, sqlstore.PromoteEvidence.SQLite, podium.Millis(now), nullMillis(expires), board, player, int64(seq), podium.Millis(now))
 	if err != nil {
 		return false, fmt.Errorf("promote evidence: %w", err)
 	}
@@ -243,7 +238,7 @@ func (s *Store) PromoteEvidence(ctx context.Context, board, player string, seq u
 
 // SweepEvidence deletes at most limit expired attachments and the content
 // they leave unused.
-func (s *Store) SweepEvidence(ctx context.Context, now time.Time, limit int) (int, error) {
+func (s evidenceRows) SweepEvidence(ctx context.Context, now time.Time, limit int) (int, error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	tx, err := s.w.BeginTx(ctx, nil)

@@ -7,9 +7,13 @@ import (
 	"strings"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/internal/sqlstore"
 )
 
 var _ podium.FeedStore = (*Store)(nil)
+
+// feedRows is the Store's activity feed (podium.FeedStore).
+type feedRows struct{ *Store }
 
 const (
 	insertFeed    = "INSERT INTO feed (board, seq, kind, at_ms, period, player, keys, old, other, data) VALUES "
@@ -20,7 +24,7 @@ const (
 // insertFeed stores the feed events of a commit in its transaction, in
 // chunks of rows as the log is (one statement per 64 events). The caller
 // holds wmu.
-func (s *Store) insertFeed(ctx context.Context, tx *sql.Tx, evs []podium.FeedEvent) error {
+func (s feedRows) insertFeed(ctx context.Context, tx *sql.Tx, evs []podium.FeedEvent) error {
 	if len(evs) == 0 {
 		return nil
 	}
@@ -39,7 +43,7 @@ func textArg(b []byte) any {
 }
 
 // Feed returns the events q selects, newest first.
-func (s *Store) Feed(ctx context.Context, q podium.FeedQuery) ([]podium.FeedEvent, error) {
+func (s feedRows) Feed(ctx context.Context, q podium.FeedQuery) ([]podium.FeedEvent, error) {
 	var (
 		where []string
 		args  []any
@@ -65,7 +69,7 @@ func (s *Store) Feed(ctx context.Context, q podium.FeedQuery) ([]podium.FeedEven
 		where = append(where, "(at_ms, board, seq, kind) < (?, ?, ?, ?)")
 		args = append(args, p.At, p.Board, int64(p.Seq), int64(p.Kind))
 	}
-	query := "SELECT board, seq, kind, at_ms, period, player, keys, old, other, data FROM feed"
+	query := sqlstore.SelectFeed.SQLite
 	if len(where) > 0 {
 		query += " WHERE " + strings.Join(where, " AND ")
 	}
@@ -107,7 +111,7 @@ func (s *Store) Feed(ctx context.Context, q podium.FeedQuery) ([]podium.FeedEven
 // PruneFeed deletes the events of boards past the keep newest of each,
 // at most max rows in all, the oldest first, in one short transaction per
 // board. keep must be at least 1.
-func (s *Store) PruneFeed(ctx context.Context, boards []string, keep, max int) (int, error) {
+func (s feedRows) PruneFeed(ctx context.Context, boards []string, keep, max int) (int, error) {
 	n := 0
 	for _, b := range boards {
 		if n >= max {
@@ -154,8 +158,8 @@ var _ podium.FeedOverCap = (*Store)(nil)
 
 // FeedBoardsOver returns the boards that hold more than keep events: one
 // walk of the feed's primary key, which is in board order.
-func (s *Store) FeedBoardsOver(ctx context.Context, keep int) ([]string, error) {
-	rows, err := s.r.QueryContext(ctx, "SELECT board FROM feed GROUP BY board HAVING count(*) > ?", keep)
+func (s feedRows) FeedBoardsOver(ctx context.Context, keep int) ([]string, error) {
+	rows, err := s.r.QueryContext(ctx, sqlstore.FeedBoardsOver.SQLite, keep)
 	if err != nil {
 		return nil, fmt.Errorf("feed boards over the cap: %w", err)
 	}

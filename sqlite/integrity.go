@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/internal/sqlstore"
 )
 
 // Instance identity and SQLite's own integrity checks.
@@ -172,7 +173,7 @@ func (f *File) SchemaVersion(ctx context.Context) (int, error) {
 		return 0, nil
 	}
 	var v int
-	if err := f.db.QueryRowContext(ctx, "SELECT coalesce(max(version), 0) FROM schema_migrations").Scan(&v); err != nil {
+	if err := f.db.QueryRowContext(ctx, sqlstore.SchemaVersion.SQLite).Scan(&v); err != nil {
 		return 0, fmt.Errorf("schema version: %w", err)
 	}
 	return v, nil

@@ -8,26 +8,18 @@ import (
 	"time"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/internal/sqlstore"
 )
 
 var _ podium.SessionStore = (*Store)(nil)
 
-const sessionCols = "id, player, device, hash, ttl_ms, created_ms, refreshed_ms, expires_ms, marker"
+// sessionRows is the Store's player sessions (podium.SessionStore).
+type sessionRows struct{ *Store }
 
+// rowScanner is a *sql.Row or *sql.Rows.
 type rowScanner interface{ Scan(dest ...any) error }
 
-func scanSession(r rowScanner) (podium.Session, error) {
-	var (
-		s                                podium.Session
-		ttl, created, refreshed, expires int64
-	)
-	err := r.Scan(&s.ID, &s.Player, &s.Device, &s.Hash, &ttl, &created, &refreshed, &expires, &s.Marker)
-	s.TTL = time.Duration(ttl) * time.Millisecond
-	s.CreatedAt, s.RefreshedAt, s.ExpiresAt = podium.FromMillis(created), podium.FromMillis(refreshed), podium.FromMillis(expires)
-	return s, err
-}
-
-func (s *Store) querySessions(ctx context.Context, what, q string, args ...any) ([]podium.Session, error) {
+func (s sessionRows) querySessions(ctx context.Context, what, q string, args ...any) ([]podium.Session, error) {
 	rows, err := s.r.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
@@ -35,7 +27,7 @@ func (s *Store) querySessions(ctx context.Context, what, q string, args ...any) 
 	defer rows.Close()
 	var out []podium.Session
 	for rows.Next() {
-		ses, err := scanSession(rows)
+		ses, err := sqlstore.ScanSession(rows)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
@@ -48,17 +40,17 @@ func (s *Store) querySessions(ctx context.Context, what, q string, args ...any) 
 }
 
 // ActiveSessions lists the sessions that expire after now.
-func (s *Store) ActiveSessions(ctx context.Context, now time.Time) ([]podium.Session, error) {
-	return s.querySessions(ctx, "sessions", "SELECT "+sessionCols+" FROM player_sessions WHERE expires_ms > ? ORDER BY id", podium.Millis(now))
+func (s sessionRows) ActiveSessions(ctx context.Context, now time.Time) ([]podium.Session, error) {
+	return s.querySessions(ctx, "sessions", sqlstore.ActiveSessions.SQLite, podium.Millis(now))
 }
 
 // PlayerSessions lists a player's sessions, oldest first.
-func (s *Store) PlayerSessions(ctx context.Context, player string) ([]podium.Session, error) {
-	return s.querySessions(ctx, "player sessions", "SELECT "+sessionCols+" FROM player_sessions WHERE player = ? ORDER BY created_ms, id", player)
+func (s sessionRows) PlayerSessions(ctx context.Context, player string) ([]podium.Session, error) {
+	return s.querySessions(ctx, "player sessions", sqlstore.PlayerSessions.SQLite, player)
 }
 
-func (s *Store) oneSession(ctx context.Context, what, where, arg string) (*podium.Session, error) {
-	ses, err := scanSession(s.r.QueryRowContext(ctx, "SELECT "+sessionCols+" FROM player_sessions WHERE "+where+" = ?", arg))
+func (s sessionRows) oneSession(ctx context.Context, what, q, arg string) (*podium.Session, error) {
+	ses, err := sqlstore.ScanSession(s.r.QueryRowContext(ctx, q, arg))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -69,21 +61,21 @@ func (s *Store) oneSession(ctx context.Context, what, where, arg string) (*podiu
 }
 
 // LoadSession returns one session, nil if it does not exist.
-func (s *Store) LoadSession(ctx context.Context, id string) (*podium.Session, error) {
-	return s.oneSession(ctx, "load session", "id", id)
+func (s sessionRows) LoadSession(ctx context.Context, id string) (*podium.Session, error) {
+	return s.oneSession(ctx, "load session", sqlstore.LoadSession.SQLite, id)
 }
 
 // SessionByMarker returns the session issued under marker, nil if none.
-func (s *Store) SessionByMarker(ctx context.Context, marker string) (*podium.Session, error) {
+func (s sessionRows) SessionByMarker(ctx context.Context, marker string) (*podium.Session, error) {
 	if marker == "" {
 		return nil, nil
 	}
-	return s.oneSession(ctx, "session by marker", "marker", marker)
+	return s.oneSession(ctx, "session by marker", sqlstore.SessionByMarker.SQLite, marker)
 }
 
 // PutSession stores a new session, removing the player's session on the
 // same device and the oldest beyond max.
-func (s *Store) PutSession(ctx context.Context, ses *podium.Session, max int) ([]string, error) {
+func (s sessionRows) PutSession(ctx context.Context, ses *podium.Session, max int) ([]string, error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	tx, err := s.w.BeginTx(ctx, nil)
@@ -116,10 +108,10 @@ func (s *Store) PutSession(ctx context.Context, ses *podium.Session, max int) ([
 		}
 		return rows.Err()
 	}
-	if err := collect("DELETE FROM player_sessions WHERE player = ? AND device = ? RETURNING id", ses.Player, ses.Device); err != nil {
+	if err := collect(sqlstore.DeleteDeviceSession.SQLite, ses.Player, ses.Device); err != nil {
 		return nil, fmt.Errorf("put session: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, "INSERT INTO player_sessions ("+sessionCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	if _, err := tx.ExecContext(ctx, sqlstore.InsertSession.SQLite,
 		ses.ID, ses.Player, ses.Device, ses.Hash, ses.TTL.Milliseconds(), podium.Millis(ses.CreatedAt),
 		podium.Millis(ses.RefreshedAt), podium.Millis(ses.ExpiresAt), ses.Marker); err != nil {
 		if sqliteCode(err) == codeConstraintUnique {
@@ -138,10 +130,10 @@ func (s *Store) PutSession(ctx context.Context, ses *podium.Session, max int) ([
 }
 
 // RotateSession gives a session a new hash and times.
-func (s *Store) RotateSession(ctx context.Context, id, hash string, refreshed, expires time.Time) error {
+func (s sessionRows) RotateSession(ctx context.Context, id, hash string, refreshed, expires time.Time) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	res, err := s.w.ExecContext(ctx, "UPDATE player_sessions SET hash = ?, refreshed_ms = ?, expires_ms = ? WHERE id = ?",
+	res, err := s.w.ExecContext(ctx, sqlstore.RotateSession.SQLite,
 		hash, podium.Millis(refreshed), podium.Millis(expires), id)
 	if err != nil {
 		return fmt.Errorf("rotate session: %w", err)
@@ -155,12 +147,12 @@ func (s *Store) RotateSession(ctx context.Context, id, hash string, refreshed, e
 }
 
 // DeleteSessions removes one session of a player, or all of them.
-func (s *Store) DeleteSessions(ctx context.Context, player, id string) ([]string, error) {
+func (s sessionRows) DeleteSessions(ctx context.Context, player, id string) ([]string, error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	q, args := "DELETE FROM player_sessions WHERE player = ? RETURNING id", []any{player}
+	q, args := sqlstore.DeletePlayerSessions.SQLite, []any{player}
 	if id != "" {
-		q, args = "DELETE FROM player_sessions WHERE player = ? AND id = ? RETURNING id", []any{player, id}
+		q, args = sqlstore.DeletePlayerSession.SQLite, []any{player, id}
 	}
 	rows, err := s.w.QueryContext(ctx, q, args...)
 	if err != nil {
@@ -189,7 +181,7 @@ func (s *Store) DeleteSessions(ctx context.Context, player, id string) ([]string
 }
 
 // SweepSessions deletes at most limit expired sessions, the oldest first.
-func (s *Store) SweepSessions(ctx context.Context, before time.Time, limit int) (int, error) {
+func (s sessionRows) SweepSessions(ctx context.Context, before time.Time, limit int) (int, error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	res, err := s.w.ExecContext(ctx, `DELETE FROM player_sessions WHERE id IN (SELECT id FROM player_sessions

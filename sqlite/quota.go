@@ -11,6 +11,11 @@ import (
 	"github.com/podiumhq/podium"
 )
 
+var _ podium.QuotaStore = (*Store)(nil)
+
+// quotaRows is the Store's submission counts that quotas read (podium.QuotaStore).
+type quotaRows struct{ *Store }
+
 // countChunk bounds the players of one count query (SQLite binds each as
 // a variable).
 const countChunk = 500
@@ -27,7 +32,7 @@ const (
 // the primary key's seq range and read the board's whole log. Kind and
 // time are packed in rec, so they are decoded here; a player's rows in
 // one period are few.
-func (s *Store) CountSubmissions(ctx context.Context, board, period string, players []string, upTo uint64, since, until time.Time) (map[string]int, error) {
+func (s quotaRows) CountSubmissions(ctx context.Context, board, period string, players []string, upTo uint64, since, until time.Time) (map[string]int, error) {
 	out := map[string]int{}
 	bounded := !since.IsZero() || !until.IsZero()
 	// A board with a quota is in the player index; another board (a

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/internal/sqlstore"
 )
 
 // LoadEntries calls fn for every entry of one board and period, in player
@@ -117,7 +118,7 @@ func (e errStop) Error() string { return e.err.Error() }
 // counts, newest first. Period ids of one cadence sort as text in time
 // order, so newest first is descending id order.
 func (s *Store) Periods(ctx context.Context, board string) ([]podium.PeriodCount, error) {
-	rows, err := s.r.QueryContext(ctx, "SELECT period, count(*) FROM entries WHERE board = ? GROUP BY period ORDER BY period DESC", board)
+	rows, err := s.r.QueryContext(ctx, sqlstore.Periods.SQLite, board)
 	if err != nil {
 		return nil, fmt.Errorf("periods: %w", err)
 	}
@@ -191,7 +192,7 @@ func (s *Store) Log(ctx context.Context, board string, after uint64, fn func(*po
 // Watermarks returns the seq up to which each board's entries reflect its
 // log; boards without a row are at 0.
 func (s *Store) Watermarks(ctx context.Context) (map[string]uint64, error) {
-	rows, err := s.r.QueryContext(ctx, "SELECT board, seq FROM watermarks")
+	rows, err := s.r.QueryContext(ctx, sqlstore.Watermarks.SQLite)
 	if err != nil {
 		return nil, fmt.Errorf("watermarks: %w", err)
 	}
@@ -214,8 +215,7 @@ func (s *Store) Watermarks(ctx context.Context) (map[string]uint64, error) {
 // IdempotencyIndex calls fn with each record created at or after since,
 // newest first, without its body, until fn returns false.
 func (s *Store) IdempotencyIndex(ctx context.Context, since time.Time, fn func(*podium.IdempotencyRecord) bool) error {
-	rows, err := s.r.QueryContext(ctx, `SELECT scope, key, request_hash, status, created_ms FROM idempotency
-		WHERE created_ms >= ? ORDER BY created_ms DESC`, podium.Millis(since))
+	rows, err := s.r.QueryContext(ctx, sqlstore.IdempotencyIndex.SQLite, podium.Millis(since))
 	if err != nil {
 		return fmt.Errorf("idempotency index: %w", err)
 	}
@@ -259,8 +259,7 @@ func (s *Store) LookupIdempotency(ctx context.Context, scope, key string) (podiu
 // IdempotencyRecords returns the records created at or after since, oldest
 // first.
 func (s *Store) IdempotencyRecords(ctx context.Context, since time.Time) ([]podium.IdempotencyRecord, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT scope, key, request_hash, status, body, created_ms FROM idempotency
-		WHERE created_ms >= ? ORDER BY created_ms, scope, key`, podium.Millis(since))
+	rows, err := s.r.QueryContext(ctx, sqlstore.IdempotencyRecords.SQLite, podium.Millis(since))
 	if err != nil {
 		return nil, fmt.Errorf("idempotency records: %w", err)
 	}

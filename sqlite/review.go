@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/internal/sqlstore"
 )
 
 // Moderation (podium.ReviewStore): held submissions, decisions, freezes
@@ -16,7 +17,8 @@ import (
 
 var _ podium.ReviewStore = (*Store)(nil)
 
-const reviewCols = "id, board, period, player, keys, meta, submitted_ms, reason, status, decided_ms, decided_by, note, seq"
+// reviewRows is the Store's moderation: held submissions, decisions, freezes and a player's history (podium.ReviewStore).
+type reviewRows struct{ *Store }
 
 func scanReview(r rowScanner) (podium.ReviewItem, error) {
 	var (
@@ -50,14 +52,14 @@ func scanReview(r rowScanner) (podium.ReviewItem, error) {
 // insertReview stores held submissions and decisions, in a commit's
 // transaction. A decision of an item that is not pending is
 // podium.ErrDecided.
-func (s *Store) insertReview(ctx context.Context, tx *sql.Tx, items []podium.ReviewItem, decs []podium.ReviewDecision) error {
+func (s reviewRows) insertReview(ctx context.Context, tx *sql.Tx, items []podium.ReviewItem, decs []podium.ReviewDecision) error {
 	for i := range items {
 		it := &items[i]
 		keys, err := json.Marshal(it.Keys)
 		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, "INSERT INTO review_items ("+reviewCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, '', '', NULL)`,
+		if _, err := tx.ExecContext(ctx, "INSERT INTO review_items ("+sqlstore.ReviewCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, '', '', NULL)`,
 			it.ID, it.Board, it.Period, it.Player, string(keys), metaArg(it.Meta), podium.Millis(it.SubmittedAt), it.Reason, podium.ReviewPending); err != nil {
 			return err
 		}
@@ -87,8 +89,8 @@ func (s *Store) insertReview(ctx context.Context, tx *sql.Tx, items []podium.Rev
 }
 
 // ReviewItem returns one item, nil if there is none.
-func (s *Store) ReviewItem(ctx context.Context, id string) (*podium.ReviewItem, error) {
-	it, err := scanReview(s.r.QueryRowContext(ctx, "SELECT "+reviewCols+" FROM review_items WHERE id = ?", id))
+func (s reviewRows) ReviewItem(ctx context.Context, id string) (*podium.ReviewItem, error) {
+	it, err := scanReview(s.r.QueryRowContext(ctx, sqlstore.ReviewItem.SQLite, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -99,7 +101,7 @@ func (s *Store) ReviewItem(ctx context.Context, id string) (*podium.ReviewItem, 
 }
 
 // ReviewItems lists the items f selects in (submitted, id) order.
-func (s *Store) ReviewItems(ctx context.Context, f podium.ReviewFilter) ([]podium.ReviewItem, error) {
+func (s reviewRows) ReviewItems(ctx context.Context, f podium.ReviewFilter) ([]podium.ReviewItem, error) {
 	var (
 		where []string
 		args  []any
@@ -116,7 +118,7 @@ func (s *Store) ReviewItems(ctx context.Context, f podium.ReviewFilter) ([]podiu
 	if f.After.ID != "" {
 		where, args = append(where, "(submitted_ms, id) > (?, ?)"), append(args, podium.Millis(f.After.At), f.After.ID)
 	}
-	q := "SELECT " + reviewCols + " FROM review_items"
+	q := sqlstore.SelectReviewItems.SQLite
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
@@ -141,20 +143,20 @@ func (s *Store) ReviewItems(ctx context.Context, f podium.ReviewFilter) ([]podiu
 }
 
 // Freezes lists every frozen player.
-func (s *Store) Freezes(ctx context.Context) ([]podium.Freeze, error) {
-	return s.queryFreezes(ctx, "SELECT player, frozen_by, reason, at_ms FROM frozen_players ORDER BY player")
+func (s reviewRows) Freezes(ctx context.Context) ([]podium.Freeze, error) {
+	return s.queryFreezes(ctx, sqlstore.Freezes.SQLite)
 }
 
 // LoadFreeze returns a player's freeze, nil if not frozen.
-func (s *Store) LoadFreeze(ctx context.Context, player string) (*podium.Freeze, error) {
-	list, err := s.queryFreezes(ctx, "SELECT player, frozen_by, reason, at_ms FROM frozen_players WHERE player = ?", player)
+func (s reviewRows) LoadFreeze(ctx context.Context, player string) (*podium.Freeze, error) {
+	list, err := s.queryFreezes(ctx, sqlstore.LoadFreeze.SQLite, player)
 	if err != nil || len(list) == 0 {
 		return nil, err
 	}
 	return &list[0], nil
 }
 
-func (s *Store) queryFreezes(ctx context.Context, q string, args ...any) ([]podium.Freeze, error) {
+func (s reviewRows) queryFreezes(ctx context.Context, q string, args ...any) ([]podium.Freeze, error) {
 	rows, err := s.r.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("freezes: %w", err)
@@ -179,11 +181,10 @@ func (s *Store) queryFreezes(ctx context.Context, q string, args ...any) ([]podi
 }
 
 // PutFreeze freezes a player.
-func (s *Store) PutFreeze(ctx context.Context, f *podium.Freeze) error {
+func (s reviewRows) PutFreeze(ctx context.Context, f *podium.Freeze) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	_, err := s.w.ExecContext(ctx, `INSERT INTO frozen_players (player, frozen_by, reason, at_ms) VALUES (?, ?, ?, ?)
-		ON CONFLICT (player) DO UPDATE SET frozen_by = excluded.frozen_by, reason = excluded.reason, at_ms = excluded.at_ms`,
+	_, err := s.w.ExecContext(ctx, sqlstore.PutFreeze.SQLite,
 		f.Player, f.By, f.Reason, podium.Millis(f.At))
 	if err != nil {
 		return fmt.Errorf("put freeze: %w", err)
@@ -192,10 +193,10 @@ func (s *Store) PutFreeze(ctx context.Context, f *podium.Freeze) error {
 }
 
 // DeleteFreeze unfreezes a player; one not frozen is ECodeNotFound.
-func (s *Store) DeleteFreeze(ctx context.Context, player string) error {
+func (s reviewRows) DeleteFreeze(ctx context.Context, player string) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	res, err := s.w.ExecContext(ctx, "DELETE FROM frozen_players WHERE player = ?", player)
+	res, err := s.w.ExecContext(ctx, sqlstore.DeleteFreeze.SQLite, player)
 	if err != nil {
 		return fmt.Errorf("delete freeze: %w", err)
 	}
@@ -211,7 +212,7 @@ func (s *Store) DeleteFreeze(ctx context.Context, player string) error {
 // A board in the player index reads one range of it per period; another
 // board's log is scanned backwards by seq, at most s.historyScan rows, and
 // where the scan stopped short of limit rows it says so (resume).
-func (s *Store) History(ctx context.Context, board, player string, periods []string, before uint64, limit int) ([]podium.HistoryRow, uint64, error) {
+func (s reviewRows) History(ctx context.Context, board, player string, periods []string, before uint64, limit int) ([]podium.HistoryRow, uint64, error) {
 	if len(periods) == 0 {
 		return nil, 0, nil
 	}

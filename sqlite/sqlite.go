@@ -104,9 +104,33 @@ type Store struct {
 	walGrowth, walSlack int64
 	walReclaims         atomic.Uint64
 	walFailed           atomic.Uint64
+
+	// The rows of each feature: views of this Store whose methods are
+	// promoted to it, one type per module, so that no one type declares
+	// every feature's methods (bindRows sets them).
+	keyRows
+	sessionRows
+	evidenceRows
+	reviewRows
+	feedRows
+	tourneyRows
+	quotaRows
+	contestRows
 }
 
 var _ podium.Store = (*Store)(nil)
+
+// bindRows points the rows of each feature at s.
+func (s *Store) bindRows() {
+	s.keyRows = keyRows{s}
+	s.sessionRows = sessionRows{s}
+	s.evidenceRows = evidenceRows{s}
+	s.reviewRows = reviewRows{s}
+	s.feedRows = feedRows{s}
+	s.tourneyRows = tourneyRows{s}
+	s.quotaRows = quotaRows{s}
+	s.contestRows = contestRows{s}
+}
 
 // Tuning. With a 64 MiB writer cache and a checkpoint every 10000 pages
 // (40 MB of WAL) instead of SQLite's 2 MiB and 1000, commits of 1000 upserts
@@ -177,6 +201,7 @@ func Open(path string, opts Options) (*Store, error) {
 	}
 	s := &Store{path: path, base: common, w: w, full: syncMode == "FULL", historyScan: opts.HistoryScan,
 		dir: filepath.Dir(path), walMax: walMax}
+	s.bindRows()
 	if err := s.migrate(context.Background()); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("sqlite: %w", err)

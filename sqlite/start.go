@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/internal/sqlstore"
 )
 
 // What a start reads of every board, in one statement each
@@ -50,7 +51,7 @@ func (s *Store) LastSeqs(ctx context.Context) (map[string]uint64, error) {
 // AllPeriods returns, per board, the periods that have entries with their
 // counts, newest first: one walk of the entries' primary key.
 func (s *Store) AllPeriods(ctx context.Context) (map[string][]podium.PeriodCount, error) {
-	rows, err := s.r.QueryContext(ctx, "SELECT board, period, count(*) FROM entries GROUP BY board, period")
+	rows, err := s.r.QueryContext(ctx, sqlstore.AllPeriods.SQLite)
 	if err != nil {
 		return nil, fmt.Errorf("all periods: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/internal/sqlstore"
 )
 
 // Tournaments (podium.TourneyStore): joins, payouts, settlements and
@@ -15,9 +16,12 @@ import (
 
 var _ podium.TourneyStore = (*Store)(nil)
 
+// tourneyRows is the Store's tournaments: joins, payouts, settlements and leases (podium.TourneyStore).
+type tourneyRows struct{ *Store }
+
 // commitTourney stores the tournament part of a batch inside commit's
 // transaction: the fence first, so a lost lease stores nothing.
-func (s *Store) commitTourney(ctx context.Context, tx *sql.Tx, t *podium.TourneyBatch) error {
+func (s tourneyRows) commitTourney(ctx context.Context, tx *sql.Tx, t *podium.TourneyBatch) error {
 	if t == nil {
 		return nil
 	}
@@ -58,8 +62,8 @@ func (s *Store) commitTourney(ctx context.Context, tx *sql.Tx, t *podium.Tourney
 // deleteTourney removes what a board's tournament accumulated, inside
 // DeleteBoard's transaction.
 func deleteTourney(ctx context.Context, tx *sql.Tx, id string) error {
-	for _, q := range []string{"DELETE FROM tournament_joins WHERE board = ?", "DELETE FROM tournament_payouts WHERE board = ?",
-		"DELETE FROM tournament_settlements WHERE board = ?"} {
+	for _, q := range []string{sqlstore.DeleteBoardJoins.SQLite, sqlstore.DeleteBoardPayouts.SQLite,
+		sqlstore.DeleteBoardSettlement.SQLite} {
 		if _, err := tx.ExecContext(ctx, q, id); err != nil {
 			return err
 		}
@@ -68,8 +72,8 @@ func deleteTourney(ctx context.Context, tx *sql.Tx, id string) error {
 }
 
 // Joins returns the joins of a board with n above after, by n.
-func (s *Store) Joins(ctx context.Context, board string, after int64) ([]podium.Join, error) {
-	rows, err := s.r.QueryContext(ctx, "SELECT player, n, at_ms FROM tournament_joins WHERE board = ? AND n > ? ORDER BY n", board, after)
+func (s tourneyRows) Joins(ctx context.Context, board string, after int64) ([]podium.Join, error) {
+	rows, err := s.r.QueryContext(ctx, sqlstore.Joins.SQLite, board, after)
 	if err != nil {
 		return nil, fmt.Errorf("joins: %w", err)
 	}
@@ -91,8 +95,8 @@ func (s *Store) Joins(ctx context.Context, board string, after int64) ([]podium.
 }
 
 // Payouts returns every payout of a board, by player.
-func (s *Store) Payouts(ctx context.Context, board string) ([]podium.Payout, error) {
-	rows, err := s.r.QueryContext(ctx, "SELECT player, rank, points, at_ms FROM tournament_payouts WHERE board = ? ORDER BY player", board)
+func (s tourneyRows) Payouts(ctx context.Context, board string) ([]podium.Payout, error) {
+	rows, err := s.r.QueryContext(ctx, sqlstore.Payouts.SQLite, board)
 	if err != nil {
 		return nil, fmt.Errorf("payouts: %w", err)
 	}
@@ -114,8 +118,8 @@ func (s *Store) Payouts(ctx context.Context, board string) ([]podium.Payout, err
 }
 
 // Settlements returns the status of every settled tournament, by board.
-func (s *Store) Settlements(ctx context.Context) ([]podium.Settlement, error) {
-	rows, err := s.r.QueryContext(ctx, "SELECT board, settled_ms, runs, players, paid, epoch, holder FROM tournament_settlements ORDER BY board")
+func (s tourneyRows) Settlements(ctx context.Context) ([]podium.Settlement, error) {
+	rows, err := s.r.QueryContext(ctx, sqlstore.Settlements.SQLite)
 	if err != nil {
 		return nil, fmt.Errorf("settlements: %w", err)
 	}
@@ -140,7 +144,7 @@ func (s *Store) Settlements(ctx context.Context) ([]podium.Settlement, error) {
 // one process owns the database, so the lease is trivially its own; it is
 // kept anyway so that the same settlement code, fence included, runs on
 // both stores.
-func (s *Store) AcquireLease(ctx context.Context, name, holder string, now time.Time, ttl time.Duration) (podium.Lease, bool, error) {
+func (s tourneyRows) AcquireLease(ctx context.Context, name, holder string, now time.Time, ttl time.Duration) (podium.Lease, bool, error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	tx, err := s.w.BeginTx(ctx, nil)
@@ -150,7 +154,7 @@ func (s *Store) AcquireLease(ctx context.Context, name, holder string, now time.
 	defer rollback(tx)
 	var l podium.Lease
 	var exp int64
-	err = tx.QueryRowContext(ctx, "SELECT holder, epoch, expires_ms FROM leases WHERE name = ?", name).Scan(&l.Holder, &l.Epoch, &exp)
+	err = tx.QueryRowContext(ctx, sqlstore.Lease.SQLite, name).Scan(&l.Holder, &l.Epoch, &exp)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 	case err != nil:
@@ -179,10 +183,10 @@ func (s *Store) AcquireLease(ctx context.Context, name, holder string, now time.
 
 // ReleaseLease gives a lease up if holder still has it at epoch: it
 // expires at once, and the next holder takes the next epoch.
-func (s *Store) ReleaseLease(ctx context.Context, name, holder string, epoch int64) error {
+func (s tourneyRows) ReleaseLease(ctx context.Context, name, holder string, epoch int64) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	if _, err := s.w.ExecContext(ctx, "UPDATE leases SET expires_ms = 0 WHERE name = ? AND holder = ? AND epoch = ?", name, holder, epoch); err != nil {
+	if _, err := s.w.ExecContext(ctx, sqlstore.ReleaseLease.SQLite, name, holder, epoch); err != nil {
 		return fmt.Errorf("release lease: %w", err)
 	}
 	return nil

@@ -22,9 +22,9 @@ import (
 // every window drops them at the next round: shed); a new window is
 // refused (ECodeRateLimited, 429 with Retry-After); an event that finds no
 // room is not queued, and the connection falls behind (resynced at once,
-// or ended if even its snapshot finds no room: conn.go); a window whose
-// new state finds no room keeps its old one and tries again at the next
-// round.
+// or ended if even its snapshot finds no room: queue.go, reader.go); a
+// window whose new state finds no room keeps its old one and tries again
+// at the next round.
 //
 // On top of the whole budget, every client address has a share
 // (Config.MemoryPerAddress): the bytes queued for its connections and

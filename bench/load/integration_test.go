@@ -40,7 +40,7 @@ func TestHarnessAgainstPodiumAndRedis(t *testing.T) {
 	}
 	defer st.Close()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	eng := engine.New(engine.Config{Store: st, Logger: log})
+	eng := newEngine(engine.Config{Store: st, Logger: log})
 	eng.SetAdminSecret("harness-test")
 	if err := eng.Start(context.Background()); err != nil {
 		t.Fatal(err)

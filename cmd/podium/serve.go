@@ -21,8 +21,8 @@ import (
 	"github.com/podiumhq/podium/contest"
 	"github.com/podiumhq/podium/ctf"
 	"github.com/podiumhq/podium/engine"
-	"github.com/podiumhq/podium/evidence"
 	podiumhttp "github.com/podiumhq/podium/http"
+	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/postgres"
 	"github.com/podiumhq/podium/redis"
 	"github.com/podiumhq/podium/sessions"
@@ -129,14 +129,12 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	store := m.Store
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	// The modules, each registered with the engine and handed to the
-	// routes that serve it.
-	ses := sessions.New(sessions.Config{TTL: m.Config.SessionTTL, MaxTTL: m.Config.SessionMaxTTL, Cap: m.Config.SessionCap})
-	evs := evidence.New(m.Config.Evidence.module()) // evidence.go
 	m.Engine = engine.New(engine.Config{Store: store, Now: m.Now, Logger: m.log, MaxBatch: m.Config.MaxBatch, Registerer: reg,
 		Broker: m.Broker, Node: m.Config.Node, PollEvery: m.Config.PollEvery, FeedCap: m.Config.FeedCap,
-		Modules: []engine.Module{ses, evs}, OldPeriodsBytes: m.Config.oldPeriodsBytes(),
-		IdempotencyTTL: m.Config.IdempotencyTTL, IdempotencyBytes: m.Config.idempotencyBytes()})
+		OldPeriodsBytes: m.Config.oldPeriodsBytes(),
+		IdempotencyTTL:  m.Config.IdempotencyTTL, IdempotencyBytes: m.Config.idempotencyBytes(),
+		Modules: modules.With(modules.Config{Store: store, Logger: m.log, Evidence: m.Config.Evidence.module(),
+			Sessions: sessions.Config{TTL: m.Config.SessionTTL, MaxTTL: m.Config.SessionMaxTTL, Cap: m.Config.SessionCap}})})
 	m.Engine.SetAdminSecret(adminKey)
 	if cstore != nil {
 		poll := time.Duration(-1) // one node: nobody else writes
@@ -164,7 +162,7 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	m.Server = podiumhttp.New(podiumhttp.Config{RateLimits: rates, TrustedProxies: proxies, Engine: m.Engine, Store: store, Logger: m.log, MaxBody: m.Config.MaxBody,
 		Registry: reg, Hub: m.Hub, BodyTimeout: m.Config.BodyTimeout, RequestTimeout: m.Config.RequestTimeout,
 		BodyMinRate: offIfZero(m.Config.BodyMinRate), MaxConnsPerIP: offIfZero(m.Config.ConnsPerIP),
-		AllowedOrigins: m.Config.allowedOrigins(), Contests: m.Contests, EvidenceBudgets: evBudgets, Sessions: ses, Evidence: evs})
+		AllowedOrigins: m.Config.allowedOrigins(), Contests: m.Contests, EvidenceBudgets: evBudgets})
 
 	if ch := m.Server.ContestHub(); ch != nil {
 		m.Engine.SetListener(listeners{boards: m.Hub, contests: ch})

@@ -1,0 +1,188 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/podiumhq/podium"
+)
+
+// The write path's hook points. A feature module (a package of its own,
+// registered in cmd/podium's wiring through Config.Modules) implements the
+// ones it needs; the core finds them by type assertion when it is made and
+// calls them on the writer goroutine, in the order the modules were
+// registered. For each score of a group the writer runs:
+//
+//  1. Preparer.Prepare, once per group before its first score: batch the
+//     reads the group's gates will need (quota counts of new players).
+//  2. Validator.Validate: refusals that depend on the score and its board
+//     alone (key bounds), before anything else is looked at.
+//  3. the core's checks: the board's period (loaded if it must be), an
+//     approval's period, the tournament window and joins.
+//  4. Gate.Admit: refusals that depend on state (a quota), once the score
+//     is known to be otherwise valid.
+//  5. the core applies the score to the entry; review may hold it, and
+//     aggregates and the feed derive their changes.
+//  6. Gate's Logged: the score is logged in this group (count it).
+//
+// The order is behaviour: a bound refuses before a tournament does, and a
+// quota counts only a score that is logged. After a group fails to commit,
+// Forgetter.Forget drops whatever state was derived from groups not
+// stored, and Replayer.Replayed hears a submission another node logged
+// (shared mode, catch-up). What a module keeps per board it keeps in the
+// board's slot (BoardState.Slot), which goes with the board.
+
+// Module is a feature that registers with the core.
+type Module interface {
+	// Name identifies the module in logs and errors.
+	Name() string
+}
+
+// Candidate is a score on its way through the writer, as a hook sees it.
+type Candidate struct {
+	Board  *BoardState
+	Def    *podium.Board // the board's definition for this group
+	Period string        // the period the score goes in
+	Player string
+	Keys   []int64
+	Now    time.Time // the group's clock reading
+}
+
+// Preparer batches, once per group, the reads the group's gates need.
+type Preparer interface {
+	Prepare(now time.Time, scores []Candidate)
+}
+
+// Validator refuses a score on its board's definition alone.
+type Validator interface {
+	Validate(def *podium.Board, keys []int64) error
+}
+
+// Gate admits or refuses a score on state it keeps, and hears when an
+// admitted score is logged in the group.
+type Gate interface {
+	Admit(c *Candidate) error
+	Logged(c *Candidate)
+}
+
+// Effect derives further changes in the same group from a change of a
+// player's entry (an aggregate's new value): Derive computes them against
+// the group without changing it, and the core adds them (Group.Write) once
+// the source change is logged. An error refuses the source change.
+type Effect interface {
+	Derive(g *Group, src *Source) ([]Write, error)
+}
+
+// Forgetter drops state derived from groups that were not stored (after a
+// failed commit, with nothing pending).
+type Forgetter interface {
+	Forget()
+}
+
+// Replayer hears about a submission another node logged, replayed by
+// this node's catch-up (shared mode).
+type Replayer interface {
+	Replayed(b *BoardState, def *podium.Board, s *podium.Submission)
+}
+
+// hooks holds the registered modules by hook point, in registration order.
+type hooks struct {
+	modules    []Module
+	preparers  []Preparer
+	validators []Validator
+	gates      []Gate
+	effects    []Effect
+	forgetters []Forgetter
+	replayers  []Replayer
+}
+
+func newHooks(ms []Module) hooks {
+	var h hooks
+	for _, m := range ms {
+		h.modules = append(h.modules, m)
+		if x, ok := m.(Preparer); ok {
+			h.preparers = append(h.preparers, x)
+		}
+		if x, ok := m.(Validator); ok {
+			h.validators = append(h.validators, x)
+		}
+		if x, ok := m.(Gate); ok {
+			h.gates = append(h.gates, x)
+		}
+		if x, ok := m.(Effect); ok {
+			h.effects = append(h.effects, x)
+		}
+		if x, ok := m.(Forgetter); ok {
+			h.forgetters = append(h.forgetters, x)
+		}
+		if x, ok := m.(Replayer); ok {
+			h.replayers = append(h.replayers, x)
+		}
+	}
+	return h
+}
+
+// Def returns the board's current definition.
+func (bs *BoardState) Def() *podium.Board { return bs.def.Load() }
+
+// AppliedSeq returns the last seq applied to the board's indexes: a read
+// of the store up to it sees exactly what the indexes hold.
+func (bs *BoardState) AppliedSeq() uint64 {
+	bs.mu.RLock()
+	defer bs.mu.RUnlock()
+	return bs.seq
+}
+
+// Slot returns what module m keeps with this board, nil at first. The
+// writer's alone, like SetSlot.
+func (bs *BoardState) Slot(m Module) any { return bs.slots[m] }
+
+// SetSlot keeps v with this board for module m.
+func (bs *BoardState) SetSlot(m Module, v any) {
+	if bs.slots == nil {
+		bs.slots = map[Module]any{}
+	}
+	bs.slots[m] = v
+}
+
+// prepare runs the Preparers over a group's scores on existing boards that
+// take scores (not aggregates).
+func (e *Engine) prepare(now time.Time, ops []*op) {
+	if len(e.hooks.preparers) == 0 {
+		return
+	}
+	var cs []Candidate
+	for _, o := range ops {
+		if o.kind != opScores || o.err != nil {
+			continue
+		}
+		for i := range o.scores {
+			s := &o.scores[i]
+			bs := e.board(s.Board)
+			if bs == nil {
+				continue
+			}
+			def := bs.def.Load()
+			if def.Aggregate != nil {
+				continue
+			}
+			cs = append(cs, Candidate{Board: bs, Def: def, Player: s.Player, Keys: s.Keys, Now: now})
+		}
+	}
+	for _, p := range e.hooks.preparers {
+		p.Prepare(now, cs)
+	}
+}
+
+// forget tells the Forgetters that a group failed to commit.
+func (e *Engine) forget() {
+	for _, f := range e.hooks.forgetters {
+		f.Forget()
+	}
+}
+
+// replayed tells the Replayers about a submission another node logged.
+func (e *Engine) replayed(bs *BoardState, def *podium.Board, s *podium.Submission) {
+	for _, r := range e.hooks.replayers {
+		r.Replayed(bs, def, s)
+	}
+}

@@ -1,0 +1,160 @@
+package engine
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/rank"
+	"github.com/podiumhq/podium/scoring"
+)
+
+// Points credits of a settlement: what each points board is credited with,
+// from the final ranking of a tournament (settle.go).
+
+func changes2deltas[C any](cs []C, f func(C) (string, int64)) []delta {
+	out := make([]delta, 0, len(cs))
+	for _, c := range cs {
+		p, d := f(c)
+		if d != 0 {
+			out = append(out, delta{p, d})
+		}
+	}
+	return out
+}
+
+type delta struct {
+	player string
+	points int64
+}
+
+func sameKeys(a, b *podium.Board) bool {
+	if len(a.Keys) != len(b.Keys) {
+		return false
+	}
+	for i := range a.Keys {
+		if a.Keys[i].Order != b.Keys[i].Order {
+			return false
+		}
+	}
+	return true
+}
+
+// bestCredits returns the submissions that bring a best board up to date
+// with a tournament's final ranking: for each ranked player, their rank
+// (by "rank") or their entry's keys (by "score"), when that is better
+// than what the board holds for them, or they have no entry. It compares
+// with the board rather than with the payouts: a better time at the same
+// rank changes no payout but is a better entry on a by-score board, and a
+// board created after an earlier run still hears of every result. A run
+// that finds nothing better credits nothing, so runs stay idempotent.
+func (e *Engine) bestCredits(tb *BoardState, td *podium.Board, g *Group, final []ranked) ([]Score, error) {
+	period := podium.PeriodAt(td.Reset, g.now).ID
+	if err := e.holdPeriod(g, tb, period); err != nil {
+		return nil, err
+	}
+	orders := td.Orders()
+	var out []Score
+	for _, r := range final {
+		keys := []int64{r.rank}
+		if td.Points.By == "score" {
+			keys = r.keys
+		}
+		if pid, known := e.players.lookup(r.player); known {
+			cur := g.current(ovKey{tb, period, pid})
+			if cur.exists && !podium.Better(orders, keys, cur.entry.Keys[:len(orders)]) {
+				continue
+			}
+		}
+		out = append(out, Score{Board: td.ID, Player: r.player, Keys: keys})
+	}
+	return out, nil
+}
+
+// currentCredits returns the submissions that credit deltas, dated date,
+// to a decaying board (scoring/decay.go): first, if date falls in a later
+// era than the board's, the move of every entry to that era, written in
+// the board's current order so ties keep their order; then each credit in
+// fixed point.
+func (e *Engine) currentCredits(tb *BoardState, td *podium.Board, g *Group, date time.Time, ds []delta) ([]Score, int, error) {
+	h := int64(td.Points.HalfLifeDays) * 24 * 3600 * 1000
+	period := podium.PeriodAt(td.Reset, g.now).ID
+	if err := e.holdPeriod(g, tb, period); err != nil {
+		return nil, 0, err
+	}
+	target := scoring.Era(podium.Millis(date), h)
+	var out []Score
+	era := target
+	rebased := 0
+	tb.mu.RLock()
+	if ps := tb.periods[period]; ps != nil && ps.idx.Len() > 0 {
+		first, _ := ps.idx.At(1, true)
+		era = first.Keys[0]
+		if era < target {
+			j := target - era
+			ps.idx.Range(1, ps.idx.Len(), true, func(_ int, en rank.Entry) bool {
+				k := en.Keys[1]
+				out = append(out, Score{Board: td.ID, Player: e.players.name(en.Player).Player, Keys: []int64{j, scoring.Rebase(k, j) - k}})
+				return true
+			})
+			rebased = len(out)
+			era = target
+		}
+	}
+	tb.mu.RUnlock()
+	for _, d := range ds {
+		sc := scoring.Scaled(d.points, podium.Millis(date), era, h)
+		if sc == 0 {
+			continue
+		}
+		keys := []int64{0, sc}
+		pid, known := e.players.lookup(d.player)
+		if !known || !g.current(ovKey{tb, period, pid}).exists {
+			keys[0] = era
+		}
+		out = append(out, Score{Board: td.ID, Player: d.player, Keys: keys})
+	}
+	return out, rebased, nil
+}
+
+// decayed returns the points of a current board's entry (keys: era, K)
+// at the engine's clock, for display (scoring.Value); ok is false on any
+// other board.
+func (e *Engine) decayed(def *podium.Board, keys []int64) (v float64, ok bool) {
+	p := def.Points
+	if p == nil || p.Kind != podium.PointsCurrent || len(keys) < 2 {
+		return 0, false
+	}
+	h := int64(p.HalfLifeDays) * 24 * 3600 * 1000
+	return scoring.Value(keys[0], keys[1], podium.Millis(e.now()), h), true
+}
+
+// settledFeedTop is how many of the final ranking a "tournament settled"
+// feed event lists (it stays well under podium.MaxFeedData).
+const settledFeedTop = 10
+
+// settledEvent is the "tournament settled" feed event of a run: the winner
+// with their keys, and the first settledFeedTop places with their points.
+func settledEvent(def *podium.Board, period string, seq uint64, now time.Time, final []ranked, st podium.Settlement) podium.FeedEvent {
+	type place struct {
+		Player string `json:"player"`
+		Rank   int64  `json:"rank"`
+		Points int64  `json:"points"`
+	}
+	data := struct {
+		Tournament string  `json:"tournament"`
+		Run        int64   `json:"run"`
+		Players    int64   `json:"players"`
+		Paid       int64   `json:"paid"`
+		Top        []place `json:"top"`
+	}{Tournament: def.ID, Run: st.Runs, Players: st.Players, Paid: st.Paid, Top: []place{}}
+	for _, r := range final[:min(len(final), settledFeedTop)] {
+		data.Top = append(data.Top, place{Player: r.player, Rank: r.rank, Points: scoring.RankPoints(def.Tournament.Weight, r.rank)})
+	}
+	raw, _ := json.Marshal(data) // plain types: cannot fail
+	ev := podium.FeedEvent{Board: def.ID, Seq: seq, Kind: podium.FeedTournamentSettled, At: now, Period: period, Data: raw}
+	if len(final) > 0 {
+		ev.Player, ev.Keys = final[0].player, final[0].keys
+	}
+	return ev
+}

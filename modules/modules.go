@@ -1,0 +1,41 @@
+// Package modules lists the feature modules a podium server registers with
+// its engine, one line each, in the order their hooks run (see
+// engine/hooks.go and engine/module.go). cmd/podium's wiring registers
+// these; a test that wants the server as it runs uses them too, and a test
+// of one feature may build an engine with exactly the modules it needs
+// instead.
+package modules
+
+import (
+	"log/slog"
+
+	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/evidence"
+	"github.com/podiumhq/podium/limits"
+	"github.com/podiumhq/podium/sessions"
+)
+
+// Config configures the standard modules; the zero value of each module's
+// part means its defaults.
+type Config struct {
+	Store    podium.Store
+	Logger   *slog.Logger
+	Sessions sessions.Config // player sessions (--session-* flags)
+	Evidence evidence.Config // the evidence sweeper (--evidence-sweep-every)
+}
+
+// All returns the standard modules over store with their defaults.
+func All(store podium.Store, log *slog.Logger) []engine.Module {
+	return With(Config{Store: store, Logger: log})
+}
+
+// With returns the standard modules configured by c. A new feature adds
+// its line here.
+func With(c Config) []engine.Module {
+	return []engine.Module{
+		limits.New(c.Store, c.Logger), // key bounds and quotas
+		sessions.New(c.Sessions),      // player sessions (authentication, change feed)
+		evidence.New(c.Evidence),      // evidence uploads (storage, sweeper)
+	}
+}
