@@ -131,8 +131,8 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.Engine = engine.New(engine.Config{Store: store, Now: m.Now, Logger: m.log, MaxBatch: m.Config.MaxBatch, Registerer: reg,
 		Broker: m.Broker, Node: m.Config.Node, PollEvery: m.Config.PollEvery, FeedCap: m.Config.FeedCap,
-		OldPeriodsBytes: m.Config.oldPeriodsBytes(),
-		IdempotencyTTL:  m.Config.IdempotencyTTL, IdempotencyBytes: m.Config.idempotencyBytes(),
+		OldPeriodsBytes: m.Config.oldPeriodsBytes(), IdempotencyTTL: m.Config.IdempotencyTTL,
+		IdempotencyBytes: m.Config.idempotencyBytes(),
 		Modules: modules.With(modules.Config{Store: store, Logger: m.log, Evidence: m.Config.Evidence.module(),
 			Sessions: sessions.Config{TTL: m.Config.SessionTTL, MaxTTL: m.Config.SessionMaxTTL, Cap: m.Config.SessionCap}})})
 	m.Engine.SetAdminSecret(adminKey)
