@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/ctf"
 	"github.com/podiumhq/podium/engine"
 )
 
@@ -203,4 +204,12 @@ func (s *Server) reload(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, append(appendStrings([]byte(`{"ok":true,"settlements_repaired":`), repaired), '}'))
 	return nil
+}
+
+// checkContests runs the contests' check, none without contests.
+func (s *Server) checkContests(ctx context.Context) ([]ctf.Problem, error) {
+	if s.contests == nil {
+		return nil, nil
+	}
+	return s.contests.Check(ctx)
 }
