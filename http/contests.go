@@ -8,7 +8,27 @@ import (
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/contest"
 	"github.com/podiumhq/podium/ctf"
+	"github.com/podiumhq/podium/stream"
 )
+
+// contestHandlers serves CTF contests (package ctf): the API, the live
+// stream (contests_stream.go) and the contest page.
+type contestHandlers struct {
+	*base
+	*streamer
+	eng        contestEngine
+	contests   *ctf.Service
+	contestHub *stream.Hub // contests_stream.go
+	web        *pageHandlers
+}
+
+// contestEngine is what the contest handlers ask the engine: the clock,
+// whether it has loaded, and players' names.
+type contestEngine interface {
+	Now() time.Time
+	Ready() bool
+	Player(id string) (podium.Player, error)
+}
 
 // CTF contests (package ctf): /v1/contests. Contest ids follow board ids
 // and are covered by a key's board prefixes. The judge (a game server
@@ -18,39 +38,39 @@ func (s *Server) contestRoutes() {
 	if s.contests == nil {
 		return
 	}
-	s.mux.HandleFunc("GET /v1/contests", s.api(s.listContests))
-	s.mux.HandleFunc("GET /v1/contests/{contest}", s.api(s.getContest))
-	s.mux.HandleFunc("PUT /v1/contests/{contest}", s.api(s.putContest))
-	s.mux.HandleFunc("DELETE /v1/contests/{contest}", s.api(s.deleteContest))
-	s.mux.HandleFunc("DELETE /v1/contests/{contest}/challenges/{challenge}", s.api(s.deleteChallenge))
-	s.mux.HandleFunc("POST /v1/contests/{contest}/unfreeze", s.api(s.unfreezeContest))
-	s.mux.HandleFunc("POST /v1/contests/{contest}/refreeze", s.api(s.refreezeContest))
-	s.mux.HandleFunc("PUT /v1/contests/{contest}/challenges/{challenge}", s.api(s.putChallenge, "confirm", "preview"))
-	s.mux.HandleFunc("GET /v1/contests/{contest}/challenges", s.api(s.contestChallenges, "view"))
-	s.mux.HandleFunc("POST /v1/contests/{contest}/attempts", s.api(s.postAttempt))
-	s.mux.HandleFunc("GET /v1/contests/{contest}/attempts", s.api(s.contestAttempts, "after", "limit", "team", "challenge", "correct"))
-	s.mux.HandleFunc("GET /v1/contests/{contest}/standings", s.api(s.contestStandings, "view", "offset", "limit", "include_hidden", "at", "solves"))
-	s.mux.HandleFunc("GET /v1/contests/{contest}/standings/{team}", s.api(s.contestTeam, "view"))
-	s.mux.HandleFunc("GET /v1/contests/{contest}/first-bloods", s.api(s.contestFirstBloods, "view"))
-	s.mux.HandleFunc("GET /v1/contests/{contest}/snapshots", s.api(s.contestSnapshots))
-	s.mux.HandleFunc("GET /v1/contests/{contest}/chart", s.api(s.contestChart, "view", "top"))
-	s.mux.HandleFunc("GET /v1/contests/{contest}/ctftime", s.api(s.contestCTFtime, "view"))
-	s.mux.HandleFunc("GET /v1/contests/{contest}/export", s.api(s.exportContest, "format", "view", "include_hidden")) // contests_export.go
-	s.timing["GET /v1/contests/{contest}/export"] = untimed                                                           // bounds each chunk's write
-	s.mux.HandleFunc("GET /v1/contests/{contest}/stream", s.api(s.contestSSE, "limit", "last_event_id", "view"))
+	s.mux.HandleFunc("GET /v1/contests", s.api(s.contest.listContests))
+	s.mux.HandleFunc("GET /v1/contests/{contest}", s.api(s.contest.getContest))
+	s.mux.HandleFunc("PUT /v1/contests/{contest}", s.api(s.contest.putContest))
+	s.mux.HandleFunc("DELETE /v1/contests/{contest}", s.api(s.contest.deleteContest))
+	s.mux.HandleFunc("DELETE /v1/contests/{contest}/challenges/{challenge}", s.api(s.contest.deleteChallenge))
+	s.mux.HandleFunc("POST /v1/contests/{contest}/unfreeze", s.api(s.contest.unfreezeContest))
+	s.mux.HandleFunc("POST /v1/contests/{contest}/refreeze", s.api(s.contest.refreezeContest))
+	s.mux.HandleFunc("PUT /v1/contests/{contest}/challenges/{challenge}", s.api(s.contest.putChallenge, "confirm", "preview"))
+	s.mux.HandleFunc("GET /v1/contests/{contest}/challenges", s.api(s.contest.contestChallenges, "view"))
+	s.mux.HandleFunc("POST /v1/contests/{contest}/attempts", s.api(s.contest.postAttempt))
+	s.mux.HandleFunc("GET /v1/contests/{contest}/attempts", s.api(s.contest.contestAttempts, "after", "limit", "team", "challenge", "correct"))
+	s.mux.HandleFunc("GET /v1/contests/{contest}/standings", s.api(s.contest.contestStandings, "view", "offset", "limit", "include_hidden", "at", "solves"))
+	s.mux.HandleFunc("GET /v1/contests/{contest}/standings/{team}", s.api(s.contest.contestTeam, "view"))
+	s.mux.HandleFunc("GET /v1/contests/{contest}/first-bloods", s.api(s.contest.contestFirstBloods, "view"))
+	s.mux.HandleFunc("GET /v1/contests/{contest}/snapshots", s.api(s.contest.contestSnapshots))
+	s.mux.HandleFunc("GET /v1/contests/{contest}/chart", s.api(s.contest.contestChart, "view", "top"))
+	s.mux.HandleFunc("GET /v1/contests/{contest}/ctftime", s.api(s.contest.contestCTFtime, "view"))
+	s.mux.HandleFunc("GET /v1/contests/{contest}/export", s.api(s.contest.exportContest, "format", "view", "include_hidden")) // contests_export.go
+	s.timing["GET /v1/contests/{contest}/export"] = untimed                                                                   // bounds each chunk's write
+	s.mux.HandleFunc("GET /v1/contests/{contest}/stream", s.api(s.contest.contestSSE, "limit", "last_event_id", "view"))
 	s.timing["GET /v1/contests/{contest}/stream"] = untimed
-	s.mux.HandleFunc("GET /contests/{contest}", s.contestPage)
+	s.mux.HandleFunc("GET /contests/{contest}", s.contest.contestPage)
 }
 
 // contestPage serves the live contest page; for a contest that does not
 // exist, with status 404 (its script says so).
-func (s *Server) contestPage(w http.ResponseWriter, r *http.Request) {
+func (s *contestHandlers) contestPage(w http.ResponseWriter, r *http.Request) {
 	// A page is read without credentials (a browser's navigation sends
 	// none): a private contest is as unknown (auth.go, "Private ids").
 	if c, err := s.contests.Contest(r.PathValue("contest")); (err != nil || !c.Public) && s.eng.Ready() {
 		w = notFoundWriter{w}
 	}
-	s.page("contest.html")(w, r)
+	s.web.page("contest.html")(w, r)
 }
 
 // notFoundWriter turns the page's 200 into a 404.
@@ -119,7 +139,7 @@ func contestState(c *contest.Contest, t time.Time) string {
 	return "final"
 }
 
-func (s *Server) contestOut(c *contest.Contest) contestJSON {
+func (s *contestHandlers) contestOut(c *contest.Contest) contestJSON {
 	out := contestJSON{ID: c.ID, Title: c.Title, Start: jt(c.Start), End: jt(c.End), Revealed: c.Revealed,
 		FirstBlood: c.FirstBlood, BloodRule: c.BloodRule, Public: c.Public, Meta: c.Meta, CreatedAt: jt(c.CreatedAt), UpdatedAt: jt(c.UpdatedAt),
 		State: contestState(c, s.eng.Now())}
@@ -133,7 +153,7 @@ func (s *Server) contestOut(c *contest.Contest) contestJSON {
 // key (a key sent must be valid: 401 whatever the id), others the read
 // scope on its id; a contest the request may not read is the 404 of an
 // unknown one (auth.go, "Private ids").
-func (s *Server) contestFor(r *http.Request) (contest.Contest, *podium.APIKey, error) {
+func (s *contestHandlers) contestFor(r *http.Request) (contest.Contest, *podium.APIKey, error) {
 	k, err := s.principal(r)
 	if err != nil {
 		return contest.Contest{}, nil, err
@@ -148,7 +168,7 @@ func (s *Server) contestFor(r *http.Request) (contest.Contest, *podium.APIKey, e
 	return c, k, nil
 }
 
-func (s *Server) listContests(w http.ResponseWriter, r *http.Request) error {
+func (s *contestHandlers) listContests(w http.ResponseWriter, r *http.Request) error {
 	k, err := s.principal(r)
 	if err != nil {
 		return err
@@ -162,7 +182,7 @@ func (s *Server) listContests(w http.ResponseWriter, r *http.Request) error {
 	return writeAny(w, http.StatusOK, map[string]any{"contests": out})
 }
 
-func (s *Server) getContest(w http.ResponseWriter, r *http.Request) error {
+func (s *contestHandlers) getContest(w http.ResponseWriter, r *http.Request) error {
 	c, _, err := s.contestFor(r)
 	if err != nil {
 		return err
@@ -193,7 +213,7 @@ func parseTime(field, v string) (time.Time, error) {
 	return t, nil
 }
 
-func (s *Server) putContest(w http.ResponseWriter, r *http.Request) error {
+func (s *contestHandlers) putContest(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("contest")
 	if !podium.ValidBoardID(id) {
 		return podium.Errorf(podium.ECodeInvalid, "contest id must match [a-z0-9][a-z0-9_.:-]{0,127}")
@@ -303,7 +323,7 @@ func attemptOut(a *contest.Attempt) attemptJSON {
 // contest). A correct one is a solve, answered with the team's live
 // standing. With an Idempotency-Key, a retry gets the attempt it logged
 // (Idempotent-Replayed: true), with the standing as it is now.
-func (s *Server) postAttempt(w http.ResponseWriter, r *http.Request) error {
+func (s *contestHandlers) postAttempt(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("contest")
 	k, err := s.require(r, podium.ScopeSubmit, id)
 	if err != nil {
@@ -340,7 +360,7 @@ func (s *Server) postAttempt(w http.ResponseWriter, r *http.Request) error {
 	return writeAny(w, http.StatusOK, resp)
 }
 
-func (s *Server) contestAttempts(w http.ResponseWriter, r *http.Request) error {
+func (s *contestHandlers) contestAttempts(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("contest")
 	if _, err := s.require(r, podium.ScopeAdmin, id); err != nil {
 		return err

@@ -16,7 +16,7 @@ import (
 
 // unfreezeContest reveals the final standings; before the end only with
 // {"force": true}.
-func (s *Server) unfreezeContest(w http.ResponseWriter, r *http.Request) error {
+func (s *contestHandlers) unfreezeContest(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("contest")
 	if _, err := s.require(r, podium.ScopeAdmin, id); err != nil {
 		return err
@@ -42,7 +42,7 @@ func (s *Server) unfreezeContest(w http.ResponseWriter, r *http.Request) error {
 }
 
 // refreezeContest undoes a reveal before the end.
-func (s *Server) refreezeContest(w http.ResponseWriter, r *http.Request) error {
+func (s *contestHandlers) refreezeContest(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("contest")
 	if _, err := s.require(r, podium.ScopeAdmin, id); err != nil {
 		return err
@@ -95,7 +95,7 @@ func number(field string, raw json.RawMessage) (*float64, error) {
 // scoring or hidden flag of a challenge with solves) is 409 unless
 // ?confirm=true; ?preview=true answers what it would do and stores
 // nothing.
-func (s *Server) putChallenge(w http.ResponseWriter, r *http.Request) error {
+func (s *contestHandlers) putChallenge(w http.ResponseWriter, r *http.Request) error {
 	id, chID := r.PathValue("contest"), r.PathValue("challenge")
 	if _, err := s.require(r, podium.ScopeAdmin, id); err != nil {
 		return err
@@ -168,7 +168,7 @@ type teamChangeJSON struct {
 }
 
 // impactOut is the answer of a preview.
-func (s *Server) impactOut(im *ctf.Impact) map[string]any {
+func (s *contestHandlers) impactOut(im *ctf.Impact) map[string]any {
 	rank := func(r int) *int {
 		if r == 0 {
 			return nil
@@ -191,7 +191,7 @@ func (s *Server) impactOut(im *ctf.Impact) map[string]any {
 
 // DELETE /v1/contests/{contest}: the contest with its challenges, solves,
 // audit log and snapshots. Its streams end with an error event.
-func (s *Server) deleteContest(w http.ResponseWriter, r *http.Request) error {
+func (s *contestHandlers) deleteContest(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("contest")
 	if _, err := s.require(r, podium.ScopeAdmin, id); err != nil {
 		return err
@@ -208,7 +208,7 @@ func (s *Server) deleteContest(w http.ResponseWriter, r *http.Request) error {
 
 // DELETE /v1/contests/{contest}/challenges/{challenge}: a challenge no
 // team solved (409 otherwise).
-func (s *Server) deleteChallenge(w http.ResponseWriter, r *http.Request) error {
+func (s *contestHandlers) deleteChallenge(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("contest")
 	if _, err := s.require(r, podium.ScopeAdmin, id); err != nil {
 		return err
@@ -237,7 +237,7 @@ func liveContest(window string) (string, bool) { return strings.CutPrefix(window
 
 // streamView parses ?view= of the contest stream: public (the default) or
 // live, for admin keys of the contest.
-func (s *Server) streamView(r *http.Request, id string) (live bool, err error) {
+func (s *contestHandlers) streamView(r *http.Request, id string) (live bool, err error) {
 	switch v, _ := queryValue(r, "view"); v {
 	case "", "public":
 		return false, nil

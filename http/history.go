@@ -61,7 +61,7 @@ func appendHistory(b []byte, rows []podium.HistoryRow, admin bool) []byte {
 // session on a board that takes player submissions; to anyone else the
 // board is unknown (auth.go, "Private ids"). Admins (and review keys) also
 // see which rows an approval wrote.
-func (s *Server) history(w http.ResponseWriter, r *http.Request) error {
+func (s *entryHandlers) history(w http.ResponseWriter, r *http.Request) error {
 	player := r.PathValue("player")
 	if err := podium.ValidPlayerRef(player); err != nil {
 		return err

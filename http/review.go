@@ -10,6 +10,28 @@ import (
 	"github.com/podiumhq/podium/engine"
 )
 
+// reviewHandlers serves moderation: the review queue, approvals and
+// rejections, and freezes.
+type reviewHandlers struct {
+	*base
+	eng reviewStore
+}
+
+// reviewStore is what the moderation handlers call.
+type reviewStore interface {
+	ReviewItems(ctx context.Context, f podium.ReviewFilter) ([]podium.ReviewItem, error)
+	ReviewItem(ctx context.Context, id string) (*podium.ReviewItem, error)
+	Approve(ctx context.Context, id, by, note string) (*podium.ReviewItem, engine.Result, error)
+	Reject(ctx context.Context, id, by, note string) (*podium.ReviewItem, error)
+	Entry(ctx context.Context, q engine.Query, player string) (engine.Page, error)
+	History(ctx context.Context, board, player string, before uint64, limit int) (rows []podium.HistoryRow, resume uint64, err error)
+	ReviewEvidence(ctx context.Context, board, player string, seq uint64, reviewID string) (doc []byte, ok bool, err error)
+	ItemEvidence(ctx context.Context, it *podium.ReviewItem) (*podium.Evidence, error)
+	Freeze(ctx context.Context, player, by, reason string) (podium.Freeze, error)
+	Unfreeze(ctx context.Context, player string) error
+	Frozen(player string) *podium.Freeze
+}
+
 // Moderation (issue 9, section 5): the review queue, decisions, freezes
 // and a player's submission history. See docs/API.md, "Moderation".
 
@@ -71,7 +93,7 @@ func appendReviewSetting(b []byte, r *podium.Review) []byte {
 
 // reviewKey returns the request's key if it may review board ("" for
 // every board: an unrestricted key): the review scope, or admin.
-func (s *Server) reviewKey(r *http.Request, board string) (*podium.APIKey, error) {
+func (s *reviewHandlers) reviewKey(r *http.Request, board string) (*podium.APIKey, error) {
 	k, err := s.require(r, podium.ScopeReview, board)
 	if err != nil {
 		return nil, err
@@ -92,7 +114,7 @@ func parseReviewCursor(v string) (podium.ReviewCursor, error) {
 	return podium.ReviewCursor{At: podium.FromMillis(n), ID: id}, nil
 }
 
-func (s *Server) reviewQueue(w http.ResponseWriter, r *http.Request) error {
+func (s *reviewHandlers) reviewQueue(w http.ResponseWriter, r *http.Request) error {
 	board, _ := queryValue(r, "board")
 	if board != "" && !podium.ValidBoardID(board) {
 		return podium.Errorf(podium.ECodeInvalid, "board must match [a-z0-9][a-z0-9_.:-]{0,127}")
@@ -157,7 +179,7 @@ func (s *Server) reviewQueue(w http.ResponseWriter, r *http.Request) error {
 }
 
 // reviewItemFor loads an item and checks that the request may review it.
-func (s *Server) reviewItemFor(r *http.Request) (*podium.ReviewItem, *podium.APIKey, error) {
+func (s *reviewHandlers) reviewItemFor(r *http.Request) (*podium.ReviewItem, *podium.APIKey, error) {
 	if _, err := s.require(r, podium.ScopeReview, ""); err != nil {
 		return nil, nil, err
 	}
@@ -172,7 +194,7 @@ func (s *Server) reviewItemFor(r *http.Request) (*podium.ReviewItem, *podium.API
 	return it, k, nil
 }
 
-func (s *Server) getReviewItem(w http.ResponseWriter, r *http.Request) error {
+func (s *reviewHandlers) getReviewItem(w http.ResponseWriter, r *http.Request) error {
 	it, _, err := s.reviewItemFor(r)
 	if err != nil {
 		return err
@@ -185,15 +207,15 @@ func (s *Server) getReviewItem(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *Server) approveReview(w http.ResponseWriter, r *http.Request) error {
+func (s *reviewHandlers) approveReview(w http.ResponseWriter, r *http.Request) error {
 	return s.decideReview(w, r, podium.ReviewApproved)
 }
 
-func (s *Server) rejectReview(w http.ResponseWriter, r *http.Request) error {
+func (s *reviewHandlers) rejectReview(w http.ResponseWriter, r *http.Request) error {
 	return s.decideReview(w, r, podium.ReviewRejected)
 }
 
-func (s *Server) decideReview(w http.ResponseWriter, r *http.Request, status string) error {
+func (s *reviewHandlers) decideReview(w http.ResponseWriter, r *http.Request, status string) error {
 	_, k, err := s.reviewItemFor(r)
 	if err != nil {
 		return err
@@ -232,7 +254,7 @@ func (s *Server) decideReview(w http.ResponseWriter, r *http.Request, status str
 }
 
 // optionalBody decodes a JSON body into v; an empty body leaves v as it is.
-func (s *Server) optionalBody(r *http.Request, v any) error {
+func (s *reviewHandlers) optionalBody(r *http.Request, v any) error {
 	buf, err := readBody(r, s.maxBody)
 	if err != nil {
 		return err
@@ -246,7 +268,7 @@ func (s *Server) optionalBody(r *http.Request, v any) error {
 
 // appendReviewItem appends an item with the player's entry in its period,
 // their latest log rows and the evidence lookup's answer.
-func (s *Server) appendReviewItem(ctx context.Context, b []byte, it *podium.ReviewItem) ([]byte, error) {
+func (s *reviewHandlers) appendReviewItem(ctx context.Context, b []byte, it *podium.ReviewItem) ([]byte, error) {
 	b = append(b, `{"id":`...)
 	b = appendString(b, it.ID)
 	b = append(b, `,"board":`...)
@@ -314,7 +336,7 @@ func (s *Server) appendReviewItem(ctx context.Context, b []byte, it *podium.Revi
 // answer if one is set, else the evidence uploaded for the held item (at
 // the approved seq once approved) with its download path
 // (evidence_review.go), else null.
-func (s *Server) appendItemEvidence(ctx context.Context, b []byte, it *podium.ReviewItem) ([]byte, error) {
+func (s *reviewHandlers) appendItemEvidence(ctx context.Context, b []byte, it *podium.ReviewItem) ([]byte, error) {
 	doc, ok, err := s.eng.ReviewEvidence(ctx, it.Board, it.Player, it.Seq, it.ID)
 	switch {
 	case err != nil:
@@ -340,7 +362,7 @@ func appendFreeze(b []byte, f *podium.Freeze) []byte {
 }
 
 // freeze answers POST /v1/players/{player}/freeze (admin).
-func (s *Server) freeze(w http.ResponseWriter, r *http.Request) error {
+func (s *reviewHandlers) freeze(w http.ResponseWriter, r *http.Request) error {
 	k, err := s.requireGlobalAdmin(r)
 	if err != nil {
 		return err
@@ -358,7 +380,7 @@ func (s *Server) freeze(w http.ResponseWriter, r *http.Request) error {
 }
 
 // unfreeze answers POST /v1/players/{player}/unfreeze (admin).
-func (s *Server) unfreeze(w http.ResponseWriter, r *http.Request) error {
+func (s *reviewHandlers) unfreeze(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.requireGlobalAdmin(r); err != nil {
 		return err
 	}
@@ -375,7 +397,7 @@ func (s *Server) unfreeze(w http.ResponseWriter, r *http.Request) error {
 }
 
 // getFreeze answers GET /v1/players/{player}/freeze (review or admin).
-func (s *Server) getFreeze(w http.ResponseWriter, r *http.Request) error {
+func (s *reviewHandlers) getFreeze(w http.ResponseWriter, r *http.Request) error {
 	// A freeze holds the player on every board, so a moderator of any
 	// board may read it (the route takes no board= to name one).
 	if _, err := s.require(r, podium.ScopeReview, ""); err != nil {
