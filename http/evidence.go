@@ -1,6 +1,7 @@
 package http
 
 import (
+	"context"
 	"encoding/hex"
 	"errors"
 	"mime"
@@ -15,6 +16,29 @@ import (
 	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/evidence"
 )
+
+// evidenceHandlers serves evidence uploads and reads, of logged and of
+// held submissions (evidence_review.go).
+type evidenceHandlers struct {
+	*base
+	eng evidenceStore
+	evb *evidence.Budgets
+	evm *evidenceMetrics
+}
+
+// evidenceStore is what the evidence handlers call.
+type evidenceStore interface {
+	Board(id string) (engine.BoardInfo, error)
+	Player(id string) (podium.Player, error)
+	EvidenceTarget(ctx context.Context, board, player string, seq uint64) (uint64, string, engine.BoardInfo, error)
+	HeldEvidenceTarget(ctx context.Context, board, player, id string) (uint64, engine.BoardInfo, error)
+	Evidence(ctx context.Context, board, player string, seq uint64) (*podium.Evidence, error)
+	EvidenceData(ctx context.Context, board, player string, seq uint64) (*podium.Evidence, []byte, error)
+	PlayerContent(ctx context.Context, player, contentSHA256 string) (string, bool, error)
+	StoreEvidence(ctx context.Context, ev podium.Evidence, data []byte, period string) (podium.Evidence, podium.EvidenceOutcome, error)
+	HeldItem(ctx context.Context, board, player, id string) (*podium.ReviewItem, error)
+	ItemEvidenceData(ctx context.Context, it *podium.ReviewItem) (*podium.Evidence, []byte, error)
+}
 
 // Evidence uploads (issue 9 §4, docs/API.md "Evidence"):
 //
@@ -57,11 +81,11 @@ func newEvidenceMetrics(reg prometheus.Registerer) *evidenceMetrics {
 }
 
 func (s *Server) evidenceRoutes() {
-	s.evm = newEvidenceMetrics(s.reg)
+	s.evidence.evm = newEvidenceMetrics(s.reg)
 	var lim = s.evLimiter
-	s.evb = evidence.NewBudgets(s.evCfg, lim)
-	s.mux.HandleFunc("PUT /v1/boards/{board}/entries/{player}/evidence", s.api(s.putEvidence, "seq", "review", "content_sha256", "compressed_sha256"))
-	s.mux.HandleFunc("GET /v1/boards/{board}/entries/{player}/evidence", s.api(s.getEvidence, "seq", "review"))
+	s.evidence.evb = evidence.NewBudgets(s.evCfg, lim)
+	s.mux.HandleFunc("PUT /v1/boards/{board}/entries/{player}/evidence", s.api(s.evidence.putEvidence, "seq", "review", "content_sha256", "compressed_sha256"))
+	s.mux.HandleFunc("GET /v1/boards/{board}/entries/{player}/evidence", s.api(s.evidence.getEvidence, "seq", "review"))
 }
 
 func querySeq(r *http.Request) (uint64, error) {
@@ -90,7 +114,7 @@ func queryHash(r *http.Request, name string) (string, error) {
 // evidenceWho reads the path's player and returns it with the request's
 // principal (nil without credentials). The board is looked up after the
 // checks that do not depend on it (auth.go, "Private ids").
-func (s *Server) evidenceWho(r *http.Request) (string, *podium.APIKey, error) {
+func (s *evidenceHandlers) evidenceWho(r *http.Request) (string, *podium.APIKey, error) {
 	player := r.PathValue("player")
 	if err := podium.ValidPlayerRef(player); err != nil {
 		return "", nil, err
@@ -142,12 +166,12 @@ func evidenceLimits(p *podium.EvidencePolicy) evidence.Limits {
 }
 
 // refuseEvidence counts a refused upload and returns err.
-func (s *Server) refuseEvidence(reason string, err error) error {
+func (s *evidenceHandlers) refuseEvidence(reason string, err error) error {
 	s.evm.uploads.WithLabelValues("refused", reason).Inc()
 	return err
 }
 
-func (s *Server) putEvidence(w http.ResponseWriter, r *http.Request) error {
+func (s *evidenceHandlers) putEvidence(w http.ResponseWriter, r *http.Request) error {
 	player, k, err := s.evidenceWho(r)
 	if err != nil {
 		return err
@@ -284,7 +308,7 @@ func evidenceStatus(o podium.EvidenceOutcome) int {
 }
 
 // budgetRefused answers 429 with Retry-After for a spent budget.
-func (s *Server) budgetRefused(w http.ResponseWriter, err error) error {
+func (s *evidenceHandlers) budgetRefused(w http.ResponseWriter, err error) error {
 	var ref *evidence.Refusal
 	if !errors.As(err, &ref) {
 		return err
@@ -297,7 +321,7 @@ func (s *Server) budgetRefused(w http.ResponseWriter, err error) error {
 // for too many compressed bytes, 408 for a slow body, 429 for a budget
 // spent while streaming, 422 for the content. The rest of a body cut
 // short is not read: the connection closes.
-func (s *Server) evidenceReadError(w http.ResponseWriter, err error) error {
+func (s *evidenceHandlers) evidenceReadError(w http.ResponseWriter, err error) error {
 	var (
 		ve   *evidence.Error
 		slow *errBodyTimeout
@@ -363,7 +387,7 @@ func appendOptTime(b []byte, t time.Time) []byte {
 // mayReadEvidence: admins of the board, the owning player's session, and
 // everyone who may read the board when its evidence is public. Never
 // anyone else, whatever they know of the submission or its hashes.
-func (s *Server) mayReadEvidence(k *podium.APIKey, bi *engine.BoardInfo, player string) error {
+func (s *evidenceHandlers) mayReadEvidence(k *podium.APIKey, bi *engine.BoardInfo, player string) error {
 	if k != nil && k.Player == "" && k.Allows(podium.ScopeAdmin, bi.ID) {
 		return nil
 	}
@@ -386,7 +410,7 @@ func (s *Server) mayReadEvidence(k *podium.APIKey, bi *engine.BoardInfo, player 
 	return podium.Errorf(podium.ECodeForbidden, "the evidence of board %q is readable only by admins and its player", bi.ID)
 }
 
-func (s *Server) getEvidence(w http.ResponseWriter, r *http.Request) error {
+func (s *evidenceHandlers) getEvidence(w http.ResponseWriter, r *http.Request) error {
 	player, k, err := s.evidenceWho(r)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package http
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
@@ -10,15 +11,31 @@ import (
 	"github.com/podiumhq/podium"
 )
 
+// sessionHandlers serves player sessions: issue, list, refresh, revoke.
+type sessionHandlers struct {
+	*base
+	eng sessionStore
+}
+
+// sessionStore is what the session handlers call.
+type sessionStore interface {
+	SessionDefaults() (ttl, maxTTL time.Duration, limit int)
+	SessionByMarker(ctx context.Context, marker string) (*podium.Session, error)
+	IssueSession(ctx context.Context, player, device string, ttl time.Duration, marker string) (podium.Session, string, error)
+	PlayerSessions(ctx context.Context, player string) ([]podium.Session, error)
+	RefreshSession(ctx context.Context, player, id string) (podium.Session, string, error)
+	RevokeSessions(ctx context.Context, player, id string) ([]string, error)
+}
+
 // Player sessions: a key with the sessions scope (or admin) issues a
 // bearer token that acts as one player (docs/API.md "Player sessions").
 
 func (s *Server) sessionRoutes() {
-	s.mux.HandleFunc("POST /v1/players/{player}/sessions", s.api(s.issueSession))
-	s.mux.HandleFunc("GET /v1/players/{player}/sessions", s.api(s.listSessions))
-	s.mux.HandleFunc("DELETE /v1/players/{player}/sessions", s.api(s.revokeSessions))
-	s.mux.HandleFunc("DELETE /v1/players/{player}/sessions/{id}", s.api(s.revokeSession))
-	s.mux.HandleFunc("POST /v1/players/{player}/sessions/{id}/refresh", s.api(s.refreshSession))
+	s.mux.HandleFunc("POST /v1/players/{player}/sessions", s.api(s.sessions.issueSession))
+	s.mux.HandleFunc("GET /v1/players/{player}/sessions", s.api(s.sessions.listSessions))
+	s.mux.HandleFunc("DELETE /v1/players/{player}/sessions", s.api(s.sessions.revokeSessions))
+	s.mux.HandleFunc("DELETE /v1/players/{player}/sessions/{id}", s.api(s.sessions.revokeSession))
+	s.mux.HandleFunc("POST /v1/players/{player}/sessions/{id}/refresh", s.api(s.sessions.refreshSession))
 }
 
 type sessionBody struct {
@@ -33,7 +50,7 @@ type sessionBody struct {
 // nothing else may. It returns the key it authorised: a handler uses
 // that one rather than authenticating again, which would find nothing if
 // the key was revoked in between.
-func (s *Server) sessionAccess(r *http.Request, player string, self bool, selfID string) (*podium.APIKey, error) {
+func (s *sessionHandlers) sessionAccess(r *http.Request, player string, self bool, selfID string) (*podium.APIKey, error) {
 	k, err := s.principal(r)
 	if err != nil {
 		return nil, err
@@ -79,7 +96,7 @@ func appendSession(b []byte, ses *podium.Session, token string) []byte {
 // issueSession serves POST /v1/players/{player}/sessions. A retry with
 // the same Idempotency-Key is 409: the token was shown once and is not
 // kept, so it cannot be answered again (docs/API.md).
-func (s *Server) issueSession(w http.ResponseWriter, r *http.Request) error {
+func (s *sessionHandlers) issueSession(w http.ResponseWriter, r *http.Request) error {
 	player := r.PathValue("player")
 	k, err := s.sessionAccess(r, player, false, "")
 	if err != nil {
@@ -132,7 +149,7 @@ func alreadyIssued(id string) error {
 }
 
 // listSessions serves GET /v1/players/{player}/sessions (never a token).
-func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) error {
+func (s *sessionHandlers) listSessions(w http.ResponseWriter, r *http.Request) error {
 	player := r.PathValue("player")
 	if _, err := s.sessionAccess(r, player, true, ""); err != nil {
 		return err
@@ -154,7 +171,7 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) error {
 
 // revokeSession serves DELETE /v1/players/{player}/sessions/{id}: a
 // session may sign out itself or another device of its player.
-func (s *Server) revokeSession(w http.ResponseWriter, r *http.Request) error {
+func (s *sessionHandlers) revokeSession(w http.ResponseWriter, r *http.Request) error {
 	player := r.PathValue("player")
 	if _, err := s.sessionAccess(r, player, true, ""); err != nil {
 		return err
@@ -168,7 +185,7 @@ func (s *Server) revokeSession(w http.ResponseWriter, r *http.Request) error {
 
 // revokeSessions serves DELETE /v1/players/{player}/sessions: log out
 // everywhere.
-func (s *Server) revokeSessions(w http.ResponseWriter, r *http.Request) error {
+func (s *sessionHandlers) revokeSessions(w http.ResponseWriter, r *http.Request) error {
 	player := r.PathValue("player")
 	if _, err := s.sessionAccess(r, player, true, ""); err != nil {
 		return err
@@ -183,7 +200,7 @@ func (s *Server) revokeSessions(w http.ResponseWriter, r *http.Request) error {
 
 // refreshSession serves POST /v1/players/{player}/sessions/{id}/refresh:
 // a new token (shown once) for the session, the old one dead at once.
-func (s *Server) refreshSession(w http.ResponseWriter, r *http.Request) error {
+func (s *sessionHandlers) refreshSession(w http.ResponseWriter, r *http.Request) error {
 	player, id := r.PathValue("player"), r.PathValue("id")
 	if _, err := s.sessionAccess(r, player, true, id); err != nil {
 		return err
@@ -211,7 +228,7 @@ func (s *Server) refreshSession(w http.ResponseWriter, r *http.Request) error {
 // requireSubmitter returns the principal of a score submission: a key with
 // the submit scope for board ("" for a batch, checked item by item), or a
 // player session, whose items submitMay checks.
-func (s *Server) requireSubmitter(r *http.Request, board string) (*podium.APIKey, error) {
+func (s *base) requireSubmitter(r *http.Request, board string) (*podium.APIKey, error) {
 	k, err := s.principal(r)
 	if err == nil && k != nil && k.Player != "" {
 		return k, nil
@@ -222,7 +239,7 @@ func (s *Server) requireSubmitter(r *http.Request, board string) (*podium.APIKey
 // submitMay checks one score of a principal: a key needs the submit scope
 // for the board; a session may submit only as its own player, to a board
 // that allows player submissions.
-func (s *Server) submitMay(k *podium.APIKey, board, player string) error {
+func (s *base) submitMay(k *podium.APIKey, board, player string) error {
 	if k.Player == "" {
 		if !k.Allows(podium.ScopeSubmit, board) {
 			return podium.Errorf(podium.ECodeForbidden, "this key may not submit to board %q", board)
@@ -232,7 +249,7 @@ func (s *Server) submitMay(k *podium.APIKey, board, player string) error {
 	if player != k.Player {
 		return podium.Errorf(podium.ECodeForbidden, "a player session submits only as its own player (%q)", k.Player)
 	}
-	bi, err := s.eng.Board(board)
+	bi, err := s.acc.Board(board)
 	if err != nil {
 		return err
 	}

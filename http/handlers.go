@@ -1,0 +1,77 @@
+package http
+
+import (
+	"net/http"
+
+	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/engine"
+)
+
+// Handler groups. The API's handlers are split by feature into small
+// types (boardHandlers in boards.go, feedHandlers in feed.go, ...). Each
+// holds, in its eng field, a small interface declared beside it that lists
+// exactly the engine methods the group calls, and shares base (who is
+// asking, the read rule, the body limit) and, for live endpoints, streamer.
+// *engine.Engine implements every one of them today; wire assigns it to
+// each group, so a feature module can stand in for one group by changing
+// only that line.
+
+// base is what every group shares: the request's principal (auth.go,
+// authenticated once per request), the board read rule and the body limit.
+type base struct {
+	acc       access
+	maxBody   int64
+	afterAuth func(r *http.Request) // tests: runs after principal accepted a key
+}
+
+// access is what authentication and the read rule need: a key by its
+// secret, and a board by its id.
+type access interface {
+	Authenticate(secret string) (*podium.APIKey, bool)
+	Board(id string) (engine.BoardInfo, error)
+}
+
+// engineState is what the server itself asks the engine: whether it serves
+// (api, readyz).
+type engineState interface {
+	Ready() bool
+	Status() engine.Status
+}
+
+// wire builds the handler groups over e.
+func (s *Server) wire(e *engine.Engine, cfg *Config) {
+	s.state = e
+	s.base = &base{acc: e, maxBody: cfg.MaxBody}
+	live := &streamer{hub: s.hub, streamCfg: &s.streamCfg, origins: s.origins, clientIP: s.clientIP}
+	s.boards = &boardHandlers{base: s.base, eng: e}
+	s.entries = &entryHandlers{base: s.base, eng: e, pages: s.pages}
+	s.scores = &scoreHandlers{base: s.base, eng: e}
+	s.players = &playerHandlers{base: s.base, eng: e}
+	s.admin = &adminHandlers{base: s.base, eng: e, store: cfg.Store, contests: cfg.Contests}
+	s.sessions = &sessionHandlers{base: s.base, eng: e}
+	s.evidence = &evidenceHandlers{base: s.base, eng: e}
+	s.review = &reviewHandlers{base: s.base, eng: e}
+	s.feed = &feedHandlers{base: s.base, streamer: live, eng: e}
+	s.streams = &streamHandlers{base: s.base, streamer: live, eng: e, feed: s.feed}
+	s.tourneys = &tournamentHandlers{base: s.base, eng: e}
+	s.web = &pageHandlers{eng: e, writeError: s.writeError}
+	s.contest = &contestHandlers{base: s.base, streamer: live, eng: e, contests: cfg.Contests, contestHub: s.contestHub, web: s.web}
+}
+
+// *engine.Engine serves every group.
+var (
+	_ access          = (*engine.Engine)(nil)
+	_ engineState     = (*engine.Engine)(nil)
+	_ boardStore      = (*engine.Engine)(nil)
+	_ entryReader     = (*engine.Engine)(nil)
+	_ scoreWriter     = (*engine.Engine)(nil)
+	_ playerStore     = (*engine.Engine)(nil)
+	_ adminEngine     = (*engine.Engine)(nil)
+	_ sessionStore    = (*engine.Engine)(nil)
+	_ evidenceStore   = (*engine.Engine)(nil)
+	_ reviewStore     = (*engine.Engine)(nil)
+	_ feedReader      = (*engine.Engine)(nil)
+	_ tournamentStore = (*engine.Engine)(nil)
+	_ pageReader      = (*engine.Engine)(nil)
+	_ contestEngine   = (*engine.Engine)(nil)
+)
