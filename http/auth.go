@@ -33,7 +33,7 @@ func withAuth(r *http.Request) *http.Request {
 // principal returns the API key a request carries: nil when it carries
 // none, ECodeUnauthenticated when the key is malformed or unknown. A
 // request through api is authenticated once (withAuth); others each time.
-func (s *Server) principal(r *http.Request) (*podium.APIKey, error) {
+func (s *base) principal(r *http.Request) (*podium.APIKey, error) {
 	var k *podium.APIKey
 	var err error
 	if a, _ := r.Context().Value(authKey{}).(*authOnce); a != nil {
@@ -49,7 +49,7 @@ func (s *Server) principal(r *http.Request) (*podium.APIKey, error) {
 }
 
 // authenticate reads the Authorization header and finds its key.
-func (s *Server) authenticate(r *http.Request) (*podium.APIKey, error) {
+func (s *base) authenticate(r *http.Request) (*podium.APIKey, error) {
 	h := r.Header.Get("Authorization")
 	if h == "" {
 		return nil, nil
@@ -58,7 +58,7 @@ func (s *Server) authenticate(r *http.Request) (*podium.APIKey, error) {
 	if len(h) <= len(prefix) || !strings.EqualFold(h[:len(prefix)], prefix) {
 		return nil, podium.Errorf(podium.ECodeUnauthenticated, "the Authorization header must be \"Bearer <key>\"")
 	}
-	k, ok := s.eng.Authenticate(strings.TrimSpace(h[len(prefix):]))
+	k, ok := s.acc.Authenticate(strings.TrimSpace(h[len(prefix):]))
 	if !ok {
 		return nil, podium.Errorf(podium.ECodeUnauthenticated, "the API key is not valid (unknown or revoked)")
 	}
@@ -67,7 +67,7 @@ func (s *Server) authenticate(r *http.Request) (*podium.APIKey, error) {
 
 // require returns the request's key if it holds scope for board ("" for
 // no particular board): 401 without a valid key, 403 without the scope.
-func (s *Server) require(r *http.Request, scope, board string) (*podium.APIKey, error) {
+func (s *base) require(r *http.Request, scope, board string) (*podium.APIKey, error) {
 	k, err := s.principal(r)
 	if err != nil {
 		return nil, err
@@ -89,7 +89,7 @@ func (s *Server) require(r *http.Request, scope, board string) (*podium.APIKey, 
 
 // requireGlobalAdmin allows only admin keys not limited to board prefixes
 // (players and keys are not board-scoped).
-func (s *Server) requireGlobalAdmin(r *http.Request) (*podium.APIKey, error) {
+func (s *base) requireGlobalAdmin(r *http.Request) (*podium.APIKey, error) {
 	k, err := s.require(r, podium.ScopeAdmin, "")
 	if err != nil {
 		return nil, err
@@ -122,12 +122,12 @@ func mayRead(k *podium.APIKey, id string, public bool) bool {
 // (nil without credentials) if the request may read the board:
 // ECodeUnauthenticated for a bad credential, whatever the id, then
 // ECodeBoardNotFound for an unknown board and for one it may not read.
-func (s *Server) readableBoard(r *http.Request, id string) (engine.BoardInfo, *podium.APIKey, error) {
+func (s *base) readableBoard(r *http.Request, id string) (engine.BoardInfo, *podium.APIKey, error) {
 	k, err := s.principal(r)
 	if err != nil {
 		return engine.BoardInfo{}, nil, err
 	}
-	bi, err := s.eng.Board(id)
+	bi, err := s.acc.Board(id)
 	if err != nil {
 		return engine.BoardInfo{}, nil, err
 	}

@@ -1,6 +1,7 @@
 package http
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
@@ -9,6 +10,23 @@ import (
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
 )
+
+// boardHandlers serves the boards: list, read, create or change, delete,
+// periods, and restore (restore.go).
+type boardHandlers struct {
+	*base
+	eng boardStore
+}
+
+// boardStore is what the board handlers call.
+type boardStore interface {
+	Board(id string) (engine.BoardInfo, error)
+	ListBoards(after string, limit, scan int, keep func(*podium.Board) bool) (out []engine.BoardInfo, more string)
+	Periods(id string) ([]podium.PeriodCount, error)
+	UpdateBoard(ctx context.Context, u *podium.BoardUpdate) (info engine.BoardInfo, created bool, err error)
+	DeleteBoard(ctx context.Context, id string) error
+	Restore(ctx context.Context, board string, items []engine.RestoreItem) ([]engine.RestoreResult, error)
+}
 
 // boardBody is a PUT of a board. Pointer fields tell a field left out (keep
 // the board's value) from one given.
@@ -119,7 +137,7 @@ const (
 // order, a page at a time. next_cursor (opaque: the id to go on after) is
 // null on the last page; a page may hold fewer than limit boards, even
 // none, and still have one.
-func (s *Server) listBoards(w http.ResponseWriter, r *http.Request) error {
+func (s *boardHandlers) listBoards(w http.ResponseWriter, r *http.Request) error {
 	k, err := s.principal(r)
 	if err != nil {
 		return err
@@ -168,7 +186,7 @@ func parseBoardsCursor(c string) (string, error) {
 	return string(id), nil
 }
 
-func (s *Server) getBoard(w http.ResponseWriter, r *http.Request) error {
+func (s *boardHandlers) getBoard(w http.ResponseWriter, r *http.Request) error {
 	bi, _, err := s.readableBoard(r, r.PathValue("board"))
 	if err != nil {
 		return err
@@ -177,7 +195,7 @@ func (s *Server) getBoard(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *Server) putBoard(w http.ResponseWriter, r *http.Request) error {
+func (s *boardHandlers) putBoard(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("board")
 	if !podium.ValidBoardID(id) {
 		return podium.Errorf(podium.ECodeInvalid, "board id must match [a-z0-9][a-z0-9_.:-]{0,127}")
@@ -228,7 +246,7 @@ func (s *Server) putBoard(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *Server) deleteBoard(w http.ResponseWriter, r *http.Request) error {
+func (s *boardHandlers) deleteBoard(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("board")
 	if _, err := s.require(r, podium.ScopeAdmin, id); err != nil {
 		return err
@@ -240,7 +258,7 @@ func (s *Server) deleteBoard(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *Server) periods(w http.ResponseWriter, r *http.Request) error {
+func (s *boardHandlers) periods(w http.ResponseWriter, r *http.Request) error {
 	bi, _, err := s.readableBoard(r, r.PathValue("board"))
 	if err != nil {
 		return err

@@ -1,16 +1,34 @@
 package http
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/contest"
 	"github.com/podiumhq/podium/ctf"
+	"github.com/podiumhq/podium/stream"
 )
+
+// contestHandlers serves CTF contests (package ctf): the API, the live
+// stream (contests_stream.go) and the contest page.
+type contestHandlers struct {
+	*base
+	*streamer
+	eng        contestEngine
+	contests   *ctf.Service
+	contestHub *stream.Hub // contests_stream.go
+	web        *pageHandlers
+}
+
+// contestEngine is what the contest handlers ask the engine: the clock,
+// whether it has loaded, and players' names.
+type contestEngine interface {
+	Now() time.Time
+	Ready() bool
+	Player(id string) (podium.Player, error)
+}
 
 // CTF contests (package ctf): /v1/contests. Contest ids follow board ids
 // and are covered by a key's board prefixes. The judge (a game server
@@ -20,39 +38,39 @@ func (s *Server) contestRoutes() {
 	if s.contests == nil {
 		return
 	}
-	s.mux.HandleFunc("GET /v1/contests", s.api(s.listContests))
-	s.mux.HandleFunc("GET /v1/contests/{contest}", s.api(s.getContest))
-	s.mux.HandleFunc("PUT /v1/contests/{contest}", s.api(s.putContest))
-	s.mux.HandleFunc("DELETE /v1/contests/{contest}", s.api(s.deleteContest))
-	s.mux.HandleFunc("DELETE /v1/contests/{contest}/challenges/{challenge}", s.api(s.deleteChallenge))
-	s.mux.HandleFunc("POST /v1/contests/{contest}/unfreeze", s.api(s.unfreezeContest))
-	s.mux.HandleFunc("POST /v1/contests/{contest}/refreeze", s.api(s.refreezeContest))
-	s.mux.HandleFunc("PUT /v1/contests/{contest}/challenges/{challenge}", s.api(s.putChallenge, "confirm", "preview"))
-	s.mux.HandleFunc("GET /v1/contests/{contest}/challenges", s.api(s.contestChallenges, "view"))
-	s.mux.HandleFunc("POST /v1/contests/{contest}/attempts", s.api(s.postAttempt))
-	s.mux.HandleFunc("GET /v1/contests/{contest}/attempts", s.api(s.contestAttempts, "after", "limit", "team", "challenge", "correct"))
-	s.mux.HandleFunc("GET /v1/contests/{contest}/standings", s.api(s.contestStandings, "view", "offset", "limit", "include_hidden", "at", "solves"))
-	s.mux.HandleFunc("GET /v1/contests/{contest}/standings/{team}", s.api(s.contestTeam, "view"))
-	s.mux.HandleFunc("GET /v1/contests/{contest}/first-bloods", s.api(s.contestFirstBloods, "view"))
-	s.mux.HandleFunc("GET /v1/contests/{contest}/snapshots", s.api(s.contestSnapshots))
-	s.mux.HandleFunc("GET /v1/contests/{contest}/chart", s.api(s.contestChart, "view", "top"))
-	s.mux.HandleFunc("GET /v1/contests/{contest}/ctftime", s.api(s.contestCTFtime, "view"))
-	s.mux.HandleFunc("GET /v1/contests/{contest}/export", s.api(s.exportContest, "format", "view", "include_hidden")) // contests_export.go
-	s.timing["GET /v1/contests/{contest}/export"] = untimed                                                           // bounds each chunk's write
-	s.mux.HandleFunc("GET /v1/contests/{contest}/stream", s.api(s.contestSSE, "limit", "last_event_id", "view"))
+	s.mux.HandleFunc("GET /v1/contests", s.api(s.contest.listContests))
+	s.mux.HandleFunc("GET /v1/contests/{contest}", s.api(s.contest.getContest))
+	s.mux.HandleFunc("PUT /v1/contests/{contest}", s.api(s.contest.putContest))
+	s.mux.HandleFunc("DELETE /v1/contests/{contest}", s.api(s.contest.deleteContest))
+	s.mux.HandleFunc("DELETE /v1/contests/{contest}/challenges/{challenge}", s.api(s.contest.deleteChallenge))
+	s.mux.HandleFunc("POST /v1/contests/{contest}/unfreeze", s.api(s.contest.unfreezeContest))
+	s.mux.HandleFunc("POST /v1/contests/{contest}/refreeze", s.api(s.contest.refreezeContest))
+	s.mux.HandleFunc("PUT /v1/contests/{contest}/challenges/{challenge}", s.api(s.contest.putChallenge, "confirm", "preview"))
+	s.mux.HandleFunc("GET /v1/contests/{contest}/challenges", s.api(s.contest.contestChallenges, "view"))
+	s.mux.HandleFunc("POST /v1/contests/{contest}/attempts", s.api(s.contest.postAttempt))
+	s.mux.HandleFunc("GET /v1/contests/{contest}/attempts", s.api(s.contest.contestAttempts, "after", "limit", "team", "challenge", "correct"))
+	s.mux.HandleFunc("GET /v1/contests/{contest}/standings", s.api(s.contest.contestStandings, "view", "offset", "limit", "include_hidden", "at", "solves"))
+	s.mux.HandleFunc("GET /v1/contests/{contest}/standings/{team}", s.api(s.contest.contestTeam, "view"))
+	s.mux.HandleFunc("GET /v1/contests/{contest}/first-bloods", s.api(s.contest.contestFirstBloods, "view"))
+	s.mux.HandleFunc("GET /v1/contests/{contest}/snapshots", s.api(s.contest.contestSnapshots))
+	s.mux.HandleFunc("GET /v1/contests/{contest}/chart", s.api(s.contest.contestChart, "view", "top"))
+	s.mux.HandleFunc("GET /v1/contests/{contest}/ctftime", s.api(s.contest.contestCTFtime, "view"))
+	s.mux.HandleFunc("GET /v1/contests/{contest}/export", s.api(s.contest.exportContest, "format", "view", "include_hidden")) // contests_export.go
+	s.timing["GET /v1/contests/{contest}/export"] = untimed                                                                   // bounds each chunk's write
+	s.mux.HandleFunc("GET /v1/contests/{contest}/stream", s.api(s.contest.contestSSE, "limit", "last_event_id", "view"))
 	s.timing["GET /v1/contests/{contest}/stream"] = untimed
-	s.mux.HandleFunc("GET /contests/{contest}", s.contestPage)
+	s.mux.HandleFunc("GET /contests/{contest}", s.contest.contestPage)
 }
 
 // contestPage serves the live contest page; for a contest that does not
 // exist, with status 404 (its script says so).
-func (s *Server) contestPage(w http.ResponseWriter, r *http.Request) {
+func (s *contestHandlers) contestPage(w http.ResponseWriter, r *http.Request) {
 	// A page is read without credentials (a browser's navigation sends
 	// none): a private contest is as unknown (auth.go, "Private ids").
 	if c, err := s.contests.Contest(r.PathValue("contest")); (err != nil || !c.Public) && s.eng.Ready() {
 		w = notFoundWriter{w}
 	}
-	s.page("contest.html")(w, r)
+	s.web.page("contest.html")(w, r)
 }
 
 // notFoundWriter turns the page's 200 into a 404.
@@ -121,7 +139,7 @@ func contestState(c *contest.Contest, t time.Time) string {
 	return "final"
 }
 
-func (s *Server) contestOut(c *contest.Contest) contestJSON {
+func (s *contestHandlers) contestOut(c *contest.Contest) contestJSON {
 	out := contestJSON{ID: c.ID, Title: c.Title, Start: jt(c.Start), End: jt(c.End), Revealed: c.Revealed,
 		FirstBlood: c.FirstBlood, BloodRule: c.BloodRule, Public: c.Public, Meta: c.Meta, CreatedAt: jt(c.CreatedAt), UpdatedAt: jt(c.UpdatedAt),
 		State: contestState(c, s.eng.Now())}
@@ -135,7 +153,7 @@ func (s *Server) contestOut(c *contest.Contest) contestJSON {
 // key (a key sent must be valid: 401 whatever the id), others the read
 // scope on its id; a contest the request may not read is the 404 of an
 // unknown one (auth.go, "Private ids").
-func (s *Server) contestFor(r *http.Request) (contest.Contest, *podium.APIKey, error) {
+func (s *contestHandlers) contestFor(r *http.Request) (contest.Contest, *podium.APIKey, error) {
 	k, err := s.principal(r)
 	if err != nil {
 		return contest.Contest{}, nil, err
@@ -150,7 +168,7 @@ func (s *Server) contestFor(r *http.Request) (contest.Contest, *podium.APIKey, e
 	return c, k, nil
 }
 
-func (s *Server) listContests(w http.ResponseWriter, r *http.Request) error {
+func (s *contestHandlers) listContests(w http.ResponseWriter, r *http.Request) error {
 	k, err := s.principal(r)
 	if err != nil {
 		return err
@@ -164,7 +182,7 @@ func (s *Server) listContests(w http.ResponseWriter, r *http.Request) error {
 	return writeAny(w, http.StatusOK, map[string]any{"contests": out})
 }
 
-func (s *Server) getContest(w http.ResponseWriter, r *http.Request) error {
+func (s *contestHandlers) getContest(w http.ResponseWriter, r *http.Request) error {
 	c, _, err := s.contestFor(r)
 	if err != nil {
 		return err
@@ -195,7 +213,7 @@ func parseTime(field, v string) (time.Time, error) {
 	return t, nil
 }
 
-func (s *Server) putContest(w http.ResponseWriter, r *http.Request) error {
+func (s *contestHandlers) putContest(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("contest")
 	if !podium.ValidBoardID(id) {
 		return podium.Errorf(podium.ECodeInvalid, "contest id must match [a-z0-9][a-z0-9_.:-]{0,127}")
@@ -253,49 +271,6 @@ func (s *Server) putContest(w http.ResponseWriter, r *http.Request) error {
 	return writeAny(w, status, s.contestOut(&out))
 }
 
-// unfreezeContest reveals the final standings; before the end only with
-// {"force": true}.
-func (s *Server) unfreezeContest(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("contest")
-	if _, err := s.require(r, podium.ScopeAdmin, id); err != nil {
-		return err
-	}
-	buf, err := readBody(r, s.maxBody)
-	if err != nil {
-		return err
-	}
-	defer putBody(buf)
-	var body struct {
-		Force bool `json:"force"`
-	}
-	if len(buf.Bytes()) > 0 {
-		if err := decodeStrict(buf.Bytes(), &body); err != nil {
-			return err
-		}
-	}
-	c, err := s.contests.Unfreeze(r.Context(), id, body.Force)
-	if err != nil {
-		return err
-	}
-	return writeAny(w, http.StatusOK, s.contestOut(&c))
-}
-
-// refreezeContest undoes a reveal before the end.
-func (s *Server) refreezeContest(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("contest")
-	if _, err := s.require(r, podium.ScopeAdmin, id); err != nil {
-		return err
-	}
-	if err := emptyBody(r, s.maxBody); err != nil {
-		return err
-	}
-	c, err := s.contests.Refreeze(r.Context(), id)
-	if err != nil {
-		return err
-	}
-	return writeAny(w, http.StatusOK, s.contestOut(&c))
-}
-
 // emptyBody accepts no body, {} or an empty object with whitespace.
 func emptyBody(r *http.Request, limit int64) error {
 	buf, err := readBody(r, limit)
@@ -308,138 +283,6 @@ func emptyBody(r *http.Request, limit int64) error {
 	}
 	var none struct{}
 	return decodeStrict(buf.Bytes(), &none)
-}
-
-// scoringBody and challengeBody are a PUT of a challenge: a field left
-// out (nil) keeps the stored value.
-type scoringBody struct {
-	Function   *string         `json:"function"`
-	Value      *int64          `json:"value"`
-	Minimum    *int64          `json:"minimum"`
-	Decay      *int64          `json:"decay"`
-	MinRate    json.RawMessage `json:"min_rate"`
-	Difficulty json.RawMessage `json:"difficulty"`
-}
-
-type challengeBody struct {
-	ID       string       `json:"id"`
-	Name     *string      `json:"name"`
-	Category *string      `json:"category"`
-	Order    *int64       `json:"order"`
-	Hidden   *bool        `json:"hidden"`
-	Scoring  *scoringBody `json:"scoring"`
-}
-
-// number parses a JSON number that the strict decoder kept raw; nil when
-// absent.
-func number(field string, raw json.RawMessage) (*float64, error) {
-	if len(raw) == 0 {
-		return nil, nil
-	}
-	f, err := strconv.ParseFloat(string(raw), 64)
-	if err != nil || raw[0] == '"' {
-		return nil, podium.Errorf(podium.ECodeInvalid, "%s must be a number", field)
-	}
-	return &f, nil
-}
-
-// putChallenge creates a challenge or changes the fields the body gives
-// (docs/API.md, "Challenges"). A change that moves the standings (the
-// scoring or hidden flag of a challenge with solves) is 409 unless
-// ?confirm=true; ?preview=true answers what it would do and stores
-// nothing.
-func (s *Server) putChallenge(w http.ResponseWriter, r *http.Request) error {
-	id, chID := r.PathValue("contest"), r.PathValue("challenge")
-	if _, err := s.require(r, podium.ScopeAdmin, id); err != nil {
-		return err
-	}
-	if !contest.ValidChallengeID(chID) {
-		return podium.Errorf(podium.ECodeInvalid, "challenge id must match [a-z0-9][a-z0-9_.:-]{0,63}")
-	}
-	confirm, err := queryBool(r, "confirm")
-	if err != nil {
-		return err
-	}
-	preview, err := queryBool(r, "preview")
-	if err != nil {
-		return err
-	}
-	if confirm && preview {
-		return podium.Errorf(podium.ECodeInvalid, "confirm and preview exclude each other: preview stores nothing")
-	}
-	buf, err := readBody(r, s.maxBody)
-	if err != nil {
-		return err
-	}
-	defer putBody(buf)
-	var body challengeBody
-	if err := decodeStrict(buf.Bytes(), &body); err != nil {
-		return err
-	}
-	if body.ID != "" && body.ID != chID {
-		return podium.Errorf(podium.ECodeInvalid, "id %q in the body differs from the challenge %q in the path", body.ID, chID)
-	}
-	p := &ctf.ChallengePatch{Name: body.Name, Category: body.Category, Order: body.Order, Hidden: body.Hidden}
-	if sb := body.Scoring; sb != nil {
-		p.Scoring = &ctf.ScoringPatch{Function: sb.Function, Value: sb.Value, Minimum: sb.Minimum, Decay: sb.Decay}
-		if p.Scoring.MinRate, err = number("scoring.min_rate", sb.MinRate); err != nil {
-			return err
-		}
-		if p.Scoring.Difficulty, err = number("scoring.difficulty", sb.Difficulty); err != nil {
-			return err
-		}
-	}
-	mode := ctf.Guarded
-	switch {
-	case confirm:
-		mode = ctf.Confirmed
-	case preview:
-		mode = ctf.Preview
-	}
-	out, im, err := s.contests.PatchChallenge(r.Context(), id, chID, p, mode)
-	if err != nil {
-		return err
-	}
-	if preview {
-		return writeAny(w, http.StatusOK, s.impactOut(im))
-	}
-	status := http.StatusOK
-	if im.Created {
-		status = http.StatusCreated
-	}
-	return writeAny(w, status, challengeOut(&out))
-}
-
-type teamChangeJSON struct {
-	Team     string `json:"team"`
-	Name     string `json:"name"`
-	Hidden   bool   `json:"hidden,omitempty"`
-	OldScore int64  `json:"old_score"`
-	NewScore int64  `json:"new_score"`
-	OldRank  *int   `json:"old_rank"`
-	NewRank  *int   `json:"new_rank"`
-}
-
-// impactOut is the answer of a preview.
-func (s *Server) impactOut(im *ctf.Impact) map[string]any {
-	rank := func(r int) *int {
-		if r == 0 {
-			return nil
-		}
-		return &r
-	}
-	teams := make([]teamChangeJSON, len(im.Teams))
-	for i, t := range im.Teams {
-		teams[i] = teamChangeJSON{Team: t.Team, Name: s.name(t.Team), Hidden: t.Hidden, OldScore: t.OldScore, NewScore: t.NewScore,
-			OldRank: rank(t.OldRank), NewRank: rank(t.NewRank)}
-	}
-	var old any
-	if !im.Created {
-		old = challengeOut(&im.Old)
-	}
-	return map[string]any{"preview": true, "created": im.Created, "old": old, "new": challengeOut(&im.New),
-		"solves": im.Solves, "moves_standings": im.Moves, "value": map[string]*int64{"old": im.OldValue, "new": im.NewValue},
-		"teams": teams}
 }
 
 type challengeJSON struct {
@@ -480,7 +323,7 @@ func attemptOut(a *contest.Attempt) attemptJSON {
 // contest). A correct one is a solve, answered with the team's live
 // standing. With an Idempotency-Key, a retry gets the attempt it logged
 // (Idempotent-Replayed: true), with the standing as it is now.
-func (s *Server) postAttempt(w http.ResponseWriter, r *http.Request) error {
+func (s *contestHandlers) postAttempt(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("contest")
 	k, err := s.require(r, podium.ScopeSubmit, id)
 	if err != nil {
@@ -517,7 +360,7 @@ func (s *Server) postAttempt(w http.ResponseWriter, r *http.Request) error {
 	return writeAny(w, http.StatusOK, resp)
 }
 
-func (s *Server) contestAttempts(w http.ResponseWriter, r *http.Request) error {
+func (s *contestHandlers) contestAttempts(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("contest")
 	if _, err := s.require(r, podium.ScopeAdmin, id); err != nil {
 		return err
@@ -566,12 +409,4 @@ func appendContestProblems(b []byte, ps []ctf.Problem) []byte {
 		b = append(b, '}')
 	}
 	return append(b, ']')
-}
-
-// checkContests runs the contests' check, none without contests.
-func (s *Server) checkContests(ctx context.Context) ([]ctf.Problem, error) {
-	if s.contests == nil {
-		return nil, nil
-	}
-	return s.contests.Check(ctx)
 }

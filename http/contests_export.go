@@ -20,7 +20,7 @@ import (
 // The standings are one immutable computation (the same the standings
 // read pages through), so an export is always consistent; it is written
 // exportChunk teams at a time, with memory bounded by a chunk.
-func (s *Server) exportContest(w http.ResponseWriter, r *http.Request) error {
+func (s *contestHandlers) exportContest(w http.ResponseWriter, r *http.Request) error {
 	c, k, err := s.contestFor(r)
 	if err != nil {
 		return err

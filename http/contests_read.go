@@ -15,7 +15,7 @@ import (
 // (the judge or portal that shows a team its own live score). The default
 // is live for those who may see it, public for the others.
 
-func (s *Server) contestView(r *http.Request, c *contest.Contest, k *podium.APIKey, submitMay bool) (ctf.View, error) {
+func (s *contestHandlers) contestView(r *http.Request, c *contest.Contest, k *podium.APIKey, submitMay bool) (ctf.View, error) {
 	may := k != nil && (k.Allows(podium.ScopeAdmin, c.ID) || submitMay && k.Allows(podium.ScopeSubmit, c.ID))
 	v, _ := queryValue(r, "view")
 	switch v {
@@ -45,7 +45,7 @@ func viewName(v ctf.View) string {
 	return "public"
 }
 
-func (s *Server) name(team string) string {
+func (s *contestHandlers) name(team string) string {
 	if p, err := s.eng.Player(team); err == nil && p.Name != "" {
 		return p.Name
 	}
@@ -72,7 +72,7 @@ type awardJSON struct {
 	Points    int64  `json:"points"`
 }
 
-func (s *Server) standingOut(t *contest.Standing, awards bool) standingJSON {
+func (s *contestHandlers) standingOut(t *contest.Standing, awards bool) standingJSON {
 	out := standingJSON{Team: t.Team, Name: s.name(t.Team), Hidden: t.Hidden, Score: t.Score, Solved: t.Solved, LastSolveAt: jt(t.LastAt)}
 	if !t.Hidden {
 		r := t.Rank
@@ -87,7 +87,7 @@ func (s *Server) standingOut(t *contest.Standing, awards bool) standingJSON {
 	return out
 }
 
-func (s *Server) contestStandings(w http.ResponseWriter, r *http.Request) error {
+func (s *contestHandlers) contestStandings(w http.ResponseWriter, r *http.Request) error {
 	c, k, err := s.contestFor(r)
 	if err != nil {
 		return err
@@ -139,7 +139,7 @@ func (s *Server) contestStandings(w http.ResponseWriter, r *http.Request) error 
 // contestSnapshot answers ?at=: the newest stored snapshot at or before
 // at. A snapshot after the freeze of a contest not yet revealed is only
 // for the live view.
-func (s *Server) contestSnapshot(w http.ResponseWriter, r *http.Request, c *contest.Contest, view ctf.View, at string, offset, limit int, hidden bool) error {
+func (s *contestHandlers) contestSnapshot(w http.ResponseWriter, r *http.Request, c *contest.Contest, view ctf.View, at string, offset, limit int, hidden bool) error {
 	t, err := parseTime("at", at)
 	if err != nil {
 		return err
@@ -173,7 +173,7 @@ func (s *Server) contestSnapshot(w http.ResponseWriter, r *http.Request, c *cont
 		"seq": doc.Seq, "total": total, "standings": lines})
 }
 
-func (s *Server) contestTeam(w http.ResponseWriter, r *http.Request) error {
+func (s *contestHandlers) contestTeam(w http.ResponseWriter, r *http.Request) error {
 	c, k, err := s.contestFor(r)
 	if err != nil {
 		return err
@@ -208,7 +208,7 @@ type bloodJSON struct {
 	At       *jtime `json:"at"`
 }
 
-func (s *Server) bloods(b *ctf.Board, cs *contest.ChallengeState) []bloodJSON {
+func (s *contestHandlers) bloods(b *ctf.Board, cs *contest.ChallengeState) []bloodJSON {
 	out := make([]bloodJSON, 0, len(cs.FirstBloods))
 	for i, team := range cs.FirstBloods {
 		bj := bloodJSON{Position: i + 1, Team: team, Name: s.name(team)}
@@ -224,7 +224,7 @@ func (s *Server) bloods(b *ctf.Board, cs *contest.ChallengeState) []bloodJSON {
 	return out
 }
 
-func (s *Server) contestBoard(r *http.Request) (*ctf.Board, ctf.View, error) {
+func (s *contestHandlers) contestBoard(r *http.Request) (*ctf.Board, ctf.View, error) {
 	c, k, err := s.contestFor(r)
 	if err != nil {
 		return nil, 0, err
@@ -237,7 +237,7 @@ func (s *Server) contestBoard(r *http.Request) (*ctf.Board, ctf.View, error) {
 	return b, view, err
 }
 
-func (s *Server) contestChallenges(w http.ResponseWriter, r *http.Request) error {
+func (s *contestHandlers) contestChallenges(w http.ResponseWriter, r *http.Request) error {
 	b, view, err := s.contestBoard(r)
 	if err != nil {
 		return err
@@ -283,7 +283,7 @@ func (s *Server) contestChallenges(w http.ResponseWriter, r *http.Request) error
 		"seq": b.Standings.Seq, "challenges": out})
 }
 
-func (s *Server) contestFirstBloods(w http.ResponseWriter, r *http.Request) error {
+func (s *contestHandlers) contestFirstBloods(w http.ResponseWriter, r *http.Request) error {
 	b, view, err := s.contestBoard(r)
 	if err != nil {
 		return err
@@ -303,7 +303,7 @@ func (s *Server) contestFirstBloods(w http.ResponseWriter, r *http.Request) erro
 		"first_bloods": out})
 }
 
-func (s *Server) contestSnapshots(w http.ResponseWriter, r *http.Request) error {
+func (s *contestHandlers) contestSnapshots(w http.ResponseWriter, r *http.Request) error {
 	c, k, err := s.contestFor(r)
 	if err != nil {
 		return err
@@ -322,7 +322,7 @@ func (s *Server) contestSnapshots(w http.ResponseWriter, r *http.Request) error 
 	return writeAny(w, http.StatusOK, map[string]any{"contest": c.ID, "snapshots": out})
 }
 
-func (s *Server) contestChart(w http.ResponseWriter, r *http.Request) error {
+func (s *contestHandlers) contestChart(w http.ResponseWriter, r *http.Request) error {
 	top, err := queryInt(r, "top", 10, 1, 50)
 	if err != nil {
 		return err
@@ -352,7 +352,7 @@ func (s *Server) contestChart(w http.ResponseWriter, r *http.Request) error {
 // format: tasks (challenge names), and per team its position, name, score,
 // the points and unix time of each solved task, and the unix time of its
 // last accepted flag.
-func (s *Server) contestCTFtime(w http.ResponseWriter, r *http.Request) error {
+func (s *contestHandlers) contestCTFtime(w http.ResponseWriter, r *http.Request) error {
 	b, _, err := s.contestBoard(r)
 	if err != nil {
 		return err

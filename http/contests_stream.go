@@ -78,7 +78,7 @@ func (s *Server) ContestHub() *stream.Hub { return s.contestHub }
 // of the top limit teams of the public standings, as a board's stream
 // (snapshot and delta events, ids to resume with Last-Event-ID). The loop
 // is sse's, kept apart so that the board stream's file stays as it is.
-func (s *Server) contestSSE(w http.ResponseWriter, r *http.Request) error {
+func (s *contestHandlers) contestSSE(w http.ResponseWriter, r *http.Request) error {
 	if err := s.checkStreamOrigin(r); err != nil {
 		return err
 	}

@@ -12,18 +12,40 @@ import (
 	"github.com/podiumhq/podium/engine"
 )
 
+// entryHandlers serves the reads of a board's entries: a page, one
+// player, around a player, a delete, the export (export.go) and a player's
+// history (history.go).
+type entryHandlers struct {
+	*base
+	eng         entryReader
+	pages       *pageCache      // encoded ranking pages by ETag (pagecache.go)
+	exportPause func(chunk int) // tests: runs after each export chunk is written
+}
+
+// entryReader is what the entry handlers call.
+type entryReader interface {
+	Board(id string) (engine.BoardInfo, error)
+	TopEach(ctx context.Context, q engine.Query, offset, limit int, head func(*engine.Page), each func(*engine.EntryView)) error
+	PageTag(q engine.Query) string
+	Players(ctx context.Context, q engine.Query, players []string) (engine.Page, error)
+	Entry(ctx context.Context, q engine.Query, player string) (engine.Page, error)
+	Around(ctx context.Context, q engine.Query, player string, radius int) (engine.Page, error)
+	DeleteEntry(ctx context.Context, board, period, player string) error
+	History(ctx context.Context, board, player string, before uint64, limit int) (rows []podium.HistoryRow, resume uint64, err error)
+}
+
 // MaxPlayersPerRead caps players= on the entries endpoint.
 const MaxPlayersPerRead = 1000
 
 // readQuery checks read access to the board in the path and parses the
 // selectors every ranking read shares.
-func (s *Server) readQuery(r *http.Request) (engine.Query, error) {
+func (s *entryHandlers) readQuery(r *http.Request) (engine.Query, error) {
 	q, _, err := s.readBoardQuery(r)
 	return q, err
 }
 
 // readBoardQuery is readQuery that also returns the board it read.
-func (s *Server) readBoardQuery(r *http.Request) (engine.Query, engine.BoardInfo, error) {
+func (s *entryHandlers) readBoardQuery(r *http.Request) (engine.Query, engine.BoardInfo, error) {
 	bi, k, err := s.readableBoard(r, r.PathValue("board"))
 	if err != nil {
 		return engine.Query{}, bi, err
@@ -42,7 +64,7 @@ func (s *Server) readBoardQuery(r *http.Request) (engine.Query, engine.BoardInfo
 	return q, bi, nil
 }
 
-func (s *Server) entries(w http.ResponseWriter, r *http.Request) error {
+func (s *entryHandlers) entries(w http.ResponseWriter, r *http.Request) error {
 	q, bi, err := s.readBoardQuery(r)
 	if err != nil {
 		return err
@@ -149,7 +171,7 @@ func (s *Server) entries(w http.ResponseWriter, r *http.Request) error {
 var pageBufs = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
 
 // playerQuery is readQuery for the endpoints under /entries/{player}.
-func (s *Server) playerQuery(r *http.Request) (engine.Query, string, error) {
+func (s *entryHandlers) playerQuery(r *http.Request) (engine.Query, string, error) {
 	q, err := s.readQuery(r)
 	if err != nil {
 		return q, "", err
@@ -158,7 +180,7 @@ func (s *Server) playerQuery(r *http.Request) (engine.Query, string, error) {
 	return q, player, podium.ValidPlayerRef(player)
 }
 
-func (s *Server) entry(w http.ResponseWriter, r *http.Request) error {
+func (s *entryHandlers) entry(w http.ResponseWriter, r *http.Request) error {
 	q, player, err := s.playerQuery(r)
 	if err != nil {
 		return err
@@ -180,7 +202,7 @@ func (s *Server) entry(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *Server) around(w http.ResponseWriter, r *http.Request) error {
+func (s *entryHandlers) around(w http.ResponseWriter, r *http.Request) error {
 	q, player, err := s.playerQuery(r)
 	if err != nil {
 		return err
@@ -197,7 +219,7 @@ func (s *Server) around(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *Server) deleteEntry(w http.ResponseWriter, r *http.Request) error {
+func (s *entryHandlers) deleteEntry(w http.ResponseWriter, r *http.Request) error {
 	board := r.PathValue("board")
 	if _, err := s.require(r, podium.ScopeAdmin, board); err != nil {
 		return err

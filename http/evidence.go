@@ -17,6 +17,38 @@ import (
 	"github.com/podiumhq/podium/evidence"
 )
 
+// evidenceHandlers serves evidence uploads and reads, of logged and of
+// held submissions (evidence_review.go).
+type evidenceHandlers struct {
+	*base
+	eng evidenceEngine
+	ev  evidenceStore
+	evb *evidence.Budgets
+	evm *evidenceMetrics
+}
+
+// evidenceEngine is what the evidence handlers read of the engine.
+type evidenceEngine interface {
+	Board(id string) (engine.BoardInfo, error)
+	Player(id string) (podium.Player, error)
+}
+
+// evidenceStore is what the evidence handlers, and the review queue
+// (ItemEvidence), call of the evidence module (package evidence).
+type evidenceStore interface {
+	EvidenceTarget(ctx context.Context, board, player string, seq uint64) (uint64, string, engine.BoardInfo, error)
+	HeldEvidenceTarget(ctx context.Context, board, player, id string) (uint64, engine.BoardInfo, error)
+	Evidence(ctx context.Context, board, player string, seq uint64) (*podium.Evidence, error)
+	EvidenceData(ctx context.Context, board, player string, seq uint64) (*podium.Evidence, []byte, error)
+	PlayerContent(ctx context.Context, player, contentSHA256 string) (string, bool, error)
+	StoreEvidence(ctx context.Context, ev podium.Evidence, data []byte, period string) (podium.Evidence, podium.EvidenceOutcome, error)
+	HeldItem(ctx context.Context, board, player, id string) (*podium.ReviewItem, error)
+	ItemEvidenceData(ctx context.Context, it *podium.ReviewItem) (*podium.Evidence, []byte, error)
+	ItemEvidence(ctx context.Context, it *podium.ReviewItem) (*podium.Evidence, error)
+}
+
+var _ evidenceStore = (*evidence.Module)(nil)
+
 // Evidence uploads (issue 9 §4, docs/API.md "Evidence"):
 //
 //	PUT /v1/boards/{board}/entries/{player}/evidence?seq=&content_sha256=&compressed_sha256=
@@ -32,57 +64,6 @@ import (
 // and byte budgets; only then is the body read, through the validator,
 // which counts, inflates and hashes it as it streams. Nothing is stored
 // unless every check passes, and the answer comes after the commit.
-
-// Evidence is what the evidence routes need of the evidence module
-// (package evidence).
-type Evidence interface {
-	EvidenceTarget(ctx context.Context, board, player string, seq uint64) (uint64, string, engine.BoardInfo, error)
-	HeldEvidenceTarget(ctx context.Context, board, player, id string) (uint64, engine.BoardInfo, error)
-	Evidence(ctx context.Context, board, player string, seq uint64) (*podium.Evidence, error)
-	EvidenceData(ctx context.Context, board, player string, seq uint64) (*podium.Evidence, []byte, error)
-	PlayerContent(ctx context.Context, player, contentSHA256 string) (string, bool, error)
-	StoreEvidence(ctx context.Context, ev podium.Evidence, data []byte, period string) (podium.Evidence, podium.EvidenceOutcome, error)
-	HeldItem(ctx context.Context, board, player, id string) (*podium.ReviewItem, error)
-	ItemEvidence(ctx context.Context, it *podium.ReviewItem) (*podium.Evidence, error)
-	ItemEvidenceData(ctx context.Context, it *podium.ReviewItem) (*podium.Evidence, []byte, error)
-}
-
-var _ Evidence = (*evidence.Module)(nil)
-
-// noEvidence serves a server without the evidence module (Config.Evidence
-// nil): the routes answer 503, as with a store that keeps none, and the
-// review queue shows no evidence.
-type noEvidence struct{}
-
-var errNoEvidence = podium.Errorf(podium.ECodeUnavailable, "this server keeps no evidence")
-
-func (noEvidence) EvidenceTarget(context.Context, string, string, uint64) (uint64, string, engine.BoardInfo, error) {
-	return 0, "", engine.BoardInfo{}, errNoEvidence
-}
-func (noEvidence) HeldEvidenceTarget(context.Context, string, string, string) (uint64, engine.BoardInfo, error) {
-	return 0, engine.BoardInfo{}, errNoEvidence
-}
-func (noEvidence) Evidence(context.Context, string, string, uint64) (*podium.Evidence, error) {
-	return nil, errNoEvidence
-}
-func (noEvidence) EvidenceData(context.Context, string, string, uint64) (*podium.Evidence, []byte, error) {
-	return nil, nil, errNoEvidence
-}
-func (noEvidence) PlayerContent(context.Context, string, string) (string, bool, error) {
-	return "", false, errNoEvidence
-}
-func (noEvidence) StoreEvidence(context.Context, podium.Evidence, []byte, string) (podium.Evidence, podium.EvidenceOutcome, error) {
-	return podium.Evidence{}, 0, errNoEvidence
-}
-func (noEvidence) HeldItem(context.Context, string, string, string) (*podium.ReviewItem, error) {
-	return nil, errNoEvidence
-}
-func (noEvidence) ItemEvidence(context.Context, *podium.ReviewItem) (*podium.Evidence, error) {
-	return nil, errNoEvidence
-}
-func (noEvidence) ItemEvidenceData(context.Context, *podium.ReviewItem) (*podium.Evidence, []byte, error) {
-	return nil, nil, errNoEvidence
-}
 
 type evidenceMetrics struct {
 	uploads  *prometheus.CounterVec // by result and reason
@@ -109,11 +90,11 @@ func newEvidenceMetrics(reg prometheus.Registerer) *evidenceMetrics {
 }
 
 func (s *Server) evidenceRoutes() {
-	s.evm = newEvidenceMetrics(s.reg)
+	s.evidence.evm = newEvidenceMetrics(s.reg)
 	var lim = s.evLimiter
-	s.evb = evidence.NewBudgets(s.evCfg, lim)
-	s.mux.HandleFunc("PUT /v1/boards/{board}/entries/{player}/evidence", s.api(s.putEvidence, "seq", "review", "content_sha256", "compressed_sha256"))
-	s.mux.HandleFunc("GET /v1/boards/{board}/entries/{player}/evidence", s.api(s.getEvidence, "seq", "review"))
+	s.evidence.evb = evidence.NewBudgets(s.evCfg, lim)
+	s.mux.HandleFunc("PUT /v1/boards/{board}/entries/{player}/evidence", s.api(s.evidence.putEvidence, "seq", "review", "content_sha256", "compressed_sha256"))
+	s.mux.HandleFunc("GET /v1/boards/{board}/entries/{player}/evidence", s.api(s.evidence.getEvidence, "seq", "review"))
 }
 
 func querySeq(r *http.Request) (uint64, error) {
@@ -142,7 +123,7 @@ func queryHash(r *http.Request, name string) (string, error) {
 // evidenceWho reads the path's player and returns it with the request's
 // principal (nil without credentials). The board is looked up after the
 // checks that do not depend on it (auth.go, "Private ids").
-func (s *Server) evidenceWho(r *http.Request) (string, *podium.APIKey, error) {
+func (s *evidenceHandlers) evidenceWho(r *http.Request) (string, *podium.APIKey, error) {
 	player := r.PathValue("player")
 	if err := podium.ValidPlayerRef(player); err != nil {
 		return "", nil, err
@@ -194,12 +175,12 @@ func evidenceLimits(p *podium.EvidencePolicy) evidence.Limits {
 }
 
 // refuseEvidence counts a refused upload and returns err.
-func (s *Server) refuseEvidence(reason string, err error) error {
+func (s *evidenceHandlers) refuseEvidence(reason string, err error) error {
 	s.evm.uploads.WithLabelValues("refused", reason).Inc()
 	return err
 }
 
-func (s *Server) putEvidence(w http.ResponseWriter, r *http.Request) error {
+func (s *evidenceHandlers) putEvidence(w http.ResponseWriter, r *http.Request) error {
 	player, k, err := s.evidenceWho(r)
 	if err != nil {
 		return err
@@ -248,9 +229,9 @@ func (s *Server) putEvidence(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	var period string
 	if review != "" {
-		seq, bi, err = s.evs.HeldEvidenceTarget(ctx, bi.ID, player, review)
+		seq, bi, err = s.ev.HeldEvidenceTarget(ctx, bi.ID, player, review)
 	} else {
-		seq, period, bi, err = s.evs.EvidenceTarget(ctx, bi.ID, player, seq)
+		seq, period, bi, err = s.ev.EvidenceTarget(ctx, bi.ID, player, seq)
 	}
 	if err != nil {
 		return err
@@ -258,7 +239,7 @@ func (s *Server) putEvidence(w http.ResponseWriter, r *http.Request) error {
 	target := podium.Evidence{Board: bi.ID, Player: player, Seq: seq, ReviewID: review, ContentSHA256: content, CompressedSHA256: compressed}
 
 	// What is stored already is answered without reading the body.
-	if have, err := s.evs.Evidence(ctx, bi.ID, player, seq); err != nil {
+	if have, err := s.ev.Evidence(ctx, bi.ID, player, seq); err != nil {
 		return err
 	} else if have != nil {
 		have.ReviewID = review
@@ -269,10 +250,10 @@ func (s *Server) putEvidence(w http.ResponseWriter, r *http.Request) error {
 		writeJSON(w, http.StatusOK, appendEvidence(nil, have, true))
 		return nil
 	}
-	if comp, ok, err := s.evs.PlayerContent(ctx, player, content); err != nil {
+	if comp, ok, err := s.ev.PlayerContent(ctx, player, content); err != nil {
 		return err
 	} else if ok && comp == compressed {
-		got, outcome, err := s.evs.StoreEvidence(ctx, target, nil, period)
+		got, outcome, err := s.ev.StoreEvidence(ctx, target, nil, period)
 		if err == nil {
 			s.evm.uploads.WithLabelValues("reused", "").Inc()
 			writeJSON(w, evidenceStatus(outcome), appendEvidence(nil, &got, true))
@@ -309,7 +290,7 @@ func (s *Server) putEvidence(w http.ResponseWriter, r *http.Request) error {
 	}
 	s.evm.received.WithLabelValues("accepted").Add(float64(n))
 	target.InflatedBytes, target.Events = res.Inflated, res.Events
-	got, outcome, err := s.evs.StoreEvidence(ctx, target, res.Compressed, period)
+	got, outcome, err := s.ev.StoreEvidence(ctx, target, res.Compressed, period)
 	if err != nil {
 		if podium.ErrorCode(err) == podium.ECodeConflict {
 			s.evm.uploads.WithLabelValues("refused", "conflict").Inc()
@@ -336,7 +317,7 @@ func evidenceStatus(o podium.EvidenceOutcome) int {
 }
 
 // budgetRefused answers 429 with Retry-After for a spent budget.
-func (s *Server) budgetRefused(w http.ResponseWriter, err error) error {
+func (s *evidenceHandlers) budgetRefused(w http.ResponseWriter, err error) error {
 	var ref *evidence.Refusal
 	if !errors.As(err, &ref) {
 		return err
@@ -349,7 +330,7 @@ func (s *Server) budgetRefused(w http.ResponseWriter, err error) error {
 // for too many compressed bytes, 408 for a slow body, 429 for a budget
 // spent while streaming, 422 for the content. The rest of a body cut
 // short is not read: the connection closes.
-func (s *Server) evidenceReadError(w http.ResponseWriter, err error) error {
+func (s *evidenceHandlers) evidenceReadError(w http.ResponseWriter, err error) error {
 	var (
 		ve   *evidence.Error
 		slow *errBodyTimeout
@@ -415,7 +396,7 @@ func appendOptTime(b []byte, t time.Time) []byte {
 // mayReadEvidence: admins of the board, the owning player's session, and
 // everyone who may read the board when its evidence is public. Never
 // anyone else, whatever they know of the submission or its hashes.
-func (s *Server) mayReadEvidence(k *podium.APIKey, bi *engine.BoardInfo, player string) error {
+func (s *evidenceHandlers) mayReadEvidence(k *podium.APIKey, bi *engine.BoardInfo, player string) error {
 	if k != nil && k.Player == "" && k.Allows(podium.ScopeAdmin, bi.ID) {
 		return nil
 	}
@@ -438,7 +419,7 @@ func (s *Server) mayReadEvidence(k *podium.APIKey, bi *engine.BoardInfo, player 
 	return podium.Errorf(podium.ECodeForbidden, "the evidence of board %q is readable only by admins and its player", bi.ID)
 }
 
-func (s *Server) getEvidence(w http.ResponseWriter, r *http.Request) error {
+func (s *evidenceHandlers) getEvidence(w http.ResponseWriter, r *http.Request) error {
 	player, k, err := s.evidenceWho(r)
 	if err != nil {
 		return err
@@ -458,10 +439,10 @@ func (s *Server) getEvidence(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ctx := r.Context()
-	if seq, _, _, err = s.evs.EvidenceTarget(ctx, bi.ID, player, seq); err != nil {
+	if seq, _, _, err = s.ev.EvidenceTarget(ctx, bi.ID, player, seq); err != nil {
 		return err
 	}
-	ev, data, err := s.evs.EvidenceData(ctx, bi.ID, player, seq)
+	ev, data, err := s.ev.EvidenceData(ctx, bi.ID, player, seq)
 	if err != nil {
 		return err
 	}

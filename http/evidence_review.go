@@ -75,7 +75,7 @@ func mayReadHeldEvidence(k *podium.APIKey, board, player string) error {
 // getHeldEvidence answers GET .../evidence?review=: the item's evidence,
 // wherever it is (under the item while pending or rejected, at the
 // approved seq once approved).
-func (s *Server) getHeldEvidence(w http.ResponseWriter, r *http.Request, board, player string, k *podium.APIKey) error {
+func (s *evidenceHandlers) getHeldEvidence(w http.ResponseWriter, r *http.Request, board, player string, k *podium.APIKey) error {
 	if err := mayReadHeldEvidence(k, board, player); err != nil {
 		return err
 	}
@@ -91,11 +91,11 @@ func (s *Server) getHeldEvidence(w http.ResponseWriter, r *http.Request, board, 
 		return err
 	}
 	ctx := r.Context()
-	it, err := s.evs.HeldItem(ctx, bi.ID, player, review)
+	it, err := s.ev.HeldItem(ctx, bi.ID, player, review)
 	if err != nil {
 		return err
 	}
-	ev, data, err := s.evs.ItemEvidenceData(ctx, it)
+	ev, data, err := s.ev.ItemEvidenceData(ctx, it)
 	if err != nil {
 		return err
 	}
@@ -110,8 +110,8 @@ func (s *Server) getHeldEvidence(w http.ResponseWriter, r *http.Request, board, 
 // appendHeldEvidence appends what the review queue shows of an item's
 // evidence without a lookup: the upload's answer with a download path,
 // or null.
-func (s *Server) appendHeldEvidence(ctx context.Context, b []byte, it *podium.ReviewItem) ([]byte, error) {
-	ev, err := s.evs.ItemEvidence(ctx, it)
+func (s *reviewHandlers) appendHeldEvidence(ctx context.Context, b []byte, it *podium.ReviewItem) ([]byte, error) {
+	ev, err := s.ev.ItemEvidence(ctx, it)
 	if err != nil && podium.ErrorCode(err) != podium.ECodeUnavailable { // unavailable: the store keeps none
 		return nil, err
 	}

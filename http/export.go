@@ -33,7 +33,7 @@ const exportWriteTimeout = 30 * time.Second
 // end line and the Podium-Export-Consistent trailer say whether the seq
 // moved, so a caller that needs a snapshot can retry (or export a period
 // that has ended, which no longer changes).
-func (s *Server) exportBoard(w http.ResponseWriter, r *http.Request) error {
+func (s *entryHandlers) exportBoard(w http.ResponseWriter, r *http.Request) error {
 	q, bi, err := s.readBoardQuery(r)
 	if err != nil {
 		return err

@@ -4,7 +4,7 @@ import "net/http"
 
 // SetExportPause makes an export call f after writing each chunk but the
 // last, so that a test can change the board between chunks.
-func (s *Server) SetExportPause(f func(chunk int)) { s.exportPause = f }
+func (s *Server) SetExportPause(f func(chunk int)) { s.entries.exportPause = f }
 
 // SetAfterAuth makes principal call f each time it accepts a request's
 // key, so that a test can revoke the key between two checks.

@@ -11,13 +11,28 @@ import (
 	"github.com/podiumhq/podium/stream"
 )
 
+// feedHandlers serves the activity feed: read, SSE stream, and the
+// WebSocket's feed subscriptions (stream.go).
+type feedHandlers struct {
+	*base
+	*streamer
+	eng feedReader
+}
+
+// feedReader is what the feed handlers call.
+type feedReader interface {
+	Board(id string) (engine.BoardInfo, error)
+	FeedCap() int
+	Feed(ctx context.Context, q engine.FeedRead) ([]engine.FeedItem, error)
+}
+
 // DefaultFeedLimit is the events GET /v1/feed returns without limit=.
 const DefaultFeedLimit = 50
 
 // feed serves GET /v1/feed: the newest activity feed events of one board
 // (board=, readable as the board's entries are), or of every board the
 // caller may read (public boards, and private ones its key reads).
-func (s *Server) feed(w http.ResponseWriter, r *http.Request) error {
+func (s *feedHandlers) feed(w http.ResponseWriter, r *http.Request) error {
 	q := engine.FeedRead{}
 	board, given := queryValue(r, "board")
 	if given && !podium.ValidBoardID(board) {
@@ -152,7 +167,7 @@ func (s source) FeedView(ctx context.Context, board string, limit int) (stream.V
 // feedStream serves GET /v1/feed/stream: Server-Sent Events of a feed's
 // newest limit events (one board's with board=, readable as the board
 // is; every public board's without), resumable with Last-Event-ID.
-func (s *Server) feedStream(w http.ResponseWriter, r *http.Request) error {
+func (s *feedHandlers) feedStream(w http.ResponseWriter, r *http.Request) error {
 	if err := s.checkStreamOrigin(r); err != nil {
 		return err
 	}
@@ -198,7 +213,7 @@ func (s *Server) feedStream(w http.ResponseWriter, r *http.Request) error {
 // wsFeedOp runs the WebSocket ops of feed subscriptions: subscribe_feed
 // (board optional: every public board's feed without it) and
 // unsubscribe_feed.
-func (s *Server) wsFeedOp(ctx context.Context, conn *stream.Conn, m *wsMessage, send func(any) error) error {
+func (s *feedHandlers) wsFeedOp(ctx context.Context, conn *stream.Conn, m *wsMessage, send func(any) error) error {
 	if m.Board != "" {
 		if _, err := s.eng.Board(m.Board); err != nil {
 			return err

@@ -6,8 +6,30 @@ import (
 	"strconv"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/ctf"
 	"github.com/podiumhq/podium/engine"
 )
+
+// adminHandlers serves the API keys and the admin operations (check,
+// reload).
+type adminHandlers struct {
+	*base
+	eng      adminEngine
+	store    podium.Store
+	contests *ctf.Service // checked too; nil: none
+}
+
+// adminEngine is what the admin handlers call.
+type adminEngine interface {
+	CreateKey(ctx context.Context, k *podium.APIKey) (podium.APIKey, string, error)
+	ListKeys(ctx context.Context) ([]podium.APIKey, error)
+	DeleteKey(ctx context.Context, id string) error
+	CheckIndexes(ctx context.Context) ([]engine.Diff, error)
+	CheckLog(ctx context.Context) ([]engine.Diff, error)
+	CheckSettlements(ctx context.Context) ([]engine.Diff, error)
+	Reload(ctx context.Context) error
+	RepairSettlements(ctx context.Context) ([]string, error)
+}
 
 type keyBody struct {
 	Name   string   `json:"name"`
@@ -43,7 +65,7 @@ func appendKey(b []byte, k *podium.APIKey, secret string) []byte {
 	return append(b, '}')
 }
 
-func (s *Server) createKey(w http.ResponseWriter, r *http.Request) error {
+func (s *adminHandlers) createKey(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.requireGlobalAdmin(r); err != nil {
 		return err
 	}
@@ -68,7 +90,7 @@ func (s *Server) createKey(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *Server) listKeys(w http.ResponseWriter, r *http.Request) error {
+func (s *adminHandlers) listKeys(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.requireGlobalAdmin(r); err != nil {
 		return err
 	}
@@ -88,7 +110,7 @@ func (s *Server) listKeys(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *Server) deleteKey(w http.ResponseWriter, r *http.Request) error {
+func (s *adminHandlers) deleteKey(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.requireGlobalAdmin(r); err != nil {
 		return err
 	}
@@ -107,7 +129,7 @@ type quickChecker interface {
 // check runs, on the live server, what podium check runs offline: the
 // store's own integrity check where it has one, the entries table against
 // the log, and the in-memory indexes against the store.
-func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
+func (s *adminHandlers) check(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.requireGlobalAdmin(r); err != nil {
 		return err
 	}
@@ -190,7 +212,7 @@ func appendDiff(b []byte, d engine.Diff) []byte {
 	return append(b, '}')
 }
 
-func (s *Server) reload(w http.ResponseWriter, r *http.Request) error {
+func (s *adminHandlers) reload(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.requireGlobalAdmin(r); err != nil {
 		return err
 	}
@@ -203,4 +225,12 @@ func (s *Server) reload(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, append(appendStrings([]byte(`{"ok":true,"settlements_repaired":`), repaired), '}'))
 	return nil
+}
+
+// checkContests runs the contests' check, none without contests.
+func (s *adminHandlers) checkContests(ctx context.Context) ([]ctf.Problem, error) {
+	if s.contests == nil {
+		return nil, nil
+	}
+	return s.contests.Check(ctx)
 }

@@ -84,7 +84,7 @@ func (o origins) allows(r *http.Request) bool {
 // checkStreamOrigin refuses a live stream opened by a page whose origin
 // is not allowed: a browser would not let it read the stream anyway, and
 // a stream holds server resources.
-func (s *Server) checkStreamOrigin(r *http.Request) error {
+func (s *streamer) checkStreamOrigin(r *http.Request) error {
 	if s.origins.allows(r) {
 		return nil
 	}

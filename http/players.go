@@ -1,12 +1,25 @@
 package http
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strconv"
 
 	"github.com/podiumhq/podium"
 )
+
+// playerHandlers serves the players' profiles.
+type playerHandlers struct {
+	*base
+	eng playerStore
+}
+
+// playerStore is what the player handlers call.
+type playerStore interface {
+	Player(id string) (podium.Player, error)
+	PutPlayer(ctx context.Context, p *podium.Player) (podium.Player, error)
+}
 
 type playerBody struct {
 	ID     string          `json:"id"`
@@ -31,7 +44,7 @@ func appendPlayer(b []byte, p *podium.Player) []byte {
 	return append(b, '}')
 }
 
-func (s *Server) putPlayer(w http.ResponseWriter, r *http.Request) error {
+func (s *playerHandlers) putPlayer(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.requireGlobalAdmin(r); err != nil {
 		return err
 	}
@@ -68,7 +81,7 @@ func (s *Server) putPlayer(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *Server) getPlayer(w http.ResponseWriter, r *http.Request) error {
+func (s *playerHandlers) getPlayer(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.require(r, podium.ScopeRead, ""); err != nil {
 		return err
 	}

@@ -60,7 +60,7 @@ func (ib *restoreItemBody) toItem() (engine.RestoreItem, error) {
 // The answer has one result per item, in order: restored (with the seq of
 // the restore row), unchanged (the entry already was exactly the item), or
 // an error of that item alone.
-func (s *Server) restore(w http.ResponseWriter, r *http.Request) error {
+func (s *boardHandlers) restore(w http.ResponseWriter, r *http.Request) error {
 	board := r.PathValue("board")
 	if _, err := s.require(r, podium.ScopeAdmin, board); err != nil {
 		return err

@@ -10,6 +10,28 @@ import (
 	"github.com/podiumhq/podium/engine"
 )
 
+// reviewHandlers serves moderation: the review queue, approvals and
+// rejections, and freezes.
+type reviewHandlers struct {
+	*base
+	eng reviewStore
+	ev  evidenceStore // an item's evidence (evidence_review.go)
+}
+
+// reviewStore is what the moderation handlers call.
+type reviewStore interface {
+	ReviewItems(ctx context.Context, f podium.ReviewFilter) ([]podium.ReviewItem, error)
+	ReviewItem(ctx context.Context, id string) (*podium.ReviewItem, error)
+	Approve(ctx context.Context, id, by, note string) (*podium.ReviewItem, engine.Result, error)
+	Reject(ctx context.Context, id, by, note string) (*podium.ReviewItem, error)
+	Entry(ctx context.Context, q engine.Query, player string) (engine.Page, error)
+	History(ctx context.Context, board, player string, before uint64, limit int) (rows []podium.HistoryRow, resume uint64, err error)
+	ReviewEvidence(ctx context.Context, board, player string, seq uint64, reviewID string) (doc []byte, ok bool, err error)
+	Freeze(ctx context.Context, player, by, reason string) (podium.Freeze, error)
+	Unfreeze(ctx context.Context, player string) error
+	Frozen(player string) *podium.Freeze
+}
+
 // Moderation (issue 9, section 5): the review queue, decisions, freezes
 // and a player's submission history. See docs/API.md, "Moderation".
 
@@ -71,7 +93,7 @@ func appendReviewSetting(b []byte, r *podium.Review) []byte {
 
 // reviewKey returns the request's key if it may review board ("" for
 // every board: an unrestricted key): the review scope, or admin.
-func (s *Server) reviewKey(r *http.Request, board string) (*podium.APIKey, error) {
+func (s *reviewHandlers) reviewKey(r *http.Request, board string) (*podium.APIKey, error) {
 	k, err := s.require(r, podium.ScopeReview, board)
 	if err != nil {
 		return nil, err
@@ -92,7 +114,7 @@ func parseReviewCursor(v string) (podium.ReviewCursor, error) {
 	return podium.ReviewCursor{At: podium.FromMillis(n), ID: id}, nil
 }
 
-func (s *Server) reviewQueue(w http.ResponseWriter, r *http.Request) error {
+func (s *reviewHandlers) reviewQueue(w http.ResponseWriter, r *http.Request) error {
 	board, _ := queryValue(r, "board")
 	if board != "" && !podium.ValidBoardID(board) {
 		return podium.Errorf(podium.ECodeInvalid, "board must match [a-z0-9][a-z0-9_.:-]{0,127}")
@@ -157,7 +179,7 @@ func (s *Server) reviewQueue(w http.ResponseWriter, r *http.Request) error {
 }
 
 // reviewItemFor loads an item and checks that the request may review it.
-func (s *Server) reviewItemFor(r *http.Request) (*podium.ReviewItem, *podium.APIKey, error) {
+func (s *reviewHandlers) reviewItemFor(r *http.Request) (*podium.ReviewItem, *podium.APIKey, error) {
 	if _, err := s.require(r, podium.ScopeReview, ""); err != nil {
 		return nil, nil, err
 	}
@@ -172,7 +194,7 @@ func (s *Server) reviewItemFor(r *http.Request) (*podium.ReviewItem, *podium.API
 	return it, k, nil
 }
 
-func (s *Server) getReviewItem(w http.ResponseWriter, r *http.Request) error {
+func (s *reviewHandlers) getReviewItem(w http.ResponseWriter, r *http.Request) error {
 	it, _, err := s.reviewItemFor(r)
 	if err != nil {
 		return err
@@ -185,15 +207,15 @@ func (s *Server) getReviewItem(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *Server) approveReview(w http.ResponseWriter, r *http.Request) error {
+func (s *reviewHandlers) approveReview(w http.ResponseWriter, r *http.Request) error {
 	return s.decideReview(w, r, podium.ReviewApproved)
 }
 
-func (s *Server) rejectReview(w http.ResponseWriter, r *http.Request) error {
+func (s *reviewHandlers) rejectReview(w http.ResponseWriter, r *http.Request) error {
 	return s.decideReview(w, r, podium.ReviewRejected)
 }
 
-func (s *Server) decideReview(w http.ResponseWriter, r *http.Request, status string) error {
+func (s *reviewHandlers) decideReview(w http.ResponseWriter, r *http.Request, status string) error {
 	_, k, err := s.reviewItemFor(r)
 	if err != nil {
 		return err
@@ -232,7 +254,7 @@ func (s *Server) decideReview(w http.ResponseWriter, r *http.Request, status str
 }
 
 // optionalBody decodes a JSON body into v; an empty body leaves v as it is.
-func (s *Server) optionalBody(r *http.Request, v any) error {
+func (s *reviewHandlers) optionalBody(r *http.Request, v any) error {
 	buf, err := readBody(r, s.maxBody)
 	if err != nil {
 		return err
@@ -246,7 +268,7 @@ func (s *Server) optionalBody(r *http.Request, v any) error {
 
 // appendReviewItem appends an item with the player's entry in its period,
 // their latest log rows and the evidence lookup's answer.
-func (s *Server) appendReviewItem(ctx context.Context, b []byte, it *podium.ReviewItem) ([]byte, error) {
+func (s *reviewHandlers) appendReviewItem(ctx context.Context, b []byte, it *podium.ReviewItem) ([]byte, error) {
 	b = append(b, `{"id":`...)
 	b = appendString(b, it.ID)
 	b = append(b, `,"board":`...)
@@ -314,7 +336,7 @@ func (s *Server) appendReviewItem(ctx context.Context, b []byte, it *podium.Revi
 // answer if one is set, else the evidence uploaded for the held item (at
 // the approved seq once approved) with its download path
 // (evidence_review.go), else null.
-func (s *Server) appendItemEvidence(ctx context.Context, b []byte, it *podium.ReviewItem) ([]byte, error) {
+func (s *reviewHandlers) appendItemEvidence(ctx context.Context, b []byte, it *podium.ReviewItem) ([]byte, error) {
 	doc, ok, err := s.eng.ReviewEvidence(ctx, it.Board, it.Player, it.Seq, it.ID)
 	switch {
 	case err != nil:
@@ -325,128 +347,6 @@ func (s *Server) appendItemEvidence(ctx context.Context, b []byte, it *podium.Re
 		return append(b, "null"...), nil
 	}
 	return s.appendHeldEvidence(ctx, b, it)
-}
-
-// appendHistory appends log rows; admin adds the review item whose
-// approval wrote each row.
-func appendHistory(b []byte, rows []podium.HistoryRow, admin bool) []byte {
-	b = append(b, '[')
-	for i := range rows {
-		h := &rows[i]
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"seq":`...)
-		b = strconv.AppendUint(b, h.Seq, 10)
-		b = append(b, `,"period":`...)
-		b = appendString(b, h.Period)
-		b = append(b, `,"kind":`...)
-		switch h.Kind {
-		case podium.KindDelete:
-			b = appendString(b, "delete")
-		case podium.KindRestore: // restore.go: at is the restored entry's own time
-			b = appendString(b, "restore")
-			b = append(b, `,"keys":`...)
-			b = appendKeys(b, h.Keys)
-		default:
-			b = appendString(b, "score")
-			b = append(b, `,"keys":`...)
-			b = appendKeys(b, h.Keys)
-		}
-		b = append(b, `,"at":`...)
-		b = appendTime(b, h.At)
-		b = append(b, `,"meta":`...)
-		b = appendMeta(b, h.Meta)
-		if admin {
-			b = append(b, `,"review":`...)
-			if h.ReviewID == "" {
-				b = append(b, "null"...)
-			} else {
-				b = append(b, `{"id":`...)
-				b = appendString(b, h.ReviewID)
-				b = append(b, `,"held":true,"status":"approved"}`...)
-			}
-		}
-		b = append(b, '}')
-	}
-	return append(b, ']')
-}
-
-// history answers GET /v1/boards/{board}/entries/{player}/history: the
-// player's log rows, newest first. A public board's history is public; a
-// private board's needs a key that may read it, or the player's own
-// session on a board that takes player submissions; to anyone else the
-// board is unknown (auth.go, "Private ids"). Admins (and review keys) also
-// see which rows an approval wrote.
-func (s *Server) history(w http.ResponseWriter, r *http.Request) error {
-	player := r.PathValue("player")
-	if err := podium.ValidPlayerRef(player); err != nil {
-		return err
-	}
-	k, err := s.principal(r)
-	if err != nil {
-		return err
-	}
-	bi, err := s.eng.Board(r.PathValue("board"))
-	if err != nil {
-		return err
-	}
-	switch {
-	case bi.Public:
-	case k != nil && k.Player != "": // a player session
-		if k.Player != player || !bi.PlayerSubmit {
-			return podium.BoardNotFound(bi.ID)
-		}
-	case !mayRead(k, bi.ID, bi.Public):
-		return podium.BoardNotFound(bi.ID)
-	}
-	admin := k != nil && k.Player == "" && k.Allows(podium.ScopeReview, bi.ID)
-	var before uint64
-	if c, ok := queryValue(r, "cursor"); ok {
-		if before, err = strconv.ParseUint(c, 10, 63); err != nil || before == 0 {
-			return podium.Errorf(podium.ECodeInvalid, "cursor is not one this API returned")
-		}
-	}
-	limit, err := queryInt(r, "limit", 20, 1, podium.MaxReviewPageLimit)
-	if err != nil {
-		return err
-	}
-	// A board without the player index is read by scanning its log a
-	// stretch at a time; a page takes up to historyScans stretches, then
-	// answers what it found with a cursor where it stopped.
-	var rows []podium.HistoryRow
-	var resume uint64
-	for range historyScans {
-		got, next, err := s.eng.History(r.Context(), bi.ID, player, before, limit+1-len(rows))
-		if err != nil {
-			return err
-		}
-		rows, resume, before = append(rows, got...), next, next
-		if resume == 0 || len(rows) > limit {
-			break
-		}
-	}
-	next := ""
-	if len(rows) > limit {
-		rows = rows[:limit]
-		next = strconv.FormatUint(rows[len(rows)-1].Seq, 10)
-	} else if resume != 0 {
-		next = strconv.FormatUint(resume, 10)
-	}
-	b := append(make([]byte, 0, 256+len(rows)*128), `{"board":`...)
-	b = appendString(b, bi.ID)
-	b = append(b, `,"player":`...)
-	b = appendString(b, player)
-	b = append(b, `,"items":`...)
-	b = appendHistory(b, rows, admin)
-	b = append(b, `,"next_cursor":`...)
-	if next != "" {
-		b = appendString(b, next)
-	} else {
-		b = append(b, "null"...)
-	}
-	writeJSON(w, http.StatusOK, append(b, '}'))
-	return nil
 }
 
 func appendFreeze(b []byte, f *podium.Freeze) []byte {
@@ -462,7 +362,7 @@ func appendFreeze(b []byte, f *podium.Freeze) []byte {
 }
 
 // freeze answers POST /v1/players/{player}/freeze (admin).
-func (s *Server) freeze(w http.ResponseWriter, r *http.Request) error {
+func (s *reviewHandlers) freeze(w http.ResponseWriter, r *http.Request) error {
 	k, err := s.requireGlobalAdmin(r)
 	if err != nil {
 		return err
@@ -480,7 +380,7 @@ func (s *Server) freeze(w http.ResponseWriter, r *http.Request) error {
 }
 
 // unfreeze answers POST /v1/players/{player}/unfreeze (admin).
-func (s *Server) unfreeze(w http.ResponseWriter, r *http.Request) error {
+func (s *reviewHandlers) unfreeze(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.requireGlobalAdmin(r); err != nil {
 		return err
 	}
@@ -497,7 +397,7 @@ func (s *Server) unfreeze(w http.ResponseWriter, r *http.Request) error {
 }
 
 // getFreeze answers GET /v1/players/{player}/freeze (review or admin).
-func (s *Server) getFreeze(w http.ResponseWriter, r *http.Request) error {
+func (s *reviewHandlers) getFreeze(w http.ResponseWriter, r *http.Request) error {
 	// A freeze holds the player on every board, so a moderator of any
 	// board may read it (the route takes no board= to name one).
 	if _, err := s.require(r, podium.ScopeReview, ""); err != nil {

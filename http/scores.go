@@ -2,6 +2,7 @@ package http
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,22 @@ import (
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
 )
+
+// scoreHandlers serves score submissions, one or a batch, with their
+// Idempotency-Key.
+type scoreHandlers struct {
+	*base
+	eng scoreWriter
+}
+
+// scoreWriter is what the submit handlers call.
+type scoreWriter interface {
+	Board(id string) (engine.BoardInfo, error)
+	Submit(ctx context.Context, scores []engine.Score, single bool, claim *engine.Claim) ([]engine.Result, error)
+	Reconstruct(ctx context.Context, rec podium.IdempotencyRecord, scores []engine.Score) []engine.Result
+	ClaimIdempotency(ctx context.Context, scope, key string, hash []byte) (*engine.Claim, *podium.IdempotencyRecord, error)
+	AwaitIdempotency(ctx context.Context, rec podium.IdempotencyRecord, wait time.Duration) podium.IdempotencyRecord
+}
 
 // scoreBody is one submission as sent by clients.
 type scoreBody struct {
@@ -54,7 +71,7 @@ func (sb *scoreBody) toScore(board string) (engine.Score, error) {
 // idempotent handles the Idempotency-Key header: it returns a claim to pass
 // to the engine, or answers the request itself from an earlier answer
 // (done=true).
-func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, k *podium.APIKey, body []byte, replay rebuild) (claim *engine.Claim, done bool, err error) {
+func (s *scoreHandlers) idempotent(w http.ResponseWriter, r *http.Request, k *podium.APIKey, body []byte, replay rebuild) (claim *engine.Claim, done bool, err error) {
 	key := r.Header.Get("Idempotency-Key")
 	if key == "" {
 		return nil, false, nil
@@ -83,7 +100,7 @@ type rebuild func(w http.ResponseWriter, rec podium.IdempotencyRecord) error
 // that took it, or lost in a crash), it waits a moment for it, then
 // rebuilds the answer without applying anything again and says so
 // (Idempotent-Reconstructed: true, "reconstructed": true).
-func (s *Server) answerPrior(w http.ResponseWriter, r *http.Request, prior *podium.IdempotencyRecord, replay rebuild) error {
+func (s *scoreHandlers) answerPrior(w http.ResponseWriter, r *http.Request, prior *podium.IdempotencyRecord, replay rebuild) error {
 	rec := s.eng.AwaitIdempotency(r.Context(), *prior, 2*time.Second)
 	w.Header().Set("Idempotent-Replayed", "true")
 	if rec.Status == 0 {
@@ -94,7 +111,7 @@ func (s *Server) answerPrior(w http.ResponseWriter, r *http.Request, prior *podi
 	return nil
 }
 
-func (s *Server) submit(w http.ResponseWriter, r *http.Request) error {
+func (s *scoreHandlers) submit(w http.ResponseWriter, r *http.Request) error {
 	board := r.PathValue("board")
 	k, err := s.requireSubmitter(r, board) // a key or a player session (sessions.go)
 	if err != nil {
@@ -159,7 +176,7 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *Server) submitBatch(w http.ResponseWriter, r *http.Request) error {
+func (s *scoreHandlers) submitBatch(w http.ResponseWriter, r *http.Request) error {
 	k, err := s.requireSubmitter(r, "")
 	if err != nil {
 		return err

@@ -70,15 +70,17 @@ type Config struct {
 	EvidenceBudgets evidence.BudgetConfig
 }
 
-// Server is the HTTP face of an engine.
+// Server is the HTTP face of an engine: the routes, the middleware every
+// request passes (api), health and metrics. The handlers are in groups by
+// feature, each over a small interface of the engine (handlers.go).
 type Server struct {
-	eng     *engine.Engine
-	store   podium.Store
-	log     *slog.Logger
-	maxBody int64
-	mux     *routeMux // routes.go
-	reg     *prometheus.Registry
-	hub     *stream.Hub
+	*base             // handlers.go: the principal, the read rule, the body limit
+	state engineState // handlers.go
+	store podium.Store
+	log   *slog.Logger
+	mux   *routeMux // routes.go
+	reg   *prometheus.Registry
+	hub   *stream.Hub
 	// contests runs CTF contests (contests.go); nil: no contest routes.
 	// contestHub streams their standings (contests_stream.go).
 	contests   *ctf.Service
@@ -94,8 +96,6 @@ type Server struct {
 	bodyMinRate    int64                  // bytes/s; 0: none
 	maxConnsPerIP  int                    // 0: no cap
 	timing         map[string]routeTiming // by route pattern; absent: timedFully
-	exportPause    func(chunk int)        // tests: runs after each export chunk is written
-	afterAuth      func(r *http.Request)  // tests: runs after principal accepted a key
 	pages          *pageCache             // encoded ranking pages by ETag (pagecache.go)
 
 	requests *prometheus.CounterVec
@@ -105,11 +105,21 @@ type Server struct {
 	// Evidence uploads (evidence.go).
 	evCfg     evidence.BudgetConfig
 	evLimiter *ratelimit.Limiter
-	evb       *evidence.Budgets
-	evm       *evidenceMetrics
 
-	ses Sessions // player sessions (sessions.go), the engine's module
-	evs Evidence // evidence (evidence.go), the engine's module
+	// The handler groups (handlers.go), each in the file named.
+	boards   *boardHandlers      // boards.go, restore.go
+	entries  *entryHandlers      // entries.go, export.go, history.go
+	scores   *scoreHandlers      // scores.go
+	players  *playerHandlers     // players.go
+	admin    *adminHandlers      // keys.go
+	sessions *sessionHandlers    // sessions.go
+	evidence *evidenceHandlers   // evidence.go, evidence_review.go
+	review   *reviewHandlers     // review.go
+	feed     *feedHandlers       // feed.go
+	streams  *streamHandlers     // stream.go
+	tourneys *tournamentHandlers // tournaments.go
+	web      *pageHandlers       // web.go
+	contest  *contestHandlers    // contests*.go
 }
 
 // New returns a server; Handler gives its http.Handler.
@@ -145,23 +155,12 @@ func New(cfg Config) *Server {
 		cfg.MaxConnsPerIP = 0
 	}
 	cfg.Stream.defaults()
-	s := &Server{eng: cfg.Engine, store: cfg.Store, log: cfg.Logger, maxBody: cfg.MaxBody, mux: newRouteMux(),
+	s := &Server{store: cfg.Store, log: cfg.Logger, mux: newRouteMux(),
 		reg: cfg.Registry, hub: cfg.Hub, streamCfg: cfg.Stream,
 		bodyTimeout: cfg.BodyTimeout, requestTimeout: cfg.RequestTimeout, origins: newOrigins(cfg.AllowedOrigins),
 		contests: cfg.Contests, rates: cfg.RateLimits, trusted: cfg.TrustedProxies,
 		bodyMinRate: cfg.BodyMinRate, maxConnsPerIP: cfg.MaxConnsPerIP}
 	s.evCfg = cfg.EvidenceBudgets
-	// The modules the routes serve, among the engine's: without one, its
-	// routes answer 503.
-	s.ses, s.evs = noSessions{}, noEvidence{}
-	for _, m := range cfg.Engine.Modules() {
-		if x, ok := m.(Sessions); ok {
-			s.ses = x
-		}
-		if x, ok := m.(Evidence); ok {
-			s.evs = x
-		}
-	}
 	if cfg.RateLimits != nil {
 		s.evLimiter = cfg.RateLimits.Limiter
 	}
@@ -184,6 +183,7 @@ func New(cfg Config) *Server {
 	s.conns = newConnMetrics(s.reg) // conn.go
 	s.reg.MustRegister(s.requests, s.latency, streamCollector{s.hub})
 	s.pages = newPageCache(s.reg, pageCacheBudget)
+	s.wire(cfg.Engine, &cfg)
 	s.routes()
 	return s
 }
@@ -194,39 +194,39 @@ func (s *Server) routes() {
 	s.mux.Handle("GET /metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{}))
 
 	// Each API route lists the query parameters it reads; any other is 400.
-	s.mux.HandleFunc("GET /v1/boards", s.api(s.listBoards, "cursor", "limit"))
-	s.mux.HandleFunc("GET /v1/boards/{board}", s.api(s.getBoard))
-	s.mux.HandleFunc("PUT /v1/boards/{board}", s.api(s.putBoard))
-	s.mux.HandleFunc("DELETE /v1/boards/{board}", s.api(s.deleteBoard))
-	s.mux.HandleFunc("POST /v1/boards/{board}/scores", s.api(s.submit))
-	s.mux.HandleFunc("POST /v1/scores", s.api(s.submitBatch))
-	s.mux.HandleFunc("GET /v1/boards/{board}/entries", s.api(s.entries, "period", "offset", "limit", "players", "include_hidden"))
-	s.mux.HandleFunc("GET /v1/boards/{board}/entries/{player}", s.api(s.entry, "period", "include_hidden"))
-	s.mux.HandleFunc("DELETE /v1/boards/{board}/entries/{player}", s.api(s.deleteEntry, "period"))
-	s.mux.HandleFunc("GET /v1/boards/{board}/entries/{player}/around", s.api(s.around, "period", "include_hidden", "radius"))
-	s.mux.HandleFunc("GET /v1/boards/{board}/periods", s.api(s.periods))
-	s.mux.HandleFunc("GET /v1/boards/{board}/export", s.api(s.exportBoard, "format", "period", "include_hidden")) // export.go
-	s.mux.HandleFunc("POST /v1/boards/{board}/restore", s.api(s.restore))                                         // restore.go
-	s.mux.HandleFunc("GET /v1/players/{player}", s.api(s.getPlayer))
-	s.mux.HandleFunc("PUT /v1/players/{player}", s.api(s.putPlayer))
-	s.mux.HandleFunc("POST /v1/keys", s.api(s.createKey))
-	s.mux.HandleFunc("GET /v1/keys", s.api(s.listKeys))
-	s.mux.HandleFunc("DELETE /v1/keys/{id}", s.api(s.deleteKey))
-	s.mux.HandleFunc("POST /v1/admin/check", s.api(s.check))
-	s.mux.HandleFunc("POST /v1/admin/reload", s.api(s.reload))
-	s.mux.HandleFunc("GET /v1/boards/{board}/stream", s.api(s.sse, "limit", "last_event_id"))
-	s.mux.HandleFunc("GET /v1/stream", s.api(s.ws, "key"))
-	s.mux.HandleFunc("GET /v1/feed", s.api(s.feed, "board", "limit")) // feed.go
-	s.mux.HandleFunc("GET /v1/feed/stream", s.api(s.feedStream, "board", "limit", "last_event_id"))
+	s.mux.HandleFunc("GET /v1/boards", s.api(s.boards.listBoards, "cursor", "limit"))
+	s.mux.HandleFunc("GET /v1/boards/{board}", s.api(s.boards.getBoard))
+	s.mux.HandleFunc("PUT /v1/boards/{board}", s.api(s.boards.putBoard))
+	s.mux.HandleFunc("DELETE /v1/boards/{board}", s.api(s.boards.deleteBoard))
+	s.mux.HandleFunc("POST /v1/boards/{board}/scores", s.api(s.scores.submit))
+	s.mux.HandleFunc("POST /v1/scores", s.api(s.scores.submitBatch))
+	s.mux.HandleFunc("GET /v1/boards/{board}/entries", s.api(s.entries.entries, "period", "offset", "limit", "players", "include_hidden"))
+	s.mux.HandleFunc("GET /v1/boards/{board}/entries/{player}", s.api(s.entries.entry, "period", "include_hidden"))
+	s.mux.HandleFunc("DELETE /v1/boards/{board}/entries/{player}", s.api(s.entries.deleteEntry, "period"))
+	s.mux.HandleFunc("GET /v1/boards/{board}/entries/{player}/around", s.api(s.entries.around, "period", "include_hidden", "radius"))
+	s.mux.HandleFunc("GET /v1/boards/{board}/periods", s.api(s.boards.periods))
+	s.mux.HandleFunc("GET /v1/boards/{board}/export", s.api(s.entries.exportBoard, "format", "period", "include_hidden")) // export.go
+	s.mux.HandleFunc("POST /v1/boards/{board}/restore", s.api(s.boards.restore))                                          // restore.go
+	s.mux.HandleFunc("GET /v1/players/{player}", s.api(s.players.getPlayer))
+	s.mux.HandleFunc("PUT /v1/players/{player}", s.api(s.players.putPlayer))
+	s.mux.HandleFunc("POST /v1/keys", s.api(s.admin.createKey))
+	s.mux.HandleFunc("GET /v1/keys", s.api(s.admin.listKeys))
+	s.mux.HandleFunc("DELETE /v1/keys/{id}", s.api(s.admin.deleteKey))
+	s.mux.HandleFunc("POST /v1/admin/check", s.api(s.admin.check))
+	s.mux.HandleFunc("POST /v1/admin/reload", s.api(s.admin.reload))
+	s.mux.HandleFunc("GET /v1/boards/{board}/stream", s.api(s.streams.sse, "limit", "last_event_id"))
+	s.mux.HandleFunc("GET /v1/stream", s.api(s.streams.ws, "key"))
+	s.mux.HandleFunc("GET /v1/feed", s.api(s.feed.feed, "board", "limit")) // feed.go
+	s.mux.HandleFunc("GET /v1/feed/stream", s.api(s.feed.feedStream, "board", "limit", "last_event_id"))
 	// Moderation (review.go).
-	s.mux.HandleFunc("GET /v1/review", s.api(s.reviewQueue, "board", "player", "status", "cursor", "limit"))
-	s.mux.HandleFunc("GET /v1/review/{id}", s.api(s.getReviewItem))
-	s.mux.HandleFunc("POST /v1/review/{id}/approve", s.api(s.approveReview))
-	s.mux.HandleFunc("POST /v1/review/{id}/reject", s.api(s.rejectReview))
-	s.mux.HandleFunc("POST /v1/players/{player}/freeze", s.api(s.freeze))
-	s.mux.HandleFunc("POST /v1/players/{player}/unfreeze", s.api(s.unfreeze))
-	s.mux.HandleFunc("GET /v1/players/{player}/freeze", s.api(s.getFreeze))
-	s.mux.HandleFunc("GET /v1/boards/{board}/entries/{player}/history", s.api(s.history, "cursor", "limit"))
+	s.mux.HandleFunc("GET /v1/review", s.api(s.review.reviewQueue, "board", "player", "status", "cursor", "limit"))
+	s.mux.HandleFunc("GET /v1/review/{id}", s.api(s.review.getReviewItem))
+	s.mux.HandleFunc("POST /v1/review/{id}/approve", s.api(s.review.approveReview))
+	s.mux.HandleFunc("POST /v1/review/{id}/reject", s.api(s.review.rejectReview))
+	s.mux.HandleFunc("POST /v1/players/{player}/freeze", s.api(s.review.freeze))
+	s.mux.HandleFunc("POST /v1/players/{player}/unfreeze", s.api(s.review.unfreeze))
+	s.mux.HandleFunc("GET /v1/players/{player}/freeze", s.api(s.review.getFreeze))
+	s.mux.HandleFunc("GET /v1/boards/{board}/entries/{player}/history", s.api(s.entries.history, "cursor", "limit"))
 	s.tourneyRoutes() // tournaments.go
 	s.sessionRoutes() // sessions.go
 	s.evidenceRoutes()
@@ -379,9 +379,9 @@ func (s *Server) api(f apiFunc, params ...string) http.HandlerFunc {
 				return
 			}
 		}
-		if !s.eng.Ready() {
+		if !s.state.Ready() {
 			msg := "podium is loading its indexes; retry shortly"
-			if s.eng.Status().Closing {
+			if s.state.Status().Closing {
 				msg = "podium is shutting down; retry shortly"
 			}
 			w.Header().Set("Retry-After", "1")
@@ -423,7 +423,7 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 //     (changes from other nodes arrive by polling);
 //   - 200 "ready" otherwise.
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
-	st := s.eng.Status()
+	st := s.state.Status()
 	status, code := "ready", http.StatusOK
 	checks := map[string]string{"indexes": "loaded", "storage": "ok", "writes": "ok"}
 	stale := false

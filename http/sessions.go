@@ -9,53 +9,37 @@ import (
 	"time"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/sessions"
 )
+
+// sessionHandlers serves player sessions: issue, list, refresh, revoke.
+type sessionHandlers struct {
+	*base
+	eng sessionStore
+}
+
+// sessionStore is what the session handlers call: the sessions module
+// (package sessions).
+type sessionStore interface {
+	SessionDefaults() (ttl, maxTTL time.Duration, limit int)
+	SessionByMarker(ctx context.Context, marker string) (*podium.Session, error)
+	IssueSession(ctx context.Context, player, device string, ttl time.Duration, marker string) (podium.Session, string, error)
+	PlayerSessions(ctx context.Context, player string) ([]podium.Session, error)
+	RefreshSession(ctx context.Context, player, id string) (podium.Session, string, error)
+	RevokeSessions(ctx context.Context, player, id string) ([]string, error)
+}
+
+var _ sessionStore = (*sessions.Module)(nil)
 
 // Player sessions: a key with the sessions scope (or admin) issues a
 // bearer token that acts as one player (docs/API.md "Player sessions").
 
 func (s *Server) sessionRoutes() {
-	s.mux.HandleFunc("POST /v1/players/{player}/sessions", s.api(s.issueSession))
-	s.mux.HandleFunc("GET /v1/players/{player}/sessions", s.api(s.listSessions))
-	s.mux.HandleFunc("DELETE /v1/players/{player}/sessions", s.api(s.revokeSessions))
-	s.mux.HandleFunc("DELETE /v1/players/{player}/sessions/{id}", s.api(s.revokeSession))
-	s.mux.HandleFunc("POST /v1/players/{player}/sessions/{id}/refresh", s.api(s.refreshSession))
-}
-
-// Sessions is what the session routes need of player sessions (the
-// sessions module).
-type Sessions interface {
-	SessionDefaults() (ttl, maxTTL time.Duration, limit int)
-	IssueSession(ctx context.Context, player, device string, ttl time.Duration, marker string) (podium.Session, string, error)
-	SessionByMarker(ctx context.Context, marker string) (*podium.Session, error)
-	PlayerSessions(ctx context.Context, player string) ([]podium.Session, error)
-	RevokeSessions(ctx context.Context, player, id string) ([]string, error)
-	RefreshSession(ctx context.Context, player, id string) (podium.Session, string, error)
-}
-
-// noSessions serves a server without player sessions (Config.Sessions
-// nil): every route answers 503, as with a store that keeps none.
-type noSessions struct{}
-
-var errNoSessions = podium.Errorf(podium.ECodeUnavailable, "this server keeps no player sessions")
-
-func (noSessions) SessionDefaults() (time.Duration, time.Duration, int) {
-	return podium.DefaultSessionTTL, podium.DefaultSessionMaxTTL, podium.DefaultSessionCap
-}
-func (noSessions) IssueSession(context.Context, string, string, time.Duration, string) (podium.Session, string, error) {
-	return podium.Session{}, "", errNoSessions
-}
-func (noSessions) SessionByMarker(context.Context, string) (*podium.Session, error) {
-	return nil, errNoSessions
-}
-func (noSessions) PlayerSessions(context.Context, string) ([]podium.Session, error) {
-	return nil, errNoSessions
-}
-func (noSessions) RevokeSessions(context.Context, string, string) ([]string, error) {
-	return nil, errNoSessions
-}
-func (noSessions) RefreshSession(context.Context, string, string) (podium.Session, string, error) {
-	return podium.Session{}, "", errNoSessions
+	s.mux.HandleFunc("POST /v1/players/{player}/sessions", s.api(s.sessions.issueSession))
+	s.mux.HandleFunc("GET /v1/players/{player}/sessions", s.api(s.sessions.listSessions))
+	s.mux.HandleFunc("DELETE /v1/players/{player}/sessions", s.api(s.sessions.revokeSessions))
+	s.mux.HandleFunc("DELETE /v1/players/{player}/sessions/{id}", s.api(s.sessions.revokeSession))
+	s.mux.HandleFunc("POST /v1/players/{player}/sessions/{id}/refresh", s.api(s.sessions.refreshSession))
 }
 
 type sessionBody struct {
@@ -70,7 +54,7 @@ type sessionBody struct {
 // nothing else may. It returns the key it authorised: a handler uses
 // that one rather than authenticating again, which would find nothing if
 // the key was revoked in between.
-func (s *Server) sessionAccess(r *http.Request, player string, self bool, selfID string) (*podium.APIKey, error) {
+func (s *sessionHandlers) sessionAccess(r *http.Request, player string, self bool, selfID string) (*podium.APIKey, error) {
 	k, err := s.principal(r)
 	if err != nil {
 		return nil, err
@@ -116,7 +100,7 @@ func appendSession(b []byte, ses *podium.Session, token string) []byte {
 // issueSession serves POST /v1/players/{player}/sessions. A retry with
 // the same Idempotency-Key is 409: the token was shown once and is not
 // kept, so it cannot be answered again (docs/API.md).
-func (s *Server) issueSession(w http.ResponseWriter, r *http.Request) error {
+func (s *sessionHandlers) issueSession(w http.ResponseWriter, r *http.Request) error {
 	player := r.PathValue("player")
 	k, err := s.sessionAccess(r, player, false, "")
 	if err != nil {
@@ -131,7 +115,7 @@ func (s *Server) issueSession(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeStrict(buf.Bytes(), &body); err != nil {
 		return err
 	}
-	_, maxTTL, _ := s.ses.SessionDefaults()
+	_, maxTTL, _ := s.eng.SessionDefaults()
 	if body.TTLSeconds < 0 || body.TTLSeconds > int64(maxTTL/time.Second) {
 		return podium.Errorf(podium.ECodeInvalid, "ttl_seconds must be 0 (the default) to %d", int64(maxTTL/time.Second))
 	}
@@ -142,7 +126,7 @@ func (s *Server) issueSession(w http.ResponseWriter, r *http.Request) error {
 		}
 		h := sha256.Sum256([]byte(k.ID + "\x00" + r.URL.Path + "\x00" + ik))
 		marker = hex.EncodeToString(h[:])
-		prior, err := s.ses.SessionByMarker(r.Context(), marker)
+		prior, err := s.eng.SessionByMarker(r.Context(), marker)
 		if err != nil {
 			return err
 		}
@@ -150,9 +134,9 @@ func (s *Server) issueSession(w http.ResponseWriter, r *http.Request) error {
 			return alreadyIssued(prior.ID)
 		}
 	}
-	ses, token, err := s.ses.IssueSession(r.Context(), player, body.Device, time.Duration(body.TTLSeconds)*time.Second, marker)
+	ses, token, err := s.eng.IssueSession(r.Context(), player, body.Device, time.Duration(body.TTLSeconds)*time.Second, marker)
 	if podium.ErrorCode(err) == podium.ECodeConflict && marker != "" {
-		if prior, _ := s.ses.SessionByMarker(r.Context(), marker); prior != nil {
+		if prior, _ := s.eng.SessionByMarker(r.Context(), marker); prior != nil {
 			return alreadyIssued(prior.ID) // a concurrent twin won
 		}
 	}
@@ -169,12 +153,12 @@ func alreadyIssued(id string) error {
 }
 
 // listSessions serves GET /v1/players/{player}/sessions (never a token).
-func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) error {
+func (s *sessionHandlers) listSessions(w http.ResponseWriter, r *http.Request) error {
 	player := r.PathValue("player")
 	if _, err := s.sessionAccess(r, player, true, ""); err != nil {
 		return err
 	}
-	list, err := s.ses.PlayerSessions(r.Context(), player)
+	list, err := s.eng.PlayerSessions(r.Context(), player)
 	if err != nil {
 		return err
 	}
@@ -191,12 +175,12 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) error {
 
 // revokeSession serves DELETE /v1/players/{player}/sessions/{id}: a
 // session may sign out itself or another device of its player.
-func (s *Server) revokeSession(w http.ResponseWriter, r *http.Request) error {
+func (s *sessionHandlers) revokeSession(w http.ResponseWriter, r *http.Request) error {
 	player := r.PathValue("player")
 	if _, err := s.sessionAccess(r, player, true, ""); err != nil {
 		return err
 	}
-	if _, err := s.ses.RevokeSessions(r.Context(), player, r.PathValue("id")); err != nil {
+	if _, err := s.eng.RevokeSessions(r.Context(), player, r.PathValue("id")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -205,12 +189,12 @@ func (s *Server) revokeSession(w http.ResponseWriter, r *http.Request) error {
 
 // revokeSessions serves DELETE /v1/players/{player}/sessions: log out
 // everywhere.
-func (s *Server) revokeSessions(w http.ResponseWriter, r *http.Request) error {
+func (s *sessionHandlers) revokeSessions(w http.ResponseWriter, r *http.Request) error {
 	player := r.PathValue("player")
 	if _, err := s.sessionAccess(r, player, true, ""); err != nil {
 		return err
 	}
-	ids, err := s.ses.RevokeSessions(r.Context(), player, "")
+	ids, err := s.eng.RevokeSessions(r.Context(), player, "")
 	if err != nil {
 		return err
 	}
@@ -220,7 +204,7 @@ func (s *Server) revokeSessions(w http.ResponseWriter, r *http.Request) error {
 
 // refreshSession serves POST /v1/players/{player}/sessions/{id}/refresh:
 // a new token (shown once) for the session, the old one dead at once.
-func (s *Server) refreshSession(w http.ResponseWriter, r *http.Request) error {
+func (s *sessionHandlers) refreshSession(w http.ResponseWriter, r *http.Request) error {
 	player, id := r.PathValue("player"), r.PathValue("id")
 	if _, err := s.sessionAccess(r, player, true, id); err != nil {
 		return err
@@ -236,7 +220,7 @@ func (s *Server) refreshSession(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	ses, token, err := s.ses.RefreshSession(r.Context(), player, id)
+	ses, token, err := s.eng.RefreshSession(r.Context(), player, id)
 	if err != nil {
 		return err
 	}
@@ -248,7 +232,7 @@ func (s *Server) refreshSession(w http.ResponseWriter, r *http.Request) error {
 // requireSubmitter returns the principal of a score submission: a key with
 // the submit scope for board ("" for a batch, checked item by item), or a
 // player session, whose items submitMay checks.
-func (s *Server) requireSubmitter(r *http.Request, board string) (*podium.APIKey, error) {
+func (s *base) requireSubmitter(r *http.Request, board string) (*podium.APIKey, error) {
 	k, err := s.principal(r)
 	if err == nil && k != nil && k.Player != "" {
 		return k, nil
@@ -259,7 +243,7 @@ func (s *Server) requireSubmitter(r *http.Request, board string) (*podium.APIKey
 // submitMay checks one score of a principal: a key needs the submit scope
 // for the board; a session may submit only as its own player, to a board
 // that allows player submissions.
-func (s *Server) submitMay(k *podium.APIKey, board, player string) error {
+func (s *base) submitMay(k *podium.APIKey, board, player string) error {
 	if k.Player == "" {
 		if !k.Allows(podium.ScopeSubmit, board) {
 			return podium.Errorf(podium.ECodeForbidden, "this key may not submit to board %q", board)
@@ -269,7 +253,7 @@ func (s *Server) submitMay(k *podium.APIKey, board, player string) error {
 	if player != k.Player {
 		return podium.Errorf(podium.ECodeForbidden, "a player session submits only as its own player (%q)", k.Player)
 	}
-	bi, err := s.eng.Board(board)
+	bi, err := s.acc.Board(board)
 	if err != nil {
 		return err
 	}

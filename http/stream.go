@@ -15,6 +15,24 @@ import (
 	"github.com/podiumhq/podium/stream"
 )
 
+// streamHandlers serves the live board streams: SSE, and the WebSocket
+// that multiplexes boards and the feed.
+type streamHandlers struct {
+	*base
+	*streamer
+	eng  access        // handlers.go: keys given as ?key=, and boards
+	feed *feedHandlers // the WebSocket's feed subscriptions
+}
+
+// streamer is what the live endpoints share: the hub, their settings, the
+// origin rule and the client's address.
+type streamer struct {
+	hub       *stream.Hub
+	streamCfg *StreamConfig // the Server's: SetStallTimeout changes it before serving
+	origins   origins
+	clientIP  func(r *http.Request) string // clientip.go
+}
+
 // StreamConfig tunes the live endpoints. Zero values mean the defaults.
 type StreamConfig struct {
 	Heartbeat    time.Duration // SSE comment / WebSocket ping interval (15s)
@@ -130,7 +148,7 @@ func streamResults(rs []podium.Result) []stream.Result {
 // connect opens a stream connection for the principal key (nil:
 // anonymous), which its subscriptions are authorised for and which ends it
 // when the key is revoked.
-func (s *Server) connect(r *http.Request, w http.ResponseWriter, key *podium.APIKey) (*stream.Conn, error) {
+func (s *streamer) connect(r *http.Request, w http.ResponseWriter, key *podium.APIKey) (*stream.Conn, error) {
 	conn, err := s.hub.Connect(s.streamAddr(r), key)
 	retryAfter(w, err)
 	return conn, err
@@ -139,7 +157,7 @@ func (s *Server) connect(r *http.Request, w http.ResponseWriter, key *podium.API
 // streamAddr is the client address a stream counts against (the per-address
 // cap and memory share): the trusted-proxy rule's client address, an IPv6
 // one by its /64 as the rate limits count it.
-func (s *Server) streamAddr(r *http.Request) string { return rateAddr(s.clientIP(r)) }
+func (s *streamer) streamAddr(r *http.Request) string { return rateAddr(s.clientIP(r)) }
 
 // retryAfter tells a client refused for capacity when to come back.
 func retryAfter(w http.ResponseWriter, err error) {
@@ -150,7 +168,7 @@ func retryAfter(w http.ResponseWriter, err error) {
 
 // sse serves GET /v1/boards/{board}/stream: Server-Sent Events of the top
 // limit entries.
-func (s *Server) sse(w http.ResponseWriter, r *http.Request) error {
+func (s *streamHandlers) sse(w http.ResponseWriter, r *http.Request) error {
 	if err := s.checkStreamOrigin(r); err != nil {
 		return err
 	}
@@ -182,7 +200,7 @@ func (s *Server) sse(w http.ResponseWriter, r *http.Request) error {
 // serveSSE writes the events of conn's subscriptions as Server-Sent
 // Events until the client leaves or the server ends the connection (the
 // board and feed streams). board names the stream in a final error event.
-func (s *Server) serveSSE(w http.ResponseWriter, r *http.Request, conn *stream.Conn, board string) {
+func (s *streamer) serveSSE(w http.ResponseWriter, r *http.Request, conn *stream.Conn, board string) {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
@@ -270,7 +288,7 @@ type wsMessage struct {
 
 // ws serves GET /v1/stream: the same events for several boards over one
 // WebSocket.
-func (s *Server) ws(w http.ResponseWriter, r *http.Request) error {
+func (s *streamHandlers) ws(w http.ResponseWriter, r *http.Request) error {
 	if err := s.checkStreamOrigin(r); err != nil {
 		return err
 	}
@@ -385,7 +403,7 @@ func (s *Server) ws(w http.ResponseWriter, r *http.Request) error {
 	}
 }
 
-func (s *Server) wsOp(ctx context.Context, conn *stream.Conn, m *wsMessage, send func(any) error) error {
+func (s *streamHandlers) wsOp(ctx context.Context, conn *stream.Conn, m *wsMessage, send func(any) error) error {
 	switch m.Op {
 	case "ping":
 		return send(map[string]string{"type": "pong", "id": m.ID})
@@ -404,7 +422,7 @@ func (s *Server) wsOp(ctx context.Context, conn *stream.Conn, m *wsMessage, send
 		}
 		return send(map[string]any{"type": "subscribed", "board": bi.ID, "limit": m.Limit, "id": m.ID})
 	case "subscribe_feed", "unsubscribe_feed":
-		return s.wsFeedOp(ctx, conn, m, send) // feed.go
+		return s.feed.wsFeedOp(ctx, conn, m, send) // feed.go
 	case "unsubscribe":
 		n := conn.UnsubscribeBoard(m.Board)
 		if n == 0 {

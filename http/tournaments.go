@@ -1,6 +1,7 @@
 package http
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"time"
@@ -8,6 +9,23 @@ import (
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
 )
+
+// tournamentHandlers serves tournaments: list, status, joins,
+// participants, settlement and payouts.
+type tournamentHandlers struct {
+	*base
+	eng tournamentStore
+}
+
+// tournamentStore is what the tournament handlers call.
+type tournamentStore interface {
+	Tournaments() []engine.BoardInfo
+	Tournament(ctx context.Context, board string) (engine.TournamentStatus, error)
+	Join(ctx context.Context, board, player string) (engine.JoinResult, error)
+	Joined(ctx context.Context, board string, offset, limit int) ([]podium.Join, int64, error)
+	Settle(ctx context.Context, board string) (engine.SettleReport, error)
+	Payouts(ctx context.Context, board string) ([]podium.Payout, error)
+}
 
 // Tournaments and points (docs/API.md, "Tournaments and points"). The
 // settings are part of a board (PUT /v1/boards/{board} with "tournament"
@@ -124,7 +142,7 @@ func appendTournament(b []byte, t *podium.Tournament) []byte {
 
 // tournamentBoard returns a board the request may read, which must be a
 // tournament.
-func (s *Server) tournamentBoard(r *http.Request) (engine.BoardInfo, error) {
+func (s *tournamentHandlers) tournamentBoard(r *http.Request) (engine.BoardInfo, error) {
 	bi, _, err := s.readableBoard(r, r.PathValue("board"))
 	if err != nil {
 		return bi, err
@@ -166,7 +184,7 @@ func appendStrings(b []byte, list []string) []byte {
 }
 
 // GET /v1/tournaments/{board}
-func (s *Server) getTournament(w http.ResponseWriter, r *http.Request) error {
+func (s *tournamentHandlers) getTournament(w http.ResponseWriter, r *http.Request) error {
 	bi, err := s.tournamentBoard(r)
 	if err != nil {
 		return err
@@ -195,7 +213,7 @@ func (s *Server) getTournament(w http.ResponseWriter, r *http.Request) error {
 }
 
 // GET /v1/tournaments
-func (s *Server) listTournaments(w http.ResponseWriter, r *http.Request) error {
+func (s *tournamentHandlers) listTournaments(w http.ResponseWriter, r *http.Request) error {
 	k, err := s.principal(r)
 	if err != nil {
 		return err
@@ -228,7 +246,7 @@ type joinBody struct {
 }
 
 // POST /v1/tournaments/{board}/join: scope submit on the board.
-func (s *Server) join(w http.ResponseWriter, r *http.Request) error {
+func (s *tournamentHandlers) join(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("board")
 	if _, err := s.require(r, podium.ScopeSubmit, id); err != nil {
 		return err
@@ -269,7 +287,7 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request) error {
 }
 
 // GET /v1/tournaments/{board}/participants?offset=&limit=
-func (s *Server) participants(w http.ResponseWriter, r *http.Request) error {
+func (s *tournamentHandlers) participants(w http.ResponseWriter, r *http.Request) error {
 	bi, err := s.tournamentBoard(r)
 	if err != nil {
 		return err
@@ -305,7 +323,7 @@ func (s *Server) participants(w http.ResponseWriter, r *http.Request) error {
 }
 
 // POST /v1/tournaments/{board}/settle: scope admin on the board; no body.
-func (s *Server) settle(w http.ResponseWriter, r *http.Request) error {
+func (s *tournamentHandlers) settle(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("board")
 	if _, err := s.require(r, podium.ScopeAdmin, id); err != nil {
 		return err
@@ -351,7 +369,7 @@ func (s *Server) settle(w http.ResponseWriter, r *http.Request) error {
 }
 
 // GET /v1/tournaments/{board}/payouts?offset=&limit=
-func (s *Server) payouts(w http.ResponseWriter, r *http.Request) error {
+func (s *tournamentHandlers) payouts(w http.ResponseWriter, r *http.Request) error {
 	bi, err := s.tournamentBoard(r)
 	if err != nil {
 		return err
@@ -397,10 +415,10 @@ func (s *Server) payouts(w http.ResponseWriter, r *http.Request) error {
 
 // tourneyRoutes registers the tournament endpoints.
 func (s *Server) tourneyRoutes() {
-	s.mux.HandleFunc("GET /v1/tournaments", s.api(s.listTournaments))
-	s.mux.HandleFunc("GET /v1/tournaments/{board}", s.api(s.getTournament))
-	s.mux.HandleFunc("POST /v1/tournaments/{board}/join", s.api(s.join))
-	s.mux.HandleFunc("GET /v1/tournaments/{board}/participants", s.api(s.participants, "offset", "limit"))
-	s.mux.HandleFunc("POST /v1/tournaments/{board}/settle", s.api(s.settle))
-	s.mux.HandleFunc("GET /v1/tournaments/{board}/payouts", s.api(s.payouts, "offset", "limit"))
+	s.mux.HandleFunc("GET /v1/tournaments", s.api(s.tourneys.listTournaments))
+	s.mux.HandleFunc("GET /v1/tournaments/{board}", s.api(s.tourneys.getTournament))
+	s.mux.HandleFunc("POST /v1/tournaments/{board}/join", s.api(s.tourneys.join))
+	s.mux.HandleFunc("GET /v1/tournaments/{board}/participants", s.api(s.tourneys.participants, "offset", "limit"))
+	s.mux.HandleFunc("POST /v1/tournaments/{board}/settle", s.api(s.tourneys.settle))
+	s.mux.HandleFunc("GET /v1/tournaments/{board}/payouts", s.api(s.tourneys.payouts, "offset", "limit"))
 }

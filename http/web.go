@@ -6,7 +6,21 @@ import (
 	"net/http"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/engine"
 )
+
+// pageHandlers serves the embedded pages.
+type pageHandlers struct {
+	eng        pageReader
+	writeError func(w http.ResponseWriter, r *http.Request, err error) // the Server's (error.go)
+}
+
+// pageReader is what the pages ask: whether a board is public, and whether
+// the engine has loaded (until then a board is not known to be missing).
+type pageReader interface {
+	Board(id string) (engine.BoardInfo, error)
+	Ready() bool
+}
 
 // assets holds the live pages and the JavaScript client, served from the
 // binary: no build step, no CDN, works offline.
@@ -20,9 +34,9 @@ func (s *Server) webRoutes() {
 		panic(err)
 	}
 	static := http.FileServerFS(sub)
-	s.mux.HandleFunc("GET /{$}", s.page("index.html"))
-	s.mux.HandleFunc("GET /boards/{board}", s.page("board.html"))
-	s.mux.HandleFunc("GET /admin", s.page("admin.html")) // the console: a client of the public API (docs/CONSOLE.md)
+	s.mux.HandleFunc("GET /{$}", s.web.page("index.html"))
+	s.mux.HandleFunc("GET /boards/{board}", s.web.page("board.html"))
+	s.mux.HandleFunc("GET /admin", s.web.page("admin.html")) // the console: a client of the public API (docs/CONSOLE.md)
 	s.mux.HandleFunc("GET /v1/client.js", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "public, max-age=300")
 		r2 := r.Clone(r.Context())
@@ -44,7 +58,7 @@ func cacheFor(h http.Handler, v string) http.Handler {
 // 404: its script finds board_not_found and says so with a link to the list.
 // While the indexes load nothing is known yet, so the page is served 200 and
 // its script retries.
-func (s *Server) page(name string) http.HandlerFunc {
+func (s *pageHandlers) page(name string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		status := http.StatusOK
 		if b := r.PathValue("board"); b != "" {

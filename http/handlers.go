@@ -1,0 +1,89 @@
+package http
+
+import (
+	"net/http"
+
+	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/engine"
+)
+
+// Handler groups. The API's handlers are split by feature into small
+// types (boardHandlers in boards.go, feedHandlers in feed.go, ...). Each
+// holds, in its eng field, a small interface declared beside it that lists
+// exactly the engine methods the group calls, and shares base (who is
+// asking, the read rule, the body limit) and, for live endpoints, streamer.
+// *engine.Engine implements every one of them today; wire assigns it to
+// each group, so a feature module can stand in for one group by changing
+// only that line.
+
+// base is what every group shares: the request's principal (auth.go,
+// authenticated once per request), the board read rule and the body limit.
+type base struct {
+	acc       access
+	maxBody   int64
+	afterAuth func(r *http.Request) // tests: runs after principal accepted a key
+}
+
+// access is what authentication and the read rule need: a key by its
+// secret, and a board by its id.
+type access interface {
+	Authenticate(secret string) (*podium.APIKey, bool)
+	Board(id string) (engine.BoardInfo, error)
+}
+
+// engineState is what the server itself asks the engine: whether it serves
+// (api, readyz).
+type engineState interface {
+	Ready() bool
+	Status() engine.Status
+}
+
+// wire builds the handler groups over e.
+func (s *Server) wire(e *engine.Engine, cfg *Config) {
+	s.state = e
+	s.base = &base{acc: e, maxBody: cfg.MaxBody}
+	live := &streamer{hub: s.hub, streamCfg: &s.streamCfg, origins: s.origins, clientIP: s.clientIP}
+	s.boards = &boardHandlers{base: s.base, eng: e}
+	s.entries = &entryHandlers{base: s.base, eng: e, pages: s.pages}
+	s.scores = &scoreHandlers{base: s.base, eng: e}
+	s.players = &playerHandlers{base: s.base, eng: e}
+	s.admin = &adminHandlers{base: s.base, eng: e, store: cfg.Store, contests: cfg.Contests}
+	// Sessions and evidence are modules (engine/module.go): their groups
+	// take the engine's module with the interface they need, and without
+	// one answer 503.
+	var ses sessionStore = noSessions{}
+	var ev evidenceStore = noEvidence{}
+	for _, m := range e.Modules() {
+		if x, ok := m.(sessionStore); ok {
+			ses = x
+		}
+		if x, ok := m.(evidenceStore); ok {
+			ev = x
+		}
+	}
+	s.sessions = &sessionHandlers{base: s.base, eng: ses}
+	s.evidence = &evidenceHandlers{base: s.base, eng: e, ev: ev}
+	s.review = &reviewHandlers{base: s.base, eng: e, ev: ev}
+	s.feed = &feedHandlers{base: s.base, streamer: live, eng: e}
+	s.streams = &streamHandlers{base: s.base, streamer: live, eng: e, feed: s.feed}
+	s.tourneys = &tournamentHandlers{base: s.base, eng: e}
+	s.web = &pageHandlers{eng: e, writeError: s.writeError}
+	s.contest = &contestHandlers{base: s.base, streamer: live, eng: e, contests: cfg.Contests, contestHub: s.contestHub, web: s.web}
+}
+
+// *engine.Engine serves every group but for what its modules serve.
+var (
+	_ access          = (*engine.Engine)(nil)
+	_ engineState     = (*engine.Engine)(nil)
+	_ boardStore      = (*engine.Engine)(nil)
+	_ entryReader     = (*engine.Engine)(nil)
+	_ scoreWriter     = (*engine.Engine)(nil)
+	_ playerStore     = (*engine.Engine)(nil)
+	_ adminEngine     = (*engine.Engine)(nil)
+	_ evidenceEngine  = (*engine.Engine)(nil)
+	_ reviewStore     = (*engine.Engine)(nil)
+	_ feedReader      = (*engine.Engine)(nil)
+	_ tournamentStore = (*engine.Engine)(nil)
+	_ pageReader      = (*engine.Engine)(nil)
+	_ contestEngine   = (*engine.Engine)(nil)
+)

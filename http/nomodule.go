@@ -1,0 +1,73 @@
+package http
+
+import (
+	"context"
+	"time"
+
+	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/engine"
+)
+
+// The groups of routes that a module serves (player sessions, evidence),
+// on an engine without that module: wire gives them these, which answer
+// every route 503 unavailable, as a store that keeps neither did.
+
+// noSessions serves a server whose engine has no sessions module: every
+// route answers 503, as with a store that keeps none.
+type noSessions struct{}
+
+var errNoSessions = podium.Errorf(podium.ECodeUnavailable, "this server keeps no player sessions")
+
+func (noSessions) SessionDefaults() (time.Duration, time.Duration, int) {
+	return podium.DefaultSessionTTL, podium.DefaultSessionMaxTTL, podium.DefaultSessionCap
+}
+func (noSessions) IssueSession(context.Context, string, string, time.Duration, string) (podium.Session, string, error) {
+	return podium.Session{}, "", errNoSessions
+}
+func (noSessions) SessionByMarker(context.Context, string) (*podium.Session, error) {
+	return nil, errNoSessions
+}
+func (noSessions) PlayerSessions(context.Context, string) ([]podium.Session, error) {
+	return nil, errNoSessions
+}
+func (noSessions) RevokeSessions(context.Context, string, string) ([]string, error) {
+	return nil, errNoSessions
+}
+func (noSessions) RefreshSession(context.Context, string, string) (podium.Session, string, error) {
+	return podium.Session{}, "", errNoSessions
+}
+
+// noEvidence serves a server whose engine has no evidence module: the
+// routes answer 503, as with a store that keeps none, and the review queue
+// shows no evidence.
+type noEvidence struct{}
+
+var errNoEvidence = podium.Errorf(podium.ECodeUnavailable, "this server keeps no evidence")
+
+func (noEvidence) EvidenceTarget(context.Context, string, string, uint64) (uint64, string, engine.BoardInfo, error) {
+	return 0, "", engine.BoardInfo{}, errNoEvidence
+}
+func (noEvidence) HeldEvidenceTarget(context.Context, string, string, string) (uint64, engine.BoardInfo, error) {
+	return 0, engine.BoardInfo{}, errNoEvidence
+}
+func (noEvidence) Evidence(context.Context, string, string, uint64) (*podium.Evidence, error) {
+	return nil, errNoEvidence
+}
+func (noEvidence) EvidenceData(context.Context, string, string, uint64) (*podium.Evidence, []byte, error) {
+	return nil, nil, errNoEvidence
+}
+func (noEvidence) PlayerContent(context.Context, string, string) (string, bool, error) {
+	return "", false, errNoEvidence
+}
+func (noEvidence) StoreEvidence(context.Context, podium.Evidence, []byte, string) (podium.Evidence, podium.EvidenceOutcome, error) {
+	return podium.Evidence{}, 0, errNoEvidence
+}
+func (noEvidence) HeldItem(context.Context, string, string, string) (*podium.ReviewItem, error) {
+	return nil, errNoEvidence
+}
+func (noEvidence) ItemEvidence(context.Context, *podium.ReviewItem) (*podium.Evidence, error) {
+	return nil, errNoEvidence
+}
+func (noEvidence) ItemEvidenceData(context.Context, *podium.ReviewItem) (*podium.Evidence, []byte, error) {
+	return nil, nil, errNoEvidence
+}
