@@ -184,7 +184,7 @@ type EvidenceStore interface {
 	// item must be pending, for ev.Board and ev.Player (ECodeNotFound if
 	// there is no such item, ErrDecided if it was decided), checked in
 	// the same transaction, which orders it against the item's decision
-	// (Batch.Decisions move such an attachment on approval).
+	// (a decision in a Batch, ReviewStore.ReviewPart, moves such an attachment on approval).
 	PutEvidence(ctx context.Context, ev *Evidence, data []byte, now time.Time) (Evidence, EvidenceOutcome, error)
 	// PromoteEvidence fixes the expiry of an unexpired, unpromoted
 	// attachment (zero expires: for ever) and records now as its

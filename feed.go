@@ -169,11 +169,16 @@ type FeedQuery struct {
 }
 
 // FeedStore is what a Store offers for the activity feed (both stores do).
-// The events themselves are written by Commit, in Batch.Feed, in the same
-// transaction as the submissions that caused them; an event whose
-// (board, seq, kind) is already stored is kept as it is. DeleteBoard
-// removes the board's events.
+// The events themselves are written by Commit, as a part of the Batch
+// (FeedPart), in the same transaction as the submissions that caused them;
+// an event whose (board, seq, kind) is already stored is kept as it is.
+// DeleteBoard removes the board's events.
 type FeedStore interface {
+	// FeedPart returns evs as a part of a Batch that this store commits
+	// (Part). evs is not copied: it must not change until the commit
+	// returns. An event already stored, or twice in the batch, is stored
+	// once, as first stored.
+	FeedPart(evs []FeedEvent) Part
 	// Feed returns the events q selects, newest first (CompareFeed
 	// descending).
 	Feed(ctx context.Context, q FeedQuery) ([]FeedEvent, error)

@@ -2,6 +2,8 @@ package podium
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"strings"
 	"time"
 )
@@ -169,10 +171,16 @@ type HistoryRow struct {
 }
 
 // ReviewStore is the optional Store ability moderation needs; both stores
-// have it. Held items and decisions are written through Batch (Review,
-// Decisions); the methods here read, and keep freezes. DeleteBoard removes
-// a board's review items with its log.
+// have it. Held items and decisions are written by Commit as a part of
+// the Batch (ReviewPart); the other methods read, and keep freezes.
+// DeleteBoard removes a board's review items with its log.
 type ReviewStore interface {
+	// ReviewPart returns new held items and decisions of pending ones as
+	// a part of a Batch that this store commits (Part). A decision of an
+	// item that is not pending fails the whole batch with ErrDecided
+	// (wrapped). The slices are not copied: they must not change until
+	// the commit returns.
+	ReviewPart(items []ReviewItem, decisions []ReviewDecision) Part
 	// ReviewItem returns one item, nil if there is none.
 	ReviewItem(ctx context.Context, id string) (*ReviewItem, error)
 	// ReviewItems lists the items f selects, at most f.Limit.
@@ -194,6 +202,23 @@ type ReviewStore interface {
 	// passed as before for the rest. resume is 0 when the rows returned are
 	// all there is below before, or limit was reached.
 	History(ctx context.Context, board, player string, periods []string, before uint64, limit int) (rows []HistoryRow, resume uint64, err error)
+}
+
+// CheckReview reports what in held items and decisions no store can keep
+// faithfully (Batch.Check): an item with 0 or more than MaxKeys keys, a
+// decision seq past the int64 range.
+func CheckReview(items []ReviewItem, decisions []ReviewDecision) error {
+	for i := range items {
+		if it := &items[i]; len(it.Keys) < 1 || len(it.Keys) > MaxKeys {
+			return fmt.Errorf("review item %s has %d keys", it.ID, len(it.Keys))
+		}
+	}
+	for i := range decisions {
+		if d := &decisions[i]; d.Seq > math.MaxInt64 {
+			return fmt.Errorf("decision seq %d is out of range", d.Seq)
+		}
+	}
+	return nil
 }
 
 // ErrDecided is the answer to a decision of an item that is not pending

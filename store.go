@@ -72,7 +72,8 @@ type LogStore interface {
 	// rows are stored first, then entry deletes, then entry upserts (a
 	// later upsert of the same entry wins), then watermarks, then
 	// idempotency records (a record keeps its first answer; a record
-	// stored without one, status 0, takes the first that comes).
+	// stored without one, status 0, takes the first that comes), then the
+	// parts (Part).
 	Commit(ctx context.Context, b *Batch) error
 
 	// LoadEntries calls fn for every entry of one board and period, in no
@@ -134,17 +135,27 @@ type Batch struct {
 	Deletes     []EntryRef
 	Watermarks  []Watermark
 	Idempotency []IdempotencyRecord
-	// Feed holds activity feed events caused by the submissions of the
-	// same batch (feed.go): stored in the same transaction, an event
-	// already stored (same board, seq and kind) kept as it is.
-	Feed []FeedEvent
-	// Tourney: tournament rows in the same transaction (tournament.go).
-	Tourney *TourneyBatch
-	// Review holds new held submissions and Decisions decides pending
-	// ones (review.go). A decision of an item that is not pending fails
-	// the whole batch with ECodeConflict.
-	Review    []ReviewItem
-	Decisions []ReviewDecision
+	// Parts are the feature modules' rows (the activity feed,
+	// tournaments, review), stored in the same transaction: each made by
+	// the store that commits the batch (Part).
+	Parts []Part
+}
+
+// Part is one feature module's rows in a Batch. A module asks the store
+// for it through the module's own store interface (FeedStore.FeedPart,
+// TourneyStore.TourneyPart, ReviewStore.ReviewPart), and the same store
+// writes it in Commit, so that the stores' commit code loops over parts
+// without knowing the features. A part made by another store (or not by a
+// store) fails the commit, nothing of it stored. The parts are written
+// after the idempotency records, in order, except those that must run
+// before the log (a tournament's lease fence, whose loss must fail the
+// transaction before anything is written).
+type Part interface {
+	// Len is the number of rows.
+	Len() int
+	// Check reports what in the rows no store can keep faithfully (see
+	// Batch.Check).
+	Check() error
 }
 
 // Watermark says that the entries table reflects a board's log up to Seq.
@@ -155,7 +166,13 @@ type Watermark struct {
 
 // Len is the number of rows in the batch.
 func (b *Batch) Len() int {
-	return len(b.Submissions) + len(b.Upserts) + len(b.Deletes) + len(b.Watermarks) + len(b.Idempotency) + len(b.Feed) + b.Tourney.Len() + len(b.Review) + len(b.Decisions)
+	n := len(b.Submissions) + len(b.Upserts) + len(b.Deletes) + len(b.Watermarks) + len(b.Idempotency)
+	for _, p := range b.Parts {
+		if p != nil { // Check refuses it
+			n += p.Len()
+		}
+	}
+	return n
 }
 
 // Reset empties b, keeping its capacity.
@@ -165,10 +182,8 @@ func (b *Batch) Reset() {
 	b.Deletes = b.Deletes[:0]
 	b.Watermarks = b.Watermarks[:0]
 	b.Idempotency = b.Idempotency[:0]
-	b.Feed = b.Feed[:0]
-	b.Tourney = nil
-	b.Review = b.Review[:0]
-	b.Decisions = b.Decisions[:0]
+	clear(b.Parts) // let the parts' rows be collected
+	b.Parts = b.Parts[:0]
 }
 
 // StartLoader is an optional ability of a Store: what a start reads of
@@ -323,8 +338,8 @@ type Change struct {
 
 // Check reports what in b no store can keep faithfully: more than MaxKeys
 // keys, an entry without keys, an unknown kind, or a seq or watermark past
-// the int64 range that SQL integers hold. Stores call it before writing
-// anything.
+// the int64 range that SQL integers hold, a nil part, and what each part
+// reports (Part.Check). Stores call it before writing anything.
 func (b *Batch) Check() error {
 	for i := range b.Submissions {
 		sub := &b.Submissions[i]
@@ -348,19 +363,12 @@ func (b *Batch) Check() error {
 			return fmt.Errorf("watermark %d of board %s is out of range", w.Seq, w.Board)
 		}
 	}
-	for i := range b.Feed {
-		if err := b.Feed[i].Check(); err != nil {
+	for i, p := range b.Parts {
+		if p == nil {
+			return fmt.Errorf("part %d is nil", i)
+		}
+		if err := p.Check(); err != nil {
 			return err
-		}
-	}
-	for i := range b.Review {
-		if it := &b.Review[i]; len(it.Keys) < 1 || len(it.Keys) > MaxKeys {
-			return fmt.Errorf("review item %s has %d keys", it.ID, len(it.Keys))
-		}
-	}
-	for _, d := range b.Decisions {
-		if d.Seq > math.MaxInt64 {
-			return fmt.Errorf("decision seq %d is out of range", d.Seq)
 		}
 	}
 	return nil

@@ -278,9 +278,16 @@ func MergeTourney(dst, src *TourneyBatch) *TourneyBatch {
 
 // TourneyStore is the optional Store ability that tournaments need; both
 // sqlite.Store and postgres.Store have it, and storetest covers it. Rows
-// are written through Batch.Tourney in Commit (and WriteTx.Commit);
-// DeleteBoard removes a board's joins, payouts and settlement.
+// are written by Commit (and WriteTx.Commit) as a part of the Batch
+// (TourneyPart); DeleteBoard removes a board's joins, payouts and
+// settlement.
 type TourneyStore interface {
+	// TourneyPart returns t as a part of a Batch that this store commits
+	// (Part): its fence runs, and its rows are written, before anything
+	// else of the batch, so that a lost lease (ECodeConflict) stores
+	// nothing. t is not copied: it must not change until the commit
+	// returns.
+	TourneyPart(t *TourneyBatch) Part
 	// Joins returns the joins of a board with N above after, by N.
 	Joins(ctx context.Context, board string, after int64) ([]Join, error)
 	// Payouts returns every payout of a board.

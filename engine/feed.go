@@ -15,7 +15,7 @@ import (
 
 // The activity feed (see podium.FeedEvent). The writer derives events
 // while it computes a group, from the state the group is computed against,
-// and puts them in the group's batch: they are stored in the same
+// and puts them in the group's rows (parts.go): they are stored in the same
 // transaction as the submissions that caused them, or not at all. Nothing
 // else derives events: start-up replay, following other nodes' commits,
 // reloads and rebuilds replay the log into the indexes and never compute
@@ -164,7 +164,7 @@ func (e *Engine) scanLeader(g *Group, k bpKey) leaderVal {
 }
 
 // feedScore derives the feed events of one computed score (c, whose
-// entry before it was cur) and queues them in the group's batch.
+// entry before it was cur) and queues them in the group's rows.
 func (e *Engine) feedScore(g *Group, def *podium.Board, c *change, cur ovVal, sub *podium.Submission) {
 	if e.feed == nil || !c.changed || c.entry.Hidden {
 		return
@@ -180,7 +180,7 @@ func (e *Engine) feedScore(g *Group, def *podium.Board, c *change, cur ovVal, su
 		if cur.exists {
 			ev.Old = append([]int64(nil), cur.entry.Keys[:n]...)
 		}
-		g.batch.Feed = append(g.batch.Feed, ev)
+		g.rows.feed = append(g.rows.feed, ev)
 	}
 	if g.leaders == nil {
 		g.leaders = map[bpKey]leaderVal{}
@@ -202,7 +202,7 @@ func (e *Engine) feedScore(g *Group, def *podium.Board, c *change, cur ovVal, su
 			ev.Old = append([]int64(nil), l.entry.Keys[:n]...)
 			ev.Other = e.players.name(l.player).Player
 		}
-		g.batch.Feed = append(g.batch.Feed, ev)
+		g.rows.feed = append(g.rows.feed, ev)
 		g.leaders[k] = leaderVal{known: true, exists: true, player: c.player, entry: c.entry}
 	default:
 		g.leaders[k] = l
@@ -270,7 +270,7 @@ func (e *Engine) AppendFeed(ctx context.Context, evs []podium.FeedEvent) error {
 	var err error
 	o := &op{kind: opFunc}
 	o.p = func() {
-		batch := &podium.Batch{}
+		var stored []podium.FeedEvent
 		for _, ev := range evs {
 			bs := e.board(ev.Board)
 			if bs == nil {
@@ -294,14 +294,15 @@ func (e *Engine) AppendFeed(ctx context.Context, evs []podium.FeedEvent) error {
 			if ev.Period == "" {
 				ev.Period = podium.PeriodAt(bs.def.Load().Reset, ev.At).ID
 			}
-			batch.Feed = append(batch.Feed, ev)
+			stored = append(stored, ev)
 		}
+		batch := &podium.Batch{Parts: []podium.Part{e.feed.store.FeedPart(stored)}}
 		if err = e.store.Commit(context.Background(), batch); err != nil {
 			err = e.storeFailed("append to the activity feed", err)
 			return
 		}
-		e.feedCommitted(batch.Feed)
-		e.feedApplied(batch.Feed)
+		e.feedCommitted(stored)
+		e.feedApplied(stored)
 	}
 	if serr := e.send(ctx, o); serr != nil {
 		return serr

@@ -90,11 +90,12 @@ func BenchmarkFeedRead(b *testing.B) {
 	for i := range 100 {
 		id := fmt.Sprintf("b%03d", i)
 		boards = append(boards, id)
-		var batch podium.Batch
+		var evs []podium.FeedEvent
 		for s := range 200 {
-			batch.Feed = append(batch.Feed, podium.FeedEvent{Board: id, Seq: uint64(s + 1), Kind: podium.FeedPersonalBest,
+			evs = append(evs, podium.FeedEvent{Board: id, Seq: uint64(s + 1), Kind: podium.FeedPersonalBest,
 				At: podium.FromMillis(int64(1_700_000_000_000 + s*1000 + i)), Period: "all", Player: "p", Keys: []int64{int64(s)}})
 		}
+		batch := podium.Batch{Parts: []podium.Part{st.FeedPart(evs)}}
 		if err := st.Commit(context.Background(), &batch); err != nil {
 			b.Fatal(err)
 		}

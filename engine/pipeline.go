@@ -127,6 +127,7 @@ func (e *Engine) commitLoop() {
 	defer close(e.committed)
 	dc, deferred := e.store.(deferredCommitter)
 	var merged podium.Batch
+	var mergedRows moduleRows
 	for g := range e.pipe {
 		if g.barrier != nil {
 			close(g.barrier)
@@ -157,14 +158,15 @@ func (e *Engine) commitLoop() {
 		b := &g.batch
 		if len(groups) > 1 {
 			merged.Reset()
+			mergedRows.reset()
 			for _, x := range groups {
 				merged.Submissions = append(merged.Submissions, x.batch.Submissions...)
 				merged.Idempotency = append(merged.Idempotency, x.batch.Idempotency...)
-				merged.Feed = append(merged.Feed, x.batch.Feed...)
-				merged.Tourney = podium.MergeTourney(merged.Tourney, x.batch.Tourney) // joins
-				merged.Review = append(merged.Review, x.batch.Review...)              // review.go
-				merged.Decisions = append(merged.Decisions, x.batch.Decisions...)
+				mergedRows.merge(&x.rows) // parts.go
 			}
+			// One part per module for the whole transaction, as for the
+			// log: one statement for every group's feed events.
+			mergedRows.seal(&merged, e.store)
 			b = &merged
 		}
 		err := e.storeGroup(dc, deferred, b)
@@ -239,7 +241,7 @@ func (e *Engine) finishGroup(g *Group) {
 	defer e.releaseHolds(g) // oldperiods.go
 	if g.err != nil {
 		e.idem.requeue(g.bodies)
-		e.dropJoins(g.batch.Tourney, false) // tournament.go
+		e.dropJoins(g.rows.tourney, false) // tournament.go
 		for _, o := range g.ops {
 			if o.err == nil {
 				switch {
@@ -279,8 +281,8 @@ func (e *Engine) finishGroup(g *Group) {
 		}
 	}
 	e.pmu.Unlock()
-	e.feedCommitted(g.batch.Feed)
-	e.feedApplied(g.batch.Feed)
+	e.feedCommitted(g.rows.feed)
+	e.feedApplied(g.rows.feed)
 	for _, o := range g.ops {
 		if o.kind == opScores && o.err == nil {
 			for i := range o.results {

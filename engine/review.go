@@ -226,7 +226,7 @@ func (e *Engine) holdScore(g *Group, def *podium.Board, period string, s *Score,
 	if hasMeta(s.Meta) {
 		it.Meta = append([]byte(nil), s.Meta...)
 	}
-	g.batch.Review = append(g.batch.Review, it)
+	g.rows.review = append(g.rows.review, it)
 	*res = Result{Board: def.ID, Period: period, Player: s.Player, Held: &it}
 }
 
@@ -383,7 +383,7 @@ func (e *Engine) applyDecide(o *op) {
 func (e *Engine) commitDecision(ctx context.Context, o *op, it *podium.ReviewItem, commit func(*podium.Batch) error) error {
 	d := o.decide().dec
 	d.At = e.now().UTC().Truncate(time.Millisecond)
-	if err := commit(&podium.Batch{Decisions: []podium.ReviewDecision{d}}); err != nil {
+	if err := commit(&podium.Batch{Parts: []podium.Part{e.rv.store.ReviewPart(nil, []podium.ReviewDecision{d})}}); err != nil {
 		if errors.Is(err, podium.ErrDecided) {
 			return podium.ErrDecided
 		}
@@ -465,5 +465,5 @@ func (e *Engine) approve(g *Group, s *Score, seq uint64) {
 	s.approval.At = g.now.UTC().Truncate(time.Millisecond)
 	s.approval.Seq = seq
 	s.approval.Evidence = e.evidenceFollow(s) // evidence_review.go
-	g.batch.Decisions = append(g.batch.Decisions, *s.approval)
+	g.rows.decisions = append(g.rows.decisions, *s.approval)
 }

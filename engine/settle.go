@@ -140,6 +140,7 @@ func (e *Engine) computeSettle(g *Group, o *op) {
 	if err := e.buildSettle(g, o); err != nil {
 		o.err = err
 		g.batch = podium.Batch{}
+		g.rows = moduleRows{}
 		g.changes = nil
 		clear(g.overlay)
 		clear(g.seqs)
@@ -314,13 +315,13 @@ func (e *Engine) buildSettle(g *Group, o *op) error {
 	st := podium.Settlement{Board: def.ID, SettledAt: g.now, Runs: prev.Runs + 1, Players: players, Paid: total,
 		Epoch: so.fence.Epoch, Holder: so.fence.Holder}
 	tb.Settlements = []podium.Settlement{st}
-	g.batch.Tourney = tb
+	g.rows.tourney = tb
 	if len(changes) > 0 && e.feed != nil {
 		// A run that changed payouts is news: the event commits with the
 		// credits. Its id is the tournament's seq, so a run repeated after
 		// a crash stores it once, and a re-settlement after the ranking
 		// moved (a later seq) is an event of its own.
-		g.batch.Feed = append(g.batch.Feed, settledEvent(def, period, g.nextSeq(bs)-1, g.now, final, st))
+		g.rows.feed = append(g.rows.feed, settledEvent(def, period, g.nextSeq(bs)-1, g.now, final, st))
 	}
 	so.report = SettleReport{Board: def.ID, Players: players, Paid: total, Changed: len(changes), Credits: len(scores),
 		Rebased: so.report.Rebased, Runs: st.Runs, SettledAt: g.now, Targets: so.report.Targets}
@@ -329,12 +330,12 @@ func (e *Engine) buildSettle(g *Group, o *op) error {
 
 // tourneyCommitted updates what the engine knows after a group commits.
 func (e *Engine) tourneyCommitted(g *Group) {
-	if g.batch.Tourney == nil {
+	if g.rows.tourney == nil {
 		return
 	}
 	e.joinsCommitted(g)
 	e.tn.mu.Lock()
-	for _, st := range g.batch.Tourney.Settlements {
+	for _, st := range g.rows.tourney.Settlements {
 		e.tn.settled[st.Board] = st
 	}
 	e.tn.mu.Unlock()

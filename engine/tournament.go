@@ -211,10 +211,10 @@ func (e *Engine) addJoin(g *Group, bs *BoardState, board, player string) {
 	js.players[player] = js.n
 	n := js.n
 	e.tn.mu.Unlock()
-	if g.batch.Tourney == nil {
-		g.batch.Tourney = &podium.TourneyBatch{}
+	if g.rows.tourney == nil {
+		g.rows.tourney = &podium.TourneyBatch{}
 	}
-	g.batch.Tourney.Joins = append(g.batch.Tourney.Joins, podium.Join{Board: board, Player: player, N: n, At: g.now})
+	g.rows.tourney.Joins = append(g.rows.tourney.Joins, podium.Join{Board: board, Player: player, N: n, At: g.now})
 }
 
 // computeJoin computes an explicit join (op opJoin) in a group.
@@ -256,18 +256,18 @@ func (e *Engine) computeJoin(g *Group, o *op) {
 		o.err = fullError(def.ID, t)
 	default:
 		e.addJoin(g, bs, def.ID, jo.ref.Player)
-		jo.n = g.batch.Tourney.Joins[len(g.batch.Tourney.Joins)-1].N
+		jo.n = g.rows.tourney.Joins[len(g.rows.tourney.Joins)-1].N
 	}
 }
 
 // joinsCommitted marks a committed group's joins durable.
 func (e *Engine) joinsCommitted(g *Group) {
-	if g.batch.Tourney == nil {
+	if g.rows.tourney == nil {
 		return
 	}
 	e.tn.mu.Lock()
 	defer e.tn.mu.Unlock()
-	for _, j := range g.batch.Tourney.Joins {
+	for _, j := range g.rows.tourney.Joins {
 		bs := e.board(j.Board)
 		if bs == nil {
 			continue

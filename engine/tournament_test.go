@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -288,10 +289,24 @@ func TestSettleTwice(t *testing.T) {
 type crashStore struct {
 	*sqlite.Store
 	before, after atomic.Bool
+	settles       sync.Map // the parts (podium.Part) that carry a settlement
+}
+
+func (c *crashStore) TourneyPart(t *podium.TourneyBatch) podium.Part {
+	p := c.Store.TourneyPart(t)
+	if len(t.Settlements) > 0 {
+		c.settles.Store(p, true)
+	}
+	return p
 }
 
 func (c *crashStore) CommitDeferred(ctx context.Context, b *podium.Batch) (uint64, error) {
-	if b.Tourney != nil && len(b.Tourney.Settlements) > 0 {
+	settles := false
+	for _, p := range b.Parts {
+		_, ok := c.settles.Load(p)
+		settles = settles || ok
+	}
+	if settles {
 		if c.before.Load() {
 			return 0, errors.New("crash before the commit (injected)")
 		}
@@ -406,8 +421,8 @@ func TestCheckSettlements(t *testing.T) {
 	}
 	// A damaged payout row: reported, and not settled again (that would
 	// pay b the difference a second time).
-	if err := te.store.Commit(ctx, &podium.Batch{Tourney: &podium.TourneyBatch{Payouts: []podium.Payout{
-		{Board: "w1", Player: "b", Rank: 1, Points: 10, At: end}}}}); err != nil {
+	if err := te.store.Commit(ctx, &podium.Batch{Parts: []podium.Part{te.store.(podium.TourneyStore).TourneyPart(&podium.TourneyBatch{Payouts: []podium.Payout{
+		{Board: "w1", Player: "b", Rank: 1, Points: 10, At: end}}})}}); err != nil {
 		t.Fatal(err)
 	}
 	d = check()
@@ -421,8 +436,8 @@ func TestCheckSettlements(t *testing.T) {
 		t.Fatalf("b's total %v after the refused repair, want 1000", tot["b"])
 	}
 	// A points board changed behind settlement's back.
-	if err := te.store.Commit(ctx, &podium.Batch{Tourney: &podium.TourneyBatch{Payouts: []podium.Payout{
-		{Board: "w1", Player: "b", Rank: 1, Points: 1000, At: end}}}}); err != nil {
+	if err := te.store.Commit(ctx, &podium.Batch{Parts: []podium.Part{te.store.(podium.TourneyStore).TourneyPart(&podium.TourneyBatch{Payouts: []podium.Payout{
+		{Board: "w1", Player: "b", Rank: 1, Points: 1000, At: end}}})}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := te.eng.DeleteEntry(ctx, "pts:weekly", "", "c"); err != nil {

@@ -139,6 +139,7 @@ type Group struct {
 	ops     []*op
 	now     time.Time
 	batch   podium.Batch
+	rows    moduleRows                 // the feed's, tournaments' and review's, in batch.Parts (parts.go)
 	bodies  []podium.IdempotencyRecord // answers of earlier requests riding along
 	changes []change
 	overlay map[ovKey]ovVal
@@ -239,6 +240,7 @@ func (e *Engine) buildGroup(ops []*op) *Group {
 	}
 	g.bodies = e.idem.takePending()
 	g.batch.Idempotency = append(g.batch.Idempotency, g.bodies...)
+	g.rows.seal(&g.batch, e.store) // parts.go
 	return g
 }
 

@@ -89,7 +89,9 @@ func prepare(ctx context.Context, conn *pgx.Conn) (*statements, error) {
 // the same entry wins), then the watermarks (a later one of the same board
 // wins), then the idempotency records (a record whose scope and key are
 // already stored keeps its first answer; a record stored without one,
-// status 0, takes the first answer that comes). On any error nothing of b
+// status 0, takes the first answer that comes), then the parts (a
+// fencer's before the heads). A part made by another store fails the
+// commit. On any error nothing of b
 // is stored; a submission whose (board, seq) is already logged is such an
 // error.
 //
@@ -107,6 +109,9 @@ func (s *Store) Commit(ctx context.Context, b *podium.Batch) error {
 	if err := b.Check(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
+	if err := s.ownParts(b.Parts); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("commit: %w", err)
@@ -121,18 +126,50 @@ func (s *Store) Commit(ctx context.Context, b *podium.Batch) error {
 	var pb pgconn.Batch
 	w.batch(&pb, st, b)
 	if err := execBatch(ctx, conn.Conn().PgConn(), &pb); err != nil {
-		return commitError(err)
+		return commitError(err, b.Parts)
 	}
 	return nil
 }
 
-// commitError adds context to the error of a commit's statements.
-func commitError(err error) error {
-	if fe := fenceError(err); fe != nil { // tourney.go
-		return fe
+// part is a podium.Part made by this package's Store, for the features'
+// rows (feed.go, tourney.go, review.go): Commit queues its statements
+// without knowing what it holds.
+type part interface {
+	podium.Part
+	// madeBy is the store that made the part: the only one that writes it.
+	madeBy() *Store
+	// queue adds the part's statements to the commit's pipeline.
+	queue(w *writer, pb *pgconn.Batch, st *statements)
+}
+
+// fencer is a part whose statements go before the heads: a lease fence,
+// whose loss fails the transaction before anything is written
+// (tourney.go).
+type fencer interface{ fence() }
+
+// errorMapper is a part whose statements raise errors of their own:
+// mapError turns one into the error Commit returns (nil: not its error).
+type errorMapper interface{ mapError(err error) error }
+
+// ownParts refuses a part that this store did not make.
+func (s *Store) ownParts(parts []podium.Part) error {
+	for _, p := range parts {
+		if sp, ok := p.(part); !ok || sp.madeBy() != s {
+			return fmt.Errorf("a part (%T) was not made by this store", p)
+		}
 	}
-	if de := decidedError(err); de != nil { // review.go
-		return de
+	return nil
+}
+
+// commitError adds context to the error of a commit's statements: a
+// part's own error as the part maps it.
+func commitError(err error, parts []podium.Part) error {
+	for _, p := range parts {
+		if m, ok := p.(errorMapper); ok {
+			if me := m.mapError(err); me != nil {
+				return me
+			}
+		}
 	}
 	if code, constraint := pgCode(err); code == codeUniqueViolation && constraint == "submissions_pkey" {
 		return fmt.Errorf("commit: log: a submission's (board, seq) is already logged: %w", err)
@@ -146,7 +183,7 @@ func commitError(err error) error {
 // order, so two commits cannot deadlock on them).
 func (w *writer) batch(pb *pgconn.Batch, st *statements, b *podium.Batch) {
 	w.queued = 0
-	w.tourney(pb, b.Tourney) // tourney.go: the lease fence runs first
+	w.parts(pb, st, b.Parts, true) // a lease fence runs first
 	w.heads(pb, st, b.Submissions)
 	w.log(pb, st, b.Submissions)
 	w.deletes(pb, st, b.Deletes)
@@ -154,8 +191,17 @@ func (w *writer) batch(pb *pgconn.Batch, st *statements, b *podium.Batch) {
 	w.upserts(pb, st, b.Upserts, w.pick)
 	w.watermarks(pb, st, b.Watermarks)
 	w.idempotency(pb, st, b.Idempotency)
-	w.feed(pb, st, b.Feed)              // feed.go
-	w.review(pb, b.Review, b.Decisions) // review.go
+	w.parts(pb, st, b.Parts, false)
+}
+
+// parts queues, in order, the parts that are fencers (fences true) or the
+// others; ownParts has checked them.
+func (w *writer) parts(pb *pgconn.Batch, st *statements, parts []podium.Part, fences bool) {
+	for _, p := range parts {
+		if _, f := p.(fencer); f == fences {
+			p.(part).queue(w, pb, st)
+		}
+	}
 }
 
 // execBatch runs b and returns the first error of its statements.

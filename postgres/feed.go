@@ -18,7 +18,7 @@ var _ podium.FeedStore = (*Store)(nil)
 // feedRows is the Store's activity feed (podium.FeedStore).
 type feedRows struct{ *Store }
 
-// sqlFeed stores a commit's feed events (podium.Batch.Feed) in its
+// sqlFeed stores a commit's feed events (feedPart) in its
 // transaction, as the other statements of the write path: one array per
 // column. The keys travel as array literals ("{1,2}") cast to bigint[].
 // DO NOTHING also keeps the first of two equal events within one batch.
@@ -28,8 +28,30 @@ const sqlFeed = `INSERT INTO feed (board, seq, kind, at_ms, period, player, keys
 		$9::text[], $10::text[]) AS t (b, s, k, a, p, pl, ke, o, ot, d)
 	ON CONFLICT (board, seq, kind) DO NOTHING`
 
-// feed queues the insert of evs.
-func (w *writer) feed(pb *pgconn.Batch, st *statements, evs []podium.FeedEvent) {
+// FeedPart returns evs as a part of a batch this store commits.
+func (s feedRows) FeedPart(evs []podium.FeedEvent) podium.Part { return &feedPart{s.Store, evs} }
+
+// feedPart is the feed events of a commit.
+type feedPart struct {
+	s   *Store
+	evs []podium.FeedEvent
+}
+
+func (p *feedPart) Len() int       { return len(p.evs) }
+func (p *feedPart) madeBy() *Store { return p.s }
+
+func (p *feedPart) Check() error {
+	for i := range p.evs {
+		if err := p.evs[i].Check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// queue queues the insert of the events.
+func (p *feedPart) queue(w *writer, pb *pgconn.Batch, st *statements) {
+	evs := p.evs
 	chunks(len(evs), func(lo, hi int) {
 		evs := evs[lo:hi]
 		n := len(evs)

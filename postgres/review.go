@@ -27,9 +27,31 @@ type reviewRows struct{ *Store }
 // that is not pending.
 const codeDecided = "P0005"
 
-// review queues the held submissions and decisions of a batch, one JSON
-// parameter each kind.
-func (w *writer) review(pb *pgconn.Batch, items []podium.ReviewItem, decs []podium.ReviewDecision) {
+// ReviewPart returns held items and decisions as a part of a batch this
+// store commits.
+func (s reviewRows) ReviewPart(items []podium.ReviewItem, decisions []podium.ReviewDecision) podium.Part {
+	return &reviewPart{s.Store, items, decisions}
+}
+
+// reviewPart is the held submissions and decisions of a commit.
+type reviewPart struct {
+	s     *Store
+	items []podium.ReviewItem
+	decs  []podium.ReviewDecision
+}
+
+func (p *reviewPart) Len() int       { return len(p.items) + len(p.decs) }
+func (p *reviewPart) Check() error   { return podium.CheckReview(p.items, p.decs) }
+func (p *reviewPart) madeBy() *Store { return p.s }
+
+// mapError turns podium_review_decide's failure into podium.ErrDecided
+// (nil for any other error).
+func (p *reviewPart) mapError(err error) error { return decidedError(err) }
+
+// queue queues the held submissions and decisions, one JSON parameter
+// each kind.
+func (p *reviewPart) queue(w *writer, pb *pgconn.Batch, _ *statements) {
+	items, decs := p.items, p.decs
 	if len(items) > 0 {
 		type row struct {
 			I string  `json:"i"`

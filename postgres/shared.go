@@ -381,13 +381,16 @@ func (tx *writeTx) Commit(ctx context.Context, b *podium.Batch) error {
 	}
 	tx.failed(err)
 	tx.Rollback()
-	return commitError(err)
+	return commitError(err, b.Parts)
 }
 
 // fence checks that every submission of b is for a board the transaction
 // holds and continues its head.
 func (tx *writeTx) fence(b *podium.Batch) error {
 	if err := b.Check(); err != nil {
+		return err
+	}
+	if err := tx.s.ownParts(b.Parts); err != nil {
 		return err
 	}
 	next := map[string]uint64{}

@@ -26,11 +26,31 @@ type tourneyRows struct{ *Store }
 // codeFenceLost is the SQLSTATE podium_fence raises when the lease is gone.
 const codeFenceLost = "P0004"
 
-// tourney queues the tournament part of a batch: the fence first, so a
-// lost lease fails the transaction before anything else runs. Rows go as
-// one JSON parameter each kind (jsonb_to_recordset): few rows, one
-// statement, no per-row round trip.
-func (w *writer) tourney(pb *pgconn.Batch, t *podium.TourneyBatch) {
+// TourneyPart returns t as a part of a batch this store commits.
+func (s tourneyRows) TourneyPart(t *podium.TourneyBatch) podium.Part { return &tourneyPart{s.Store, t} }
+
+// tourneyPart is the tournament rows of a commit. It is a fencer: queued
+// before the heads, its fence first.
+type tourneyPart struct {
+	s *Store
+	t *podium.TourneyBatch
+}
+
+func (p *tourneyPart) Len() int       { return p.t.Len() }
+func (p *tourneyPart) Check() error   { return nil }
+func (p *tourneyPart) madeBy() *Store { return p.s }
+func (p *tourneyPart) fence()         {}
+
+// mapError turns the fence's failure into a conflict the engine
+// recognises (nil for any other error).
+func (p *tourneyPart) mapError(err error) error { return fenceError(err) }
+
+// queue queues the tournament rows: the fence first, so a lost lease
+// fails the transaction before anything else runs. Rows go as one JSON
+// parameter each kind (jsonb_to_recordset): few rows, one statement, no
+// per-row round trip.
+func (p *tourneyPart) queue(w *writer, pb *pgconn.Batch, _ *statements) {
+	t := p.t
 	if t == nil {
 		return
 	}

@@ -90,7 +90,8 @@ func rows(row string, n int) string {
 // then the entry upserts (a later upsert of the same entry wins), then the
 // watermarks, then the idempotency records (a record whose scope and key are already stored
 // keeps its first answer; a record stored without one, status 0, takes
-// the first answer that comes). It returns once the transaction is committed as
+// the first answer that comes), then the parts (a fencer's before the
+// log). A part made by another store fails the commit. It returns once the transaction is committed as
 // durably as Options.Sync says. On any error nothing of b is stored; a
 // submission whose (board, seq) is already logged is such an error.
 func (s *Store) Commit(ctx context.Context, b *podium.Batch) error {
@@ -111,6 +112,9 @@ func (s *Store) commit(ctx context.Context, b *podium.Batch) error {
 	if err := b.Check(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
+	if err := s.ownParts(b.Parts); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	err := s.commitLocked(ctx, b)
@@ -128,7 +132,7 @@ func (s *Store) commitLocked(ctx context.Context, b *podium.Batch) error {
 		return fmt.Errorf("commit: %w", err)
 	}
 	defer rollback(tx)
-	if err := s.commitTourney(ctx, tx, b.Tourney); err != nil { // tourney.go: fence first
+	if err := writeParts(ctx, tx, b.Parts, true); err != nil { // fences first
 		return fmt.Errorf("commit: %w", err)
 	}
 	if err := s.insertSubmissions(ctx, tx, b.Submissions); err != nil {
@@ -153,14 +157,51 @@ func (s *Store) commitLocked(ctx context.Context, b *podium.Batch) error {
 	if err := s.insertIdempotency(ctx, tx, b.Idempotency); err != nil {
 		return fmt.Errorf("commit: idempotency: %w", err)
 	}
-	if err := s.insertFeed(ctx, tx, b.Feed); err != nil { // feed.go
-		return fmt.Errorf("commit: feed: %w", err)
-	}
-	if err := s.insertReview(ctx, tx, b.Review, b.Decisions); err != nil { // review.go
-		return fmt.Errorf("commit: review: %w", err)
+	if err := writeParts(ctx, tx, b.Parts, false); err != nil {
+		return fmt.Errorf("commit: %w", err)
 	}
 	if err := commitOutcome(tx); err != nil { // commit reclaims the WAL on a full disk
 		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// part is a podium.Part made by this package's Store, for the features'
+// rows (feed.go, tourney.go, review.go): Commit writes it in its
+// transaction without knowing what it holds.
+type part interface {
+	podium.Part
+	// madeBy is the store that made the part: the only one that writes it.
+	madeBy() *Store
+	// write stores the rows in commit's transaction, the caller holding
+	// wmu; its error names the part ("feed: ...").
+	write(ctx context.Context, tx *sql.Tx) error
+}
+
+// fencer is a part whose rows go before the log: a lease fence, whose
+// loss fails the transaction before anything is written (tourney.go).
+type fencer interface{ fence() }
+
+// ownParts refuses a part that this store did not make.
+func (s *Store) ownParts(parts []podium.Part) error {
+	for _, p := range parts {
+		if sp, ok := p.(part); !ok || sp.madeBy() != s {
+			return fmt.Errorf("a part (%T) was not made by this store", p)
+		}
+	}
+	return nil
+}
+
+// writeParts writes, in order, the parts that are fencers (fences true)
+// or the others; ownParts has checked them.
+func writeParts(ctx context.Context, tx *sql.Tx, parts []podium.Part, fences bool) error {
+	for _, p := range parts {
+		if _, f := p.(fencer); f != fences {
+			continue
+		}
+		if err := p.(part).write(ctx, tx); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -21,18 +21,43 @@ const (
 	insertFeedEnd = " ON CONFLICT (board, seq, kind) DO NOTHING"
 )
 
-// insertFeed stores the feed events of a commit in its transaction, in
-// chunks of rows as the log is (one statement per 64 events). The caller
-// holds wmu.
-func (s feedRows) insertFeed(ctx context.Context, tx *sql.Tx, evs []podium.FeedEvent) error {
-	if len(evs) == 0 {
+// FeedPart returns evs as a part of a batch this store commits.
+func (s feedRows) FeedPart(evs []podium.FeedEvent) podium.Part { return &feedPart{s.Store, evs} }
+
+// feedPart is the feed events of a commit.
+type feedPart struct {
+	s   *Store
+	evs []podium.FeedEvent
+}
+
+func (p *feedPart) Len() int       { return len(p.evs) }
+func (p *feedPart) madeBy() *Store { return p.s }
+
+func (p *feedPart) Check() error {
+	for i := range p.evs {
+		if err := p.evs[i].Check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// write stores the events in commit's transaction, in chunks of rows as
+// the log is (one statement per 64 events).
+func (p *feedPart) write(ctx context.Context, tx *sql.Tx) error {
+	if len(p.evs) == 0 {
 		return nil
 	}
-	return s.execChunks(ctx, tx, s.ws.feed, len(evs), func(args []any, i int) []any {
+	evs := p.evs
+	err := p.s.execChunks(ctx, tx, p.s.ws.feed, len(evs), func(args []any, i int) []any {
 		ev := &evs[i]
 		return append(args, ev.Board, int64(ev.Seq), int64(ev.Kind), podium.Millis(ev.At), ev.Period, ev.Player,
 			textArg(podium.FeedKeysJSON(ev.Keys)), textArg(podium.FeedKeysJSON(ev.Old)), ev.Other, textArg(ev.Data))
 	})
+	if err != nil {
+		return fmt.Errorf("feed: %w", err)
+	}
+	return nil
 }
 
 func textArg(b []byte) any {

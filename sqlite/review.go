@@ -49,10 +49,34 @@ func scanReview(r rowScanner) (podium.ReviewItem, error) {
 	return it, nil
 }
 
+// ReviewPart returns held items and decisions as a part of a batch this
+// store commits.
+func (s reviewRows) ReviewPart(items []podium.ReviewItem, decisions []podium.ReviewDecision) podium.Part {
+	return &reviewPart{s.Store, items, decisions}
+}
+
+// reviewPart is the held submissions and decisions of a commit.
+type reviewPart struct {
+	s     *Store
+	items []podium.ReviewItem
+	decs  []podium.ReviewDecision
+}
+
+func (p *reviewPart) Len() int       { return len(p.items) + len(p.decs) }
+func (p *reviewPart) Check() error   { return podium.CheckReview(p.items, p.decs) }
+func (p *reviewPart) madeBy() *Store { return p.s }
+
+func (p *reviewPart) write(ctx context.Context, tx *sql.Tx) error {
+	if err := insertReview(ctx, tx, p.items, p.decs); err != nil {
+		return fmt.Errorf("review: %w", err)
+	}
+	return nil
+}
+
 // insertReview stores held submissions and decisions, in a commit's
 // transaction. A decision of an item that is not pending is
 // podium.ErrDecided.
-func (s reviewRows) insertReview(ctx context.Context, tx *sql.Tx, items []podium.ReviewItem, decs []podium.ReviewDecision) error {
+func insertReview(ctx context.Context, tx *sql.Tx, items []podium.ReviewItem, decs []podium.ReviewDecision) error {
 	for i := range items {
 		it := &items[i]
 		keys, err := json.Marshal(it.Keys)

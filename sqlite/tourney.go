@@ -19,9 +19,24 @@ var _ podium.TourneyStore = (*Store)(nil)
 // tourneyRows is the Store's tournaments: joins, payouts, settlements and leases (podium.TourneyStore).
 type tourneyRows struct{ *Store }
 
-// commitTourney stores the tournament part of a batch inside commit's
-// transaction: the fence first, so a lost lease stores nothing.
-func (s tourneyRows) commitTourney(ctx context.Context, tx *sql.Tx, t *podium.TourneyBatch) error {
+// TourneyPart returns t as a part of a batch this store commits.
+func (s tourneyRows) TourneyPart(t *podium.TourneyBatch) podium.Part { return &tourneyPart{s.Store, t} }
+
+// tourneyPart is the tournament rows of a commit. It is a fencer: written
+// before the log, its fence first, so a lost lease stores nothing.
+type tourneyPart struct {
+	s *Store
+	t *podium.TourneyBatch
+}
+
+func (p *tourneyPart) Len() int       { return p.t.Len() }
+func (p *tourneyPart) Check() error   { return nil }
+func (p *tourneyPart) madeBy() *Store { return p.s }
+func (p *tourneyPart) fence()         {}
+
+// write stores the rows inside commit's transaction: the fence first.
+func (p *tourneyPart) write(ctx context.Context, tx *sql.Tx) error {
+	t := p.t
 	if t == nil {
 		return nil
 	}

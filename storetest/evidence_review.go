@@ -32,8 +32,8 @@ func testPendingEvidence(t *testing.T, open func(*testing.T) podium.Store) {
 	i1, i2, i3, i4, i5 := "rv_8000000000000001", "rv_0000000000000002", "rv_0000000000000003", "rv_0000000000000004", "rv_0000000000000005"
 	commit(t, s, &podium.Batch{
 		Submissions: []podium.Submission{{Seq: 1, Board: "pe", Period: "all", Player: "amy", Keys: []int64{1}, At: at(1)}},
-		Review: []podium.ReviewItem{item(i1, "pe", "amy"), item(i2, "pe", "bob"), item(i3, "pe", "amy"), item(i4, "pe", "amy"),
-			item(i5, "pe", "amy"), item("rv_0000000000000006", "other", "amy")},
+		Parts: reviewRows(t, s, []podium.ReviewItem{item(i1, "pe", "amy"), item(i2, "pe", "bob"), item(i3, "pe", "amy"), item(i4, "pe", "amy"),
+			item(i5, "pe", "amy"), item("rv_0000000000000006", "other", "amy")}, nil),
 	})
 	now := at(10)
 	pending := func(id, content string, ttl time.Duration) podium.Evidence {
@@ -96,9 +96,9 @@ func testPendingEvidence(t *testing.T, open func(*testing.T) podium.Store) {
 	sub := func(seq uint64) podium.Submission {
 		return podium.Submission{Seq: seq, Board: "pe", Period: "all", Player: "amy", Keys: []int64{1}, At: decidedAt}
 	}
-	commit(t, s, &podium.Batch{Submissions: []podium.Submission{sub(2)}, Decisions: []podium.ReviewDecision{approve(i1, 2, ms(at(1e8)))}})
+	commit(t, s, &podium.Batch{Submissions: []podium.Submission{sub(2)}, Parts: reviewRows(t, s, nil, []podium.ReviewDecision{approve(i1, 2, ms(at(1e8)))})})
 	err = s.Commit(ctx, &podium.Batch{Submissions: []podium.Submission{sub(3)},
-		Decisions: []podium.ReviewDecision{approve(i4, 3, time.Time{}), approve(i1, 3, time.Time{})}})
+		Parts: reviewRows(t, s, nil, []podium.ReviewDecision{approve(i4, 3, time.Time{}), approve(i1, 3, time.Time{})})})
 	if !errors.Is(err, podium.ErrDecided) && podium.ErrorCode(err) != podium.ECodeConflict {
 		t.Fatalf("deciding i1 twice: %v", err)
 	}
@@ -128,9 +128,9 @@ func testPendingEvidence(t *testing.T, open func(*testing.T) podium.Store) {
 		t.Fatal(err)
 	}
 	commit(t, s, &podium.Batch{Submissions: []podium.Submission{sub(3), sub(4)},
-		Decisions: []podium.ReviewDecision{approve(i5, 3, time.Time{})}})
+		Parts: reviewRows(t, s, nil, []podium.ReviewDecision{approve(i5, 3, time.Time{})})})
 	// seq 1 stands in for a stale row: approve i4 onto it.
-	commit(t, s, &podium.Batch{Decisions: []podium.ReviewDecision{approve(i4, 1, time.Time{})}})
+	commit(t, s, &podium.Batch{Parts: reviewRows(t, s, nil, []podium.ReviewDecision{approve(i4, 1, time.Time{})})})
 	if e, err := es.Evidence(ctx, "pe", "amy", 1, decidedAt); err != nil || e == nil || e.ContentSHA256 != "D" || !e.ExpiresAt.IsZero() {
 		t.Fatalf("i4's evidence over an expired attachment: %+v %v", e, err)
 	}
@@ -143,7 +143,7 @@ func testPendingEvidence(t *testing.T, open func(*testing.T) podium.Store) {
 
 	// A rejection leaves the evidence pending until its TTL; then uploads
 	// are refused and the sweep takes it (and i5's).
-	commit(t, s, &podium.Batch{Decisions: []podium.ReviewDecision{{ID: i3, Status: podium.ReviewRejected, At: decidedAt, By: "admin", Note: "no"}}})
+	commit(t, s, &podium.Batch{Parts: reviewRows(t, s, nil, []podium.ReviewDecision{{ID: i3, Status: podium.ReviewRejected, At: decidedAt, By: "admin", Note: "no"}})})
 	if e, err := es.Evidence(ctx, "pe", "amy", podium.PendingEvidenceSeq(i3), now); err != nil || e == nil || !e.PromotedAt.IsZero() ||
 		!e.ExpiresAt.Equal(ms(at(10).Add(time.Hour))) {
 		t.Fatalf("a rejected item's evidence: %+v %v", e, err)

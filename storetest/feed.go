@@ -10,7 +10,7 @@ import (
 	"github.com/podiumhq/podium"
 )
 
-// The activity feed's contract (podium.FeedStore and Batch.Feed):
+// The activity feed's contract (podium.FeedStore and its part of a Batch):
 //   - events are stored by Commit in the batch's transaction: a batch that
 //     fails stores none of its events;
 //   - an event whose (board, seq, kind) is stored already is kept as it
@@ -69,14 +69,14 @@ func testFeed(t *testing.T, open func(*testing.T) podium.Store) {
 		a, b := putBoard(t, s, "a", podium.Never, 2), putBoard(t, s, "b", podium.Never, 1)
 		pb := feedEvent("a", 1, podium.FeedPersonalBest, 1, "p1", []int64{5, -7}, nil)
 		lead := feedEvent("a", 1, podium.FeedNewLeader, 1, "p1", []int64{5, -7}, nil)
-		commit(t, s, &podium.Batch{Submissions: []podium.Submission{sub(a, 1, "all", "p1", 5, -7)}, Feed: []podium.FeedEvent{pb, lead}})
+		commit(t, s, &podium.Batch{Submissions: []podium.Submission{sub(a, 1, "all", "p1", 5, -7)}, Parts: feedRows(t, s, pb, lead)})
 		pb2 := feedEvent("a", 2, podium.FeedPersonalBest, 2, "p1", []int64{4, -7}, []int64{5, -7})
 		lead2 := feedEvent("a", 2, podium.FeedNewLeader, 2, "p1", []int64{4, -7}, []int64{5, -7})
 		lead2.Other = "p0"
 		settled := podium.FeedEvent{Board: "b", Seq: 1, Kind: podium.FeedTournamentSettled, At: at(2), Period: "all",
 			Data: json.RawMessage(`{"tournament":"b","winners":["p1"]}`)}
 		commit(t, s, &podium.Batch{Submissions: []podium.Submission{sub(a, 2, "all", "p1", 4, -7), sub(b, 1, "all", "p2", 3)},
-			Feed: []podium.FeedEvent{pb2, lead2, settled}})
+			Parts: feedRows(t, s, pb2, lead2, settled)})
 		got := readFeed(t, fs, podium.FeedQuery{Limit: 10})
 		wantFeed(t, "Feed(all)", got, "b/1/tournament_settled", "a/2/new_leader", "a/2/personal_best", "a/1/new_leader", "a/1/personal_best")
 		if len(got) == 5 {
@@ -108,8 +108,8 @@ func testFeed(t *testing.T, open func(*testing.T) podium.Store) {
 		putBoard(t, s, "a", podium.Never, 1)
 		first := feedEvent("a", 1, podium.FeedPersonalBest, 1, "p1", []int64{5}, nil)
 		again := feedEvent("a", 1, podium.FeedPersonalBest, 9, "p2", []int64{6}, []int64{1})
-		commit(t, s, &podium.Batch{Feed: []podium.FeedEvent{first, again}})
-		commit(t, s, &podium.Batch{Feed: []podium.FeedEvent{again}})
+		commit(t, s, &podium.Batch{Parts: feedRows(t, s, first, again)})
+		commit(t, s, &podium.Batch{Parts: feedRows(t, s, again)})
 		got := readFeed(t, fs, podium.FeedQuery{Limit: 10})
 		if len(got) != 1 || got[0].Player != "p1" || !reflect.DeepEqual(got[0].Keys, []int64{5}) || got[0].Old != nil {
 			t.Errorf("after storing an event three times, Feed = %+v; want the first one once", got)
@@ -122,7 +122,7 @@ func testFeed(t *testing.T, open func(*testing.T) podium.Store) {
 		commit(t, s, &podium.Batch{Submissions: []podium.Submission{sub(a, 1, "all", "p1", 5)}})
 		// seq 1 is logged already: the whole batch fails.
 		err := s.Commit(ctx, &podium.Batch{Submissions: []podium.Submission{sub(a, 1, "all", "p1", 4)},
-			Feed: []podium.FeedEvent{feedEvent("a", 1, podium.FeedPersonalBest, 1, "p1", []int64{4}, []int64{5})}})
+			Parts: feedRows(t, s, feedEvent("a", 1, podium.FeedPersonalBest, 1, "p1", []int64{4}, []int64{5}))})
 		if err == nil {
 			t.Fatal("Commit of a duplicate seq succeeded")
 		}
@@ -133,14 +133,14 @@ func testFeed(t *testing.T, open func(*testing.T) podium.Store) {
 		fs := feedStore(t, s)
 		putBoard(t, s, "a", podium.Never, 1)
 		putBoard(t, s, "b", podium.Never, 1)
-		var batch podium.Batch
+		var evs []podium.FeedEvent
 		for i := uint64(1); i <= 10; i++ {
-			batch.Feed = append(batch.Feed, feedEvent("a", i, podium.FeedPersonalBest, int64(i), "p", []int64{int64(i)}, nil))
+			evs = append(evs, feedEvent("a", i, podium.FeedPersonalBest, int64(i), "p", []int64{int64(i)}, nil))
 		}
 		for i := uint64(1); i <= 3; i++ {
-			batch.Feed = append(batch.Feed, feedEvent("b", i, podium.FeedNewLeader, int64(i), "p", []int64{int64(i)}, nil))
+			evs = append(evs, feedEvent("b", i, podium.FeedNewLeader, int64(i), "p", []int64{int64(i)}, nil))
 		}
-		commit(t, s, &batch)
+		commit(t, s, &podium.Batch{Parts: feedRows(t, s, evs...)})
 		if oc, ok := fs.(podium.FeedOverCap); ok {
 			for keep, want := range map[int]string{2: "[a b]", 3: "[a]", 10: "[]"} {
 				got, err := oc.FeedBoardsOver(ctx, keep)
@@ -173,8 +173,8 @@ func testFeed(t *testing.T, open func(*testing.T) podium.Store) {
 		fs := feedStore(t, s)
 		putBoard(t, s, "gone", podium.Never, 1)
 		putBoard(t, s, "kept", podium.Never, 1)
-		commit(t, s, &podium.Batch{Feed: []podium.FeedEvent{feedEvent("gone", 1, podium.FeedPersonalBest, 1, "p", []int64{1}, nil),
-			feedEvent("kept", 1, podium.FeedPersonalBest, 1, "p", []int64{1}, nil)}})
+		commit(t, s, &podium.Batch{Parts: feedRows(t, s, feedEvent("gone", 1, podium.FeedPersonalBest, 1, "p", []int64{1}, nil),
+			feedEvent("kept", 1, podium.FeedPersonalBest, 1, "p", []int64{1}, nil))})
 		if err := s.DeleteBoard(ctx, "gone"); err != nil {
 			t.Fatal(err)
 		}
@@ -191,8 +191,8 @@ func testTxFeed(t *testing.T, open func(*testing.T) podium.SharedStore) {
 	putBoard(t, s, "b", podium.Never, 1)
 	tx := begin(t, s, "a")
 	commitTx(t, tx, &podium.Batch{Submissions: []podium.Submission{sub(a, 1, "all", "p", 3)},
-		Feed: []podium.FeedEvent{feedEvent("a", 1, podium.FeedPersonalBest, 1, "p", []int64{3}, nil)}})
-	commit(t, s, &podium.Batch{Feed: []podium.FeedEvent{feedEvent("b", 1, podium.FeedPersonalBest, 1, "p", []int64{3}, nil)}})
+		Parts: feedRows(t, s, feedEvent("a", 1, podium.FeedPersonalBest, 1, "p", []int64{3}, nil))})
+	commit(t, s, &podium.Batch{Parts: feedRows(t, s, feedEvent("b", 1, podium.FeedPersonalBest, 1, "p", []int64{3}, nil))})
 	wantFeed(t, "Feed after a WriteTx commit", readFeed(t, fs, podium.FeedQuery{Limit: 10}), "b/1/personal_best", "a/1/personal_best")
 	tx = begin(t, s, "a")
 	if err := tx.DeleteBoard(ctx, "a"); err != nil {

@@ -71,8 +71,8 @@ func testReview(t *testing.T, open func(*testing.T) podium.Store) {
 	b.Reason = podium.HoldTop
 	c := reviewItem("rv_000000000000000c", "c", "alice", 20, 1, 2)
 	d := reviewItem("rv_000000000000000d", "b", "alice", 30, 9, 9)
-	commit(t, st, &podium.Batch{Review: []podium.ReviewItem{a, b, c}})
-	commit(t, st, &podium.Batch{Review: []podium.ReviewItem{d}})
+	commit(t, st, &podium.Batch{Parts: reviewRows(t, st, []podium.ReviewItem{a, b, c}, nil)})
+	commit(t, st, &podium.Batch{Parts: reviewRows(t, st, []podium.ReviewItem{d}, nil)})
 
 	t.Run("Item", func(t *testing.T) {
 		got, err := rs.ReviewItem(ctx, a.ID)
@@ -120,7 +120,7 @@ func testReview(t *testing.T, open func(*testing.T) podium.Store) {
 		// An approval: the log row and the decision in one batch.
 		s1 := sub(bd, 1, "all", "alice", 5, -7)
 		approve := podium.ReviewDecision{ID: a.ID, Status: podium.ReviewApproved, At: at(40).UTC().Truncate(time.Millisecond), By: "admin", Seq: 1}
-		commit(t, st, &podium.Batch{Submissions: []podium.Submission{s1}, Decisions: []podium.ReviewDecision{approve}})
+		commit(t, st, &podium.Batch{Submissions: []podium.Submission{s1}, Parts: reviewRows(t, st, nil, []podium.ReviewDecision{approve})})
 		got, err := rs.ReviewItem(ctx, a.ID)
 		if err != nil || got == nil {
 			t.Fatal(got, err)
@@ -129,13 +129,13 @@ func testReview(t *testing.T, open func(*testing.T) podium.Store) {
 			t.Errorf("approved item = %+v", got)
 		}
 		reject := podium.ReviewDecision{ID: b.ID, Status: podium.ReviewRejected, At: at(50), By: "key_1", Note: "impossible time"}
-		commit(t, st, &podium.Batch{Decisions: []podium.ReviewDecision{reject}})
+		commit(t, st, &podium.Batch{Parts: reviewRows(t, st, nil, []podium.ReviewDecision{reject})})
 		if got, _ := rs.ReviewItem(ctx, b.ID); got == nil || got.Status != podium.ReviewRejected || got.Note != "impossible time" || got.Seq != 0 || got.DecidedBy != "key_1" {
 			t.Errorf("rejected item = %+v", got)
 		}
 		// Deciding again fails the whole batch: its log row is not stored.
 		again := podium.ReviewDecision{ID: b.ID, Status: podium.ReviewApproved, At: at(60), By: "admin", Seq: 2}
-		err = st.Commit(ctx, &podium.Batch{Submissions: []podium.Submission{sub(bd, 2, "all", "bob", 6, 1)}, Decisions: []podium.ReviewDecision{again}})
+		err = st.Commit(ctx, &podium.Batch{Submissions: []podium.Submission{sub(bd, 2, "all", "bob", 6, 1)}, Parts: reviewRows(t, st, nil, []podium.ReviewDecision{again})})
 		if !errors.Is(err, podium.ErrDecided) || podium.ErrorCode(err) != podium.ECodeConflict {
 			t.Errorf("a second decision: %v, want ErrDecided (conflict)", err)
 		}
@@ -146,7 +146,7 @@ func testReview(t *testing.T, open func(*testing.T) podium.Store) {
 			t.Errorf("item after a refused second decision = %+v, want rejected", got)
 		}
 		missing := podium.ReviewDecision{ID: "rv_ffffffffffffffff", Status: podium.ReviewRejected, At: at(60), By: "admin", Note: "x"}
-		if err := st.Commit(ctx, &podium.Batch{Decisions: []podium.ReviewDecision{missing}}); !errors.Is(err, podium.ErrDecided) {
+		if err := st.Commit(ctx, &podium.Batch{Parts: reviewRows(t, st, nil, []podium.ReviewDecision{missing})}); !errors.Is(err, podium.ErrDecided) {
 			t.Errorf("deciding a missing item: %v, want ErrDecided", err)
 		}
 		if got := list(podium.ReviewFilter{Status: podium.ReviewPending}); !reflect.DeepEqual(got, []string{c.ID, d.ID}) {

@@ -31,6 +31,7 @@ func RunShared(t *testing.T, open func(t *testing.T) podium.SharedStore) {
 	t.Run("Loads", func(t *testing.T) { t.Parallel(); testLoads(t, open) })
 	t.Run("TxLastChange", func(t *testing.T) { t.Parallel(); testTxLastChange(t, open) }) // aggregate.go
 	t.Run("TxFeed", func(t *testing.T) { t.Parallel(); testTxFeed(t, open) })
+	t.Run("TxForeignParts", func(t *testing.T) { t.Parallel(); testTxForeignParts(t, open) }) // parts.go
 }
 
 // within bounds every wait of the suite, so that a hang fails the test

@@ -65,6 +65,7 @@ func Run(t *testing.T, open func(t *testing.T) podium.Store) {
 	t.Run("PendingEvidence", func(t *testing.T) { testPendingEvidence(t, open) }) // evidence_review.go
 	t.Run("Restore", func(t *testing.T) { testRestore(t, open) })                 // restore.go
 	t.Run("StartLoader", func(t *testing.T) { testStartLoader(t, open) })         // start.go
+	t.Run("ForeignParts", func(t *testing.T) { testForeignParts(t, open) })       // parts.go
 }
 
 var ctx = context.Background()
@@ -342,6 +343,23 @@ func commit(t *testing.T, s podium.Store, b *podium.Batch) {
 	if err := s.Commit(ctx, b); err != nil {
 		t.Fatalf("Commit: %v", err)
 	}
+}
+
+// feedRows, tourneyRows and reviewRows are the parts of a Batch that
+// carry a feature's rows, made by s (podium.Part).
+func feedRows(t *testing.T, s podium.Store, evs ...podium.FeedEvent) []podium.Part {
+	t.Helper()
+	return []podium.Part{feedStore(t, s).FeedPart(evs)}
+}
+
+func tourneyRows(t *testing.T, s podium.Store, tb *podium.TourneyBatch) []podium.Part {
+	t.Helper()
+	return []podium.Part{tourneyStore(t, s).TourneyPart(tb)}
+}
+
+func reviewRows(t *testing.T, s podium.Store, items []podium.ReviewItem, decisions []podium.ReviewDecision) []podium.Part {
+	t.Helper()
+	return []podium.Part{reviewStore(t, s).ReviewPart(items, decisions)}
 }
 
 // load returns copies of the entries of one board and period, sorted by

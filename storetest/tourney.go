@@ -32,10 +32,10 @@ func testTourney(t *testing.T, open func(*testing.T) podium.Store) {
 		if err := s.PutBoard(ctx, b); err != nil {
 			t.Fatal(err)
 		}
-		commit(t, s, &podium.Batch{Tourney: &podium.TourneyBatch{Joins: []podium.Join{
-			{Board: "cup", Player: "bob", N: 1, At: at(1)}, {Board: "cup", Player: "amy", N: 2, At: at(2)}}}})
+		commit(t, s, &podium.Batch{Parts: tourneyRows(t, s, &podium.TourneyBatch{Joins: []podium.Join{
+			{Board: "cup", Player: "bob", N: 1, At: at(1)}, {Board: "cup", Player: "amy", N: 2, At: at(2)}}})})
 		commit(t, s, &podium.Batch{Submissions: []podium.Submission{sub(b, 1, "all", "cid", 5)},
-			Tourney: &podium.TourneyBatch{Joins: []podium.Join{{Board: "cup", Player: "cid", N: 3, At: at(3)}}}})
+			Parts: tourneyRows(t, s, &podium.TourneyBatch{Joins: []podium.Join{{Board: "cup", Player: "cid", N: 3, At: at(3)}}})})
 		js, err := ts.Joins(ctx, "cup", 0)
 		if err != nil {
 			t.Fatal(err)
@@ -55,7 +55,7 @@ func testTourney(t *testing.T, open func(*testing.T) podium.Store) {
 		}
 		// A join twice fails the whole batch: its log row is not stored.
 		if err := s.Commit(ctx, &podium.Batch{Submissions: []podium.Submission{sub(b, 2, "all", "bob", 7)},
-			Tourney: &podium.TourneyBatch{Joins: []podium.Join{{Board: "cup", Player: "bob", N: 4, At: at(4)}}}}); err == nil {
+			Parts: tourneyRows(t, s, &podium.TourneyBatch{Joins: []podium.Join{{Board: "cup", Player: "bob", N: 4, At: at(4)}}})}); err == nil {
 			t.Fatal("a second join of bob was stored")
 		}
 		if seq, err := s.LastSeq(ctx, "cup"); err != nil || seq != 1 {
@@ -63,16 +63,16 @@ func testTourney(t *testing.T, open func(*testing.T) podium.Store) {
 		}
 
 		// Payouts are upserted; a later one in the same batch wins.
-		commit(t, s, &podium.Batch{Tourney: &podium.TourneyBatch{
+		commit(t, s, &podium.Batch{Parts: tourneyRows(t, s, &podium.TourneyBatch{
 			Payouts: []podium.Payout{{Board: "cup", Player: "bob", Rank: 1, Points: 1000, At: at(10)},
 				{Board: "cup", Player: "amy", Rank: 2, Points: 500, At: at(10)},
 				{Board: "cup", Player: "amy", Rank: 3, Points: 333, At: at(11)}},
 			Settlements: []podium.Settlement{{Board: "cup", SettledAt: at(10), Runs: 1, Players: 2, Paid: 1333, Epoch: 0, Holder: "n1"}},
-		}})
-		commit(t, s, &podium.Batch{Tourney: &podium.TourneyBatch{
+		})})
+		commit(t, s, &podium.Batch{Parts: tourneyRows(t, s, &podium.TourneyBatch{
 			Payouts:     []podium.Payout{{Board: "cup", Player: "bob", Rank: 0, Points: 0, At: at(20)}},
 			Settlements: []podium.Settlement{{Board: "cup", SettledAt: at(20), Runs: 2, Players: 2, Paid: 333, Epoch: 3, Holder: "n2"}},
-		}})
+		})})
 		ps, err := ts.Payouts(ctx, "cup")
 		if err != nil {
 			t.Fatal(err)
@@ -116,8 +116,8 @@ func testTourney(t *testing.T, open func(*testing.T) podium.Store) {
 			t.Fatalf("renewal by a = %+v, %v, %v; want the same epoch", l2, ok, err)
 		}
 		fenced := func(holder string, epoch int64) error {
-			return s.Commit(ctx, &podium.Batch{Tourney: &podium.TourneyBatch{Fence: &podium.Fence{Name: "settle", Holder: holder, Epoch: epoch},
-				Payouts: []podium.Payout{{Board: "x", Player: holder, Rank: 1, Points: epoch, At: now}}}})
+			return s.Commit(ctx, &podium.Batch{Parts: tourneyRows(t, s, &podium.TourneyBatch{Fence: &podium.Fence{Name: "settle", Holder: holder, Epoch: epoch},
+				Payouts: []podium.Payout{{Board: "x", Player: holder, Rank: 1, Points: epoch, At: now}}})})
 		}
 		if err := fenced("a", 1); err != nil {
 			t.Fatalf("a commits under its lease: %v", err)

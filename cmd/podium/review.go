@@ -35,7 +35,10 @@ func copyReview(ctx context.Context, src, dst podium.Store, out io.Writer) error
 		if err != nil {
 			return fmt.Errorf("review items: %w", err)
 		}
-		var b podium.Batch
+		var (
+			held []podium.ReviewItem
+			decs []podium.ReviewDecision
+		)
 		for _, it := range items {
 			have, err := ds.ReviewItem(ctx, it.ID)
 			if err != nil {
@@ -44,16 +47,16 @@ func copyReview(ctx context.Context, src, dst podium.Store, out io.Writer) error
 			if have != nil {
 				continue
 			}
-			b.Review = append(b.Review, it)
+			held = append(held, it)
 			if it.Status != podium.ReviewPending {
-				b.Decisions = append(b.Decisions, podium.ReviewDecision{ID: it.ID, Status: it.Status, At: it.DecidedAt,
+				decs = append(decs, podium.ReviewDecision{ID: it.ID, Status: it.Status, At: it.DecidedAt,
 					By: it.DecidedBy, Note: it.Note, Seq: it.Seq})
 			}
 		}
-		if err := dst.Commit(ctx, &b); err != nil {
+		if err := dst.Commit(ctx, &podium.Batch{Parts: []podium.Part{ds.ReviewPart(held, decs)}}); err != nil {
 			return fmt.Errorf("review items: %w", err)
 		}
-		n += len(b.Review)
+		n += len(held)
 		if len(items) < f.Limit {
 			break
 		}

@@ -72,7 +72,7 @@ func copyTourney(ctx context.Context, src, dst podium.Store, boards []podium.Boa
 		if tb.Len() == 0 {
 			continue
 		}
-		if err := dst.Commit(ctx, &podium.Batch{Tourney: tb}); err != nil {
+		if err := dst.Commit(ctx, &podium.Batch{Parts: []podium.Part{ds.TourneyPart(tb)}}); err != nil {
 			return fmt.Errorf("tournament %s: %w", b.ID, err)
 		}
 		joins += len(js)
