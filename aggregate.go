@@ -276,3 +276,27 @@ func (b *Board) ComputeAggregate(src []*Entry) (keys []int64, ok bool, err error
 	}
 	return keys, true, nil
 }
+
+// AggregateDepth is the depth of board id among defs: 0 for a plain board
+// (or one not in defs), else 1 + the deepest of its sources. A cycle (which
+// validation refuses) counts as deeper than MaxAggregateDepth.
+func AggregateDepth(defs map[string]*Board, id string) int {
+	return aggregateDepth(defs, id, map[string]bool{})
+}
+
+func aggregateDepth(defs map[string]*Board, id string, path map[string]bool) int {
+	def := defs[id]
+	if def == nil || def.Aggregate == nil {
+		return 0
+	}
+	if path[id] {
+		return MaxAggregateDepth + 1
+	}
+	path[id] = true
+	defer delete(path, id)
+	d := 0
+	for _, s := range def.Aggregate.Sources {
+		d = max(d, aggregateDepth(defs, s.Board, path))
+	}
+	return d + 1
+}

@@ -23,8 +23,8 @@ func (e *Engine) UpdateBoard(ctx context.Context, u *podium.BoardUpdate) (info B
 	if err := e.send(ctx, o); err != nil {
 		return BoardInfo{}, false, err
 	}
-	if pb.aggPut {
-		if err := e.aggAfterPut(u.ID); err != nil { // aggregate_admin.go
+	for _, p := range e.hooks.putters { // hooks_board.go: an aggregate recomputes
+		if err := p.BoardPut(ctx, pb.stored); err != nil {
 			return BoardInfo{}, false, err
 		}
 	}
@@ -118,14 +118,13 @@ func (e *Engine) applyPutBoard(o *putBoardOp, put func(*podium.Board) error) err
 		b.CreatedAt = old.CreatedAt
 		b.Gen = old.Gen
 	}
-	if err := e.aggCheckPut(b); err != nil { // aggregate_admin.go
+	if err := e.checkPut(b); err != nil { // hooks_board.go: aggregates
 		return err
 	}
-	o.aggPut = b.Aggregate != nil
 	if err := put(b); err != nil {
 		return e.storeFailed("put board", err)
 	}
-	o.created = bs == nil
+	o.created, o.stored = bs == nil, b
 	e.installBoard(b)
 	return nil
 }
@@ -140,7 +139,7 @@ func (e *Engine) installBoard(b *podium.Board) {
 		e.mu.Lock()
 		e.boards.put(newBoardState(b))
 		e.mu.Unlock()
-		e.aggChanged(nil, b)
+		e.boardChanged(nil, b)
 		if e.listener != nil {
 			e.listener.Applied(b.ID, "", 0, nil)
 		}
@@ -159,7 +158,7 @@ func (e *Engine) installBoard(b *podium.Board) {
 	e.mu.Lock()
 	e.boards.track(bs)
 	e.mu.Unlock()
-	e.aggChanged(old, b)
+	e.boardChanged(old, b)
 	if reset {
 		e.old.dropBoard(bs) // oldperiods.go
 	}
@@ -173,7 +172,7 @@ func (e *Engine) applyDeleteBoard(id string, del func(id string) error) error {
 	if e.board(id) == nil {
 		return errBoardNotFound(id)
 	}
-	if err := e.aggCheckDelete(id); err != nil { // aggregate_admin.go
+	if err := e.checkDelete(id); err != nil { // hooks_board.go: aggregates
 		return err
 	}
 	if err := e.tourneyCheckDelete(context.Background(), id); err != nil { // tournament.go
@@ -193,7 +192,7 @@ func (e *Engine) removeBoard(id string) {
 	e.mu.Unlock()
 	if bs != nil {
 		e.old.dropBoard(bs) // oldperiods.go
-		e.aggChanged(bs.def.Load(), nil)
+		e.boardChanged(bs.def.Load(), nil)
 	}
 	if e.listener != nil {
 		e.listener.Applied(id, "", 0, nil)

@@ -285,7 +285,7 @@ func repairAggregates(ctx context.Context, store podium.Store, boards []podium.B
 		}
 	}
 	slices.SortFunc(aggs, func(x, y *podium.Board) int {
-		return cmp.Or(cmp.Compare(aggDepth(defs, x.ID, map[string]bool{}), aggDepth(defs, y.ID, map[string]bool{})), strings.Compare(x.ID, y.ID))
+		return cmp.Or(cmp.Compare(podium.AggregateDepth(defs, x.ID), podium.AggregateDepth(defs, y.ID)), strings.Compare(x.ID, y.ID))
 	})
 	repaired := 0
 	for _, a := range aggs {

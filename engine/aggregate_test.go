@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/aggregate"
 	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/sqlite"
 )
@@ -454,7 +455,7 @@ func TestAggregateCheckAndRebuild(t *testing.T) {
 // writes in between; the writes that land meanwhile (on players visited
 // already or not yet) leave it exact.
 func TestAggregateRecomputeInStepsWithWrites(t *testing.T) {
-	defer engine.SetAggChunkPlayersForTest(50)()
+	defer aggregate.SetChunkPlayersForTest(50)()
 	e := newEnv(t)
 	e.board("a", podium.Sum, podium.Never, desc("p"))
 	e.board("b", podium.Sum, podium.Never, desc("p"))

@@ -120,7 +120,6 @@ type Engine struct {
 
 	mu     sync.RWMutex
 	boards boardSet
-	aggs   aggCache // which aggregates read which boards (aggregate.go)
 
 	ops     chan *op
 	loaded  atomic.Bool // Start finished: reads can be served

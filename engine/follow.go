@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	mrand "math/rand/v2"
 	"slices"
 	"time"
@@ -374,4 +375,29 @@ func (e *Engine) resync(ctx context.Context) (int64, error) {
 		return 0, err
 	}
 	return cursor, nil
+}
+
+// reloadBoard replaces the in-memory state of a board with one loaded from
+// the store (a board made, or deleted and made again, on another node).
+func (e *Engine) reloadBoard(ctx context.Context, def *podium.Board) (*BoardState, error) {
+	// The entries table is written through: no log tail to replay from a
+	// watermark. The head read first may trail the entries read after it;
+	// catching up from it skips what the entries already reflect.
+	fresh, err := e.loadBoard(ctx, def, math.MaxInt64)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	prev := e.boards.put(fresh)
+	e.mu.Unlock()
+	var was *podium.Board
+	if prev != nil {
+		e.old.dropBoard(prev) // oldperiods.go
+		was = prev.def.Load()
+	}
+	e.boardChanged(was, def)
+	if e.listener != nil {
+		e.listener.Applied(def.ID, "", fresh.seq, nil)
+	}
+	return fresh, nil
 }

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"context"
+	"slices"
 	"time"
 
 	"github.com/podiumhq/podium"
@@ -92,4 +94,69 @@ func (g *Group) Write(w Write) {
 	// res: applyChanges fills in an answer for every change; nobody reads
 	// this one.
 	g.changes = append(g.changes, change{bs: bs, period: w.Period, player: k.player, entry: v.entry, changed: true, res: &Result{}})
+}
+
+// Players returns the interned ids of the players with an entry in a
+// period of a board, loading the period from the store if it is not in
+// memory (without keeping it there).
+func (g *Group) Players(bs *BoardState, period string) ([]uint32, error) {
+	loaded, err := g.e.loadLazy(context.Background(), bs, period)
+	if err != nil {
+		return nil, err
+	}
+	bs.mu.RLock()
+	defer bs.mu.RUnlock()
+	if loaded != nil {
+		loaded.readers.Add(-1) // the read lock keeps it now
+	}
+	ps := bs.periods[period]
+	if ps == nil {
+		return nil, nil
+	}
+	ids := make([]uint32, 0, ps.idx.Len())
+	ps.idx.Range(1, ps.idx.Len(), true, func(_ int, en rank.Entry) bool {
+		ids = append(ids, en.Player)
+		return true
+	})
+	return ids, nil
+}
+
+// PeriodsWithEntries lists the periods of the board that have entries, in
+// memory or only in the store, sorted.
+func (bs *BoardState) PeriodsWithEntries() []string {
+	bs.mu.RLock()
+	set := map[string]bool{}
+	for p, ps := range bs.periods {
+		if ps.idx.Len() > 0 {
+			set[p] = true
+		}
+	}
+	for p, n := range bs.known {
+		if n > 0 {
+			set[p] = true
+		}
+	}
+	bs.mu.RUnlock()
+	out := make([]string, 0, len(set))
+	for p := range set {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Lookup returns the state of board id, nil if there is none: for a
+// module's reads outside a group.
+func (e *Engine) Lookup(id string) *BoardState { return e.board(id) }
+
+// AggregateDefs returns the definitions of the aggregate boards, from
+// memory, by id (a fresh map the caller may change).
+func (e *Engine) AggregateDefs() map[string]*podium.Board {
+	list := e.kind(aggBoards)
+	defs := make(map[string]*podium.Board, len(list)+1)
+	for _, bs := range list {
+		def := bs.def.Load()
+		defs[def.ID] = def
+	}
+	return defs
 }

@@ -91,6 +91,14 @@ type hooks struct {
 	validators []Validator
 	gates      []Gate
 	effects    []Effect
+	watchers   []BoardWatcher // hooks_board.go
+	guards     []BoardGuard
+	putters    []BoardPutter
+	lockers    []Locker
+	restores   []RestoreGuard
+	parts      []PartMaker // hooks_commit.go
+	finishers  []Finisher
+	sinks      []EventSink
 	forgetters []Forgetter
 	replayers  []Replayer
 }
@@ -110,6 +118,30 @@ func newHooks(ms []Module) hooks {
 		}
 		if x, ok := m.(Effect); ok {
 			h.effects = append(h.effects, x)
+		}
+		if x, ok := m.(BoardWatcher); ok {
+			h.watchers = append(h.watchers, x)
+		}
+		if x, ok := m.(BoardGuard); ok {
+			h.guards = append(h.guards, x)
+		}
+		if x, ok := m.(BoardPutter); ok {
+			h.putters = append(h.putters, x)
+		}
+		if x, ok := m.(Locker); ok {
+			h.lockers = append(h.lockers, x)
+		}
+		if x, ok := m.(RestoreGuard); ok {
+			h.restores = append(h.restores, x)
+		}
+		if x, ok := m.(PartMaker); ok {
+			h.parts = append(h.parts, x)
+		}
+		if x, ok := m.(Finisher); ok {
+			h.finishers = append(h.finishers, x)
+		}
+		if x, ok := m.(EventSink); ok {
+			h.sinks = append(h.sinks, x)
 		}
 		if x, ok := m.(Forgetter); ok {
 			h.forgetters = append(h.forgetters, x)
@@ -185,4 +217,23 @@ func (e *Engine) replayed(bs *BoardState, def *podium.Board, s *podium.Submissio
 	for _, r := range e.hooks.replayers {
 		r.Replayed(bs, def, s)
 	}
+}
+
+// derive asks the Effects what follows from a change of a player's entry
+// (next; Exists false: deleted), against the group so far.
+func (e *Engine) derive(g *Group, bs *BoardState, period, player string, pid uint32, next Value) ([]Write, error) {
+	if len(e.hooks.effects) == 0 {
+		return nil, nil
+	}
+	src := &g.src // reused: a hook must not keep it
+	*src = Source{Board: bs, Period: period, Player: player, PID: pid, Next: next}
+	var out []Write
+	for _, ef := range e.hooks.effects {
+		ws, err := ef.Derive(g, src)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ws...)
+	}
+	return out, nil
 }

@@ -14,7 +14,7 @@ type deleteEntryOp struct {
 type putBoardOp struct {
 	update  *podium.BoardUpdate
 	created bool
-	aggPut  bool // an aggregate, to recompute once stored (UpdateBoard)
+	stored  *podium.Board // the board as stored, for the BoardPutters
 }
 
 // checkOp compares the indexes with the store (opCheck).

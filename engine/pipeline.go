@@ -166,7 +166,7 @@ func (e *Engine) commitLoop() {
 			}
 			// One part per module for the whole transaction, as for the
 			// log: one statement for every group's feed events.
-			mergedRows.seal(&merged, e.store)
+			e.seal(&merged, &mergedRows, groups) // hooks_commit.go
 			b = &merged
 		}
 		err := e.storeGroup(dc, deferred, b)
@@ -242,6 +242,7 @@ func (e *Engine) finishGroup(g *Group) {
 	if g.err != nil {
 		e.idem.requeue(g.bodies)
 		e.dropJoins(g.rows.tourney, false) // tournament.go
+		e.finished(g, g.err)               // hooks_commit.go
 		for _, o := range g.ops {
 			if o.err == nil {
 				switch {
@@ -283,6 +284,7 @@ func (e *Engine) finishGroup(g *Group) {
 	e.pmu.Unlock()
 	e.feedCommitted(g.rows.feed)
 	e.feedApplied(g.rows.feed)
+	e.finished(g, nil) // hooks_commit.go
 	for _, o := range g.ops {
 		if o.kind == opScores && o.err == nil {
 			for i := range o.results {

@@ -58,11 +58,12 @@ func (e *Engine) Restore(ctx context.Context, board string, items []RestoreItem)
 // restoreRefusal says why a board takes no restores, or nil.
 func (e *Engine) restoreRefusal(def *podium.Board) error {
 	why := ""
+	for _, r := range e.hooks.restores { // hooks_board.go: aggregates
+		if why = r.RestoreRefusal(def); why != "" {
+			return podium.Errorf(podium.ECodeConflict, "board %q %s; restore refused", def.ID, why)
+		}
+	}
 	switch {
-	case def.Aggregate != nil:
-		why = "is an aggregate: its entries are computed from its source boards"
-	case len(e.aggGraph().deps[def.ID]) > 0:
-		why = "feeds an aggregate, which a restore would not recompute"
 	case def.Mode == podium.BestK:
 		why = "is a best_k board: an entry is several kept results"
 	case def.Points != nil:

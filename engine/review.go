@@ -29,7 +29,7 @@ import (
 //
 // Freezes are kept in memory, loaded at start and followed on the change
 // feed (a ChangePlayer change for the player): a writer catches up with
-// the feed before it computes (aggBegin), so a freeze committed on one node
+// the feed before it computes (begin), so a freeze committed on one node
 // holds the next submission on any node.
 
 // EvidenceLookup returns what is known of the evidence of one submission

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -128,7 +127,8 @@ func (sh *sharedState) take() (map[string]uint64, map[string][]podium.Row, bool)
 
 // dbFailed and dbWorked track whether the database answers.
 func (sh *sharedState) dbFailed(err error) { sh.dbErr.Store(&err) }
-func (sh *sharedState) dbWorked()          { sh.dbErr.Store(nil) }
+
+func (sh *sharedState) dbWorked() { sh.dbErr.Store(nil) }
 
 // DBError is the last failure to reach the database while it lasts.
 func (sh *sharedState) DBError() error {
@@ -195,7 +195,7 @@ func (c sharedCommitter) putBoard(o *putBoardOp) error {
 			}
 			return tx.Commit(ctx, &podium.Batch{})
 		})
-	}, aggPutLocks(o.update, cur)...)
+	}, e.putLocks(o.update, cur)...)
 }
 
 func (c sharedCommitter) deleteBoard(id string) error {
@@ -279,7 +279,7 @@ func (e *Engine) sharedGroup(ctx context.Context, ops []*op, check ...func() err
 		fail(errDatabaseDown())
 		return
 	}
-	tx, ids, err := e.aggBegin(ctx, groupBoards(ops)) // aggregate_shared.go
+	tx, ids, err := e.begin(ctx, groupBoards(ops)) // begin.go
 	if err != nil {
 		fail(e.beginFailed(err))
 		return
@@ -402,29 +402,6 @@ func (e *Engine) syncLocked(ctx context.Context, tx podium.WriteTx, id string) e
 		return e.catchUp(ctx, bs, tx.Log)
 	}
 	return nil
-}
-
-// reloadBoard replaces the in-memory state of a board with one loaded from
-// the store (a board made, or deleted and made again, on another node).
-func (e *Engine) reloadBoard(ctx context.Context, def *podium.Board) (*BoardState, error) {
-	// The entries table is written through: no log tail to replay from a
-	// watermark. The head read first may trail the entries read after it;
-	// catching up from it skips what the entries already reflect.
-	fresh, err := e.loadBoard(ctx, def, math.MaxInt64)
-	if err != nil {
-		return nil, err
-	}
-	e.mu.Lock()
-	prev := e.boards.put(fresh)
-	e.mu.Unlock()
-	if prev != nil {
-		e.old.dropBoard(prev) // oldperiods.go
-	}
-	e.aggInvalidate()
-	if e.listener != nil {
-		e.listener.Applied(def.ID, "", fresh.seq, nil)
-	}
-	return fresh, nil
 }
 
 // logReader reads a board's log after a seq: the store's, or a write

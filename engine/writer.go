@@ -151,6 +151,10 @@ type Group struct {
 	internal bool // settlement: points boards may be written (tournament.go)
 
 	cand Candidate // the score the hooks are looking at (hooks.go)
+	src  Source    // the change the Effects are looking at (hooks.go)
+
+	slots map[Module]any // what modules keep with the group (hooks_commit.go)
+	one   [1]*Group      // the group alone, as the PartMakers take it
 
 	housekeeping bool          // not a group: run housekeeping on the committer
 	barrier      chan struct{} // not a group: closed when the committer reaches it
@@ -240,7 +244,8 @@ func (e *Engine) buildGroup(ops []*op) *Group {
 	}
 	g.bodies = e.idem.takePending()
 	g.batch.Idempotency = append(g.batch.Idempotency, g.bodies...)
-	g.rows.seal(&g.batch, e.store) // parts.go
+	g.one[0] = g
+	e.seal(&g.batch, &g.rows, g.one[:]) // hooks_commit.go
 	return g
 }
 
@@ -313,11 +318,11 @@ func (e *Engine) computeScore(g *Group, s *Score, res *Result) error {
 			return nil
 		}
 	}
-	var aggs []aggRow // aggregate.go: the aggregates this change moves
-	if changed {
-		nv := ovVal{entry: rank.Entry{Player: pid, At: next.At.UnixMilli(), Seq: next.Seq}, exists: true, results: next.Results}
-		copy(nv.entry.Keys[:], next.Keys)
-		if aggs, err = e.aggPlan(g, k, s.Player, nv, false); err != nil {
+	var derived []Write // hooks.go: what Effects derive (aggregates)
+	if changed && len(e.hooks.effects) > 0 {
+		nv := Value{Entry: rank.Entry{Player: pid, At: next.At.UnixMilli(), Seq: next.Seq}, Exists: true, Results: next.Results}
+		copy(nv.Entry.Keys[:], next.Keys)
+		if derived, err = e.derive(g, bs, period, s.Player, pid, nv); err != nil {
 			return err
 		}
 	}
@@ -348,7 +353,9 @@ func (e *Engine) computeScore(g *Group, s *Score, res *Result) error {
 		g.overlay[k] = ovVal{entry: c.entry, meta: c.meta, exists: true, results: c.results}
 	}
 	g.changes = append(g.changes, c)
-	e.aggApply(g, aggs)
+	for _, w := range derived {
+		g.Write(w)
+	}
 	return nil
 }
 
@@ -380,7 +387,7 @@ func (e *Engine) computeDelete(g *Group, o *op) {
 		o.err = podium.Errorf(podium.ECodeEntryNotFound, "player %q has no entry on board %q in period %s", do.ref.Player, def.ID, period)
 		return
 	}
-	aggs, err := e.aggPlan(g, k, do.ref.Player, ovVal{}, false) // aggregate.go
+	derived, err := e.derive(g, bs, period, do.ref.Player, pid, Value{}) // hooks.go
 	if err != nil {
 		o.err = err
 		return
@@ -392,7 +399,9 @@ func (e *Engine) computeDelete(g *Group, o *op) {
 	g.overlay[k] = ovVal{}
 	e.feedDelete(g, bpKey{bs, period})
 	g.changes = append(g.changes, change{bs: bs, period: period, player: pid, del: true, delSeq: seq})
-	e.aggApply(g, aggs)
+	for _, w := range derived {
+		g.Write(w)
+	}
 }
 
 // housekeeping runs once a second on the committer: checkpoint entries,
@@ -416,4 +425,8 @@ func (e *Engine) flushIdempotency() {
 		return
 	}
 	e.idem.stored(recs)
+}
+
+func errAggregateWrite(id string) error {
+	return podium.Errorf(podium.ECodeConflict, "board %q is an aggregate: its entries are computed from its source boards; write to those instead", id)
 }

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/aggregate"
 	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/evidence"
 	"github.com/podiumhq/podium/limits"
@@ -35,6 +36,7 @@ func All(store podium.Store, log *slog.Logger) []engine.Module {
 func With(c Config) []engine.Module {
 	return []engine.Module{
 		limits.New(c.Store, c.Logger), // key bounds and quotas
+		aggregate.New(),               // aggregate and best-k-sum boards over others
 		sessions.New(c.Sessions),      // player sessions (authentication, change feed)
 		evidence.New(c.Evidence),      // evidence uploads (storage, sweeper)
 	}

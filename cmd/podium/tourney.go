@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/aggregate"
 	"github.com/podiumhq/podium/engine"
 )
 
@@ -16,7 +17,10 @@ import (
 // tournament whose payouts differ from its final ranks (engine.
 // RepairSettlements): the part of rebuild that tournaments need.
 func repairSettlements(ctx context.Context, store podium.Store) ([]string, error) {
-	eng := engine.New(engine.Config{Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), SettleEvery: -1})
+	// The aggregates over points boards follow the credits a repair
+	// writes, as on a server.
+	eng := engine.New(engine.Config{Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), SettleEvery: -1,
+		Modules: []engine.Module{aggregate.New()}})
 	if err := eng.Start(ctx); err != nil {
 		return nil, err
 	}

@@ -7,9 +7,10 @@ import (
 	"github.com/podiumhq/podium"
 )
 
-// Aggregates in shared mode: a writer must know every aggregate that
-// depends on the boards it writes before it computes, or it would write a
-// source without its aggregate. The follower learns of new definitions
+// Beginning a write in shared mode. A writer must know every board a
+// module widens its write to (Locker: the aggregates that depend on the
+// boards it writes, and their sources) before it computes, or it would
+// write a source without its aggregate. The follower learns of new definitions
 // asynchronously (a notice, or the next poll), so the writer also checks
 // under its locks: an aggregate is defined (or changed) in a transaction
 // that holds its sources, so a writer holding a source afterwards finds
@@ -17,17 +18,17 @@ import (
 // changes it has not seen, and locks again if the set of boards to lock
 // grew.
 
-// aggBegin begins the write transaction of a group writing boards: with
-// the aggregates depending on them and their sources locked, and every
-// definition committed before the locks applied.
-func (e *Engine) aggBegin(ctx context.Context, boards []string) (podium.WriteTx, []string, error) {
+// begin begins the write transaction of a group writing boards: with the
+// boards the Lockers add locked too, and every definition committed
+// before the locks applied.
+func (e *Engine) begin(ctx context.Context, boards []string) (podium.WriteTx, []string, error) {
 	for try := 0; ; try++ {
-		ids := e.aggLockSet(boards)
+		ids := e.lockSet(boards)
 		tx, err := e.sh.store.Begin(ctx, ids)
 		if err != nil {
 			return nil, nil, err
 		}
-		if !e.aggCatchUpChanges(ctx, tx) || try == 2 || slices.Equal(e.aggLockSet(boards), ids) {
+		if !e.catchUpChanges(ctx, tx) || try == 2 || slices.Equal(e.lockSet(boards), ids) {
 			return tx, ids, nil
 		}
 		tx.Rollback() // the definitions now ask for more (or other) locks
@@ -35,22 +36,23 @@ func (e *Engine) aggBegin(ctx context.Context, boards []string) (podium.WriteTx,
 }
 
 // metaCaughtUp applies the metadata changes committed before tx's locks
-// (aggCatchUpChanges), for a board change that checks the aggregates: an
+// (catchUpChanges), for a board change that the BoardGuards check (an
+// aggregate over the board): an
 // aggregate over the board, made on another node, was made under the
 // board's lock, so it is then known here, and the check needs no read of
 // every board. ECodeUnavailable when the changes could not all be applied.
 func (e *Engine) metaCaughtUp(ctx context.Context, tx podium.WriteTx) error {
-	e.aggCatchUpChanges(ctx, tx)
+	e.catchUpChanges(ctx, tx)
 	if e.sh.seen < tx.LastChange() {
 		return podium.Errorf(podium.ECodeUnavailable, "could not read what other nodes changed, to check the aggregates; nothing was changed, retry shortly")
 	}
 	return nil
 }
 
-// aggCatchUpChanges applies, on the writer, the metadata changes committed
+// catchUpChanges applies, on the writer, the metadata changes committed
 // before tx's locks that this node has not applied yet, and reports
 // whether there were any. A failure is logged and left to the follower.
-func (e *Engine) aggCatchUpChanges(ctx context.Context, tx podium.WriteTx) bool {
+func (e *Engine) catchUpChanges(ctx context.Context, tx podium.WriteTx) bool {
 	last := tx.LastChange()
 	applied := false
 	for e.sh.seen < last {
