@@ -32,7 +32,7 @@ const (
 	// nil and "" when the period had no visible entry).
 	FeedNewLeader FeedKind = 2
 	// FeedTournamentSettled: a tournament board was settled (appended by
-	// the component that settles it, see engine.AppendFeed).
+	// the component that settles it, see the feed module's AppendFeed, feed/).
 	FeedTournamentSettled FeedKind = 3
 )
 

@@ -37,7 +37,7 @@ const (
 // shapeFiles: files over maxFileLines when TestShape landed, and their
 // lines then (wc -l).
 var shapeFiles = map[string]int{
-	"engine/engine.go": 731,
+	"engine/engine.go": 726,
 	"engine/shared.go": 623,
 }
 
@@ -45,7 +45,7 @@ var shapeFiles = map[string]int{
 // landed ("dir.Type", dir as in the repository, "podium" for the root),
 // and their methods then.
 var shapeTypes = map[string]int{
-	"engine.Engine": 227,
+	"engine.Engine": 215,
 }
 
 func TestShape(t *testing.T) {

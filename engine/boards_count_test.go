@@ -13,6 +13,7 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/feed"
 	"github.com/podiumhq/podium/sqlite"
 )
 
@@ -167,7 +168,7 @@ func TestStartReadsEveryBoardAtOnce(t *testing.T) {
 func TestStartPrunesOnlyBoardsOverFeedCap(t *testing.T) {
 	e := newEnv(t)
 	e.close()
-	e.openWith(func(c *engine.Config) { c.FeedCap = 10 })
+	e.openWith(func(c *engine.Config) { c.Modules = feedCap(c, 10) })
 	for i := range 40 {
 		e.board(fmt.Sprintf("b%02d", i), podium.Best, podium.Never, asc("ms"))
 		e.submit(fmt.Sprintf("b%02d", i), "p", 1000)
@@ -177,7 +178,7 @@ func TestStartPrunesOnlyBoardsOverFeedCap(t *testing.T) {
 	}
 	e.close()
 	cs := &countingStore{}
-	e.openWith(func(c *engine.Config) { cs.Store = c.Store.(*sqlite.Store); c.Store = cs; c.FeedCap = 5 })
+	e.openWith(func(c *engine.Config) { cs.Store = c.Store.(*sqlite.Store); c.Store = cs; c.Modules = feedCap(c, 5) })
 	eventually(t, 10*time.Second, "b07's feed pruned to the new cap", func() bool { return len(storedFeed(t, e.store, "b07")) == 5 })
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
@@ -209,7 +210,7 @@ func TestFeedOfEveryBoardNamesNone(t *testing.T) {
 	public := func(_ string, public bool) bool { return public }
 	read := func(limit int) []string {
 		t.Helper()
-		items, err := e.eng.Feed(context.Background(), engine.FeedRead{Limit: limit, Readable: public})
+		items, err := feedOf(e.eng).Feed(context.Background(), feed.Read{Limit: limit, Readable: public})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -59,9 +59,6 @@ type Config struct {
 	Node      string
 	PollEvery time.Duration
 
-	// FeedCap is how many activity feed events are kept per board
-	// (default DefaultFeedCap; feed.go).
-	FeedCap int
 	// SettleEvery is how often the tournament scheduler looks for ended
 	// tournaments to settle (default 1s; negative: no scheduler, for
 	// tests that call SettleDue themselves).
@@ -114,9 +111,9 @@ type Engine struct {
 	pend          pending
 
 	players *players
-	sh      *sharedState // shared mode; nil on a store of its own
-	feed    *feedState   // the activity feed (feed.go); nil if the store keeps none
-	tn      *tourney     // tournaments (tournament.go)
+	sh      *sharedState          // shared mode; nil on a store of its own
+	reg     prometheus.Registerer // the modules' metrics go here too (module.go)
+	tn      *tourney              // tournaments (tournament.go)
 
 	mu     sync.RWMutex
 	boards boardSet
@@ -207,8 +204,8 @@ func New(cfg Config) *Engine {
 	if e.sh != nil {
 		e.com = sharedCommitter{e}
 	}
-	e.feed = newFeedState(cfg.Store, cfg.FeedCap, cfg.Registerer)
 	e.metrics = newMetrics(e, cfg.Registerer)
+	e.reg = cfg.Registerer
 	e.provision(cfg.Modules)
 	return e
 }
@@ -316,7 +313,6 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 		return err
 	}
 	go e.run()
-	e.startFeed()
 	e.log.Info("indexes loaded", "boards", len(boards), "entries", entries, "players", e.players.count(), "shared", e.sh != nil, "took", time.Since(t0).Round(time.Millisecond))
 	e.bg.Go(e.scheduler) // settle.go
 	e.sweepOld()         // oldperiods.go: periods the log replay loaded
@@ -345,7 +341,6 @@ func (e *Engine) Close() error {
 		<-e.done
 		e.stopCancel()
 		e.bg.Wait()
-		e.feedStopped() // feed.go
 	}
 	return nil
 }

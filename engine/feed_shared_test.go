@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/podiumhq/podium"
-	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/feed"
 )
 
 // feedRecorder is a Listener that records the feed events this node
@@ -33,7 +33,7 @@ func (r *feedRecorder) all() []string {
 
 func nodeFeed(t *testing.T, n *node, board string) []string {
 	t.Helper()
-	items, err := n.eng.Feed(bg, engine.FeedRead{Board: board, Limit: 200})
+	items, err := feedOf(n.eng).Feed(bg, feed.Read{Board: board, Limit: 200})
 	if err != nil {
 		t.Fatalf("Feed: %v", err)
 	}
@@ -90,7 +90,7 @@ func TestSharedFeed(t *testing.T) {
 	// A settlement appended on a node takes the board's head in the
 	// database as its seq, whatever that node has applied, and shows on
 	// the others.
-	if err := a.eng.AppendFeed(bg, []podium.FeedEvent{{Board: "exp", Kind: podium.FeedTournamentSettled, Player: "bob"}}); err != nil {
+	if err := feedOf(a.eng).AppendFeed(bg, []podium.FeedEvent{{Board: "exp", Kind: podium.FeedTournamentSettled, Player: "bob"}}); err != nil {
 		t.Fatal(err)
 	}
 	want = append(want, "exp/2/tournament_settled all bob(bob) [] old=[]")

@@ -17,20 +17,38 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/feed"
+	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/sqlite"
 )
 
-func (e *env) feed(board string) []engine.FeedItem {
+func (e *env) feed(board string) []feed.Item {
 	e.t.Helper()
-	items, err := e.eng.Feed(context.Background(), engine.FeedRead{Board: board, Limit: e.eng.FeedCap()})
+	items, err := feedOf(e.eng).Feed(context.Background(), feed.Read{Board: board, Limit: feedOf(e.eng).Cap()})
 	if err != nil {
 		e.t.Fatalf("Feed(%q): %v", board, err)
 	}
 	return items
 }
 
+// feedOf is the engine's feed module (feed/).
+func feedOf(e *engine.Engine) *feed.Module {
+	for _, m := range e.Modules() {
+		if f, ok := m.(*feed.Module); ok {
+			return f
+		}
+	}
+	return nil
+}
+
+// feedCap is the standard modules over c's store with the feed keeping
+// limit events a board.
+func feedCap(c *engine.Config, limit int) []engine.Module {
+	return modules.With(modules.Config{Store: c.Store, Logger: c.Logger, Feed: feed.Config{Cap: limit}})
+}
+
 // feedLines renders items oldest first, one line each.
-func feedLines(items []engine.FeedItem) []string {
+func feedLines(items []feed.Item) []string {
 	out := []string{}
 	for i := len(items) - 1; i >= 0; i-- {
 		it := &items[i]
@@ -273,7 +291,7 @@ func TestFeedMatchesSequentialReplay(t *testing.T) {
 		// The store keeps at least the newest FeedCap events of a board
 		// (older ones are trimmed in batches, later): what it holds must be
 		// the newest part of the replay, and no less than FeedCap of it.
-		if n := e.eng.FeedCap(); len(want) > n {
+		if n := feedOf(e.eng).Cap(); len(want) > n {
 			if len(got) < n || len(got) > len(want) {
 				t.Fatalf("%s: %d events stored of %d, want %d to %d", id, len(got), len(want), n, len(want))
 			}
@@ -376,7 +394,7 @@ func TestFeedCapPrunes(t *testing.T) {
 	e.store.Close()
 	e.eng = nil
 	reg := prometheus.NewRegistry()
-	e.openWith(func(c *engine.Config) { c.FeedCap = 5; c.Registerer = reg })
+	e.openWith(func(c *engine.Config) { c.Modules = feedCap(c, 5); c.Registerer = reg })
 	e.board("exp", podium.Best, podium.Never, asc("ms"))
 	e.board("other", podium.Best, podium.Never, asc("ms"))
 	for i := range 12 {
@@ -393,7 +411,7 @@ func TestFeedCapPrunes(t *testing.T) {
 	if n := gathered(t, reg, "podium_feed_events_total"); n != 15 {
 		t.Errorf("podium_feed_events_total = %v, want 15", n)
 	}
-	if _, err := e.eng.Feed(context.Background(), engine.FeedRead{Limit: 6}); podium.ErrorCode(err) != podium.ECodeInvalid {
+	if _, err := feedOf(e.eng).Feed(context.Background(), feed.Read{Limit: 6}); podium.ErrorCode(err) != podium.ECodeInvalid {
 		t.Fatalf("Feed(limit above the cap) = %v, want %s", err, podium.ECodeInvalid)
 	}
 }
@@ -406,7 +424,7 @@ func TestAppendFeed(t *testing.T) {
 	ev := podium.FeedEvent{Board: "cup", Kind: podium.FeedTournamentSettled, Player: "alice", Keys: []int64{10},
 		Data: json.RawMessage(`{"tournament":"cup","points":[{"player":"alice","rank":1,"points":1000}]}`)}
 	for range 2 { // a settlement that runs twice stores one event
-		if err := e.eng.AppendFeed(ctx, []podium.FeedEvent{ev}); err != nil {
+		if err := feedOf(e.eng).AppendFeed(ctx, []podium.FeedEvent{ev}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -423,7 +441,7 @@ func TestAppendFeed(t *testing.T) {
 		{podium.FeedEvent{Board: "cup", Kind: podium.FeedTournamentSettled, Data: json.RawMessage(`[1]`)}, podium.ECodeInvalid},
 		{podium.FeedEvent{Board: "cup", Kind: podium.FeedTournamentSettled, Player: "bad\x01player"}, podium.ECodeInvalid},
 	} {
-		if err := e.eng.AppendFeed(ctx, []podium.FeedEvent{c.ev}); podium.ErrorCode(err) != c.code {
+		if err := feedOf(e.eng).AppendFeed(ctx, []podium.FeedEvent{c.ev}); podium.ErrorCode(err) != c.code {
 			t.Errorf("AppendFeed(%+v) = %v, want %s", c.ev, err, c.code)
 		}
 	}

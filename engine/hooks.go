@@ -21,8 +21,10 @@ import (
 //  4. Gate.Admit: refusals that depend on state (a quota), once the score
 //     is known to be otherwise valid.
 //  5. the core applies the score to the entry; review may hold it, and
-//     aggregates and the feed derive their changes.
+//     Effect.Derive computes what follows (aggregates).
 //  6. Gate's Logged: the score is logged in this group (count it).
+//  7. Scorer.Scored: the logged score against the entry before it (the
+//     feed's events; hooks_feed.go).
 //
 // The order is behaviour: a bound refuses before a tournament does, and a
 // quota counts only a score that is logged. After a group fails to commit,
@@ -99,6 +101,9 @@ type hooks struct {
 	parts      []PartMaker // hooks_commit.go
 	finishers  []Finisher
 	sinks      []EventSink
+	scorers    []Scorer // hooks_feed.go
+	resetters  []EntryResetter
+	handOffers []HandOffer
 	forgetters []Forgetter
 	replayers  []Replayer
 }
@@ -142,6 +147,15 @@ func newHooks(ms []Module) hooks {
 		}
 		if x, ok := m.(EventSink); ok {
 			h.sinks = append(h.sinks, x)
+		}
+		if x, ok := m.(Scorer); ok {
+			h.scorers = append(h.scorers, x)
+		}
+		if x, ok := m.(EntryResetter); ok {
+			h.resetters = append(h.resetters, x)
+		}
+		if x, ok := m.(HandOffer); ok {
+			h.handOffers = append(h.handOffers, x)
 		}
 		if x, ok := m.(Forgetter); ok {
 			h.forgetters = append(h.forgetters, x)

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/podiumhq/podium"
 )
 
@@ -95,6 +97,11 @@ type Host interface {
 	// Changed tells the other nodes (shared mode) that the change feed
 	// moved; revoked names credentials they must refuse at once.
 	Changed(revoked ...string)
+	// Registerer receives the module's Prometheus metrics (nil: none).
+	Registerer() prometheus.Registerer
+	// Listener is the engine's Listener now (nil: none), which a module
+	// may tell more through an optional interface of its own.
+	Listener() Listener
 }
 
 // lifecycle holds the modules by the lifecycle interfaces they implement,
@@ -197,6 +204,8 @@ func (h host) Go(fn func(ctx context.Context))          { h.e.bg.Go(func() { fn(
 func (h host) WriteRefusal() error                      { return h.e.writeRefusal() }
 func (h host) StoreFailed(call string, err error) error { return h.e.storeFailed(call, err) }
 func (h host) Changed(revoked ...string)                { h.e.changed(revoked...) }
+func (h host) Registerer() prometheus.Registerer        { return h.e.reg }
+func (h host) Listener() Listener                       { return h.e.listener }
 
 func (h host) KeyRevoked(id string) {
 	if h.e.listener != nil {

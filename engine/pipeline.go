@@ -25,7 +25,6 @@ import (
 type pending struct {
 	entries map[ovKey]pendingVal
 	seqs    map[*BoardState]pendingSeq
-	leaders map[bpKey]pendingLeader // feed.go
 	broken  bool
 	gen     uint64 // last group handed off
 }
@@ -35,18 +34,13 @@ type pendingVal struct {
 	gen uint64
 }
 
-type pendingLeader struct {
-	v   leaderVal
-	gen uint64
-}
-
 type pendingSeq struct {
 	seq uint64
 	gen uint64
 }
 
 func newPending() pending {
-	return pending{entries: map[ovKey]pendingVal{}, seqs: map[*BoardState]pendingSeq{}, leaders: map[bpKey]pendingLeader{}}
+	return pending{entries: map[ovKey]pendingVal{}, seqs: map[*BoardState]pendingSeq{}}
 }
 
 func (e *Engine) pendingEntry(k ovKey) (ovVal, bool) {
@@ -75,10 +69,8 @@ func (e *Engine) handOff(g *Group) {
 	for bs, seq := range g.seqs {
 		e.pend.seqs[bs] = pendingSeq{seq, g.gen}
 	}
-	for k, v := range g.leaders {
-		e.pend.leaders[k] = pendingLeader{v, g.gen}
-	}
 	e.pmu.Unlock()
+	e.handedOff(g) // hooks_feed.go: before the committer may finish it
 	e.pipe <- g
 }
 
@@ -276,15 +268,8 @@ func (e *Engine) finishGroup(g *Group) {
 			delete(e.pend.seqs, bs)
 		}
 	}
-	for k := range g.leaders {
-		if p, ok := e.pend.leaders[k]; ok && p.gen == g.gen {
-			delete(e.pend.leaders, k)
-		}
-	}
 	e.pmu.Unlock()
-	e.feedCommitted(g.rows.feed)
-	e.feedApplied(g.rows.feed)
-	e.finished(g, nil) // hooks_commit.go
+	e.finished(g, nil) // hooks_commit.go: the feed's events
 	for _, o := range g.ops {
 		if o.kind == opScores && o.err == nil {
 			for i := range o.results {

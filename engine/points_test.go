@@ -14,6 +14,7 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/feed"
 	"github.com/podiumhq/podium/scoring"
 )
 
@@ -126,13 +127,13 @@ func TestSettleFeedEvent(t *testing.T) {
 	ladder(te)
 	end := tStart.Add(time.Hour)
 	play(t, te, "w1", end, 1000, map[string]int64{"a": 10, "b": 20, "c": 30})
-	settled := func() []engine.FeedItem {
+	settled := func() []feed.Item {
 		t.Helper()
-		items, err := te.eng.Feed(ctx, engine.FeedRead{Board: "w1", Limit: 50})
+		items, err := feedOf(te.eng).Feed(ctx, feed.Read{Board: "w1", Limit: 50})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out []engine.FeedItem
+		var out []feed.Item
 		for _, it := range items {
 			if it.Kind == podium.FeedTournamentSettled {
 				out = append(out, it)
@@ -293,7 +294,7 @@ func TestCreditFeedEventsAtTheRun(t *testing.T) {
 	if _, err := te.eng.SettleDue(ctx); err != nil {
 		t.Fatal(err)
 	}
-	items, err := te.eng.Feed(ctx, engine.FeedRead{Board: "pts:best", Limit: 50})
+	items, err := feedOf(te.eng).Feed(ctx, feed.Read{Board: "pts:best", Limit: 50})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -133,8 +133,8 @@ func (e *Engine) computeRestoreItem(g *Group, bs *BoardState, def *podium.Board,
 	g.overlay[k] = ovVal{entry: c.entry, meta: meta, exists: true}
 	g.changes = append(g.changes, c)
 	// No feed event, but the #1 the feed tracks may have changed: it is
-	// worked out again when a score next needs it (feed.go).
-	e.feedDelete(g, bpKey{bs, it.Period})
+	// worked out again when a score next needs it (feed/).
+	e.entryReset(g, bs, it.Period) // hooks_feed.go
 	res.Restored, res.Seq = true, seq
 	return nil
 }

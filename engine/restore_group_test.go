@@ -1,4 +1,4 @@
-package engine
+package engine_test
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/feed"
 	"github.com/podiumhq/podium/sqlite"
 )
 
@@ -23,7 +25,7 @@ func TestRestoreInGroupFeedLeader(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	e := New(Config{Store: st, Now: func() time.Time { return now }, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	e := newEngine(engine.Config{Store: st, Now: func() time.Time { return now }, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err := e.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -38,22 +40,22 @@ func TestRestoreInGroupFeedLeader(t *testing.T) {
 	// Hold the writer, queue score, restore, score, then let them run as
 	// one group.
 	release, held := make(chan struct{}), make(chan struct{})
-	go e.send(ctx, &op{kind: opFunc, p: func() { close(held); <-release }})
+	go e.OnWriter(ctx, func() { close(held); <-release })
 	<-held
 	queued := func(n int) {
-		for len(e.ops) < n {
+		for e.QueuedOps() < n {
 			time.Sleep(time.Millisecond)
 		}
 	}
 	errs := make(chan error, 3)
 	score := func(player string, v int64) {
-		_, err := e.Submit(ctx, []Score{{Board: "b", Player: player, Keys: []int64{v}}}, true, nil)
+		_, err := e.Submit(ctx, []engine.Score{{Board: "b", Player: player, Keys: []int64{v}}}, true, nil)
 		errs <- err
 	}
 	go score("alice", 10)
 	queued(1)
 	go func() {
-		res, err := e.Restore(ctx, "b", []RestoreItem{{Period: "all", Player: "bob", Keys: []int64{20}, At: now}})
+		res, err := e.Restore(ctx, "b", []engine.RestoreItem{{Period: "all", Player: "bob", Keys: []int64{20}, At: now}})
 		if err == nil && !res[0].Restored {
 			err = res[0].Err
 		}
@@ -68,7 +70,7 @@ func TestRestoreInGroupFeedLeader(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	items, err := e.Feed(ctx, FeedRead{Board: "b", Limit: 100})
+	items, err := feedOf(e).Feed(ctx, feed.Read{Board: "b", Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

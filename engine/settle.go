@@ -316,12 +316,12 @@ func (e *Engine) buildSettle(g *Group, o *op) error {
 		Epoch: so.fence.Epoch, Holder: so.fence.Holder}
 	tb.Settlements = []podium.Settlement{st}
 	g.rows.tourney = tb
-	if len(changes) > 0 && e.feed != nil {
+	if len(changes) > 0 {
 		// A run that changed payouts is news: the event commits with the
 		// credits. Its id is the tournament's seq, so a run repeated after
 		// a crash stores it once, and a re-settlement after the ranking
 		// moved (a later seq) is an event of its own.
-		g.rows.feed = append(g.rows.feed, settledEvent(def, period, g.nextSeq(bs)-1, g.now, final, st))
+		g.Emit(settledEvent(def, period, g.nextSeq(bs)-1, g.now, final, st)) // hooks_commit.go: the feed
 	}
 	so.report = SettleReport{Board: def.ID, Players: players, Paid: total, Changed: len(changes), Credits: len(scores),
 		Rebased: so.report.Rebased, Runs: st.Runs, SettledAt: g.now, Targets: so.report.Targets}

@@ -125,6 +125,12 @@ type ovKey struct {
 	player uint32
 }
 
+// bpKey names one period of one board.
+type bpKey struct {
+	bs     *BoardState
+	period string
+}
+
 type ovVal struct {
 	entry   rank.Entry
 	meta    json.RawMessage
@@ -145,13 +151,13 @@ type Group struct {
 	overlay map[ovKey]ovVal
 	seqs    map[*BoardState]uint64
 	periods map[*BoardState]string
-	leaders map[bpKey]leaderVal // the #1 of the periods it touched (feed.go)
-	held    map[bpKey]struct{}  // periods kept in memory until it is finished (oldperiods.go)
+	held    map[bpKey]struct{} // periods kept in memory until it is finished (oldperiods.go)
 
 	internal bool // settlement: points boards may be written (tournament.go)
 
-	cand Candidate // the score the hooks are looking at (hooks.go)
-	src  Source    // the change the Effects are looking at (hooks.go)
+	cand   Candidate // the score the hooks are looking at (hooks.go)
+	src    Source    // the change the Effects are looking at (hooks.go)
+	scored Scored    // the score the Scorers are looking at (hooks_feed.go)
 
 	slots map[Module]any // what modules keep with the group (hooks_commit.go)
 	one   [1]*Group      // the group alone, as the PartMakers take it
@@ -348,7 +354,7 @@ func (e *Engine) computeScore(g *Group, s *Score, res *Result) error {
 		c.meta = next.Meta
 		c.results = next.Results
 	}
-	e.feedScore(g, def, &c, cur, &sub) // activity feed events, against the state before c
+	e.scored(g, &c, cur, &sub, def, s.Player) // hooks_feed.go: the feed's events, against the state before c
 	if changed {
 		g.overlay[k] = ovVal{entry: c.entry, meta: c.meta, exists: true, results: c.results}
 	}
@@ -397,7 +403,7 @@ func (e *Engine) computeDelete(g *Group, o *op) {
 	g.batch.Submissions = append(g.batch.Submissions, podium.Submission{Seq: seq, Board: def.ID, Period: period,
 		Player: do.ref.Player, Kind: podium.KindDelete, At: g.now})
 	g.overlay[k] = ovVal{}
-	e.feedDelete(g, bpKey{bs, period})
+	e.entryReset(g, bs, period) // hooks_feed.go
 	g.changes = append(g.changes, change{bs: bs, period: period, player: pid, del: true, delSeq: seq})
 	for _, w := range derived {
 		g.Write(w)

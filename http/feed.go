@@ -8,6 +8,7 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/feed"
 	"github.com/podiumhq/podium/stream"
 )
 
@@ -19,11 +20,33 @@ type feedHandlers struct {
 	eng feedReader
 }
 
-// feedReader is what the feed handlers call.
+// feedReader is what the feed handlers call: the feed module's reads
+// (feed/), or noFeed without the module.
 type feedReader interface {
-	Board(id string) (engine.BoardInfo, error)
-	FeedCap() int
-	Feed(ctx context.Context, q engine.FeedRead) ([]engine.FeedItem, error)
+	Cap() int
+	Feed(ctx context.Context, q feed.Read) ([]feed.Item, error)
+	LiveFeed(ctx context.Context, board string, limit int) (feed.Live, error)
+}
+
+// noFeed is the feed without its module: no feed (503).
+type noFeed struct{}
+
+func (noFeed) Cap() int { return 0 }
+func (noFeed) Feed(context.Context, feed.Read) ([]feed.Item, error) {
+	return nil, podium.Errorf(podium.ECodeUnavailable, "this store keeps no activity feed")
+}
+func (noFeed) LiveFeed(context.Context, string, int) (feed.Live, error) {
+	return feed.Live{}, podium.Errorf(podium.ECodeUnavailable, "this store keeps no activity feed")
+}
+
+// findFeed returns e's feed module, noFeed if it has none.
+func findFeed(e *engine.Engine) feedReader {
+	for _, m := range e.Modules() {
+		if x, ok := m.(feedReader); ok {
+			return x
+		}
+	}
+	return noFeed{}
 }
 
 // DefaultFeedLimit is the events GET /v1/feed returns without limit=.
@@ -33,12 +56,12 @@ const DefaultFeedLimit = 50
 // (board=, readable as the board's entries are), or of every board the
 // caller may read (public boards, and private ones its key reads).
 func (s *feedHandlers) feed(w http.ResponseWriter, r *http.Request) error {
-	q := engine.FeedRead{}
+	q := feed.Read{}
 	board, given := queryValue(r, "board")
 	if given && !podium.ValidBoardID(board) {
 		return podium.Errorf(podium.ECodeInvalid, "board must match [a-z0-9][a-z0-9_.:-]{0,127}")
 	}
-	max := s.eng.FeedCap()
+	max := s.eng.Cap()
 	if max == 0 {
 		return podium.Errorf(podium.ECodeUnavailable, "this server keeps no activity feed")
 	}
@@ -89,7 +112,7 @@ func (s *feedHandlers) feed(w http.ResponseWriter, r *http.Request) error {
 
 // appendFeedItem encodes one event as the API shows it (docs/API.md,
 // "Activity feed"); the stream's events carry the same objects.
-func appendFeedItem(b []byte, it *engine.FeedItem) []byte {
+func appendFeedItem(b []byte, it *feed.Item) []byte {
 	b = append(b, `{"id":`...)
 	b = appendString(b, it.ID())
 	b = append(b, `,"kind":`...)
@@ -149,7 +172,7 @@ func appendOptKeys(b []byte, keys []int64) []byte {
 
 // FeedView reads a feed window for the stream hub (stream.FeedSource).
 func (s source) FeedView(ctx context.Context, board string, limit int) (stream.View, error) {
-	lf, err := s.e.LiveFeed(ctx, board, limit)
+	lf, err := s.feed.LiveFeed(ctx, board, limit)
 	if err != nil {
 		return stream.View{}, err
 	}
@@ -171,7 +194,7 @@ func (s *feedHandlers) feedStream(w http.ResponseWriter, r *http.Request) error 
 	if err := s.checkStreamOrigin(r); err != nil {
 		return err
 	}
-	max := s.eng.FeedCap()
+	max := s.eng.Cap()
 	if max == 0 {
 		return podium.Errorf(podium.ECodeUnavailable, "this server keeps no activity feed")
 	}
@@ -215,7 +238,7 @@ func (s *feedHandlers) feedStream(w http.ResponseWriter, r *http.Request) error 
 // unsubscribe_feed.
 func (s *feedHandlers) wsFeedOp(ctx context.Context, conn *stream.Conn, m *wsMessage, send func(any) error) error {
 	if m.Board != "" {
-		if _, err := s.eng.Board(m.Board); err != nil {
+		if _, err := s.acc.Board(m.Board); err != nil {
 			return err
 		}
 	}
@@ -229,7 +252,7 @@ func (s *feedHandlers) wsFeedOp(ctx context.Context, conn *stream.Conn, m *wsMes
 		}
 		return send(map[string]any{"type": "unsubscribed", "feed": true, "board": board, "id": m.ID})
 	}
-	max := min(s.eng.FeedCap(), s.hub.Config().MaxLimit)
+	max := min(s.eng.Cap(), s.hub.Config().MaxLimit)
 	if m.Limit == 0 {
 		m.Limit = min(DefaultFeedLimit, max)
 	}

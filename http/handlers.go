@@ -64,7 +64,7 @@ func (s *Server) wire(e *engine.Engine, cfg *Config) {
 	s.sessions = &sessionHandlers{base: s.base, eng: ses}
 	s.evidence = &evidenceHandlers{base: s.base, eng: e, ev: ev}
 	s.review = &reviewHandlers{base: s.base, eng: e, ev: ev}
-	s.feed = &feedHandlers{base: s.base, streamer: live, eng: e}
+	s.feed = &feedHandlers{base: s.base, streamer: live, eng: findFeed(e)} // feed.go: the feed module
 	s.streams = &streamHandlers{base: s.base, streamer: live, eng: e, feed: s.feed}
 	s.tourneys = &tournamentHandlers{base: s.base, eng: e}
 	s.web = &pageHandlers{eng: e, writeError: s.writeError}
@@ -82,7 +82,6 @@ var (
 	_ adminEngine     = (*engine.Engine)(nil)
 	_ evidenceEngine  = (*engine.Engine)(nil)
 	_ reviewStore     = (*engine.Engine)(nil)
-	_ feedReader      = (*engine.Engine)(nil)
 	_ tournamentStore = (*engine.Engine)(nil)
 	_ pageReader      = (*engine.Engine)(nil)
 	_ contestEngine   = (*engine.Engine)(nil)

@@ -108,9 +108,12 @@ func (w *stuckWatch) run(ctx context.Context, behind <-chan struct{}, grace time
 func (s *Server) SetStallTimeout(d time.Duration) { s.streamCfg.StallTimeout = d }
 
 // StreamSource adapts an engine to the stream hub's Source.
-func StreamSource(e *engine.Engine) stream.Source { return source{e} }
+func StreamSource(e *engine.Engine) stream.Source { return source{e, findFeed(e)} }
 
-type source struct{ e *engine.Engine }
+type source struct {
+	e    *engine.Engine
+	feed feedReader // feed.go
+}
 
 func (s source) View(ctx context.Context, board string, limit int) (stream.View, error) {
 	lv, err := s.e.LiveTop(ctx, board, limit)

@@ -13,6 +13,7 @@ import (
 	"github.com/podiumhq/podium/aggregate"
 	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/evidence"
+	"github.com/podiumhq/podium/feed"
 	"github.com/podiumhq/podium/limits"
 	"github.com/podiumhq/podium/sessions"
 )
@@ -24,6 +25,7 @@ type Config struct {
 	Logger   *slog.Logger
 	Sessions sessions.Config // player sessions (--session-* flags)
 	Evidence evidence.Config // the evidence sweeper (--evidence-sweep-every)
+	Feed     feed.Config     // the activity feed (--feed-cap)
 }
 
 // All returns the standard modules over store with their defaults.
@@ -39,5 +41,6 @@ func With(c Config) []engine.Module {
 		aggregate.New(),               // aggregate and best-k-sum boards over others
 		sessions.New(c.Sessions),      // player sessions (authentication, change feed)
 		evidence.New(c.Evidence),      // evidence uploads (storage, sweeper)
+		feed.New(c.Feed),              // the activity feed (events of scores and settlements, pruning)
 	}
 }

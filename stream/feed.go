@@ -188,7 +188,7 @@ func (w *window) applyFeedLocked(now time.Time, v View) {
 
 // FeedAppended marks the feed windows of boards (and the all-boards one)
 // for a read at the next round: events were appended without a board
-// moving (engine.FeedListener). It never blocks.
+// moving (feed.Listener). It never blocks.
 func (h *Hub) FeedAppended(boards []string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -21,6 +21,7 @@ import (
 	"github.com/podiumhq/podium/contest"
 	"github.com/podiumhq/podium/ctf"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/feed"
 	podiumhttp "github.com/podiumhq/podium/http"
 	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/postgres"
@@ -130,10 +131,10 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.Engine = engine.New(engine.Config{Store: store, Now: m.Now, Logger: m.log, MaxBatch: m.Config.MaxBatch, Registerer: reg,
-		Broker: m.Broker, Node: m.Config.Node, PollEvery: m.Config.PollEvery, FeedCap: m.Config.FeedCap,
+		Broker: m.Broker, Node: m.Config.Node, PollEvery: m.Config.PollEvery,
 		OldPeriodsBytes: m.Config.oldPeriodsBytes(), IdempotencyTTL: m.Config.IdempotencyTTL,
 		IdempotencyBytes: m.Config.idempotencyBytes(),
-		Modules: modules.With(modules.Config{Store: store, Logger: m.log, Evidence: m.Config.Evidence.module(),
+		Modules: modules.With(modules.Config{Store: store, Logger: m.log, Evidence: m.Config.Evidence.module(), Feed: feed.Config{Cap: m.Config.FeedCap},
 			Sessions: sessions.Config{TTL: m.Config.SessionTTL, MaxTTL: m.Config.SessionMaxTTL, Cap: m.Config.SessionCap}})})
 	m.Engine.SetAdminSecret(adminKey)
 	if cstore != nil {
