@@ -11,6 +11,7 @@ import (
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/aggregate"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/feed"
 )
 
 // repairSettlements settles again, on a stopped server's store, every
@@ -18,9 +19,10 @@ import (
 // RepairSettlements): the part of rebuild that tournaments need.
 func repairSettlements(ctx context.Context, store podium.Store) ([]string, error) {
 	// The aggregates over points boards follow the credits a repair
-	// writes, as on a server.
+	// writes, as on a server, and the feed gets the events of a run that
+	// changed payouts (its "tournament settled", the credits' bests).
 	eng := engine.New(engine.Config{Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), SettleEvery: -1,
-		Modules: []engine.Module{aggregate.New()}})
+		Modules: []engine.Module{aggregate.New(), feed.New(feed.Config{})}})
 	if err := eng.Start(ctx); err != nil {
 		return nil, err
 	}
