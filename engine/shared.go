@@ -195,7 +195,7 @@ func (c sharedCommitter) putBoard(o *putBoardOp) error {
 			}
 			return tx.Commit(ctx, &podium.Batch{})
 		})
-	}, e.putLocks(o.update, cur)...)
+	}, e.hooks.putLocks(o.update, cur)...)
 }
 
 func (c sharedCommitter) deleteBoard(id string) error {
@@ -325,7 +325,7 @@ func (e *Engine) sharedGroup(ctx context.Context, ops []*op, check ...func() err
 			e.log.Error("group commit failed; nothing of it was stored", "err", g.err)
 		}
 		e.commitFailed(g.err, unknown)
-		e.forget() // hooks.go: module state may include what failed
+		e.hooks.forget() // hooks.go: module state may include what failed
 	} else {
 		e.sh.dbWorked()
 		e.commitWorked()
@@ -445,7 +445,7 @@ func (e *Engine) catchUp(ctx context.Context, bs *BoardState, read logReader) er
 		if err != nil {
 			return fmt.Errorf("replay seq %d: %w", sub.Seq, err)
 		}
-		e.replayed(bs, def, &sub) // hooks.go
+		e.hooks.replayed(bs, def, &sub) // hooks.go
 		if changed {
 			touched[sub.Period] = append(touched[sub.Period], pid)
 		}
