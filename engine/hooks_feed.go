@@ -103,29 +103,29 @@ func (bs *BoardState) Ranked(period string, fn func(en rank.Entry) bool) {
 func (bs *BoardState) Gen() uint64 { return bs.gen }
 
 // scored tells the Scorers about a logged score.
-func (e *Engine) scored(g *Group, c *change, cur ovVal, sub *podium.Submission, def *podium.Board, player string) {
-	if len(e.hooks.scorers) == 0 {
+func (h *hooks) scored(g *Group, c *change, cur ovVal, sub *podium.Submission, def *podium.Board, player string) {
+	if len(h.scorers) == 0 {
 		return
 	}
 	s := &g.scored // reused: a hook must not keep it
 	*s = Scored{Board: c.bs, Def: def, Period: c.period, Player: player, PID: c.player, Seq: sub.Seq,
 		Changed: c.changed, Old: cur.value(), New: c.entry}
-	for _, x := range e.hooks.scorers {
+	for _, x := range h.scorers {
 		x.Scored(g, s)
 	}
 }
 
 // entryReset tells the EntryResetters that an entry of a period changed
 // other than by a score.
-func (e *Engine) entryReset(g *Group, bs *BoardState, period string) {
-	for _, x := range e.hooks.resetters {
+func (h *hooks) entryReset(g *Group, bs *BoardState, period string) {
+	for _, x := range h.resetters {
 		x.EntryReset(g, bs, period)
 	}
 }
 
 // handedOff tells the HandOffers that g was handed to the committer.
-func (e *Engine) handedOff(g *Group) {
-	for _, x := range e.hooks.handOffers {
+func (h *hooks) handedOff(g *Group) {
+	for _, x := range h.handOffers {
 		x.HandedOff(g)
 	}
 }

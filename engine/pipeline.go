@@ -70,7 +70,7 @@ func (e *Engine) handOff(g *Group) {
 		e.pend.seqs[bs] = pendingSeq{seq, g.gen}
 	}
 	e.pmu.Unlock()
-	e.handedOff(g) // hooks_feed.go: before the committer may finish it
+	e.hooks.handedOff(g) // hooks_feed.go: before the committer may finish it
 	e.pipe <- g
 }
 
@@ -95,7 +95,7 @@ func (e *Engine) recover() {
 	e.pend = newPending()
 	e.pmu.Unlock()
 	e.dropJoins(nil, true) // tournament.go: pending joins are gone too
-	e.forget()             // hooks.go: module state may include what failed
+	e.hooks.forget()       // hooks.go: module state may include what failed
 }
 
 // deferredCommitter is an optional Store ability: commit without waiting
@@ -234,7 +234,7 @@ func (e *Engine) finishGroup(g *Group) {
 	if g.err != nil {
 		e.idem.requeue(g.bodies)
 		e.dropJoins(g.rows.tourney, false) // tournament.go
-		e.finished(g, g.err)               // hooks_commit.go
+		e.hooks.finished(g, g.err)         // hooks_commit.go
 		for _, o := range g.ops {
 			if o.err == nil {
 				switch {
@@ -269,7 +269,7 @@ func (e *Engine) finishGroup(g *Group) {
 		}
 	}
 	e.pmu.Unlock()
-	e.finished(g, nil) // hooks_commit.go: the feed's events
+	e.hooks.finished(g, nil) // hooks_commit.go: the feed's events
 	for _, o := range g.ops {
 		if o.kind == opScores && o.err == nil {
 			for i := range o.results {

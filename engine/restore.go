@@ -134,7 +134,7 @@ func (e *Engine) computeRestoreItem(g *Group, bs *BoardState, def *podium.Board,
 	g.changes = append(g.changes, c)
 	// No feed event, but the #1 the feed tracks may have changed: it is
 	// worked out again when a score next needs it (feed/).
-	e.entryReset(g, bs, it.Period) // hooks_feed.go
+	e.hooks.entryReset(g, bs, it.Period) // hooks_feed.go
 	res.Restored, res.Seq = true, seq
 	return nil
 }

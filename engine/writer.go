@@ -328,7 +328,7 @@ func (e *Engine) computeScore(g *Group, s *Score, res *Result) error {
 	if changed && len(e.hooks.effects) > 0 {
 		nv := Value{Entry: rank.Entry{Player: pid, At: next.At.UnixMilli(), Seq: next.Seq}, Exists: true, Results: next.Results}
 		copy(nv.Entry.Keys[:], next.Keys)
-		if derived, err = e.derive(g, bs, period, s.Player, pid, nv); err != nil {
+		if derived, err = e.hooks.derive(g, bs, period, s.Player, pid, nv); err != nil {
 			return err
 		}
 	}
@@ -354,7 +354,7 @@ func (e *Engine) computeScore(g *Group, s *Score, res *Result) error {
 		c.meta = next.Meta
 		c.results = next.Results
 	}
-	e.scored(g, &c, cur, &sub, def, s.Player) // hooks_feed.go: the feed's events, against the state before c
+	e.hooks.scored(g, &c, cur, &sub, def, s.Player) // hooks_feed.go: the feed's events, against the state before c
 	if changed {
 		g.overlay[k] = ovVal{entry: c.entry, meta: c.meta, exists: true, results: c.results}
 	}
@@ -393,7 +393,7 @@ func (e *Engine) computeDelete(g *Group, o *op) {
 		o.err = podium.Errorf(podium.ECodeEntryNotFound, "player %q has no entry on board %q in period %s", do.ref.Player, def.ID, period)
 		return
 	}
-	derived, err := e.derive(g, bs, period, do.ref.Player, pid, Value{}) // hooks.go
+	derived, err := e.hooks.derive(g, bs, period, do.ref.Player, pid, Value{}) // hooks.go
 	if err != nil {
 		o.err = err
 		return
@@ -403,7 +403,7 @@ func (e *Engine) computeDelete(g *Group, o *op) {
 	g.batch.Submissions = append(g.batch.Submissions, podium.Submission{Seq: seq, Board: def.ID, Period: period,
 		Player: do.ref.Player, Kind: podium.KindDelete, At: g.now})
 	g.overlay[k] = ovVal{}
-	e.entryReset(g, bs, period) // hooks_feed.go
+	e.hooks.entryReset(g, bs, period) // hooks_feed.go
 	g.changes = append(g.changes, change{bs: bs, period: period, player: pid, del: true, delSeq: seq})
 	for _, w := range derived {
 		g.Write(w)
