@@ -142,7 +142,8 @@ type Engine struct {
 
 	old *oldPeriods // old periods under a byte budget (oldperiods.go)
 
-	hooks hooks // the registered modules by hook point (hooks.go)
+	hooks    hooks       // the registered modules by hook point (hooks.go)
+	prepared []Candidate // the writer's buffer for the Preparers (hooks.go)
 }
 
 // New returns an engine over cfg.Store. Call Start to load the indexes and

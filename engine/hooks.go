@@ -48,6 +48,8 @@ type Candidate struct {
 }
 
 // Preparer batches, once per group, the reads the group's gates need.
+// scores is the writer's buffer, reused for the next group: a Preparer
+// must not keep it.
 type Preparer interface {
 	Prepare(now time.Time, scores []Candidate)
 }
@@ -182,7 +184,7 @@ func (e *Engine) prepare(now time.Time, ops []*op) {
 	if len(e.hooks.preparers) == 0 {
 		return
 	}
-	var cs []Candidate
+	cs := e.prepared[:0] // the writer's; no Preparer keeps it
 	for _, o := range ops {
 		if o.kind != opScores || o.err != nil {
 			continue
@@ -203,6 +205,8 @@ func (e *Engine) prepare(now time.Time, ops []*op) {
 	for _, p := range e.hooks.preparers {
 		p.Prepare(now, cs)
 	}
+	clear(cs) // let the boards go
+	e.prepared = cs[:0]
 }
 
 // forget tells the Forgetters that a group failed to commit.

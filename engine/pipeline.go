@@ -103,7 +103,7 @@ func (e *Engine) recover() {
 	e.pend = newPending()
 	e.pmu.Unlock()
 	e.dropJoins(nil, true) // tournament.go: pending joins are gone too
-	e.hooks.forget()             // hooks.go: module state may include what failed
+	e.hooks.forget()       // hooks.go: module state may include what failed
 }
 
 // deferredCommitter is an optional Store ability: commit without waiting
@@ -128,6 +128,7 @@ func (e *Engine) commitLoop() {
 	dc, deferred := e.store.(deferredCommitter)
 	var merged podium.Batch
 	var mergedRows moduleRows
+	var buf []*Group // the groups of one transaction, reused
 	for g := range e.pipe {
 		if g.barrier != nil {
 			close(g.barrier)
@@ -137,7 +138,7 @@ func (e *Engine) commitLoop() {
 			e.housekeeping()
 			continue
 		}
-		groups := []*Group{g}
+		groups := append(buf[:0], g)
 		var after *Group // a barrier or housekeeping item met while merging
 	more:
 		for len(groups) < 16 {
@@ -174,6 +175,8 @@ func (e *Engine) commitLoop() {
 			x.err = err
 			e.finishGroup(x)
 		}
+		clear(groups) // let them go
+		buf = groups[:0]
 		if len(e.cp.dirty) >= checkpointMax {
 			e.checkpoint(checkpointMax)
 		}
@@ -242,7 +245,7 @@ func (e *Engine) finishGroup(g *Group) {
 	if g.err != nil {
 		e.idem.requeue(g.bodies)
 		e.dropJoins(g.rows.tourney, false) // tournament.go
-		e.hooks.finished(g, g.err)               // hooks_commit.go
+		e.hooks.finished(g, g.err)         // hooks_commit.go
 		for _, o := range g.ops {
 			if o.err == nil {
 				switch {
