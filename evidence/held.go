@@ -47,7 +47,7 @@ func (m *Module) HeldEvidenceTarget(ctx context.Context, board, player, id strin
 // HeldItem returns review item id if it is of player on board, else
 // ECodeNotFound.
 func (m *Module) HeldItem(ctx context.Context, board, player, id string) (*podium.ReviewItem, error) {
-	it, err := m.eng.ReviewItem(ctx, id)
+	it, err := m.items.ReviewItem(ctx, id)
 	if podium.ErrorCode(err) == podium.ECodeNotFound || (err == nil && (it.Board != board || it.Player != player)) {
 		return nil, podium.Errorf(podium.ECodeNotFound, "board %q has no held submission %s of player %q", board, id, player)
 	}
