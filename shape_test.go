@@ -36,16 +36,13 @@ const (
 
 // shapeFiles: files over maxFileLines when TestShape landed, and their
 // lines then (wc -l).
-var shapeFiles = map[string]int{
-	"engine/engine.go": 726,
-	"engine/shared.go": 622,
-}
+var shapeFiles = map[string]int{}
 
 // shapeTypes: types with more than maxMethods methods when TestShape
 // landed ("dir.Type", dir as in the repository, "podium" for the root),
 // and their methods then.
 var shapeTypes = map[string]int{
-	"engine.Engine": 205,
+	"engine.Engine": 195,
 }
 
 func TestShape(t *testing.T) {

@@ -118,7 +118,7 @@ func (e *Engine) applyPutBoard(o *putBoardOp, put func(*podium.Board) error) err
 		b.CreatedAt = old.CreatedAt
 		b.Gen = old.Gen
 	}
-	if err := e.checkPut(b); err != nil { // hooks_board.go: aggregates
+	if err := e.hooks.checkPut(b); err != nil { // hooks_board.go: aggregates
 		return err
 	}
 	if err := put(b); err != nil {
@@ -139,7 +139,7 @@ func (e *Engine) installBoard(b *podium.Board) {
 		e.mu.Lock()
 		e.boards.put(newBoardState(b))
 		e.mu.Unlock()
-		e.boardChanged(nil, b)
+		e.hooks.boardChanged(nil, b)
 		if e.listener != nil {
 			e.listener.Applied(b.ID, "", 0, nil)
 		}
@@ -158,7 +158,7 @@ func (e *Engine) installBoard(b *podium.Board) {
 	e.mu.Lock()
 	e.boards.track(bs)
 	e.mu.Unlock()
-	e.boardChanged(old, b)
+	e.hooks.boardChanged(old, b)
 	if reset {
 		e.old.dropBoard(bs) // oldperiods.go
 	}
@@ -172,7 +172,7 @@ func (e *Engine) applyDeleteBoard(id string, del func(id string) error) error {
 	if e.board(id) == nil {
 		return errBoardNotFound(id)
 	}
-	if err := e.checkDelete(id); err != nil { // hooks_board.go: aggregates
+	if err := e.hooks.checkDelete(id); err != nil { // hooks_board.go: aggregates
 		return err
 	}
 	if err := e.tourneyCheckDelete(context.Background(), id); err != nil { // tournament.go
@@ -192,7 +192,7 @@ func (e *Engine) removeBoard(id string) {
 	e.mu.Unlock()
 	if bs != nil {
 		e.old.dropBoard(bs) // oldperiods.go
-		e.boardChanged(bs.def.Load(), nil)
+		e.hooks.boardChanged(bs.def.Load(), nil)
 	}
 	if e.listener != nil {
 		e.listener.Applied(id, "", 0, nil)

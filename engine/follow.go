@@ -368,7 +368,7 @@ func (e *Engine) resync(ctx context.Context) (int64, error) {
 			e.revokeKey(id) // ends its live streams too
 		}
 	}
-	if err := e.life.resync(ctx); err != nil { // module.go: sessions
+	if err := e.life.resync(ctx); err != nil { // module.go: sessions, review's freezes
 		return 0, err
 	}
 	return cursor, nil
@@ -392,7 +392,7 @@ func (e *Engine) reloadBoard(ctx context.Context, def *podium.Board) (*BoardStat
 		e.old.dropBoard(prev) // oldperiods.go
 		was = prev.def.Load()
 	}
-	e.boardChanged(was, def)
+	e.hooks.boardChanged(was, def)
 	if e.listener != nil {
 		e.listener.Applied(def.ID, "", fresh.seq, nil)
 	}

@@ -53,9 +53,9 @@ type Rider interface {
 }
 
 // hold asks the Holders about a score; nil: it goes on.
-func (e *Engine) hold(g *Group, c *Candidate, a Applied) *podium.ReviewItem {
-	for _, h := range e.hooks.holders {
-		if it := h.Hold(g, c, a); it != nil {
+func (h *hooks) hold(g *Group, c *Candidate, a Applied) *podium.ReviewItem {
+	for _, x := range h.holders {
+		if it := x.Hold(g, c, a); it != nil {
 			return it
 		}
 	}

@@ -103,7 +103,7 @@ func (e *Engine) recover() {
 	e.pend = newPending()
 	e.pmu.Unlock()
 	e.dropJoins(nil, true) // tournament.go: pending joins are gone too
-	e.forget()             // hooks.go: module state may include what failed
+	e.hooks.forget()       // hooks.go: module state may include what failed
 }
 
 // deferredCommitter is an optional Store ability: commit without waiting
@@ -242,7 +242,7 @@ func (e *Engine) finishGroup(g *Group) {
 	if g.err != nil {
 		e.idem.requeue(g.bodies)
 		e.dropJoins(g.rows.tourney, false) // tournament.go
-		e.finished(g, g.err)               // hooks_commit.go
+		e.hooks.finished(g, g.err)         // hooks_commit.go
 		for _, o := range g.ops {
 			if o.err == nil {
 				switch {
@@ -284,7 +284,7 @@ func (e *Engine) finishGroup(g *Group) {
 	e.pmu.Unlock()
 	e.feedCommitted(g.rows.feed)
 	e.feedApplied(g.rows.feed)
-	e.finished(g, nil) // hooks_commit.go
+	e.hooks.finished(g, nil) // hooks_commit.go
 	for _, o := range g.ops {
 		if o.kind == opScores && o.err == nil {
 			for i := range o.results {

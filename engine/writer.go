@@ -313,7 +313,7 @@ func (e *Engine) computeScore(g *Group, s *Score, res *Result) error {
 		return err
 	}
 	if s.rider == nil && !g.internal && len(e.hooks.holders) > 0 { // hooks_review.go: held, not applied
-		if it := e.hold(g, cand, Applied{PID: pid, Meta: s.Meta, Next: next, Changed: changed}); it != nil {
+		if it := e.hooks.hold(g, cand, Applied{PID: pid, Meta: s.Meta, Next: next, Changed: changed}); it != nil {
 			*res = Result{Board: def.ID, Period: period, Player: s.Player, Held: it}
 			return nil
 		}
@@ -322,7 +322,7 @@ func (e *Engine) computeScore(g *Group, s *Score, res *Result) error {
 	if changed && len(e.hooks.effects) > 0 {
 		nv := Value{Entry: rank.Entry{Player: pid, At: next.At.UnixMilli(), Seq: next.Seq}, Exists: true, Results: next.Results}
 		copy(nv.Entry.Keys[:], next.Keys)
-		if derived, err = e.derive(g, bs, period, s.Player, pid, nv); err != nil {
+		if derived, err = e.hooks.derive(g, bs, period, s.Player, pid, nv); err != nil {
 			return err
 		}
 	}
@@ -387,7 +387,7 @@ func (e *Engine) computeDelete(g *Group, o *op) {
 		o.err = podium.Errorf(podium.ECodeEntryNotFound, "player %q has no entry on board %q in period %s", do.ref.Player, def.ID, period)
 		return
 	}
-	derived, err := e.derive(g, bs, period, do.ref.Player, pid, Value{}) // hooks.go
+	derived, err := e.hooks.derive(g, bs, period, do.ref.Player, pid, Value{}) // hooks.go
 	if err != nil {
 		o.err = err
 		return
