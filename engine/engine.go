@@ -99,7 +99,6 @@ type Engine struct {
 	metrics  *metrics
 	idem     *idempotency
 	keys     keyring
-	rv       *reviewState // moderation (review.go)
 	cp       checkpointer // committer goroutine only (or the writer behind a barrier)
 
 	com           committer     // how groups are committed (loop.go)
@@ -188,7 +187,6 @@ func New(cfg Config) *Engine {
 	}
 	_, shared := cfg.Store.(podium.SharedStore)
 	e.idem = newIdempotency(cfg.IdempotencyTTL, cfg.Now, cfg.IdempotencyBytes, cfg.Store, shared)
-	e.rv = newReviewState(cfg.Store)
 	e.tn = newTourney(cfg.SettleEvery)
 	if st, ok := cfg.Store.(podium.SharedStore); ok {
 		if cfg.Node == "" {
@@ -297,9 +295,6 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 	}
 	if err := e.loadKeys(ctx); err != nil {
 		return fmt.Errorf("load api keys: %w", err)
-	}
-	if err := e.loadFreezes(ctx); err != nil { // review.go
-		return fmt.Errorf("load freezes: %w", err)
 	}
 	if err := e.life.load(ctx); err != nil { // module.go
 		return err

@@ -16,13 +16,16 @@ import (
 //     reads the group's gates will need (quota counts of new players).
 //  2. Validator.Validate: refusals that depend on the score and its board
 //     alone (key bounds), before anything else is looked at.
-//  3. the core's checks: the board's period (loaded if it must be), an
-//     approval's period, the tournament window and joins.
+//  3. the core's checks: the board's period (loaded if it must be), a
+//     Rider's Admit (an approval's period, hooks_review.go), the
+//     tournament window and joins.
 //  4. Gate.Admit: refusals that depend on state (a quota), once the score
 //     is known to be otherwise valid.
-//  5. the core applies the score to the entry; review may hold it, and
-//     aggregates and the feed derive their changes.
-//  6. Gate's Logged: the score is logged in this group (count it).
+//  5. the core applies the score to the entry (podium.Apply); Holder.Hold
+//     may hold it (review, hooks_review.go: then nothing below runs), and
+//     Effect.Derive and the feed derive their changes.
+//  6. Gate's Logged: the score is logged in this group (count it); then
+//     a Rider's Logged (the approval recorded in the group).
 //
 // The order is behaviour: a bound refuses before a tournament does, and a
 // quota counts only a score that is logged. After a group fails to commit,
@@ -93,6 +96,7 @@ type hooks struct {
 	validators []Validator
 	gates      []Gate
 	effects    []Effect
+	holders    []Holder       // hooks_review.go
 	watchers   []BoardWatcher // hooks_board.go
 	guards     []BoardGuard
 	putters    []BoardPutter
@@ -120,6 +124,9 @@ func newHooks(ms []Module) hooks {
 		}
 		if x, ok := m.(Effect); ok {
 			h.effects = append(h.effects, x)
+		}
+		if x, ok := m.(Holder); ok {
+			h.holders = append(h.holders, x)
 		}
 		if x, ok := m.(BoardWatcher); ok {
 			h.watchers = append(h.watchers, x)

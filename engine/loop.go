@@ -33,11 +33,9 @@ type committer interface {
 	// quiesce returns once nothing handed to the commit is unapplied, so
 	// that what follows runs alone.
 	quiesce()
-	// putBoard and deleteBoard make a board change; decide commits a
-	// moderation decision (review.go).
+	// putBoard and deleteBoard make a board change.
 	putBoard(o *putBoardOp) error
 	deleteBoard(id string) error
-	decide(o *op)
 	// tick is the once-a-second housekeeping.
 	tick()
 	// drained runs after the ops of each drain are processed.
@@ -142,8 +140,6 @@ func (e *Engine) process(ops []*op) {
 			o.fn()()
 		case opCheck:
 			o.check().diffs, o.err = e.applyCheck(ctx)
-		case opDecide:
-			c.decide(o) // review.go
 		}
 		close(o.done)
 		ops = ops[1:]

@@ -55,5 +55,4 @@ func (o *op) fn() func()                  { return o.p.(func()) }
 func (o *op) sync() *syncOp               { return o.p.(*syncOp) }
 func (o *op) join() *joinOp               { return o.p.(*joinOp) }
 func (o *op) settle() *settleOp           { return o.p.(*settleOp) }
-func (o *op) decide() *decideOp           { return o.p.(*decideOp) }
 func (o *op) restore() *restoreOp         { return o.p.(*restoreOp) }

@@ -2,16 +2,14 @@ package engine
 
 import "github.com/podiumhq/podium"
 
-// moduleRows are a group's rows of the feature modules: the activity feed,
-// tournaments and review. The batch carries them as parts made by the
+// moduleRows are a group's rows of the feature modules: the activity feed
+// and tournaments. The batch carries them as parts made by the
 // store (podium.Part; seal), which the store writes in the group's
 // transaction; the group keeps them too, for what the engine does once it
 // is committed or has failed (feedCommitted, tourneyCommitted, dropJoins).
 type moduleRows struct {
-	feed      []podium.FeedEvent      // feed.go, settle.go
-	tourney   *podium.TourneyBatch    // tournament.go, settle.go
-	review    []podium.ReviewItem     // review.go: held submissions
-	decisions []podium.ReviewDecision // review.go: approvals
+	feed    []podium.FeedEvent   // feed.go, settle.go
+	tourney *podium.TourneyBatch // tournament.go, settle.go
 }
 
 // merge appends src's rows to r's, for groups that share a transaction;
@@ -19,18 +17,16 @@ type moduleRows struct {
 func (r *moduleRows) merge(src *moduleRows) {
 	r.feed = append(r.feed, src.feed...)
 	r.tourney = podium.MergeTourney(r.tourney, src.tourney)
-	r.review = append(r.review, src.review...)
-	r.decisions = append(r.decisions, src.decisions...)
 }
 
 // reset empties r, keeping the capacity of its slices.
 func (r *moduleRows) reset() {
-	r.feed, r.tourney, r.review, r.decisions = r.feed[:0], nil, r.review[:0], r.decisions[:0]
+	r.feed, r.tourney = r.feed[:0], nil
 }
 
 // seal sets the parts of b to r's rows, made by st: the tournament's, the
-// feed's, then review's (a store writes the tournament's first, its fence
-// before the log, and the others in this order). Rows of a module the
+// feed's (a store writes the tournament's first, its fence before the
+// log, and the others in this order); the PartMakers' follow (review's). Rows of a module the
 // store lacks cannot arise: the module is off then.
 func (r *moduleRows) seal(b *podium.Batch, st podium.Store) {
 	clear(b.Parts)
@@ -43,11 +39,6 @@ func (r *moduleRows) seal(b *podium.Batch, st podium.Store) {
 	if len(r.feed) > 0 {
 		if fs, ok := st.(podium.FeedStore); ok {
 			b.Parts = append(b.Parts, fs.FeedPart(r.feed))
-		}
-	}
-	if len(r.review) > 0 || len(r.decisions) > 0 {
-		if rs, ok := st.(podium.ReviewStore); ok {
-			b.Parts = append(b.Parts, rs.ReviewPart(r.review, r.decisions))
 		}
 	}
 }

@@ -323,8 +323,6 @@ func (c localCommitter) deleteBoard(id string) error {
 	return c.e.applyDeleteBoard(id, func(id string) error { return c.e.store.DeleteBoard(context.Background(), id) })
 }
 
-func (c localCommitter) decide(o *op) { c.e.applyDecide(o) }
-
 // tick queues the housekeeping for the committer goroutine, behind the
 // groups it holds.
 func (c localCommitter) tick() { c.e.pipe <- &Group{housekeeping: true} }

@@ -17,11 +17,10 @@ type Score struct {
 	Keys   []int64
 	Meta   json.RawMessage
 
-	// approval: the decision that applies this held score (review.go);
-	// it is never held again, and applies only in approvalPeriod, the
-	// period it was submitted in.
-	approval       *podium.ReviewDecision
-	approvalPeriod string
+	// rider: what the module that submitted this score carries with it
+	// (Exclusive.Submit, hooks_review.go: an approval); the score is
+	// never held.
+	rider Rider
 
 	// at: the date of a settlement's credit (settle.go), the tournament's
 	// end; zero means the writer's clock, as for every client's score.
@@ -42,7 +41,7 @@ type Result struct {
 	// and this one was rebuilt (see Engine.Reconstruct): Entry is the
 	// entry now, Previous unknown.
 	Reconstructed bool
-	// Held: the score was held for review (review.go) and not applied;
+	// Held: the score was held for review (a Holder, hooks_review.go) and not applied;
 	// only Board, Period and Player are set besides.
 	Held *podium.ReviewItem
 }
@@ -62,7 +61,6 @@ const (
 	// Tournaments (tournament.go, settle.go).
 	opJoin   // a join: rides in a group like a score
 	opSettle // a settlement: a group of its own
-	opDecide // a review decision (review.go): alone
 
 	opRestore // restored entries of one board (restore.go): rides in a group like a score
 )
@@ -76,7 +74,7 @@ type op struct {
 	claim   *Claim
 	// p is the payload of every kind but opScores: *deleteEntryOp,
 	// *putBoardOp, a board id (opDeleteBoard), *podium.Player, *checkOp,
-	// func() (opFunc), *syncOp, *joinOp, *settleOp, *decideOp or
+	// func() (opFunc), *syncOp, *joinOp, *settleOp or
 	// *restoreOp (ops.go). Scores, the hot path, keep their fields.
 	p    any
 	err  error
@@ -280,8 +278,10 @@ func (e *Engine) computeScore(g *Group, s *Score, res *Result) error {
 		}
 		g.periods[bs] = period
 	}
-	if s.approval != nil && period != s.approvalPeriod {
-		return errPeriodEnded(s.approvalPeriod, period) // review.go
+	if s.rider != nil { // hooks_review.go: an approval's period
+		if err := s.rider.Admit(period); err != nil {
+			return err
+		}
 	}
 	join, err := e.tourneyGate(g, bs, def, s.Player) // tournament.go: window, joins, points boards
 	if err != nil {
@@ -312,9 +312,9 @@ func (e *Engine) computeScore(g *Group, s *Score, res *Result) error {
 	if err != nil {
 		return err
 	}
-	if s.approval == nil && !g.internal { // review.go: held, not applied
-		if reason := e.holdReason(bs, def, period, pid, s.Player, &next, changed); reason != "" {
-			e.holdScore(g, def, period, s, reason, res)
+	if s.rider == nil && !g.internal && len(e.hooks.holders) > 0 { // hooks_review.go: held, not applied
+		if it := e.hooks.hold(g, cand, Applied{PID: pid, Meta: s.Meta, Next: next, Changed: changed}); it != nil {
+			*res = Result{Board: def.ID, Period: period, Player: s.Player, Held: it}
 			return nil
 		}
 	}
@@ -331,8 +331,8 @@ func (e *Engine) computeScore(g *Group, s *Score, res *Result) error {
 	for _, gt := range e.hooks.gates { // counted in the commit that logs it
 		gt.Logged(cand)
 	}
-	if s.approval != nil {
-		e.approve(g, s, seq) // review.go
+	if s.rider != nil {
+		s.rider.Logged(g, seq) // hooks_review.go: an approval's decision
 	}
 	if join {
 		e.addJoin(g, bs, def.ID, s.Player) // tournament.go: a first score on a capped tournament joins

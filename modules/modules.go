@@ -14,6 +14,7 @@ import (
 	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/evidence"
 	"github.com/podiumhq/podium/limits"
+	"github.com/podiumhq/podium/review"
 	"github.com/podiumhq/podium/sessions"
 )
 
@@ -39,5 +40,6 @@ func With(c Config) []engine.Module {
 		aggregate.New(),               // aggregate and best-k-sum boards over others
 		sessions.New(c.Sessions),      // player sessions (authentication, change feed)
 		evidence.New(c.Evidence),      // evidence uploads (storage, sweeper)
+		review.New(),                  // moderation: holds, freezes, decisions (its part after the feed's)
 	}
 }
