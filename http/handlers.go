@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"github.com/podiumhq/podium"
-	"github.com/podiumhq/podium/ctf"
 	"github.com/podiumhq/podium/engine"
 )
 
@@ -39,21 +38,20 @@ type engineState interface {
 	Status() engine.Status
 }
 
-// contestModule is the engine's contests module (package ctf): its
-// service, nil if the store keeps no contests.
-type contestModule interface {
-	Service() *ctf.Service
-}
-
 // wire builds the handler groups over e.
 func (s *Server) wire(e *engine.Engine, cfg *Config) {
 	s.state = e
 	s.base = &base{acc: e, maxBody: cfg.MaxBody}
 	live := &streamer{hub: s.hub, streamCfg: &s.streamCfg, origins: s.origins, clientIP: s.clientIP}
-	// Sessions, evidence and contests are modules (engine/module.go):
-	// their groups take the engine's module with the interface they need;
-	// without one, sessions and evidence answer 503 and there are no
-	// contest routes.
+	s.findContests(e) // contests.go: the contests module, like sessions and evidence below
+	s.boards = &boardHandlers{base: s.base, eng: e}
+	s.entries = &entryHandlers{base: s.base, eng: e, pages: s.pages}
+	s.scores = &scoreHandlers{base: s.base, eng: e}
+	s.players = &playerHandlers{base: s.base, eng: e}
+	s.admin = &adminHandlers{base: s.base, eng: e, store: cfg.Store, contests: s.contests}
+	// Sessions and evidence are modules (engine/module.go): their groups
+	// take the engine's module with the interface they need, and without
+	// one answer 503.
 	var ses sessionStore = noSessions{}
 	var ev evidenceStore = noEvidence{}
 	for _, m := range e.Modules() {
@@ -63,18 +61,7 @@ func (s *Server) wire(e *engine.Engine, cfg *Config) {
 		if x, ok := m.(evidenceStore); ok {
 			ev = x
 		}
-		if x, ok := m.(contestModule); ok {
-			s.contests = x.Service()
-		}
 	}
-	if s.contests != nil {
-		s.contestHub = newContestHub(s.contests, e, s.hub) // contests_stream.go
-	}
-	s.boards = &boardHandlers{base: s.base, eng: e}
-	s.entries = &entryHandlers{base: s.base, eng: e, pages: s.pages}
-	s.scores = &scoreHandlers{base: s.base, eng: e}
-	s.players = &playerHandlers{base: s.base, eng: e}
-	s.admin = &adminHandlers{base: s.base, eng: e, store: cfg.Store, contests: s.contests}
 	s.sessions = &sessionHandlers{base: s.base, eng: ses}
 	s.evidence = &evidenceHandlers{base: s.base, eng: e, ev: ev}
 	s.review = &reviewHandlers{base: s.base, eng: e, ev: ev}
