@@ -14,6 +14,7 @@ import (
 	"github.com/podiumhq/podium/engine"
 	podiumhttp "github.com/podiumhq/podium/http"
 	"github.com/podiumhq/podium/internal/pgtest"
+	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/postgres"
 	"github.com/podiumhq/podium/stream"
 )
@@ -32,24 +33,21 @@ func startContestNode(t *testing.T, dsn, schema string, clk *fakeClock, name str
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	eng := newEngine(engine.Config{Store: st, Now: clk.Now, Logger: log, Node: name, PollEvery: 50 * time.Millisecond})
+	eng := newEngine(engine.Config{Store: st, Now: clk.Now, Logger: log, Node: name, PollEvery: 50 * time.Millisecond,
+		Modules: modules.With(modules.Config{Store: st, Logger: log,
+			Contests: ctf.ModuleConfig{Broker: br, Node: name, PollEvery: time.Hour}})})
 	eng.SetAdminSecret(adminKey)
 	hub := stream.New(podiumhttp.StreamSource(eng), stream.Config{Logger: log})
 	eng.SetListener(hub)
 	if err := eng.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	svc := ctf.New(ctf.Config{Store: st, Players: eng, Now: clk.Now, Logger: log, Broker: br, Node: name, Poll: time.Hour})
-	if err := svc.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	srv := podiumhttp.New(podiumhttp.Config{Engine: eng, Store: st, Logger: log, Hub: hub, Contests: svc})
+	srv := podiumhttp.New(podiumhttp.Config{Engine: eng, Store: st, Logger: log, Hub: hub})
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() {
 		srv.ContestHub().Close()
 		hub.Close()
 		ts.Close()
-		svc.Close()
 		eng.Close()
 		br.Close()
 		st.Close()

@@ -43,10 +43,11 @@ func (s *Server) wire(e *engine.Engine, cfg *Config) {
 	s.state = e
 	s.base = &base{acc: e, maxBody: cfg.MaxBody}
 	live := &streamer{hub: s.hub, streamCfg: &s.streamCfg, origins: s.origins, clientIP: s.clientIP}
+	s.findContests(e) // contests.go: the contests module, like sessions and evidence below
 	s.boards = &boardHandlers{base: s.base, eng: e}
 	s.scores = &scoreHandlers{base: s.base, eng: e}
 	s.players = &playerHandlers{base: s.base, eng: e}
-	s.admin = &adminHandlers{base: s.base, eng: e, store: cfg.Store, contests: cfg.Contests}
+	s.admin = &adminHandlers{base: s.base, eng: e, store: cfg.Store, contests: s.contests}
 	// Sessions, evidence and review are modules (engine/module.go): their
 	// groups take the engine's module with the interface they need, and
 	// without one answer 503.
@@ -72,7 +73,7 @@ func (s *Server) wire(e *engine.Engine, cfg *Config) {
 	s.streams = &streamHandlers{base: s.base, streamer: live, eng: e, feed: s.feed}
 	s.tourneys = &tournamentHandlers{base: s.base, eng: e}
 	s.web = &pageHandlers{eng: e, writeError: s.writeError}
-	s.contest = &contestHandlers{base: s.base, streamer: live, eng: e, contests: cfg.Contests, contestHub: s.contestHub, web: s.web}
+	s.contest = &contestHandlers{base: s.base, streamer: live, eng: e, contests: s.contests, contestHub: s.contestHub, web: s.web}
 }
 
 // *engine.Engine serves every group but for what its modules serve.

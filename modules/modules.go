@@ -11,6 +11,7 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/aggregate"
+	"github.com/podiumhq/podium/ctf"
 	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/evidence"
 	"github.com/podiumhq/podium/limits"
@@ -23,8 +24,9 @@ import (
 type Config struct {
 	Store    podium.Store
 	Logger   *slog.Logger
-	Sessions sessions.Config // player sessions (--session-* flags)
-	Evidence evidence.Config // the evidence sweeper (--evidence-sweep-every)
+	Sessions sessions.Config  // player sessions (--session-* flags)
+	Evidence evidence.Config  // the evidence sweeper (--evidence-sweep-every)
+	Contests ctf.ModuleConfig // CTF contests (shared mode: broker, node, --poll-every)
 }
 
 // All returns the standard modules over store with their defaults.
@@ -41,5 +43,6 @@ func With(c Config) []engine.Module {
 		sessions.New(c.Sessions),      // player sessions (authentication, change feed)
 		evidence.New(c.Evidence),      // evidence uploads (storage, sweeper)
 		review.New(),                  // moderation: holds, freezes, decisions (its part after the feed's)
+		ctf.NewModule(c.Contests),     // CTF contests (package contest's reducer, ctf's service)
 	}
 }
