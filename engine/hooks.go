@@ -17,12 +17,14 @@ import (
 //  2. Validator.Validate: refusals that depend on the score and its board
 //     alone (key bounds), before anything else is looked at.
 //  3. the core's checks: the board's period (loaded if it must be), an
-//     approval's period, the tournament window and joins.
+//     approval's period; then ScoreGuard.CheckScore (hooks_tourney.go):
+//     the tournament window and joins, points boards.
 //  4. Gate.Admit: refusals that depend on state (a quota), once the score
 //     is known to be otherwise valid.
 //  5. the core applies the score to the entry; review may hold it, and
 //     aggregates and the feed derive their changes.
-//  6. Gate's Logged: the score is logged in this group (count it).
+//  6. Gate's Logged: the score is logged in this group (count it); then,
+//     after review's approval, ScoreGuard.ScoreLogged (a join).
 //
 // The order is behaviour: a bound refuses before a tournament does, and a
 // quota counts only a score that is logged. After a group fails to commit,
@@ -101,6 +103,9 @@ type hooks struct {
 	sinks      []EventSink
 	forgetters []Forgetter
 	replayers  []Replayer
+
+	scoreGuards []ScoreGuard // hooks_tourney.go
+	catchUppers []CatchUpper
 }
 
 func newHooks(ms []Module) hooks {
@@ -133,6 +138,12 @@ func newHooks(ms []Module) hooks {
 		}
 		if x, ok := m.(RestoreGuard); ok {
 			h.restores = append(h.restores, x)
+		}
+		if x, ok := m.(ScoreGuard); ok {
+			h.scoreGuards = append(h.scoreGuards, x)
+		}
+		if x, ok := m.(CatchUpper); ok {
+			h.catchUppers = append(h.catchUppers, x)
 		}
 		if x, ok := m.(PartMaker); ok {
 			h.parts = append(h.parts, x)

@@ -99,7 +99,7 @@ func (e *Engine) drain(ops []*op) []*op {
 
 // inGroup reports whether o joins a group commit with the ops around it.
 func inGroup(o *op) bool {
-	return o.kind == opScores || o.kind == opDeleteEntry || o.kind == opJoin || o.kind == opRestore
+	return o.kind == opScores || o.kind == opDeleteEntry || o.kind == opModule || o.kind == opRestore
 }
 
 // process runs ops in order: runs of score, delete-entry, join and restore

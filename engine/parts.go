@@ -6,10 +6,10 @@ import "github.com/podiumhq/podium"
 // tournaments and review. The batch carries them as parts made by the
 // store (podium.Part; seal), which the store writes in the group's
 // transaction; the group keeps them too, for what the engine does once it
-// is committed or has failed (feedCommitted, tourneyCommitted, dropJoins).
+// is committed or has failed (feedCommitted, tourneyCommitted).
 type moduleRows struct {
 	feed      []podium.FeedEvent      // feed.go, settle.go
-	tourney   *podium.TourneyBatch    // tournament.go, settle.go
+	tourney   *podium.TourneyBatch    // settle.go (joins: the tournament module's)
 	review    []podium.ReviewItem     // review.go: held submissions
 	decisions []podium.ReviewDecision // review.go: approvals
 }

@@ -59,9 +59,9 @@ const (
 	opCheck
 	opFunc // run fn on the writer (tests drive checkpoints this way)
 	opSync // shared mode: apply what other nodes changed
-	// Tournaments (tournament.go, settle.go).
-	opJoin   // a join: rides in a group like a score
-	opSettle // a settlement: a group of its own
+	// A module's work, and tournaments' settlements.
+	opModule // a module's Work (hooks_tourney.go): rides in a group like a score
+	opSettle // a settlement (settle.go): a group of its own
 	opDecide // a review decision (review.go): alone
 
 	opRestore // restored entries of one board (restore.go): rides in a group like a score
@@ -76,7 +76,7 @@ type op struct {
 	claim   *Claim
 	// p is the payload of every kind but opScores: *deleteEntryOp,
 	// *putBoardOp, a board id (opDeleteBoard), *podium.Player, *checkOp,
-	// func() (opFunc), *syncOp, *joinOp, *settleOp, *decideOp or
+	// func() (opFunc), *syncOp, *workOp, *settleOp, *decideOp or
 	// *restoreOp (ops.go). Scores, the hot path, keep their fields.
 	p    any
 	err  error
@@ -217,8 +217,8 @@ func (e *Engine) buildGroup(ops []*op) *Group {
 			e.computeDelete(g, o)
 			continue
 		}
-		if o.kind == opJoin { // tournament.go
-			e.computeJoin(g, o)
+		if o.kind == opModule { // hooks_tourney.go
+			e.computeWork(g, o)
 			continue
 		}
 		if o.kind == opSettle { // settle.go
@@ -283,13 +283,12 @@ func (e *Engine) computeScore(g *Group, s *Score, res *Result) error {
 	if s.approval != nil && period != s.approvalPeriod {
 		return errPeriodEnded(s.approvalPeriod, period) // review.go
 	}
-	join, err := e.tourneyGate(g, bs, def, s.Player) // tournament.go: window, joins, points boards
-	if err != nil {
+	cand := &g.cand // reused: a hook must not keep it
+	*cand = Candidate{Board: bs, Def: def, Period: period, Player: s.Player, Keys: s.Keys, Now: g.now}
+	if err := e.checkScore(g, cand); err != nil { // hooks_tourney.go: window, joins, points boards
 		return err
 	}
 	pid := e.players.intern(s.Player)
-	cand := &g.cand // reused: a hook must not keep it
-	*cand = Candidate{Board: bs, Def: def, Period: period, Player: s.Player, Keys: s.Keys, Now: g.now}
 	for _, gt := range e.hooks.gates { // hooks.go: quotas
 		if err := gt.Admit(cand); err != nil {
 			return err
@@ -334,9 +333,7 @@ func (e *Engine) computeScore(g *Group, s *Score, res *Result) error {
 	if s.approval != nil {
 		e.approve(g, s, seq) // review.go
 	}
-	if join {
-		e.addJoin(g, bs, def.ID, s.Player) // tournament.go: a first score on a capped tournament joins
-	}
+	e.scoreLogged(g, cand) // hooks_tourney.go: a first score on a capped tournament joins
 	*res = Result{Board: def.ID, Period: period, Player: s.Player, Improved: changed, Seq: seq}
 	c := change{bs: bs, period: period, player: pid, changed: changed, res: res}
 	if changed {

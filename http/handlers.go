@@ -48,11 +48,12 @@ func (s *Server) wire(e *engine.Engine, cfg *Config) {
 	s.scores = &scoreHandlers{base: s.base, eng: e}
 	s.players = &playerHandlers{base: s.base, eng: e}
 	s.admin = &adminHandlers{base: s.base, eng: e, store: cfg.Store, contests: cfg.Contests}
-	// Sessions and evidence are modules (engine/module.go): their groups
+	// Sessions, evidence and tournaments' joins are modules (engine/module.go): their groups
 	// take the engine's module with the interface they need, and without
 	// one answer 503.
 	var ses sessionStore = noSessions{}
 	var ev evidenceStore = noEvidence{}
+	var joins joinStore = noTournaments{}
 	for _, m := range e.Modules() {
 		if x, ok := m.(sessionStore); ok {
 			ses = x
@@ -60,13 +61,16 @@ func (s *Server) wire(e *engine.Engine, cfg *Config) {
 		if x, ok := m.(evidenceStore); ok {
 			ev = x
 		}
+		if x, ok := m.(joinStore); ok {
+			joins = x
+		}
 	}
 	s.sessions = &sessionHandlers{base: s.base, eng: ses}
 	s.evidence = &evidenceHandlers{base: s.base, eng: e, ev: ev}
 	s.review = &reviewHandlers{base: s.base, eng: e, ev: ev}
 	s.feed = &feedHandlers{base: s.base, streamer: live, eng: e}
 	s.streams = &streamHandlers{base: s.base, streamer: live, eng: e, feed: s.feed}
-	s.tourneys = &tournamentHandlers{base: s.base, eng: e}
+	s.tourneys = &tournamentHandlers{base: s.base, eng: e, joins: joins}
 	s.web = &pageHandlers{eng: e, writeError: s.writeError}
 	s.contest = &contestHandlers{base: s.base, streamer: live, eng: e, contests: cfg.Contests, contestHub: s.contestHub, web: s.web}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/tournament"
 )
 
 // The groups of routes that a module serves (player sessions, evidence),
@@ -70,4 +71,17 @@ func (noEvidence) ItemEvidence(context.Context, *podium.ReviewItem) (*podium.Evi
 }
 func (noEvidence) ItemEvidenceData(context.Context, *podium.ReviewItem) (*podium.Evidence, []byte, error) {
 	return nil, nil, errNoEvidence
+}
+
+// noTournaments serves the joins of a server whose engine has no
+// tournament module: they answer 503, as with a store that keeps none.
+type noTournaments struct{}
+
+var errNoTournaments = podium.Errorf(podium.ECodeUnavailable, "this server keeps no tournaments")
+
+func (noTournaments) Join(context.Context, string, string) (tournament.JoinResult, error) {
+	return tournament.JoinResult{}, errNoTournaments
+}
+func (noTournaments) Joined(context.Context, string, int, int) ([]podium.Join, int64, error) {
+	return nil, 0, errNoTournaments
 }

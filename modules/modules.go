@@ -15,6 +15,7 @@ import (
 	"github.com/podiumhq/podium/evidence"
 	"github.com/podiumhq/podium/limits"
 	"github.com/podiumhq/podium/sessions"
+	"github.com/podiumhq/podium/tournament"
 )
 
 // Config configures the standard modules; the zero value of each module's
@@ -35,6 +36,7 @@ func All(store podium.Store, log *slog.Logger) []engine.Module {
 // its line here.
 func With(c Config) []engine.Module {
 	return []engine.Module{
+		tournament.New(),              // tournament windows and joins
 		limits.New(c.Store, c.Logger), // key bounds and quotas
 		aggregate.New(),               // aggregate and best-k-sum boards over others
 		sessions.New(c.Sessions),      // player sessions (authentication, change feed)
