@@ -54,6 +54,10 @@ func (e *Engine) computeWork(g *Group, o *op) {
 	}
 }
 
+// HasEntries reports whether the board has entries, in memory or only in
+// the store (a module's rule about changing it).
+func (bs *BoardState) HasEntries() bool { return bs.hasEntries() }
+
 // Internal reports whether g is a settlement's, which may write points
 // boards.
 func (g *Group) Internal() bool { return g.internal }

@@ -10,8 +10,8 @@ import (
 )
 
 // The engine's part of tournaments, until it moves into the tournament
-// module (tournament/, issue 19): the settlement's state, and the rules of
-// changing or deleting a tournament or points board. The window and joins
+// module (tournament/, issue 19): the settlement's state. The window,
+// joins and the rules of changing or deleting a tournament or points board
 // are the module's.
 
 // tourney is the engine's tournament state. Lock order: docs/LOCKS.md.
@@ -57,18 +57,6 @@ func tracksJoins(t *podium.Tournament) bool {
 	return t != nil && (t.JoinRequired || t.MaxParticipants > 0)
 }
 
-// tourneyUpdateAllowed refuses a change of a points board's settings
-// while it has entries: they were credited under the old ones.
-func tourneyUpdateAllowed(old, next *podium.Board, hasEntries bool) error {
-	if !hasEntries || old.Points == nil && next.Points == nil {
-		return nil
-	}
-	if old.Points == nil || next.Points == nil || *old.Points != *next.Points {
-		return podium.Errorf(podium.ECodeConflict, "board %q has entries: its points settings cannot change", next.ID)
-	}
-	return nil
-}
-
 // joinCounter is the tournament module's count of a tournament's joins,
 // which a tournament's status reports (until the status moves into the
 // module).
@@ -84,36 +72,4 @@ func (e *Engine) joinCount(ctx context.Context, bs *BoardState) (int64, error) {
 		}
 	}
 	return 0, nil
-}
-
-// tourneyCheckDelete refuses to delete a tournament whose settlement has
-// credited points: its payouts would go with it while the points stayed on
-// the points boards, which podium check could then never reconcile. The
-// way out takes the points back first: remove the entries (or hide the
-// players) and settle again, which pays every unranked player 0.
-func (e *Engine) tourneyCheckDelete(ctx context.Context, id string) error {
-	bs := e.board(id)
-	if bs == nil || bs.def.Load().Tournament == nil {
-		return nil
-	}
-	ts, err := e.tourneyStore()
-	if err != nil {
-		return nil // a store without tournaments keeps no payouts
-	}
-	pays, err := ts.Payouts(ctx, id)
-	if err != nil {
-		return e.storeFailed("read payouts", err)
-	}
-	var players, points int64
-	for _, p := range pays {
-		if p.Points != 0 {
-			players++
-			points += p.Points
-		}
-	}
-	if players > 0 {
-		return podium.Errorf(podium.ECodeConflict, "tournament %q has credited %d points to %d players on its points boards; "+
-			"remove its entries and settle it again (which takes the points back) before deleting it", id, points, players)
-	}
-	return nil
 }

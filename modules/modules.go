@@ -36,9 +36,9 @@ func All(store podium.Store, log *slog.Logger) []engine.Module {
 // its line here.
 func With(c Config) []engine.Module {
 	return []engine.Module{
-		tournament.New(),              // tournament windows and joins
 		limits.New(c.Store, c.Logger), // key bounds and quotas
 		aggregate.New(),               // aggregate and best-k-sum boards over others
+		tournament.New(),              // tournament windows, joins, points boards (after aggregate: a DELETE hears its refusal first)
 		sessions.New(c.Sessions),      // player sessions (authentication, change feed)
 		evidence.New(c.Evidence),      // evidence uploads (storage, sweeper)
 	}

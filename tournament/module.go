@@ -1,7 +1,8 @@
 // Package tournament is the module of tournaments (issue 19; the domain,
 // podium.Tournament and podium.Points, is at the root): a tournament's
-// window and joins on the write path, the join op, and the reads of who
-// joined.
+// window and joins on the write path, the join op, the reads of who
+// joined, and the rules of changing or deleting a tournament or points
+// board (boards.go).
 //
 // On the write path the window, joins and the participant cap are checked
 // where a score is computed (a ScoreGuard, after the core's period checks
@@ -33,6 +34,7 @@ import (
 
 // Module is the tournaments module. Lock order: docs/LOCKS.md.
 type Module struct {
+	host  engine.Host
 	eng   *engine.Engine
 	store podium.Store
 	log   *slog.Logger
@@ -53,6 +55,7 @@ var (
 	_ engine.PartMaker   = (*Module)(nil)
 	_ engine.Finisher    = (*Module)(nil)
 	_ engine.Forgetter   = (*Module)(nil)
+	_ engine.BoardGuard  = (*Module)(nil)
 )
 
 // Name implements engine.Module.
@@ -60,7 +63,7 @@ func (m *Module) Name() string { return "tournament" }
 
 // Provision takes the engine and its store.
 func (m *Module) Provision(h engine.Host) {
-	m.eng, m.store, m.log = h.Engine(), h.Store(), h.Logger()
+	m.host, m.eng, m.store, m.log = h, h.Engine(), h.Store(), h.Logger()
 }
 
 func (m *Module) tourneyStore() (podium.TourneyStore, error) {
