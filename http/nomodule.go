@@ -73,7 +73,7 @@ func (noEvidence) ItemEvidenceData(context.Context, *podium.ReviewItem) (*podium
 	return nil, nil, errNoEvidence
 }
 
-// noTournaments serves the joins of a server whose engine has no
+// noTournaments serves the joins and payouts of a server whose engine has no
 // tournament module: they answer 503, as with a store that keeps none.
 type noTournaments struct{}
 
@@ -84,4 +84,7 @@ func (noTournaments) Join(context.Context, string, string) (tournament.JoinResul
 }
 func (noTournaments) Joined(context.Context, string, int, int) ([]podium.Join, int64, error) {
 	return nil, 0, errNoTournaments
+}
+func (noTournaments) Payouts(context.Context, string) ([]podium.Payout, error) {
+	return nil, errNoTournaments
 }

@@ -24,13 +24,14 @@ type tournamentStore interface {
 	Tournaments() []engine.BoardInfo
 	Tournament(ctx context.Context, board string) (engine.TournamentStatus, error)
 	Settle(ctx context.Context, board string) (engine.SettleReport, error)
-	Payouts(ctx context.Context, board string) ([]podium.Payout, error)
 }
 
-// joinStore is what the join handlers call: the tournament module.
+// joinStore is what the join and payout handlers call: the tournament
+// module.
 type joinStore interface {
 	Join(ctx context.Context, board, player string) (tournament.JoinResult, error)
 	Joined(ctx context.Context, board string, offset, limit int) ([]podium.Join, int64, error)
+	Payouts(ctx context.Context, board string) ([]podium.Payout, error)
 }
 
 // Tournaments and points (docs/API.md, "Tournaments and points"). The
@@ -384,7 +385,7 @@ func (s *tournamentHandlers) payouts(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	list, err := s.eng.Payouts(r.Context(), bi.ID)
+	list, err := s.joins.Payouts(r.Context(), bi.ID)
 	if err != nil {
 		return err
 	}
