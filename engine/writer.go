@@ -148,7 +148,7 @@ type Group struct {
 	leaders map[bpKey]leaderVal // the #1 of the periods it touched (feed.go)
 	held    map[bpKey]struct{}  // periods kept in memory until it is finished (oldperiods.go)
 
-	internal bool // settlement: points boards may be written (tournament.go)
+	internal bool // settlement: points boards may be written (Group.Internal; the tournament module)
 
 	cand Candidate // the score the hooks are looking at (hooks.go)
 	src  Source    // the change the Effects are looking at (hooks.go)
