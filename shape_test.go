@@ -36,16 +36,13 @@ const (
 
 // shapeFiles: files over maxFileLines when TestShape landed, and their
 // lines then (wc -l).
-var shapeFiles = map[string]int{
-	"engine/engine.go": 731,
-	"engine/shared.go": 623,
-}
+var shapeFiles = map[string]int{}
 
 // shapeTypes: types with more than maxMethods methods when TestShape
 // landed ("dir.Type", dir as in the repository, "podium" for the root),
 // and their methods then.
 var shapeTypes = map[string]int{
-	"engine.Engine": 220,
+	"engine.Engine": 208,
 }
 
 func TestShape(t *testing.T) {

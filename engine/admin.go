@@ -115,7 +115,7 @@ func (e *Engine) applyPutBoard(o *putBoardOp, put func(*podium.Board) error) err
 		b.CreatedAt = old.CreatedAt
 		b.Gen = old.Gen
 	}
-	if err := e.checkPut(b); err != nil { // hooks_board.go: aggregates, tournaments' points boards
+	if err := e.hooks.checkPut(b); err != nil { // hooks_board.go: aggregates, tournaments' points boards
 		return err
 	}
 	if err := put(b); err != nil {
@@ -136,7 +136,7 @@ func (e *Engine) installBoard(b *podium.Board) {
 		e.mu.Lock()
 		e.boards.put(newBoardState(b))
 		e.mu.Unlock()
-		e.boardChanged(nil, b)
+		e.hooks.boardChanged(nil, b)
 		if e.listener != nil {
 			e.listener.Applied(b.ID, "", 0, nil)
 		}
@@ -155,7 +155,7 @@ func (e *Engine) installBoard(b *podium.Board) {
 	e.mu.Lock()
 	e.boards.track(bs)
 	e.mu.Unlock()
-	e.boardChanged(old, b)
+	e.hooks.boardChanged(old, b)
 	if reset {
 		e.old.dropBoard(bs) // oldperiods.go
 	}
@@ -169,7 +169,7 @@ func (e *Engine) applyDeleteBoard(id string, del func(id string) error) error {
 	if e.board(id) == nil {
 		return errBoardNotFound(id)
 	}
-	if err := e.checkDelete(id); err != nil { // hooks_board.go: aggregates, then tournaments with payouts
+	if err := e.hooks.checkDelete(id); err != nil { // hooks_board.go: aggregates, then tournaments with payouts
 		return err
 	}
 	if err := del(id); err != nil {
@@ -186,7 +186,7 @@ func (e *Engine) removeBoard(id string) {
 	e.mu.Unlock()
 	if bs != nil {
 		e.old.dropBoard(bs) // oldperiods.go
-		e.boardChanged(bs.def.Load(), nil)
+		e.hooks.boardChanged(bs.def.Load(), nil)
 	}
 	if e.listener != nil {
 		e.listener.Applied(id, "", 0, nil)

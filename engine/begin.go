@@ -23,12 +23,12 @@ import (
 // before the locks applied.
 func (e *Engine) begin(ctx context.Context, boards []string) (podium.WriteTx, []string, error) {
 	for try := 0; ; try++ {
-		ids := e.lockSet(boards)
+		ids := e.hooks.lockSet(boards)
 		tx, err := e.sh.store.Begin(ctx, ids)
 		if err != nil {
 			return nil, nil, err
 		}
-		if !e.catchUpChanges(ctx, tx) || try == 2 || slices.Equal(e.lockSet(boards), ids) {
+		if !e.catchUpChanges(ctx, tx) || try == 2 || slices.Equal(e.hooks.lockSet(boards), ids) {
 			return tx, ids, nil
 		}
 		tx.Rollback() // the definitions now ask for more (or other) locks

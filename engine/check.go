@@ -179,7 +179,7 @@ func (e *Engine) applyReload(ctx context.Context) error {
 		e.boards.put(fresh)
 		e.mu.Unlock()
 		e.old.dropBoard(old) // oldperiods.go
-		e.boardChanged(old.def.Load(), fresh.def.Load())
+		e.hooks.boardChanged(old.def.Load(), fresh.def.Load())
 		if e.listener != nil {
 			e.listener.Applied(bi.ID, "", fresh.seq, nil)
 		}

@@ -395,7 +395,7 @@ func (e *Engine) reloadBoard(ctx context.Context, def *podium.Board) (*BoardStat
 		e.old.dropBoard(prev) // oldperiods.go
 		was = prev.def.Load()
 	}
-	e.boardChanged(was, def)
+	e.hooks.boardChanged(was, def)
 	if e.listener != nil {
 		e.listener.Applied(def.ID, "", fresh.seq, nil)
 	}

@@ -50,6 +50,8 @@ type Candidate struct {
 }
 
 // Preparer batches, once per group, the reads the group's gates need.
+// scores is the writer's buffer, reused for the next group: a Preparer
+// must not keep it.
 type Preparer interface {
 	Prepare(now time.Time, scores []Candidate)
 }
@@ -193,7 +195,7 @@ func (e *Engine) prepare(now time.Time, ops []*op) {
 	if len(e.hooks.preparers) == 0 {
 		return
 	}
-	var cs []Candidate
+	cs := e.prepared[:0] // the writer's; no Preparer keeps it
 	for _, o := range ops {
 		if o.kind != opScores || o.err != nil {
 			continue
@@ -214,32 +216,34 @@ func (e *Engine) prepare(now time.Time, ops []*op) {
 	for _, p := range e.hooks.preparers {
 		p.Prepare(now, cs)
 	}
+	clear(cs) // let the boards go
+	e.prepared = cs[:0]
 }
 
 // forget tells the Forgetters that a group failed to commit.
-func (e *Engine) forget() {
-	for _, f := range e.hooks.forgetters {
+func (h *hooks) forget() {
+	for _, f := range h.forgetters {
 		f.Forget()
 	}
 }
 
 // replayed tells the Replayers about a submission another node logged.
-func (e *Engine) replayed(bs *BoardState, def *podium.Board, s *podium.Submission) {
-	for _, r := range e.hooks.replayers {
+func (h *hooks) replayed(bs *BoardState, def *podium.Board, s *podium.Submission) {
+	for _, r := range h.replayers {
 		r.Replayed(bs, def, s)
 	}
 }
 
 // derive asks the Effects what follows from a change of a player's entry
 // (next; Exists false: deleted), against the group so far.
-func (e *Engine) derive(g *Group, bs *BoardState, period, player string, pid uint32, next Value) ([]Write, error) {
-	if len(e.hooks.effects) == 0 {
+func (h *hooks) derive(g *Group, bs *BoardState, period, player string, pid uint32, next Value) ([]Write, error) {
+	if len(h.effects) == 0 {
 		return nil, nil
 	}
 	src := &g.src // reused: a hook must not keep it
 	*src = Source{Board: bs, Period: period, Player: player, PID: pid, Next: next}
 	var out []Write
-	for _, ef := range e.hooks.effects {
+	for _, ef := range h.effects {
 		ws, err := ef.Derive(g, src)
 		if err != nil {
 			return nil, err

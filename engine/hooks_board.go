@@ -51,15 +51,15 @@ type RestoreGuard interface {
 }
 
 // boardChanged tells the BoardWatchers.
-func (e *Engine) boardChanged(old, next *podium.Board) {
-	for _, w := range e.hooks.watchers {
+func (h *hooks) boardChanged(old, next *podium.Board) {
+	for _, w := range h.watchers {
 		w.BoardChanged(old, next)
 	}
 }
 
 // checkPut asks the BoardGuards about a board about to be stored.
-func (e *Engine) checkPut(b *podium.Board) error {
-	for _, gd := range e.hooks.guards {
+func (h *hooks) checkPut(b *podium.Board) error {
+	for _, gd := range h.guards {
 		if err := gd.CheckPut(b); err != nil {
 			return err
 		}
@@ -68,8 +68,8 @@ func (e *Engine) checkPut(b *podium.Board) error {
 }
 
 // checkDelete asks the BoardGuards about a board about to be deleted.
-func (e *Engine) checkDelete(id string) error {
-	for _, gd := range e.hooks.guards {
+func (h *hooks) checkDelete(id string) error {
+	for _, gd := range h.guards {
 		if err := gd.CheckDelete(id); err != nil {
 			return err
 		}
@@ -78,17 +78,17 @@ func (e *Engine) checkDelete(id string) error {
 }
 
 // lockSet widens the boards of a shared-mode write (Locker).
-func (e *Engine) lockSet(ids []string) []string {
-	for _, l := range e.hooks.lockers {
+func (h *hooks) lockSet(ids []string) []string {
+	for _, l := range h.lockers {
 		ids = l.LockSet(ids)
 	}
 	return ids
 }
 
 // putLocks lists the boards a shared-mode PUT locks besides the board.
-func (e *Engine) putLocks(u *podium.BoardUpdate, cur *podium.Board) []string {
+func (h *hooks) putLocks(u *podium.BoardUpdate, cur *podium.Board) []string {
 	var ids []string
-	for _, l := range e.hooks.lockers {
+	for _, l := range h.lockers {
 		ids = append(ids, l.PutLocks(u, cur)...)
 	}
 	return ids

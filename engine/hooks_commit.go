@@ -60,8 +60,8 @@ func (e *Engine) seal(b *podium.Batch, rows *moduleRows, gs []*Group) {
 }
 
 // finished tells the Finishers how a group's commit ended.
-func (e *Engine) finished(g *Group, err error) {
-	for _, f := range e.hooks.finishers {
+func (h *hooks) finished(g *Group, err error) {
+	for _, f := range h.finishers {
 		f.Finished(g, err)
 	}
 }

@@ -63,8 +63,8 @@ func (bs *BoardState) HasEntries() bool { return bs.hasEntries() }
 func (g *Group) Internal() bool { return g.internal }
 
 // checkScore asks the ScoreGuards about a candidate.
-func (e *Engine) checkScore(g *Group, c *Candidate) error {
-	for _, sg := range e.hooks.scoreGuards {
+func (h *hooks) checkScore(g *Group, c *Candidate) error {
+	for _, sg := range h.scoreGuards {
 		if err := sg.CheckScore(g, c); err != nil {
 			return err
 		}
@@ -73,15 +73,15 @@ func (e *Engine) checkScore(g *Group, c *Candidate) error {
 }
 
 // scoreLogged tells the ScoreGuards that a candidate was logged.
-func (e *Engine) scoreLogged(g *Group, c *Candidate) {
-	for _, sg := range e.hooks.scoreGuards {
+func (h *hooks) scoreLogged(g *Group, c *Candidate) {
+	for _, sg := range h.scoreGuards {
 		sg.ScoreLogged(g, c)
 	}
 }
 
-// catchUpModules asks the CatchUppers to bring board id up to the store.
-func (e *Engine) catchUpModules(ctx context.Context, id string) error {
-	for _, c := range e.hooks.catchUppers {
+// catchUp asks the CatchUppers to bring board id up to the store.
+func (h *hooks) catchUp(ctx context.Context, id string) error {
+	for _, c := range h.catchUppers {
 		if err := c.CatchUp(ctx, id); err != nil {
 			return err
 		}

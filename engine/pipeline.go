@@ -102,7 +102,7 @@ func (e *Engine) recover() {
 	e.pmu.Lock()
 	e.pend = newPending()
 	e.pmu.Unlock()
-	e.forget() // hooks.go: module state may include what failed (tournament joins)
+	e.hooks.forget() // hooks.go: module state may include what failed (tournament joins)
 }
 
 // deferredCommitter is an optional Store ability: commit without waiting
@@ -127,6 +127,7 @@ func (e *Engine) commitLoop() {
 	dc, deferred := e.store.(deferredCommitter)
 	var merged podium.Batch
 	var mergedRows moduleRows
+	var buf []*Group // the groups of one transaction, reused
 	for g := range e.pipe {
 		if g.barrier != nil {
 			close(g.barrier)
@@ -136,7 +137,7 @@ func (e *Engine) commitLoop() {
 			e.housekeeping()
 			continue
 		}
-		groups := []*Group{g}
+		groups := append(buf[:0], g)
 		var after *Group // a barrier or housekeeping item met while merging
 	more:
 		for len(groups) < 16 {
@@ -173,6 +174,8 @@ func (e *Engine) commitLoop() {
 			x.err = err
 			e.finishGroup(x)
 		}
+		clear(groups) // let them go
+		buf = groups[:0]
 		if len(e.cp.dirty) >= checkpointMax {
 			e.checkpoint(checkpointMax)
 		}
@@ -240,7 +243,7 @@ func (e *Engine) finishGroup(g *Group) {
 	defer e.releaseHolds(g) // oldperiods.go
 	if g.err != nil {
 		e.idem.requeue(g.bodies)
-		e.finished(g, g.err) // hooks_commit.go: tournament joins are dropped
+		e.hooks.finished(g, g.err) // hooks_commit.go: tournament joins are dropped
 		for _, o := range g.ops {
 			if o.err == nil {
 				switch {
@@ -282,7 +285,7 @@ func (e *Engine) finishGroup(g *Group) {
 	e.pmu.Unlock()
 	e.feedCommitted(g.rows.feed)
 	e.feedApplied(g.rows.feed)
-	e.finished(g, nil) // hooks_commit.go
+	e.hooks.finished(g, nil) // hooks_commit.go
 	for _, o := range g.ops {
 		if o.kind == opScores && o.err == nil {
 			for i := range o.results {

@@ -3,12 +3,9 @@ package engine
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/podiumhq/podium"
@@ -37,111 +34,6 @@ import (
 // moved. Replay skips a submission an entry already reflects, so reading a
 // board's entries while others write and then replaying from the head read
 // before them converges on the same state.
-
-// sharedState is the engine's part of shared mode.
-type sharedState struct {
-	store  podium.SharedStore
-	broker podium.Broker // nil: poll only
-	node   string
-	poll   time.Duration
-
-	cursor int64 // the change feed position; follower only (Start before it)
-	// seen is the newest change applied; writer only (Start before it).
-	seen int64
-
-	// dbErr is the last failure to reach the database (nil once it works
-	// again): while it is set, writes fail fast instead of waiting on
-	// connection timeouts.
-	dbErr atomic.Pointer[error]
-
-	mu      sync.Mutex
-	advance map[string]uint64       // boards that notices said advanced
-	rows    map[string][]podium.Row // their log rows the notices carried, by seq
-	nrows   int                     // rows held, bounded by maxNoticeRows
-	changes bool                    // a notice said the change feed moved
-	wake    chan struct{}
-
-	// probe is the number of the probe notice a start waits for (0: none),
-	// probed where its arrival is signalled (follow.go, awaitSubscribed).
-	probe  atomic.Uint64
-	probed chan struct{}
-
-	// revoke ends the credentials a notice names as revoked (the engine's
-	// revokeNow), on the broker's goroutine: not behind the writer.
-	revoke func(ids []string)
-}
-
-// maxNoticeRows bounds the rows a node keeps from notices between two
-// rounds of its follower; past it, rows are dropped and the log is read.
-const maxNoticeRows = 20000
-
-func newSharedState(st podium.SharedStore, b podium.Broker, node string, poll time.Duration) *sharedState {
-	return &sharedState{store: st, broker: b, node: node, poll: poll, advance: map[string]uint64{},
-		rows: map[string][]podium.Row{}, wake: make(chan struct{}, 1), probed: make(chan struct{}, 1)}
-}
-
-// notice records a notice from the broker and wakes the follower.
-func (sh *sharedState) notice(n podium.Notice) {
-	if n.Node == sh.node && n.Board == "" && n.Contest == "" && n.Seq != 0 && n.Seq == sh.probe.Load() {
-		select { // this node's start probing its subscription
-		case sh.probed <- struct{}{}:
-		default:
-		}
-		return
-	}
-	if n.Node == sh.node || n.Contest != "" { // contest notices are package ctf's
-		return
-	}
-	if len(n.Revoked) > 0 && sh.revoke != nil {
-		sh.revoke(n.Revoked)
-	}
-	sh.mu.Lock()
-	if n.Board != "" && n.Seq > sh.advance[n.Board] {
-		sh.advance[n.Board] = n.Seq
-	}
-	if n.Board != "" && len(n.Rows) > 0 && sh.nrows+len(n.Rows) <= maxNoticeRows {
-		sh.rows[n.Board] = append(sh.rows[n.Board], n.Rows...)
-		sh.nrows += len(n.Rows)
-	}
-	if n.Change != 0 {
-		sh.changes = true
-	}
-	sh.mu.Unlock()
-	sh.poke()
-}
-
-func (sh *sharedState) poke() {
-	select {
-	case sh.wake <- struct{}{}:
-	default:
-	}
-}
-
-func (sh *sharedState) take() (map[string]uint64, map[string][]podium.Row, bool) {
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	adv, rows, ch := sh.advance, sh.rows, sh.changes
-	sh.advance, sh.rows, sh.nrows, sh.changes = map[string]uint64{}, map[string][]podium.Row{}, 0, false
-	return adv, rows, ch
-}
-
-// dbFailed and dbWorked track whether the database answers.
-func (sh *sharedState) dbFailed(err error) { sh.dbErr.Store(&err) }
-
-func (sh *sharedState) dbWorked() { sh.dbErr.Store(nil) }
-
-// DBError is the last failure to reach the database while it lasts.
-func (sh *sharedState) DBError() error {
-	if p := sh.dbErr.Load(); p != nil {
-		return *p
-	}
-	return nil
-}
-
-// errDatabaseDown answers writes while the database cannot be reached.
-func errDatabaseDown() error {
-	return podium.Errorf(podium.ECodeUnavailable, "the database is unreachable; nothing was applied. Reads are served from memory and may be stale; retry shortly")
-}
 
 // PriorAnswer is the error of a write whose Idempotency-Key another node
 // already used with the same body: the caller answers with Record (Status
@@ -195,7 +87,7 @@ func (c sharedCommitter) putBoard(o *putBoardOp) error {
 			}
 			return tx.Commit(ctx, &podium.Batch{})
 		})
-	}, e.putLocks(o.update, cur)...)
+	}, e.hooks.putLocks(o.update, cur)...)
 }
 
 func (c sharedCommitter) deleteBoard(id string) error {
@@ -293,7 +185,7 @@ func (e *Engine) sharedGroup(ctx context.Context, ops []*op, check ...func() err
 		}
 	}
 	for _, id := range ids {
-		if err := e.catchUpModules(ctx, id); err != nil { // hooks_tourney.go: tournament joins
+		if err := e.hooks.catchUp(ctx, id); err != nil { // hooks_tourney.go: tournament joins
 			e.log.Error("catch up with the joins failed", "board", id, "err", err)
 			fail(podium.Errorf(podium.ECodeUnavailable, "could not read what other nodes wrote; nothing was applied, retry shortly"))
 			return
@@ -325,7 +217,7 @@ func (e *Engine) sharedGroup(ctx context.Context, ops []*op, check ...func() err
 			e.log.Error("group commit failed; nothing of it was stored", "err", g.err)
 		}
 		e.commitFailed(g.err, unknown)
-		e.forget() // hooks.go: module state may include what failed
+		e.hooks.forget() // hooks.go: module state may include what failed
 	} else {
 		e.sh.dbWorked()
 		e.commitWorked()
@@ -377,101 +269,6 @@ func groupBoards(ops []*op) []string {
 	return slices.DeleteFunc(ids, func(id string) bool { return !podium.ValidBoardID(id) })
 }
 
-// syncLocked brings one board, locked by tx, up to the database: it drops
-// a board that was deleted, loads one made (or made again) elsewhere, and
-// replays the log up to the head.
-func (e *Engine) syncLocked(ctx context.Context, tx podium.WriteTx, id string) error {
-	head, gen, ok := tx.Head(id)
-	bs := e.board(id)
-	if !ok {
-		if bs != nil {
-			e.removeBoard(id)
-		}
-		return nil
-	}
-	if bs == nil || bs.def.Load().Gen != gen {
-		def, err := e.sh.store.LoadBoard(ctx, id)
-		if err != nil || def == nil {
-			return fmt.Errorf("load board %s: %w", id, err)
-		}
-		if bs, err = e.reloadBoard(ctx, def); err != nil {
-			return err
-		}
-	}
-	if head > bs.seq {
-		return e.catchUp(ctx, bs, tx.Log)
-	}
-	return nil
-}
-
-// logReader reads a board's log after a seq: the store's, or a write
-// transaction's.
-type logReader func(ctx context.Context, board string, after uint64, fn func(*podium.Submission) error) error
-
-// catchUp replays the log of a board after its seq: what other nodes
-// committed. It runs on the writer (or in Start, before it).
-func (e *Engine) catchUp(ctx context.Context, bs *BoardState, read logReader) error {
-	def := bs.def.Load()
-	touched := map[string][]uint32{}
-	err := read(ctx, def.ID, bs.seq, func(s *podium.Submission) error {
-		if s.Seq <= bs.seq {
-			return nil
-		}
-		sub := *s
-		sub.Keys = append([]int64(nil), s.Keys...)
-		sub.Meta = nil
-		if hasMeta(s.Meta) {
-			sub.Meta = append(json.RawMessage(nil), s.Meta...)
-		}
-		// A period in the store but not in memory is read now, rows
-		// included; the read count keeps it until the lock does.
-		loaded, err := e.loadLazy(ctx, bs, sub.Period)
-		if err != nil {
-			return err
-		}
-		pid := e.players.intern(sub.Player)
-		bs.mu.Lock()
-		if loaded != nil {
-			loaded.readers.Add(-1)
-		}
-		ps := bs.periods[sub.Period]
-		if ps == nil {
-			ps = newPeriodState(bs.desc)
-			bs.periods[sub.Period] = ps
-		}
-		changed, err := e.replayInto(def, ps, pid, &sub)
-		bs.seq = sub.Seq
-		bs.mu.Unlock()
-		if err != nil {
-			return fmt.Errorf("replay seq %d: %w", sub.Seq, err)
-		}
-		e.replayed(bs, def, &sub) // hooks.go
-		if changed {
-			touched[sub.Period] = append(touched[sub.Period], pid)
-		}
-		return nil
-	})
-	if len(touched) > 0 {
-		bs.mu.Lock()
-		for period := range touched {
-			if ps := bs.periods[period]; ps != nil {
-				e.old.resizeLocked(ps) // an old period grew or shrank
-			}
-		}
-		bs.mu.Unlock()
-	}
-	// Also when nothing changed: a period read above for a row it already
-	// held (the store had the row) was kept past the budget while its
-	// read count held it, and only a shrink now lets it go.
-	e.shrink()
-	if e.listener != nil {
-		for period, players := range touched {
-			e.listener.Applied(def.ID, period, bs.seq, players)
-		}
-	}
-	return err
-}
-
 // checkClaims finds the Idempotency-Key requests of a group whose key is
 // already stored (another node processed it): they are answered with the
 // stored record, or with a conflict when the body differs.
@@ -521,77 +318,6 @@ func (e *Engine) writeThrough(g *Group) {
 	}
 	for bs, seq := range g.seqs {
 		g.batch.Watermarks = append(g.batch.Watermarks, podium.Watermark{Board: bs.def.Load().ID, Seq: seq})
-	}
-}
-
-// publish sends a notice to the other nodes, if there is a broker.
-func (e *Engine) publish(n podium.Notice) {
-	if e.sh == nil || e.sh.broker == nil {
-		return
-	}
-	n.Node = e.sh.node
-	if err := e.sh.broker.Publish(context.Background(), n); err != nil {
-		e.log.Debug("broker: publish", "err", err)
-	}
-}
-
-// maxRowsPerNotice caps the rows a notice carries: a larger group is
-// announced by its seq alone, and the others read it from the log.
-const maxRowsPerNotice = 128
-
-// publishRows announces a committed group: per board its new seq and,
-// unless the group is large, the log rows themselves, so that the other
-// nodes need not read them back from the database.
-func (e *Engine) publishRows(g *Group) {
-	if e.sh == nil || e.sh.broker == nil {
-		return
-	}
-	for bs, seq := range g.seqs {
-		id := bs.def.Load().ID
-		n := podium.Notice{Board: id, Seq: seq}
-		var rows []podium.Row
-		for i := range g.batch.Submissions {
-			if sub := &g.batch.Submissions[i]; sub.Board == id {
-				if len(rows) == maxRowsPerNotice {
-					rows = nil
-					break
-				}
-				rows = append(rows, podium.RowOf(sub))
-			}
-		}
-		n.Rows = rows
-		e.publish(n)
-	}
-}
-
-// publishChange tells the other nodes that the change feed moved.
-func (e *Engine) publishChange() { e.publish(podium.Notice{Change: 1}) }
-
-// changed is called after a local metadata change (a player, a key);
-// revoked names the keys or sessions it deleted, which the other nodes
-// then refuse on receipt of the notice (revokeNow), without waiting for
-// their follower, which may be behind the writer's queue.
-func (e *Engine) changed(revoked ...string) {
-	if e.sh == nil {
-		return
-	}
-	if len(revoked) > podium.MaxRevokedPerNotice {
-		revoked = nil // the change feed carries them
-	}
-	e.publish(podium.Notice{Change: 1, Revoked: revoked})
-}
-
-// revokeNow ends at once, on this node, the credentials of keys or
-// sessions another node deleted (a notice's Revoked): they are forgotten
-// and their streams end. The change feed, applied later by the follower,
-// agrees: it removes them too.
-func (e *Engine) revokeNow(ids []string) {
-	for _, id := range ids {
-		e.keys.remove(id)
-		e.life.revoked(id) // module.go: sessions
-		if e.listener != nil {
-			e.listener.KeyRevoked(id)
-		}
 	}
 }
 

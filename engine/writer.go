@@ -285,7 +285,7 @@ func (e *Engine) computeScore(g *Group, s *Score, res *Result) error {
 	}
 	cand := &g.cand // reused: a hook must not keep it
 	*cand = Candidate{Board: bs, Def: def, Period: period, Player: s.Player, Keys: s.Keys, Now: g.now}
-	if err := e.checkScore(g, cand); err != nil { // hooks_tourney.go: window, joins, points boards
+	if err := e.hooks.checkScore(g, cand); err != nil { // hooks_tourney.go: window, joins, points boards
 		return err
 	}
 	pid := e.players.intern(s.Player)
@@ -321,7 +321,7 @@ func (e *Engine) computeScore(g *Group, s *Score, res *Result) error {
 	if changed && len(e.hooks.effects) > 0 {
 		nv := Value{Entry: rank.Entry{Player: pid, At: next.At.UnixMilli(), Seq: next.Seq}, Exists: true, Results: next.Results}
 		copy(nv.Entry.Keys[:], next.Keys)
-		if derived, err = e.derive(g, bs, period, s.Player, pid, nv); err != nil {
+		if derived, err = e.hooks.derive(g, bs, period, s.Player, pid, nv); err != nil {
 			return err
 		}
 	}
@@ -333,7 +333,7 @@ func (e *Engine) computeScore(g *Group, s *Score, res *Result) error {
 	if s.approval != nil {
 		e.approve(g, s, seq) // review.go
 	}
-	e.scoreLogged(g, cand) // hooks_tourney.go: a first score on a capped tournament joins
+	e.hooks.scoreLogged(g, cand) // hooks_tourney.go: a first score on a capped tournament joins
 	*res = Result{Board: def.ID, Period: period, Player: s.Player, Improved: changed, Seq: seq}
 	c := change{bs: bs, period: period, player: pid, changed: changed, res: res}
 	if changed {
@@ -384,7 +384,7 @@ func (e *Engine) computeDelete(g *Group, o *op) {
 		o.err = podium.Errorf(podium.ECodeEntryNotFound, "player %q has no entry on board %q in period %s", do.ref.Player, def.ID, period)
 		return
 	}
-	derived, err := e.derive(g, bs, period, do.ref.Player, pid, Value{}) // hooks.go
+	derived, err := e.hooks.derive(g, bs, period, do.ref.Player, pid, Value{}) // hooks.go
 	if err != nil {
 		o.err = err
 		return

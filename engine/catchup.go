@@ -1,0 +1,107 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/podiumhq/podium"
+)
+
+// Catching up with the log other nodes wrote: a board's rows after the
+// applied seq, replayed into its indexes (shared.go).
+
+// syncLocked brings one board, locked by tx, up to the database: it drops
+// a board that was deleted, loads one made (or made again) elsewhere, and
+// replays the log up to the head.
+func (e *Engine) syncLocked(ctx context.Context, tx podium.WriteTx, id string) error {
+	head, gen, ok := tx.Head(id)
+	bs := e.board(id)
+	if !ok {
+		if bs != nil {
+			e.removeBoard(id)
+		}
+		return nil
+	}
+	if bs == nil || bs.def.Load().Gen != gen {
+		def, err := e.sh.store.LoadBoard(ctx, id)
+		if err != nil || def == nil {
+			return fmt.Errorf("load board %s: %w", id, err)
+		}
+		if bs, err = e.reloadBoard(ctx, def); err != nil {
+			return err
+		}
+	}
+	if head > bs.seq {
+		return e.catchUp(ctx, bs, tx.Log)
+	}
+	return nil
+}
+
+// logReader reads a board's log after a seq: the store's, or a write
+// transaction's.
+type logReader func(ctx context.Context, board string, after uint64, fn func(*podium.Submission) error) error
+
+// catchUp replays the log of a board after its seq: what other nodes
+// committed. It runs on the writer (or in Start, before it).
+func (e *Engine) catchUp(ctx context.Context, bs *BoardState, read logReader) error {
+	def := bs.def.Load()
+	touched := map[string][]uint32{}
+	err := read(ctx, def.ID, bs.seq, func(s *podium.Submission) error {
+		if s.Seq <= bs.seq {
+			return nil
+		}
+		sub := *s
+		sub.Keys = append([]int64(nil), s.Keys...)
+		sub.Meta = nil
+		if hasMeta(s.Meta) {
+			sub.Meta = append(json.RawMessage(nil), s.Meta...)
+		}
+		// A period in the store but not in memory is read now, rows
+		// included; the read count keeps it until the lock does.
+		loaded, err := e.loadLazy(ctx, bs, sub.Period)
+		if err != nil {
+			return err
+		}
+		pid := e.players.intern(sub.Player)
+		bs.mu.Lock()
+		if loaded != nil {
+			loaded.readers.Add(-1)
+		}
+		ps := bs.periods[sub.Period]
+		if ps == nil {
+			ps = newPeriodState(bs.desc)
+			bs.periods[sub.Period] = ps
+		}
+		changed, err := e.replayInto(def, ps, pid, &sub)
+		bs.seq = sub.Seq
+		bs.mu.Unlock()
+		if err != nil {
+			return fmt.Errorf("replay seq %d: %w", sub.Seq, err)
+		}
+		e.hooks.replayed(bs, def, &sub) // hooks.go
+		if changed {
+			touched[sub.Period] = append(touched[sub.Period], pid)
+		}
+		return nil
+	})
+	if len(touched) > 0 {
+		bs.mu.Lock()
+		for period := range touched {
+			if ps := bs.periods[period]; ps != nil {
+				e.old.resizeLocked(ps) // an old period grew or shrank
+			}
+		}
+		bs.mu.Unlock()
+	}
+	// Also when nothing changed: a period read above for a row it already
+	// held (the store had the row) was kept past the budget while its
+	// read count held it, and only a shrink now lets it go.
+	e.shrink()
+	if e.listener != nil {
+		for period, players := range touched {
+			e.listener.Applied(def.ID, period, bs.seq, players)
+		}
+	}
+	return err
+}
