@@ -17,15 +17,17 @@ import (
 //  2. Validator.Validate: refusals that depend on the score and its board
 //     alone (key bounds), before anything else is looked at.
 //  3. the core's checks: the board's period (loaded if it must be), a
-//     Rider's Admit (an approval's period, hooks_review.go), the
-//     tournament window and joins.
+//     Rider's Admit (an approval's period, hooks_review.go); then
+//     ScoreGuard.CheckScore (hooks_tourney.go): the tournament window and
+//     joins, points boards.
 //  4. Gate.Admit: refusals that depend on state (a quota), once the score
 //     is known to be otherwise valid.
 //  5. the core applies the score to the entry (podium.Apply); Holder.Hold
 //     may hold it (review, hooks_review.go: then nothing below runs), and
 //     Effect.Derive and the feed derive their changes.
 //  6. Gate's Logged: the score is logged in this group (count it); then
-//     a Rider's Logged (the approval recorded in the group).
+//     a Rider's Logged (the approval recorded in the group), then
+//     ScoreGuard.ScoreLogged (a join).
 //
 // The order is behaviour: a bound refuses before a tournament does, and a
 // quota counts only a score that is logged. After a group fails to commit,
@@ -107,6 +109,9 @@ type hooks struct {
 	sinks      []EventSink
 	forgetters []Forgetter
 	replayers  []Replayer
+
+	scoreGuards []ScoreGuard // hooks_tourney.go
+	catchUppers []CatchUpper
 }
 
 func newHooks(ms []Module) hooks {
@@ -142,6 +147,12 @@ func newHooks(ms []Module) hooks {
 		}
 		if x, ok := m.(RestoreGuard); ok {
 			h.restores = append(h.restores, x)
+		}
+		if x, ok := m.(ScoreGuard); ok {
+			h.scoreGuards = append(h.scoreGuards, x)
+		}
+		if x, ok := m.(CatchUpper); ok {
+			h.catchUppers = append(h.catchUppers, x)
 		}
 		if x, ok := m.(PartMaker); ok {
 			h.parts = append(h.parts, x)

@@ -28,7 +28,7 @@ type committer interface {
 	// started runs once Start has made the engine serve reads.
 	started()
 	// group computes, commits, applies and answers a run of score,
-	// delete-entry, join and restore ops, or one settle op.
+	// delete-entry, module (a join) and restore ops, or one settle op.
 	group(ops []*op)
 	// quiesce returns once nothing handed to the commit is unapplied, so
 	// that what follows runs alone.
@@ -97,11 +97,11 @@ func (e *Engine) drain(ops []*op) []*op {
 
 // inGroup reports whether o joins a group commit with the ops around it.
 func inGroup(o *op) bool {
-	return o.kind == opScores || o.kind == opDeleteEntry || o.kind == opJoin || o.kind == opRestore
+	return o.kind == opScores || o.kind == opDeleteEntry || o.kind == opModule || o.kind == opRestore
 }
 
-// process runs ops in order: runs of score, delete-entry, join and restore
-// ops become one group commit; a settlement is a group of its own; board
+// process runs ops in order: runs of score, delete-entry, module (a join)
+// and restore ops become one group commit; a settlement is a group of its own; board
 // and player changes wait until the commit holds nothing and then run
 // alone.
 func (e *Engine) process(ops []*op) {

@@ -6,10 +6,10 @@ import "github.com/podiumhq/podium"
 // and tournaments. The batch carries them as parts made by the
 // store (podium.Part; seal), which the store writes in the group's
 // transaction; the group keeps them too, for what the engine does once it
-// is committed or has failed (feedCommitted, tourneyCommitted, dropJoins).
+// is committed or has failed (feedCommitted, tourneyCommitted).
 type moduleRows struct {
 	feed    []podium.FeedEvent   // feed.go, settle.go
-	tourney *podium.TourneyBatch // tournament.go, settle.go
+	tourney *podium.TourneyBatch // settle.go (joins: the tournament module's)
 }
 
 // merge appends src's rows to r's, for groups that share a transaction;

@@ -102,8 +102,7 @@ func (e *Engine) recover() {
 	e.pmu.Lock()
 	e.pend = newPending()
 	e.pmu.Unlock()
-	e.dropJoins(nil, true) // tournament.go: pending joins are gone too
-	e.hooks.forget()       // hooks.go: module state may include what failed
+	e.hooks.forget() // hooks.go: module state may include what failed (tournament joins)
 }
 
 // deferredCommitter is an optional Store ability: commit without waiting
@@ -244,8 +243,7 @@ func (e *Engine) finishGroup(g *Group) {
 	defer e.releaseHolds(g) // oldperiods.go
 	if g.err != nil {
 		e.idem.requeue(g.bodies)
-		e.dropJoins(g.rows.tourney, false) // tournament.go
-		e.hooks.finished(g, g.err)         // hooks_commit.go
+		e.hooks.finished(g, g.err) // hooks_commit.go: tournament joins are dropped
 		for _, o := range g.ops {
 			if o.err == nil {
 				switch {

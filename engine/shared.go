@@ -184,7 +184,7 @@ func (e *Engine) sharedGroup(ctx context.Context, ops []*op, check ...func() err
 		}
 	}
 	for _, id := range ids {
-		if err := e.syncJoins(ctx, id); err != nil { // tournament.go
+		if err := e.hooks.catchUp(ctx, id); err != nil { // hooks_tourney.go: tournament joins
 			e.log.Error("catch up with the joins failed", "board", id, "err", err)
 			fail(podium.Errorf(podium.ECodeUnavailable, "could not read what other nodes wrote; nothing was applied, retry shortly"))
 			return
@@ -249,8 +249,8 @@ func groupBoards(ops []*op) []string {
 		case opDeleteEntry:
 			ids = append(ids, o.deleteEntry().ref.Board)
 			continue
-		case opJoin:
-			ids = append(ids, o.join().ref.Board)
+		case opModule: // hooks_tourney.go
+			ids = append(ids, o.work().w.Boards...)
 			continue
 		case opRestore:
 			ids = append(ids, o.restore().board)

@@ -58,9 +58,9 @@ const (
 	opCheck
 	opFunc // run fn on the writer (tests drive checkpoints this way)
 	opSync // shared mode: apply what other nodes changed
-	// Tournaments (tournament.go, settle.go).
-	opJoin   // a join: rides in a group like a score
-	opSettle // a settlement: a group of its own
+	// A module's work, and tournaments' settlements.
+	opModule // a module's Work (hooks_tourney.go): rides in a group like a score
+	opSettle // a settlement (settle.go): a group of its own
 
 	opRestore // restored entries of one board (restore.go): rides in a group like a score
 )
@@ -74,7 +74,7 @@ type op struct {
 	claim   *Claim
 	// p is the payload of every kind but opScores: *deleteEntryOp,
 	// *putBoardOp, a board id (opDeleteBoard), *podium.Player, *checkOp,
-	// func() (opFunc), *syncOp, *joinOp, *settleOp or
+	// func() (opFunc), *syncOp, *workOp, *settleOp or
 	// *restoreOp (ops.go). Scores, the hot path, keep their fields.
 	p    any
 	err  error
@@ -146,7 +146,7 @@ type Group struct {
 	leaders map[bpKey]leaderVal // the #1 of the periods it touched (feed.go)
 	held    map[bpKey]struct{}  // periods kept in memory until it is finished (oldperiods.go)
 
-	internal bool // settlement: points boards may be written (tournament.go)
+	internal bool // settlement: points boards may be written (Group.Internal; the tournament module)
 
 	cand Candidate // the score the hooks are looking at (hooks.go)
 	src  Source    // the change the Effects are looking at (hooks.go)
@@ -215,8 +215,8 @@ func (e *Engine) buildGroup(ops []*op) *Group {
 			e.computeDelete(g, o)
 			continue
 		}
-		if o.kind == opJoin { // tournament.go
-			e.computeJoin(g, o)
+		if o.kind == opModule { // hooks_tourney.go
+			e.computeWork(g, o)
 			continue
 		}
 		if o.kind == opSettle { // settle.go
@@ -283,13 +283,12 @@ func (e *Engine) computeScore(g *Group, s *Score, res *Result) error {
 			return err
 		}
 	}
-	join, err := e.tourneyGate(g, bs, def, s.Player) // tournament.go: window, joins, points boards
-	if err != nil {
+	cand := &g.cand // reused: a hook must not keep it
+	*cand = Candidate{Board: bs, Def: def, Period: period, Player: s.Player, Keys: s.Keys, Now: g.now}
+	if err := e.hooks.checkScore(g, cand); err != nil { // hooks_tourney.go: window, joins, points boards
 		return err
 	}
 	pid := e.players.intern(s.Player)
-	cand := &g.cand // reused: a hook must not keep it
-	*cand = Candidate{Board: bs, Def: def, Period: period, Player: s.Player, Keys: s.Keys, Now: g.now}
 	for _, gt := range e.hooks.gates { // hooks.go: quotas
 		if err := gt.Admit(cand); err != nil {
 			return err
@@ -334,9 +333,7 @@ func (e *Engine) computeScore(g *Group, s *Score, res *Result) error {
 	if s.rider != nil {
 		s.rider.Logged(g, seq) // hooks_review.go: an approval's decision
 	}
-	if join {
-		e.addJoin(g, bs, def.ID, s.Player) // tournament.go: a first score on a capped tournament joins
-	}
+	e.hooks.scoreLogged(g, cand) // hooks_tourney.go: a first score on a capped tournament joins
 	*res = Result{Board: def.ID, Period: period, Player: s.Player, Improved: changed, Seq: seq}
 	c := change{bs: bs, period: period, player: pid, changed: changed, res: res}
 	if changed {

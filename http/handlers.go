@@ -48,12 +48,13 @@ func (s *Server) wire(e *engine.Engine, cfg *Config) {
 	s.scores = &scoreHandlers{base: s.base, eng: e}
 	s.players = &playerHandlers{base: s.base, eng: e}
 	s.admin = &adminHandlers{base: s.base, eng: e, store: cfg.Store, contests: s.contests}
-	// Sessions, evidence and review are modules (engine/module.go): their
-	// groups take the engine's module with the interface they need, and
-	// without one answer 503.
+	// Sessions, evidence, review and tournaments' joins are modules
+	// (engine/module.go): their groups take the engine's module with the
+	// interface they need, and without one answer 503.
 	var ses sessionStore = noSessions{}
 	var ev evidenceStore = noEvidence{}
 	var rv reviewStore = noReview{}
+	var joins joinStore = noTournaments{}
 	for _, m := range e.Modules() {
 		if x, ok := m.(sessionStore); ok {
 			ses = x
@@ -64,6 +65,9 @@ func (s *Server) wire(e *engine.Engine, cfg *Config) {
 		if x, ok := m.(reviewStore); ok {
 			rv = x
 		}
+		if x, ok := m.(joinStore); ok {
+			joins = x
+		}
 	}
 	s.sessions = &sessionHandlers{base: s.base, eng: ses}
 	s.evidence = &evidenceHandlers{base: s.base, eng: e, ev: ev}
@@ -71,7 +75,7 @@ func (s *Server) wire(e *engine.Engine, cfg *Config) {
 	s.review = &reviewHandlers{base: s.base, eng: e, rv: rv, ev: ev}
 	s.feed = &feedHandlers{base: s.base, streamer: live, eng: e}
 	s.streams = &streamHandlers{base: s.base, streamer: live, eng: e, feed: s.feed}
-	s.tourneys = &tournamentHandlers{base: s.base, eng: e}
+	s.tourneys = &tournamentHandlers{base: s.base, eng: e, joins: joins}
 	s.web = &pageHandlers{eng: e, writeError: s.writeError}
 	s.contest = &contestHandlers{base: s.base, streamer: live, eng: e, contests: s.contests, contestHub: s.contestHub, web: s.web}
 }

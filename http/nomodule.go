@@ -6,6 +6,7 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/tournament"
 )
 
 // The groups of routes that a module serves (player sessions, evidence,
@@ -103,3 +104,19 @@ func (noReview) Freeze(context.Context, string, string, string) (podium.Freeze, 
 }
 func (noReview) Unfreeze(context.Context, string) error { return errNoReview }
 func (noReview) Frozen(string) *podium.Freeze           { return nil }
+
+// noTournaments serves the joins and payouts of a server whose engine has no
+// tournament module: they answer 503, as with a store that keeps none.
+type noTournaments struct{}
+
+var errNoTournaments = podium.Errorf(podium.ECodeUnavailable, "this server keeps no tournaments")
+
+func (noTournaments) Join(context.Context, string, string) (tournament.JoinResult, error) {
+	return tournament.JoinResult{}, errNoTournaments
+}
+func (noTournaments) Joined(context.Context, string, int, int) ([]podium.Join, int64, error) {
+	return nil, 0, errNoTournaments
+}
+func (noTournaments) Payouts(context.Context, string) ([]podium.Payout, error) {
+	return nil, errNoTournaments
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/podiumhq/podium/limits"
 	"github.com/podiumhq/podium/review"
 	"github.com/podiumhq/podium/sessions"
+	"github.com/podiumhq/podium/tournament"
 )
 
 // Config configures the standard modules; the zero value of each module's
@@ -40,6 +41,7 @@ func With(c Config) []engine.Module {
 	return []engine.Module{
 		limits.New(c.Store, c.Logger), // key bounds and quotas
 		aggregate.New(),               // aggregate and best-k-sum boards over others
+		tournament.New(),              // tournament windows, joins, points boards (after aggregate: a DELETE hears its refusal first)
 		sessions.New(c.Sessions),      // player sessions (authentication, change feed)
 		evidence.New(c.Evidence),      // evidence uploads (storage, sweeper)
 		review.New(),                  // moderation: holds, freezes, decisions (its part after the feed's)
