@@ -90,6 +90,10 @@ func TestContestTwoNodesPostgres(t *testing.T) {
 		`{"scoring":{"function":"ctfd_linear","value":500,"minimum":100,"decay":5}}`))
 	b.must(201, b.do("PUT", "/v1/contests/ctf/challenges/pwn", adminKey, `{"scoring":{"value":300}}`))
 	a.must(200, a.do("PUT", "/v1/players/alice", adminKey, `{"name":"Team Alice"}`))
+	// b's stream below names alice as b's engine knows her: wait until it
+	// has the rename (from the change feed), or the delta may still say
+	// "alice" (it did under load, 2 runs in 7).
+	eventually(t, a, b, "/v1/players/alice", adminKey, func(s string) bool { return contains(s, `"Team Alice"`) })
 	// Both nodes know both challenges (by notices: they poll hourly).
 	eventually(t, a, b, "/v1/contests/ctf/challenges", "", func(s string) bool { return len(s) > 0 && contains(s, `"id":"web"`, `"id":"pwn"`) })
 
