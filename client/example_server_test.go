@@ -10,8 +10,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/podiumhq/podium/contest"
-	"github.com/podiumhq/podium/ctf"
 	"github.com/podiumhq/podium/engine"
 	podiumhttp "github.com/podiumhq/podium/http"
 	"github.com/podiumhq/podium/sqlite"
@@ -40,11 +38,8 @@ func startPodium() (url string, stop func()) {
 	if err := eng.Start(context.Background()); err != nil {
 		panic(err)
 	}
-	svc := ctf.New(ctf.Config{Store: contest.Store(st), Players: eng, Now: eng.Now, Logger: log, Poll: -1})
-	if err := svc.Start(context.Background()); err != nil {
-		panic(err)
-	}
-	srv := podiumhttp.New(podiumhttp.Config{Engine: eng, Store: st, Logger: log, Hub: hub, Contests: svc})
+	// The contests are the engine's contests module's (modules.All).
+	srv := podiumhttp.New(podiumhttp.Config{Engine: eng, Store: st, Logger: log, Hub: hub})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		panic(err)
@@ -54,8 +49,7 @@ func startPodium() (url string, stop func()) {
 	return "http://" + ln.Addr().String(), func() {
 		hub.Close()
 		hs.Close()
-		svc.Close()
-		eng.Close()
+		eng.Close() // stops the contests too
 		st.Close()
 		os.RemoveAll(dir)
 	}

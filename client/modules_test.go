@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"github.com/podiumhq/podium/ctf"
 	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/modules"
 )
@@ -12,4 +13,15 @@ func newEngine(cfg engine.Config) *engine.Engine {
 		cfg.Modules = modules.All(cfg.Store, cfg.Logger)
 	}
 	return engine.New(cfg)
+}
+
+// contestService is the service of e's contests module (package ctf),
+// which the server serves.
+func contestService(e *engine.Engine) *ctf.Service {
+	for _, m := range e.Modules() {
+		if c, ok := m.(*ctf.Module); ok {
+			return c.Service()
+		}
+	}
+	return nil
 }

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/podiumhq/podium/contest"
 	"github.com/podiumhq/podium/ctf"
 	"github.com/podiumhq/podium/engine"
 	podiumhttp "github.com/podiumhq/podium/http"
@@ -71,11 +70,8 @@ func (s *testServer) start() {
 	if err := eng.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	svc := ctf.New(ctf.Config{Store: contest.Store(st), Players: eng, Now: eng.Now, Logger: log, Poll: -1})
-	if err := svc.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	srv := podiumhttp.New(podiumhttp.Config{Engine: eng, Store: st, Logger: log, Hub: hub, Contests: svc})
+	svc := contestService(eng) // the engine's contests module runs it
+	srv := podiumhttp.New(podiumhttp.Config{Engine: eng, Store: st, Logger: log, Hub: hub})
 	var h http.Handler = srv.Handler()
 	if s.wrap != nil {
 		h = s.wrap(h)
@@ -106,8 +102,7 @@ func (s *testServer) stop() {
 	if err := s.hs.Close(); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		s.t.Log(err)
 	}
-	s.svc.Close()
-	s.eng.Close()
+	s.eng.Close() // stops the contests too
 	s.st.Close()
 	s.hs = nil
 }

@@ -1,6 +1,7 @@
 package ctf
 
 import (
+	"context"
 	"time"
 
 	"github.com/podiumhq/podium"
@@ -8,22 +9,21 @@ import (
 
 // follow reads what other nodes committed: on every notice naming a
 // contest and every Poll. Notices only wake it early; a lost one delays.
-func (s *Service) follow() {
+func (s *Service) follow(ctx context.Context) {
 	if s.poll < 0 && s.broker == nil {
-		<-s.stop
+		<-ctx.Done()
 		return
 	}
 	poll := s.poll
 	if poll <= 0 {
 		poll = time.Second
 	}
-	ctx := s.ctx
 	t := time.NewTicker(poll)
 	defer t.Stop()
 	var lastLog time.Time
 	for {
 		select {
-		case <-s.stop:
+		case <-ctx.Done():
 			return
 		case <-t.C:
 			if s.poll < 0 {

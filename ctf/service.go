@@ -87,15 +87,14 @@ type Service struct {
 	listeners []func(id string)
 
 	wake chan struct{}
-	stop chan struct{}
-	// ctx ends with stop: the context of the background work's calls.
+	// ctx ends at Close: the context of the background work Start starts
+	// (a Module's ends with the engine's Host.Go instead).
 	ctx    context.Context
 	cancel context.CancelFunc
 	// done joins every goroutine Start starts, the broker subscription
 	// included: once Close returns, none of them uses the store or the
 	// broker.
-	done   sync.WaitGroup
-	closed sync.Once
+	done sync.WaitGroup
 }
 
 // state is one contest in memory.
@@ -165,7 +164,7 @@ func New(cfg Config) *Service {
 	}
 	s := &Service{store: cfg.Store, players: cfg.Players, now: cfg.Now, log: cfg.Logger, broker: cfg.Broker,
 		node: cfg.Node, poll: cfg.Poll, every: cfg.SnapshotEvery, delay: cfg.SnapshotDelay,
-		contests: map[string]*state{}, gone: map[string]goneContest{}, wake: make(chan struct{}, 1), stop: make(chan struct{})}
+		contests: map[string]*state{}, gone: map[string]goneContest{}, wake: make(chan struct{}, 1)}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	return s
 }
@@ -177,24 +176,28 @@ func (s *Service) Start(ctx context.Context) error {
 	if err := s.Sync(ctx); err != nil {
 		return err
 	}
-	s.done.Go(s.follow)
-	s.done.Go(s.snapshots)
+	s.run(func(fn func(ctx context.Context)) { s.done.Go(func() { fn(s.ctx) }) })
+	return nil
+}
+
+// run starts the background work, each part by spawn, which runs it in a
+// goroutine with a context that ends when the work must stop: following
+// other nodes, snapshots, and the broker subscription.
+func (s *Service) run(spawn func(fn func(ctx context.Context))) {
+	spawn(s.follow)
+	spawn(s.snapshots)
 	if s.broker != nil {
-		s.done.Go(func() {
-			if err := s.broker.Subscribe(s.ctx, s.notice); err != nil && s.ctx.Err() == nil {
+		spawn(func(ctx context.Context) {
+			if err := s.broker.Subscribe(ctx, s.notice); err != nil && ctx.Err() == nil {
 				s.log.Warn("ctf: broker subscription ended", "err", err)
 			}
 		})
 	}
-	return nil
 }
 
-// Close stops the background work and waits for all of it.
+// Close stops the background work Start started and waits for all of it.
 func (s *Service) Close() error {
-	s.closed.Do(func() {
-		close(s.stop)
-		s.cancel()
-	})
+	s.cancel()
 	s.done.Wait()
 	return nil
 }

@@ -156,14 +156,13 @@ func (s *Service) TakeSnapshots(ctx context.Context) error {
 	return nil
 }
 
-func (s *Service) snapshots() {
+func (s *Service) snapshots(ctx context.Context) {
 	t := time.NewTicker(2 * time.Second)
 	defer t.Stop()
-	ctx := s.ctx
 	var lastLog time.Time
 	for {
 		select {
-		case <-s.stop:
+		case <-ctx.Done():
 			return
 		case <-t.C:
 		}

@@ -112,13 +112,10 @@ func (e *Engine) applyPutBoard(o *putBoardOp, put func(*podium.Board) error) err
 				return podium.Errorf(podium.ECodeConflict, "board %q has entries: its reset cadence and time zone cannot change, as its stored periods would be lost from view (create another board, or delete this board's entries first)", b.ID)
 			}
 		}
-		if err := tourneyUpdateAllowed(old, b, bs.hasEntries()); err != nil { // tournament.go
-			return err
-		}
 		b.CreatedAt = old.CreatedAt
 		b.Gen = old.Gen
 	}
-	if err := e.hooks.checkPut(b); err != nil { // hooks_board.go: aggregates
+	if err := e.hooks.checkPut(b); err != nil { // hooks_board.go: aggregates, tournaments' points boards
 		return err
 	}
 	if err := put(b); err != nil {
@@ -172,10 +169,7 @@ func (e *Engine) applyDeleteBoard(id string, del func(id string) error) error {
 	if e.board(id) == nil {
 		return errBoardNotFound(id)
 	}
-	if err := e.hooks.checkDelete(id); err != nil { // hooks_board.go: aggregates
-		return err
-	}
-	if err := e.tourneyCheckDelete(context.Background(), id); err != nil { // tournament.go
+	if err := e.hooks.checkDelete(id); err != nil { // hooks_board.go: aggregates, then tournaments with payouts
 		return err
 	}
 	if err := del(id); err != nil {

@@ -96,7 +96,6 @@ type Engine struct {
 	metrics  *metrics
 	idem     *idempotency
 	keys     keyring
-	rv       *reviewState // moderation (review.go)
 	cp       checkpointer // committer goroutine only (or the writer behind a barrier)
 
 	com           committer     // how groups are committed (loop.go)
@@ -139,7 +138,8 @@ type Engine struct {
 
 	old *oldPeriods // old periods under a byte budget (oldperiods.go)
 
-	hooks hooks // the registered modules by hook point (hooks.go)
+	hooks    hooks       // the registered modules by hook point (hooks.go)
+	prepared []Candidate // the writer's buffer for the Preparers (hooks.go)
 }
 
 // New returns an engine over cfg.Store. Call Start to load the indexes and
@@ -184,7 +184,6 @@ func New(cfg Config) *Engine {
 	}
 	_, shared := cfg.Store.(podium.SharedStore)
 	e.idem = newIdempotency(cfg.IdempotencyTTL, cfg.Now, cfg.IdempotencyBytes, cfg.Store, shared)
-	e.rv = newReviewState(cfg.Store)
 	e.tn = newTourney(cfg.SettleEvery)
 	if st, ok := cfg.Store.(podium.SharedStore); ok {
 		if cfg.Node == "" {
@@ -293,9 +292,6 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 	}
 	if err := e.loadKeys(ctx); err != nil {
 		return fmt.Errorf("load api keys: %w", err)
-	}
-	if err := e.loadFreezes(ctx); err != nil { // review.go
-		return fmt.Errorf("load freezes: %w", err)
 	}
 	if err := e.life.load(ctx); err != nil { // module.go
 		return err

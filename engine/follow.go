@@ -249,7 +249,7 @@ func (e *Engine) refresh(ctx context.Context, c podium.Change) error {
 		}
 		return e.refreshBoard(ctx, c.Key, def)
 	case podium.ChangePlayer:
-		if err := e.refreshFreeze(ctx, c.Key); err != nil { // review.go
+		if err := e.life.follow(ctx, c); err != nil { // module.go: review's freezes, before the player
 			return err
 		}
 		p, err := st.LoadPlayer(ctx, c.Key)
@@ -368,10 +368,7 @@ func (e *Engine) resync(ctx context.Context) (int64, error) {
 			e.revokeKey(id) // ends its live streams too
 		}
 	}
-	if err := e.life.resync(ctx); err != nil { // module.go: sessions
-		return 0, err
-	}
-	if err := e.loadFreezes(ctx); err != nil { // review.go
+	if err := e.life.resync(ctx); err != nil { // module.go: sessions, review's freezes
 		return 0, err
 	}
 	return cursor, nil

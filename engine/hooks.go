@@ -16,13 +16,18 @@ import (
 //     reads the group's gates will need (quota counts of new players).
 //  2. Validator.Validate: refusals that depend on the score and its board
 //     alone (key bounds), before anything else is looked at.
-//  3. the core's checks: the board's period (loaded if it must be), an
-//     approval's period, the tournament window and joins.
+//  3. the core's checks: the board's period (loaded if it must be), a
+//     Rider's Admit (an approval's period, hooks_review.go); then
+//     ScoreGuard.CheckScore (hooks_tourney.go): the tournament window and
+//     joins, points boards.
 //  4. Gate.Admit: refusals that depend on state (a quota), once the score
 //     is known to be otherwise valid.
-//  5. the core applies the score to the entry; review may hold it, and
+//  5. the core applies the score to the entry (podium.Apply); Holder.Hold
+//     may hold it (review, hooks_review.go: then nothing below runs), and
 //     Effect.Derive computes what follows (aggregates).
-//  6. Gate's Logged: the score is logged in this group (count it).
+//  6. Gate's Logged: the score is logged in this group (count it); then
+//     a Rider's Logged (the approval recorded in the group), then
+//     ScoreGuard.ScoreLogged (a join).
 //  7. Scorer.Scored: the logged score against the entry before it (the
 //     feed's events; hooks_feed.go).
 //
@@ -50,6 +55,8 @@ type Candidate struct {
 }
 
 // Preparer batches, once per group, the reads the group's gates need.
+// scores is the writer's buffer, reused for the next group: a Preparer
+// must not keep it.
 type Preparer interface {
 	Prepare(now time.Time, scores []Candidate)
 }
@@ -93,6 +100,7 @@ type hooks struct {
 	validators []Validator
 	gates      []Gate
 	effects    []Effect
+	holders    []Holder       // hooks_review.go
 	watchers   []BoardWatcher // hooks_board.go
 	guards     []BoardGuard
 	putters    []BoardPutter
@@ -106,6 +114,9 @@ type hooks struct {
 	handOffers []HandOffer
 	forgetters []Forgetter
 	replayers  []Replayer
+
+	scoreGuards []ScoreGuard // hooks_tourney.go
+	catchUppers []CatchUpper
 }
 
 func newHooks(ms []Module) hooks {
@@ -124,6 +135,9 @@ func newHooks(ms []Module) hooks {
 		if x, ok := m.(Effect); ok {
 			h.effects = append(h.effects, x)
 		}
+		if x, ok := m.(Holder); ok {
+			h.holders = append(h.holders, x)
+		}
 		if x, ok := m.(BoardWatcher); ok {
 			h.watchers = append(h.watchers, x)
 		}
@@ -138,6 +152,12 @@ func newHooks(ms []Module) hooks {
 		}
 		if x, ok := m.(RestoreGuard); ok {
 			h.restores = append(h.restores, x)
+		}
+		if x, ok := m.(ScoreGuard); ok {
+			h.scoreGuards = append(h.scoreGuards, x)
+		}
+		if x, ok := m.(CatchUpper); ok {
+			h.catchUppers = append(h.catchUppers, x)
 		}
 		if x, ok := m.(PartMaker); ok {
 			h.parts = append(h.parts, x)
@@ -196,7 +216,7 @@ func (e *Engine) prepare(now time.Time, ops []*op) {
 	if len(e.hooks.preparers) == 0 {
 		return
 	}
-	var cs []Candidate
+	cs := e.prepared[:0] // the writer's; no Preparer keeps it
 	for _, o := range ops {
 		if o.kind != opScores || o.err != nil {
 			continue
@@ -217,6 +237,8 @@ func (e *Engine) prepare(now time.Time, ops []*op) {
 	for _, p := range e.hooks.preparers {
 		p.Prepare(now, cs)
 	}
+	clear(cs) // let the boards go
+	e.prepared = cs[:0]
 }
 
 // forget tells the Forgetters that a group failed to commit.

@@ -28,16 +28,14 @@ type committer interface {
 	// started runs once Start has made the engine serve reads.
 	started()
 	// group computes, commits, applies and answers a run of score,
-	// delete-entry, join and restore ops, or one settle op.
+	// delete-entry, module (a join) and restore ops, or one settle op.
 	group(ops []*op)
 	// quiesce returns once nothing handed to the commit is unapplied, so
 	// that what follows runs alone.
 	quiesce()
-	// putBoard and deleteBoard make a board change; decide commits a
-	// moderation decision (review.go).
+	// putBoard and deleteBoard make a board change.
 	putBoard(o *putBoardOp) error
 	deleteBoard(id string) error
-	decide(o *op)
 	// tick is the once-a-second housekeeping.
 	tick()
 	// drained runs after the ops of each drain are processed.
@@ -99,11 +97,11 @@ func (e *Engine) drain(ops []*op) []*op {
 
 // inGroup reports whether o joins a group commit with the ops around it.
 func inGroup(o *op) bool {
-	return o.kind == opScores || o.kind == opDeleteEntry || o.kind == opJoin || o.kind == opRestore
+	return o.kind == opScores || o.kind == opDeleteEntry || o.kind == opModule || o.kind == opRestore
 }
 
-// process runs ops in order: runs of score, delete-entry, join and restore
-// ops become one group commit; a settlement is a group of its own; board
+// process runs ops in order: runs of score, delete-entry, module (a join)
+// and restore ops become one group commit; a settlement is a group of its own; board
 // and player changes wait until the commit holds nothing and then run
 // alone.
 func (e *Engine) process(ops []*op) {
@@ -142,8 +140,6 @@ func (e *Engine) process(ops []*op) {
 			o.fn()()
 		case opCheck:
 			o.check().diffs, o.err = e.applyCheck(ctx)
-		case opDecide:
-			c.decide(o) // review.go
 		}
 		close(o.done)
 		ops = ops[1:]

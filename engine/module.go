@@ -19,8 +19,8 @@ import (
 //
 //  1. Provisioner.Provision, at the end of New: the module takes what it
 //     needs from the Host (its store, the clock, the engine's reads).
-//  2. Loader.Load, in Start, after the boards, players, keys and freezes
-//     are loaded and before the idempotency keys, settlements and the
+//  2. Loader.Load, in Start, after the boards, players and keys are
+//     loaded and before the idempotency keys, settlements and the
 //     writer: what the module holds in memory. An error fails Start.
 //  3. Starter.Start, in Start once the writer runs, before the engine is
 //     ready: the module's background goroutines (Host.Go), which Close
@@ -33,9 +33,10 @@ import (
 //     Authenticator.Revoked for each credential another node's notice
 //     says it revoked, before the Listener ends its streams;
 //   - Follower.Follow for each change of the change feed the core does
-//     not apply itself, and Follower.Resync after the node missed changes,
-//     after the boards, players and keys and before the freezes (shared
-//     mode, on the follower).
+//     not apply itself, and for a player change before the core applies it
+//     (review's freezes), and Follower.Resync after the node missed
+//     changes, after the boards, players and keys (shared mode, on the
+//     follower).
 //
 // Other packages (http) find a module they serve among Modules by the
 // small interface they need.

@@ -32,13 +32,6 @@ type syncOp struct {
 	cursor  int64                   // the feed position after a resync
 }
 
-// joinOp joins a player to a tournament (opJoin, tournament.go).
-type joinOp struct {
-	ref    podium.EntryRef // Board and Player
-	n      int64           // the player's join number
-	before bool            // the player had joined already
-}
-
 // restoreOp restores entries of one board (opRestore, restore.go).
 type restoreOp struct {
 	board string
@@ -53,7 +46,6 @@ func (o *op) player() *podium.Player      { return o.p.(*podium.Player) }
 func (o *op) check() *checkOp             { return o.p.(*checkOp) }
 func (o *op) fn() func()                  { return o.p.(func()) }
 func (o *op) sync() *syncOp               { return o.p.(*syncOp) }
-func (o *op) join() *joinOp               { return o.p.(*joinOp) }
+func (o *op) work() *workOp               { return o.p.(*workOp) }
 func (o *op) settle() *settleOp           { return o.p.(*settleOp) }
-func (o *op) decide() *decideOp           { return o.p.(*decideOp) }
 func (o *op) restore() *restoreOp         { return o.p.(*restoreOp) }

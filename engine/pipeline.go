@@ -94,8 +94,7 @@ func (e *Engine) recover() {
 	e.pmu.Lock()
 	e.pend = newPending()
 	e.pmu.Unlock()
-	e.dropJoins(nil, true) // tournament.go: pending joins are gone too
-	e.hooks.forget()       // hooks.go: module state may include what failed
+	e.hooks.forget() // hooks.go: module state may include what failed (tournament joins, the feed's pending #1s)
 }
 
 // deferredCommitter is an optional Store ability: commit without waiting
@@ -120,6 +119,7 @@ func (e *Engine) commitLoop() {
 	dc, deferred := e.store.(deferredCommitter)
 	var merged podium.Batch
 	var mergedRows moduleRows
+	var buf []*Group // the groups of one transaction, reused
 	for g := range e.pipe {
 		if g.barrier != nil {
 			close(g.barrier)
@@ -129,7 +129,7 @@ func (e *Engine) commitLoop() {
 			e.housekeeping()
 			continue
 		}
-		groups := []*Group{g}
+		groups := append(buf[:0], g)
 		var after *Group // a barrier or housekeeping item met while merging
 	more:
 		for len(groups) < 16 {
@@ -166,6 +166,8 @@ func (e *Engine) commitLoop() {
 			x.err = err
 			e.finishGroup(x)
 		}
+		clear(groups) // let them go
+		buf = groups[:0]
 		if len(e.cp.dirty) >= checkpointMax {
 			e.checkpoint(checkpointMax)
 		}
@@ -233,8 +235,7 @@ func (e *Engine) finishGroup(g *Group) {
 	defer e.releaseHolds(g) // oldperiods.go
 	if g.err != nil {
 		e.idem.requeue(g.bodies)
-		e.dropJoins(g.rows.tourney, false) // tournament.go
-		e.hooks.finished(g, g.err)         // hooks_commit.go
+		e.hooks.finished(g, g.err) // hooks_commit.go: tournament joins are dropped
 		for _, o := range g.ops {
 			if o.err == nil {
 				switch {
@@ -304,8 +305,6 @@ func (c localCommitter) putBoard(o *putBoardOp) error {
 func (c localCommitter) deleteBoard(id string) error {
 	return c.e.applyDeleteBoard(id, func(id string) error { return c.e.store.DeleteBoard(context.Background(), id) })
 }
-
-func (c localCommitter) decide(o *op) { c.e.applyDecide(o) }
 
 // tick queues the housekeeping for the committer goroutine, behind the
 // groups it holds.

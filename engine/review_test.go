@@ -9,7 +9,20 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/review"
 )
+
+// rv is the engine's review module (review/), which moderation moved to.
+func (e *env) rv() *review.Module {
+	e.t.Helper()
+	for _, m := range e.eng.Modules() {
+		if r, ok := m.(*review.Module); ok {
+			return r
+		}
+	}
+	e.t.Fatal("no review module")
+	return nil
+}
 
 func (e *env) review(id string, r *podium.Review) {
 	e.t.Helper()
@@ -65,7 +78,7 @@ func TestReviewHoldApproveReject(t *testing.T) {
 	lowID := e.held(e.submit("b", "alice", 900), podium.HoldAll)
 
 	e.clock.Set(e.clock.Now().Add(time.Minute))
-	it, res, err := e.eng.Approve(ctx, id, "admin", "looks fine")
+	it, res, err := e.rv().Approve(ctx, id, "admin", "looks fine")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,16 +89,16 @@ func TestReviewHoldApproveReject(t *testing.T) {
 		t.Errorf("approved entry at %v rank %d, want the approval's time %v and rank 1", res.Entry.At, res.Entry.Rank, e.clock.Now())
 	}
 	eq(t, e.top("b", ""), []string{"1:bob:[500]", "2:alice:[100]"})
-	if _, _, err := e.eng.Approve(ctx, id, "admin", ""); !errors.Is(err, podium.ErrDecided) {
+	if _, _, err := e.rv().Approve(ctx, id, "admin", ""); !errors.Is(err, podium.ErrDecided) {
 		t.Errorf("approving twice: %v, want ErrDecided", err)
 	}
-	if _, err := e.eng.Reject(ctx, id, "admin", "changed my mind"); !errors.Is(err, podium.ErrDecided) {
+	if _, err := e.rv().Reject(ctx, id, "admin", "changed my mind"); !errors.Is(err, podium.ErrDecided) {
 		t.Errorf("rejecting an approved item: %v, want ErrDecided", err)
 	}
-	if _, err := e.eng.Reject(ctx, lowID, "admin", ""); podium.ErrorCode(err) != podium.ECodeInvalid {
+	if _, err := e.rv().Reject(ctx, lowID, "admin", ""); podium.ErrorCode(err) != podium.ECodeInvalid {
 		t.Errorf("a rejection without a reason: %v, want invalid_argument", err)
 	}
-	it, err = e.eng.Reject(ctx, lowID, "key_1", "impossible")
+	it, err = e.rv().Reject(ctx, lowID, "key_1", "impossible")
 	if err != nil || it.Status != podium.ReviewRejected || it.Note != "impossible" {
 		t.Fatalf("reject: %+v %v", it, err)
 	}
@@ -95,14 +108,14 @@ func TestReviewHoldApproveReject(t *testing.T) {
 	e.restart()
 	eq(t, e.top("b", ""), []string{"1:bob:[500]", "2:alice:[100]"})
 	e.held(e.submit("b", "carol", 1), podium.HoldAll) // the setting was stored
-	if it, err := e.eng.ReviewItem(ctx, lowID); err != nil || it.Status != podium.ReviewRejected || it.DecidedBy != "key_1" {
+	if it, err := e.rv().ReviewItem(ctx, lowID); err != nil || it.Status != podium.ReviewRejected || it.DecidedBy != "key_1" {
 		t.Errorf("after a restart: %+v %v", it, err)
 	}
-	h, _, err := e.eng.History(ctx, "b", "bob", 0, 10)
+	h, _, err := e.rv().History(ctx, "b", "bob", 0, 10)
 	if err != nil || len(h) != 1 || h[0].ReviewID != id || h[0].Seq != 2 {
 		t.Errorf("bob's history = %+v, %v; want seq 2 written by %s", h, err, id)
 	}
-	if _, err := e.eng.Reject(ctx, "rv_0000000000000000", "admin", "x"); podium.ErrorCode(err) != podium.ECodeNotFound {
+	if _, err := e.rv().Reject(ctx, "rv_0000000000000000", "admin", "x"); podium.ErrorCode(err) != podium.ECodeNotFound {
 		t.Errorf("deciding a missing item: %v, want not_found", err)
 	}
 }
@@ -161,30 +174,30 @@ func TestReviewFreeze(t *testing.T) {
 	ctx := context.Background()
 	e.board("f", podium.Sum, podium.Never, desc("points"))
 	e.applied(e.submit("f", "mallory", 1))
-	if _, err := e.eng.Freeze(ctx, "mallory", "admin", "botting"); err != nil {
+	if _, err := e.rv().Freeze(ctx, "mallory", "admin", "botting"); err != nil {
 		t.Fatal(err)
 	}
 	e.held(e.submit("f", "mallory", 5), podium.ReasonFrozen)
 	e.applied(e.submit("f", "alice", 5))
 	e.restart()
-	if f := e.eng.Frozen("mallory"); f == nil || f.Reason != "botting" {
+	if f := e.rv().Frozen("mallory"); f == nil || f.Reason != "botting" {
 		t.Fatalf("freeze after a restart = %+v", f)
 	}
 	e.clock.Set(e.clock.Now().Add(time.Second)) // the queue is in submission order
 	id := e.held(e.submit("f", "mallory", 7), podium.ReasonFrozen)
-	if err := e.eng.Unfreeze(ctx, "mallory"); err != nil {
+	if err := e.rv().Unfreeze(ctx, "mallory"); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.eng.Unfreeze(ctx, "mallory"); podium.ErrorCode(err) != podium.ECodeNotFound {
+	if err := e.rv().Unfreeze(ctx, "mallory"); podium.ErrorCode(err) != podium.ECodeNotFound {
 		t.Errorf("unfreezing twice: %v, want not_found", err)
 	}
 	e.applied(e.submit("f", "mallory", 10))
 	// A held score of a sum board adds to the entry as it is at approval.
-	if _, _, err := e.eng.Approve(ctx, id, "admin", ""); err != nil {
+	if _, _, err := e.rv().Approve(ctx, id, "admin", ""); err != nil {
 		t.Fatal(err)
 	}
 	eq(t, e.top("f", ""), []string{"1:mallory:[18]", "2:alice:[5]"})
-	items, err := e.eng.ReviewItems(ctx, podium.ReviewFilter{Player: "mallory", Limit: 10})
+	items, err := e.rv().ReviewItems(ctx, podium.ReviewFilter{Player: "mallory", Limit: 10})
 	if err != nil || len(items) != 2 || items[0].Status != podium.ReviewPending || items[1].Status != podium.ReviewApproved {
 		t.Errorf("mallory's items = %+v, %v; want the first pending and the second approved", items, err)
 	}
@@ -198,13 +211,13 @@ func TestReviewPeriodEnded(t *testing.T) {
 	e.review("d", &podium.Review{Hold: podium.HoldAll})
 	id := e.held(e.submit("d", "a", 5), podium.HoldAll)
 	e.clock.Set(e.clock.Now().Add(24 * time.Hour))
-	if _, _, err := e.eng.Approve(ctx, id, "admin", ""); podium.ErrorCode(err) != podium.ECodeConflict || errors.Is(err, podium.ErrDecided) {
+	if _, _, err := e.rv().Approve(ctx, id, "admin", ""); podium.ErrorCode(err) != podium.ECodeConflict || errors.Is(err, podium.ErrDecided) {
 		t.Errorf("approving an item of an ended period: %v, want a conflict", err)
 	}
-	if it, err := e.eng.ReviewItem(ctx, id); err != nil || it.Status != podium.ReviewPending {
+	if it, err := e.rv().ReviewItem(ctx, id); err != nil || it.Status != podium.ReviewPending {
 		t.Errorf("item after a refused approval = %+v, %v; want pending", it, err)
 	}
-	if _, err := e.eng.Reject(ctx, id, "admin", "too late"); err != nil {
+	if _, err := e.rv().Reject(ctx, id, "admin", "too late"); err != nil {
 		t.Error(err)
 	}
 }
@@ -223,13 +236,13 @@ func TestReviewQuota(t *testing.T) {
 	first := e.held(e.submit("q", "a", 5), podium.HoldAll)
 	e.clock.Set(e.clock.Now().Add(time.Second))
 	second := e.held(e.submit("q", "a", 6), podium.HoldAll)
-	if _, _, err := e.eng.Approve(ctx, first, "admin", ""); err != nil {
+	if _, _, err := e.rv().Approve(ctx, first, "admin", ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := e.eng.Approve(ctx, second, "admin", ""); podium.ErrorCode(err) != podium.ECodeQuotaExceeded {
+	if _, _, err := e.rv().Approve(ctx, second, "admin", ""); podium.ErrorCode(err) != podium.ECodeQuotaExceeded {
 		t.Fatalf("approving past the quota: %v, want quota_exceeded", err)
 	}
-	if it, err := e.eng.ReviewItem(ctx, second); err != nil || it.Status != podium.ReviewPending {
+	if it, err := e.rv().ReviewItem(ctx, second); err != nil || it.Status != podium.ReviewPending {
 		t.Errorf("item refused by the quota = %+v, %v; want pending", it, err)
 	}
 	// Over the quota now: a new score is refused, not held.
@@ -251,7 +264,7 @@ func TestReviewHistoryPeriods(t *testing.T) {
 		e.clock.Set(e.clock.Now().Add(24 * time.Hour))
 	}
 	e.restart() // older periods are known, not loaded
-	h, _, err := e.eng.History(ctx, "h", "a", 0, 10)
+	h, _, err := e.rv().History(ctx, "h", "a", 0, 10)
 	var got []string
 	for _, r := range h {
 		got = append(got, fmt.Sprintf("%d:%s:%v", r.Seq, r.Period, r.Keys))
@@ -259,7 +272,7 @@ func TestReviewHistoryPeriods(t *testing.T) {
 	if err != nil || fmt.Sprint(got) != "[5:2026-12-02:[3] 3:2026-12-01:[2] 1:2026-11-30:[1]]" {
 		t.Fatalf("history = %v, %v", got, err)
 	}
-	if h, _, err := e.eng.History(ctx, "h", "a", 3, 1); err != nil || len(h) != 1 || h[0].Seq != 1 {
+	if h, _, err := e.rv().History(ctx, "h", "a", 3, 1); err != nil || len(h) != 1 || h[0].Seq != 1 {
 		t.Errorf("History(before 3, limit 1) = %+v, %v; want seq 1", h, err)
 	}
 }

@@ -333,7 +333,6 @@ func (e *Engine) tourneyCommitted(g *Group) {
 	if g.rows.tourney == nil {
 		return
 	}
-	e.joinsCommitted(g)
 	e.tn.mu.Lock()
 	for _, st := range g.rows.tourney.Settlements {
 		e.tn.settled[st.Board] = st

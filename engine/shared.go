@@ -105,8 +105,6 @@ func (c sharedCommitter) deleteBoard(id string) error {
 	})
 }
 
-func (c sharedCommitter) decide(o *op) { c.e.sharedDecide(context.Background(), o) }
-
 // tick stores the answers of Idempotency-Key requests no commit carried
 // and forgets expired ones.
 func (c sharedCommitter) tick() {
@@ -156,7 +154,8 @@ func (e *Engine) lockedMeta(ctx context.Context, board string, fn func(tx podium
 // sharedGroup runs one group of score and delete ops: lock, catch up,
 // compute, commit, apply, answer.
 // check, if given, runs once the locks are held and caught up with, before
-// the group is computed; its error fails the group (review.go).
+// the group is computed; its error fails the group (Exclusive.Submit,
+// hooks_review.go).
 func (e *Engine) sharedGroup(ctx context.Context, ops []*op, check ...func() error) {
 	fail := func(err error) {
 		for _, o := range ops {
@@ -185,7 +184,7 @@ func (e *Engine) sharedGroup(ctx context.Context, ops []*op, check ...func() err
 		}
 	}
 	for _, id := range ids {
-		if err := e.syncJoins(ctx, id); err != nil { // tournament.go
+		if err := e.hooks.catchUp(ctx, id); err != nil { // hooks_tourney.go: tournament joins
 			e.log.Error("catch up with the joins failed", "board", id, "err", err)
 			fail(podium.Errorf(podium.ECodeUnavailable, "could not read what other nodes wrote; nothing was applied, retry shortly"))
 			return
@@ -250,8 +249,8 @@ func groupBoards(ops []*op) []string {
 		case opDeleteEntry:
 			ids = append(ids, o.deleteEntry().ref.Board)
 			continue
-		case opJoin:
-			ids = append(ids, o.join().ref.Board)
+		case opModule: // hooks_tourney.go
+			ids = append(ids, o.work().w.Boards...)
 			continue
 		case opRestore:
 			ids = append(ids, o.restore().board)

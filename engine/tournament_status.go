@@ -2,12 +2,12 @@ package engine
 
 import (
 	"context"
-	"slices"
 
 	"github.com/podiumhq/podium"
 )
 
-// Reads of a tournament: its status and its payouts.
+// Reads of a tournament: its status (its payouts are the tournament
+// module's).
 
 // TournamentStatus is a tournament's settings with where it stands.
 type TournamentStatus struct {
@@ -66,43 +66,4 @@ func (e *Engine) Tournament(ctx context.Context, board string) (TournamentStatus
 		st.State = "ended"
 	}
 	return st, nil
-}
-
-// Payouts returns what a tournament's settlements paid, best rank first
-// (players no longer ranked last). Errors: ECodeBoardNotFound,
-// ECodeNotFound (not a tournament).
-func (e *Engine) Payouts(ctx context.Context, board string) ([]podium.Payout, error) {
-	bs := e.board(board)
-	if bs == nil {
-		return nil, errBoardNotFound(board)
-	}
-	if bs.def.Load().Tournament == nil {
-		return nil, podium.Errorf(podium.ECodeNotFound, "board %q is not a tournament", board)
-	}
-	ts, err := e.tourneyStore()
-	if err != nil {
-		return nil, err
-	}
-	ps, err := ts.Payouts(ctx, board)
-	if err != nil {
-		e.log.Error("read payouts", "err", err)
-		return nil, podium.Errorf(podium.ECodeUnavailable, "could not read the payouts; retry shortly")
-	}
-	slices.SortStableFunc(ps, func(a, b podium.Payout) int {
-		ar, br := a.Rank, b.Rank
-		if ar == 0 {
-			ar = 1 << 62
-		}
-		if br == 0 {
-			br = 1 << 62
-		}
-		switch {
-		case ar < br:
-			return -1
-		case ar > br:
-			return 1
-		}
-		return 0
-	})
-	return ps, nil
 }

@@ -159,7 +159,7 @@ func TestTournamentJoins(t *testing.T) {
 	te.put(cup("cap", tStart.Add(time.Hour), func(tt *podium.Tournament) { tt.MaxParticipants = 2 }))
 	// Joining before the start is fine.
 	for _, p := range []string{"a", "b"} {
-		r, err := te.eng.Join(ctx, "req", p)
+		r, err := joins(te.eng).Join(ctx, "req", p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -167,10 +167,10 @@ func TestTournamentJoins(t *testing.T) {
 			t.Fatalf("join %s: already", p)
 		}
 	}
-	if r, err := te.eng.Join(ctx, "req", "a"); err != nil || !r.Already || r.N != 1 || r.Participants != 2 {
+	if r, err := joins(te.eng).Join(ctx, "req", "a"); err != nil || !r.Already || r.N != 1 || r.Participants != 2 {
 		t.Fatalf("join a again = %+v, %v; want already, n 1, 2 participants", r, err)
 	}
-	_, err := te.eng.Join(ctx, "req", "c")
+	_, err := joins(te.eng).Join(ctx, "req", "c")
 	wantCode(t, err, podium.ECodeTournamentFull)
 	te.clock.Set(tStart)
 	if err := te.submit("req", "a", 10); err != nil {
@@ -194,12 +194,12 @@ func TestTournamentJoins(t *testing.T) {
 	if err := te.submit("req", "b", 7); err != nil {
 		t.Fatal(err)
 	}
-	js, total, err := te.eng.Joined(ctx, "cap", 0, 10)
+	js, total, err := joins(te.eng).Joined(ctx, "cap", 0, 10)
 	if err != nil || total != 2 || js[0].Player != "x" || js[1].Player != "y" {
 		t.Fatalf("Joined(cap) = %+v, %d, %v", js, total, err)
 	}
 	te.clock.Set(tStart.Add(time.Hour))
-	_, err = te.eng.Join(ctx, "cap", "late")
+	_, err = joins(te.eng).Join(ctx, "cap", "late")
 	wantCode(t, err, podium.ECodeTournamentClosed)
 }
 

@@ -17,11 +17,10 @@ type Score struct {
 	Keys   []int64
 	Meta   json.RawMessage
 
-	// approval: the decision that applies this held score (review.go);
-	// it is never held again, and applies only in approvalPeriod, the
-	// period it was submitted in.
-	approval       *podium.ReviewDecision
-	approvalPeriod string
+	// rider: what the module that submitted this score carries with it
+	// (Exclusive.Submit, hooks_review.go: an approval); the score is
+	// never held.
+	rider Rider
 
 	// at: the date of a settlement's credit (settle.go), the tournament's
 	// end; zero means the writer's clock, as for every client's score.
@@ -42,7 +41,7 @@ type Result struct {
 	// and this one was rebuilt (see Engine.Reconstruct): Entry is the
 	// entry now, Previous unknown.
 	Reconstructed bool
-	// Held: the score was held for review (review.go) and not applied;
+	// Held: the score was held for review (a Holder, hooks_review.go) and not applied;
 	// only Board, Period and Player are set besides.
 	Held *podium.ReviewItem
 }
@@ -59,10 +58,9 @@ const (
 	opCheck
 	opFunc // run fn on the writer (tests drive checkpoints this way)
 	opSync // shared mode: apply what other nodes changed
-	// Tournaments (tournament.go, settle.go).
-	opJoin   // a join: rides in a group like a score
-	opSettle // a settlement: a group of its own
-	opDecide // a review decision (review.go): alone
+	// A module's work, and tournaments' settlements.
+	opModule // a module's Work (hooks_tourney.go): rides in a group like a score
+	opSettle // a settlement (settle.go): a group of its own
 
 	opRestore // restored entries of one board (restore.go): rides in a group like a score
 )
@@ -76,7 +74,7 @@ type op struct {
 	claim   *Claim
 	// p is the payload of every kind but opScores: *deleteEntryOp,
 	// *putBoardOp, a board id (opDeleteBoard), *podium.Player, *checkOp,
-	// func() (opFunc), *syncOp, *joinOp, *settleOp, *decideOp or
+	// func() (opFunc), *syncOp, *workOp, *settleOp or
 	// *restoreOp (ops.go). Scores, the hot path, keep their fields.
 	p    any
 	err  error
@@ -153,7 +151,7 @@ type Group struct {
 	periods map[*BoardState]string
 	held    map[bpKey]struct{} // periods kept in memory until it is finished (oldperiods.go)
 
-	internal bool // settlement: points boards may be written (tournament.go)
+	internal bool // settlement: points boards may be written (Group.Internal; the tournament module)
 
 	cand   Candidate // the score the hooks are looking at (hooks.go)
 	src    Source    // the change the Effects are looking at (hooks.go)
@@ -223,8 +221,8 @@ func (e *Engine) buildGroup(ops []*op) *Group {
 			e.computeDelete(g, o)
 			continue
 		}
-		if o.kind == opJoin { // tournament.go
-			e.computeJoin(g, o)
+		if o.kind == opModule { // hooks_tourney.go
+			e.computeWork(g, o)
 			continue
 		}
 		if o.kind == opSettle { // settle.go
@@ -286,16 +284,17 @@ func (e *Engine) computeScore(g *Group, s *Score, res *Result) error {
 		}
 		g.periods[bs] = period
 	}
-	if s.approval != nil && period != s.approvalPeriod {
-		return errPeriodEnded(s.approvalPeriod, period) // review.go
+	if s.rider != nil { // hooks_review.go: an approval's period
+		if err := s.rider.Admit(period); err != nil {
+			return err
+		}
 	}
-	join, err := e.tourneyGate(g, bs, def, s.Player) // tournament.go: window, joins, points boards
-	if err != nil {
+	cand := &g.cand // reused: a hook must not keep it
+	*cand = Candidate{Board: bs, Def: def, Period: period, Player: s.Player, Keys: s.Keys, Now: g.now}
+	if err := e.hooks.checkScore(g, cand); err != nil { // hooks_tourney.go: window, joins, points boards
 		return err
 	}
 	pid := e.players.intern(s.Player)
-	cand := &g.cand // reused: a hook must not keep it
-	*cand = Candidate{Board: bs, Def: def, Period: period, Player: s.Player, Keys: s.Keys, Now: g.now}
 	for _, gt := range e.hooks.gates { // hooks.go: quotas
 		if err := gt.Admit(cand); err != nil {
 			return err
@@ -318,9 +317,9 @@ func (e *Engine) computeScore(g *Group, s *Score, res *Result) error {
 	if err != nil {
 		return err
 	}
-	if s.approval == nil && !g.internal { // review.go: held, not applied
-		if reason := e.holdReason(bs, def, period, pid, s.Player, &next, changed); reason != "" {
-			e.holdScore(g, def, period, s, reason, res)
+	if s.rider == nil && !g.internal && len(e.hooks.holders) > 0 { // hooks_review.go: held, not applied
+		if it := e.hooks.hold(g, cand, Applied{PID: pid, Meta: s.Meta, Next: next, Changed: changed}); it != nil {
+			*res = Result{Board: def.ID, Period: period, Player: s.Player, Held: it}
 			return nil
 		}
 	}
@@ -337,12 +336,10 @@ func (e *Engine) computeScore(g *Group, s *Score, res *Result) error {
 	for _, gt := range e.hooks.gates { // counted in the commit that logs it
 		gt.Logged(cand)
 	}
-	if s.approval != nil {
-		e.approve(g, s, seq) // review.go
+	if s.rider != nil {
+		s.rider.Logged(g, seq) // hooks_review.go: an approval's decision
 	}
-	if join {
-		e.addJoin(g, bs, def.ID, s.Player) // tournament.go: a first score on a capped tournament joins
-	}
+	e.hooks.scoreLogged(g, cand) // hooks_tourney.go: a first score on a capped tournament joins
 	*res = Result{Board: def.ID, Period: period, Player: s.Player, Improved: changed, Seq: seq}
 	c := change{bs: bs, period: period, player: pid, changed: changed, res: res}
 	if changed {

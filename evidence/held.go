@@ -11,10 +11,10 @@ import (
 // held submission has no seq, so its evidence is attached under the
 // item's podium.PendingEvidenceSeq, with the board's TTL; the stores
 // check in the upload's transaction that the item is pending. Its
-// approval's batch (ReviewDecision.Evidence, set in approve) moves the
-// attachment to the approved seq and promotes it, in the transaction that
-// logs the approval, so no crash can leave an approved item with its
-// evidence behind. A rejected item's evidence keeps its TTL (the
+// approval's batch (ReviewDecision.Evidence, set by the review module)
+// moves the attachment to the approved seq and promotes it, in the
+// transaction that logs the approval, so no crash can leave an approved
+// item with its evidence behind. A rejected item's evidence keeps its TTL (the
 // moderator's record) and is swept with the rest.
 
 // HeldEvidenceTarget resolves the held submission evidence is uploaded
@@ -47,7 +47,7 @@ func (m *Module) HeldEvidenceTarget(ctx context.Context, board, player, id strin
 // HeldItem returns review item id if it is of player on board, else
 // ECodeNotFound.
 func (m *Module) HeldItem(ctx context.Context, board, player, id string) (*podium.ReviewItem, error) {
-	it, err := m.eng.ReviewItem(ctx, id)
+	it, err := m.items.ReviewItem(ctx, id)
 	if podium.ErrorCode(err) == podium.ECodeNotFound || (err == nil && (it.Board != board || it.Player != player)) {
 		return nil, podium.Errorf(podium.ECodeNotFound, "board %q has no held submission %s of player %q", board, id, player)
 	}

@@ -18,11 +18,12 @@ import (
 // hide them at once.
 //
 // The module registers with the engine (engine.Config.Modules). It reads
-// boards, entries and review items through Engine, which the engine
-// satisfies; the engine never imports this package. What it does on the
-// write path, moving a held submission's evidence when the submission is
-// approved, is the approval's batch (podium.EvidenceFollow), which the
-// engine's review writes.
+// boards and entries through Engine, which the engine satisfies, and
+// review items through the moderation module (package review) registered
+// with the same engine, found as a ReviewItems; the engine never imports
+// this package. What it does on the write path, moving a held
+// submission's evidence when the submission is approved, is the
+// approval's batch (podium.EvidenceFollow), which review writes.
 
 // Config configures the evidence module; zero values mean the defaults.
 type Config struct {
@@ -46,6 +47,10 @@ func (c *Config) fill() {
 type Engine interface {
 	Board(id string) (engine.BoardInfo, error)
 	Entry(ctx context.Context, q engine.Query, player string) (engine.Page, error)
+}
+
+// ReviewItems is what the module reads of moderation: one review item.
+type ReviewItems interface {
 	ReviewItem(ctx context.Context, id string) (*podium.ReviewItem, error)
 }
 
@@ -55,6 +60,7 @@ type Module struct {
 	cfg    Config
 	host   engine.Host
 	eng    Engine
+	items  ReviewItems          // the review module's; noReview without one
 	store  podium.EvidenceStore // nil: the store keeps no evidence
 	shared bool                 // several nodes on one database
 }
@@ -77,8 +83,22 @@ func (m *Module) Name() string { return "evidence" }
 // one), clock and reads.
 func (m *Module) Provision(h engine.Host) {
 	m.host, m.eng = h, h.Engine()
+	m.items = noReview{}
+	for _, x := range h.Engine().Modules() {
+		if r, ok := x.(ReviewItems); ok {
+			m.items = r
+		}
+	}
 	m.store, _ = h.Store().(podium.EvidenceStore)
 	_, m.shared = h.Store().(podium.SharedStore)
+}
+
+// noReview reads review items without a review module: there are none to
+// read, as with a store that keeps no review queue.
+type noReview struct{}
+
+func (noReview) ReviewItem(context.Context, string) (*podium.ReviewItem, error) {
+	return nil, podium.Errorf(podium.ECodeUnavailable, "this store keeps no review queue")
 }
 
 var errNoEvidence = podium.Errorf(podium.ECodeUnavailable, "this store keeps no evidence")

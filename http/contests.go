@@ -8,6 +8,7 @@ import (
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/contest"
 	"github.com/podiumhq/podium/ctf"
+	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/stream"
 )
 
@@ -28,6 +29,27 @@ type contestEngine interface {
 	Now() time.Time
 	Ready() bool
 	Player(id string) (podium.Player, error)
+}
+
+// contestModule is the engine's contests module (package ctf): its
+// service, nil if the store keeps no contests.
+type contestModule interface {
+	Service() *ctf.Service
+}
+
+// findContests takes the contests from e's contests module (a module,
+// engine/module.go, found as handlers.go's wire finds sessions and
+// evidence), and makes the hub of their streams; without the module or
+// with a store that keeps no contests, there are no contest routes.
+func (s *Server) findContests(e *engine.Engine) {
+	for _, m := range e.Modules() {
+		if x, ok := m.(contestModule); ok {
+			s.contests = x.Service()
+		}
+	}
+	if s.contests != nil {
+		s.contestHub = newContestHub(s.contests, e, s.hub) // contests_stream.go
+	}
 }
 
 // CTF contests (package ctf): /v1/contests. Contest ids follow board ids

@@ -14,6 +14,7 @@ import (
 	"github.com/podiumhq/podium/engine"
 	podiumhttp "github.com/podiumhq/podium/http"
 	"github.com/podiumhq/podium/internal/pgtest"
+	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/postgres"
 	"github.com/podiumhq/podium/stream"
 )
@@ -32,24 +33,21 @@ func startContestNode(t *testing.T, dsn, schema string, clk *fakeClock, name str
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	eng := newEngine(engine.Config{Store: st, Now: clk.Now, Logger: log, Node: name, PollEvery: 50 * time.Millisecond})
+	eng := newEngine(engine.Config{Store: st, Now: clk.Now, Logger: log, Node: name, PollEvery: 50 * time.Millisecond,
+		Modules: modules.With(modules.Config{Store: st, Logger: log,
+			Contests: ctf.ModuleConfig{Broker: br, Node: name, PollEvery: time.Hour}})})
 	eng.SetAdminSecret(adminKey)
 	hub := stream.New(podiumhttp.StreamSource(eng), stream.Config{Logger: log})
 	eng.SetListener(hub)
 	if err := eng.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	svc := ctf.New(ctf.Config{Store: st, Players: eng, Now: clk.Now, Logger: log, Broker: br, Node: name, Poll: time.Hour})
-	if err := svc.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	srv := podiumhttp.New(podiumhttp.Config{Engine: eng, Store: st, Logger: log, Hub: hub, Contests: svc})
+	srv := podiumhttp.New(podiumhttp.Config{Engine: eng, Store: st, Logger: log, Hub: hub})
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() {
 		srv.ContestHub().Close()
 		hub.Close()
 		ts.Close()
-		svc.Close()
 		eng.Close()
 		br.Close()
 		st.Close()
@@ -92,6 +90,10 @@ func TestContestTwoNodesPostgres(t *testing.T) {
 		`{"scoring":{"function":"ctfd_linear","value":500,"minimum":100,"decay":5}}`))
 	b.must(201, b.do("PUT", "/v1/contests/ctf/challenges/pwn", adminKey, `{"scoring":{"value":300}}`))
 	a.must(200, a.do("PUT", "/v1/players/alice", adminKey, `{"name":"Team Alice"}`))
+	// b's stream below names alice as b's engine knows her: wait until it
+	// has the rename (from the change feed), or the delta may still say
+	// "alice" (it did under load, 2 runs in 7).
+	eventually(t, a, b, "/v1/players/alice", adminKey, func(s string) bool { return contains(s, `"Team Alice"`) })
 	// Both nodes know both challenges (by notices: they poll hourly).
 	eventually(t, a, b, "/v1/contests/ctf/challenges", "", func(s string) bool { return len(s) > 0 && contains(s, `"id":"web"`, `"id":"pwn"`) })
 

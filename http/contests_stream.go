@@ -70,6 +70,19 @@ func (s contestSource) View(ctx context.Context, window string, limit int) (stre
 	return v, nil
 }
 
+// newContestHub returns the hub of c's streams, with the settings of the
+// boards' hub, told of every change of a contest.
+func newContestHub(c *ctf.Service, e *engine.Engine, boards *stream.Hub) *stream.Hub {
+	hc := boards.Config()
+	hc.ManualTick, hc.Now = false, nil
+	h := stream.New(ContestStreamSource(c, e), hc)
+	c.OnChange(func(id string) {
+		h.Applied(id, "all", 0, nil)
+		h.Applied(liveWindow(id), "all", 0, nil)
+	})
+	return h
+}
+
 // ContestHub returns the hub of the contest streams (nil without
 // contests); its owner closes it, and tells it of revoked keys.
 func (s *Server) ContestHub() *stream.Hub { return s.contestHub }

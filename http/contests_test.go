@@ -3,14 +3,13 @@ package http_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/podiumhq/podium/contest"
 	"github.com/podiumhq/podium/ctf"
+	"github.com/podiumhq/podium/engine"
 	podiumhttp "github.com/podiumhq/podium/http"
 	"github.com/podiumhq/podium/stream"
 )
@@ -29,15 +28,22 @@ func newContestServerStore(t *testing.T) (*server, *ctf.Service, contest.Store) 
 	)
 	s := newServerOpts(t, stream.Config{}, false, func(hc *podiumhttp.Config) {
 		cs = hc.Store.(contest.Store)
-		svc = ctf.New(ctf.Config{Store: cs, Players: hc.Engine, Now: hc.Engine.Now,
-			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Poll: -1})
-		if err := svc.Start(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { svc.Close() })
-		hc.Contests = svc
+		svc = contestService(t, hc.Engine)
 	})
 	return s, svc, cs
+}
+
+// contestService is the service of e's contests module (package ctf),
+// which the server serves.
+func contestService(t *testing.T, e *engine.Engine) *ctf.Service {
+	t.Helper()
+	for _, m := range e.Modules() {
+		if c, ok := m.(*ctf.Module); ok && c.Service() != nil {
+			return c.Service()
+		}
+	}
+	t.Fatal("the engine has no contests module")
+	return nil
 }
 
 func (s *server) key(body string) string {

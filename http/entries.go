@@ -18,6 +18,7 @@ import (
 type entryHandlers struct {
 	*base
 	eng         entryReader
+	hist        historyReader   // the review module (history.go)
 	pages       *pageCache      // encoded ranking pages by ETag (pagecache.go)
 	exportPause func(chunk int) // tests: runs after each export chunk is written
 }
@@ -31,7 +32,6 @@ type entryReader interface {
 	Entry(ctx context.Context, q engine.Query, player string) (engine.Page, error)
 	Around(ctx context.Context, q engine.Query, player string, radius int) (engine.Page, error)
 	DeleteEntry(ctx context.Context, board, period, player string) error
-	History(ctx context.Context, board, player string, before uint64, limit int) (rows []podium.HistoryRow, resume uint64, err error)
 }
 
 // MaxPlayersPerRead caps players= on the entries endpoint.

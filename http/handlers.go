@@ -43,16 +43,18 @@ func (s *Server) wire(e *engine.Engine, cfg *Config) {
 	s.state = e
 	s.base = &base{acc: e, maxBody: cfg.MaxBody}
 	live := &streamer{hub: s.hub, streamCfg: &s.streamCfg, origins: s.origins, clientIP: s.clientIP}
+	s.findContests(e) // contests.go: the contests module, like sessions and evidence below
 	s.boards = &boardHandlers{base: s.base, eng: e}
-	s.entries = &entryHandlers{base: s.base, eng: e, pages: s.pages}
 	s.scores = &scoreHandlers{base: s.base, eng: e}
 	s.players = &playerHandlers{base: s.base, eng: e}
-	s.admin = &adminHandlers{base: s.base, eng: e, store: cfg.Store, contests: cfg.Contests}
-	// Sessions and evidence are modules (engine/module.go): their groups
-	// take the engine's module with the interface they need, and without
-	// one answer 503.
+	s.admin = &adminHandlers{base: s.base, eng: e, store: cfg.Store, contests: s.contests}
+	// Sessions, evidence, review and tournaments' joins are modules
+	// (engine/module.go): their groups take the engine's module with the
+	// interface they need, and without one answer 503.
 	var ses sessionStore = noSessions{}
 	var ev evidenceStore = noEvidence{}
+	var rv reviewStore = noReview{}
+	var joins joinStore = noTournaments{}
 	for _, m := range e.Modules() {
 		if x, ok := m.(sessionStore); ok {
 			ses = x
@@ -60,15 +62,22 @@ func (s *Server) wire(e *engine.Engine, cfg *Config) {
 		if x, ok := m.(evidenceStore); ok {
 			ev = x
 		}
+		if x, ok := m.(reviewStore); ok {
+			rv = x
+		}
+		if x, ok := m.(joinStore); ok {
+			joins = x
+		}
 	}
 	s.sessions = &sessionHandlers{base: s.base, eng: ses}
 	s.evidence = &evidenceHandlers{base: s.base, eng: e, ev: ev}
-	s.review = &reviewHandlers{base: s.base, eng: e, ev: ev}
+	s.entries = &entryHandlers{base: s.base, eng: e, hist: rv, pages: s.pages}
+	s.review = &reviewHandlers{base: s.base, eng: e, rv: rv, ev: ev}
 	s.feed = &feedHandlers{base: s.base, streamer: live, eng: findFeed(e)} // feed.go: the feed module
 	s.streams = &streamHandlers{base: s.base, streamer: live, eng: e, feed: s.feed}
-	s.tourneys = &tournamentHandlers{base: s.base, eng: e}
+	s.tourneys = &tournamentHandlers{base: s.base, eng: e, joins: joins}
 	s.web = &pageHandlers{eng: e, writeError: s.writeError}
-	s.contest = &contestHandlers{base: s.base, streamer: live, eng: e, contests: cfg.Contests, contestHub: s.contestHub, web: s.web}
+	s.contest = &contestHandlers{base: s.base, streamer: live, eng: e, contests: s.contests, contestHub: s.contestHub, web: s.web}
 }
 
 // *engine.Engine serves every group but for what its modules serve.
@@ -81,7 +90,7 @@ var (
 	_ playerStore     = (*engine.Engine)(nil)
 	_ adminEngine     = (*engine.Engine)(nil)
 	_ evidenceEngine  = (*engine.Engine)(nil)
-	_ reviewStore     = (*engine.Engine)(nil)
+	_ reviewEngine    = (*engine.Engine)(nil)
 	_ tournamentStore = (*engine.Engine)(nil)
 	_ pageReader      = (*engine.Engine)(nil)
 	_ contestEngine   = (*engine.Engine)(nil)

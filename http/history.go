@@ -1,6 +1,7 @@
 package http
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 
@@ -8,7 +9,13 @@ import (
 )
 
 // A player's log rows on a board: GET .../entries/{player}/history, and the
-// rows a review item shows (review.go).
+// rows a review item shows (review.go). The review module (review/) reads
+// them.
+
+// historyReader reads a player's log rows.
+type historyReader interface {
+	History(ctx context.Context, board, player string, before uint64, limit int) (rows []podium.HistoryRow, resume uint64, err error)
+}
 
 // appendHistory appends log rows; admin adds the review item whose
 // approval wrote each row.
@@ -100,7 +107,7 @@ func (s *entryHandlers) history(w http.ResponseWriter, r *http.Request) error {
 	var rows []podium.HistoryRow
 	var resume uint64
 	for range historyScans {
-		got, next, err := s.eng.History(r.Context(), bi.ID, player, before, limit+1-len(rows))
+		got, next, err := s.hist.History(r.Context(), bi.ID, player, before, limit+1-len(rows))
 		if err != nil {
 			return err
 		}

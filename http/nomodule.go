@@ -6,9 +6,11 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/tournament"
 )
 
-// The groups of routes that a module serves (player sessions, evidence),
+// The groups of routes that a module serves (player sessions, evidence,
+// review),
 // on an engine without that module: wire gives them these, which answer
 // every route 503 unavailable, as a store that keeps neither did.
 
@@ -70,4 +72,51 @@ func (noEvidence) ItemEvidence(context.Context, *podium.ReviewItem) (*podium.Evi
 }
 func (noEvidence) ItemEvidenceData(context.Context, *podium.ReviewItem) (*podium.Evidence, []byte, error) {
 	return nil, nil, errNoEvidence
+}
+
+// noReview serves a server whose engine has no review module: every route
+// answers 503, as with a store that keeps no review queue, and no player
+// is frozen.
+type noReview struct{}
+
+var errNoReview = podium.Errorf(podium.ECodeUnavailable, "this store keeps no review queue")
+
+func (noReview) ReviewItems(context.Context, podium.ReviewFilter) ([]podium.ReviewItem, error) {
+	return nil, errNoReview
+}
+func (noReview) ReviewItem(context.Context, string) (*podium.ReviewItem, error) {
+	return nil, errNoReview
+}
+func (noReview) Approve(context.Context, string, string, string) (*podium.ReviewItem, engine.Result, error) {
+	return nil, engine.Result{}, errNoReview
+}
+func (noReview) Reject(context.Context, string, string, string) (*podium.ReviewItem, error) {
+	return nil, errNoReview
+}
+func (noReview) History(context.Context, string, string, uint64, int) ([]podium.HistoryRow, uint64, error) {
+	return nil, 0, errNoReview
+}
+func (noReview) ReviewEvidence(context.Context, string, string, uint64, string) ([]byte, bool, error) {
+	return nil, false, nil
+}
+func (noReview) Freeze(context.Context, string, string, string) (podium.Freeze, error) {
+	return podium.Freeze{}, errNoReview
+}
+func (noReview) Unfreeze(context.Context, string) error { return errNoReview }
+func (noReview) Frozen(string) *podium.Freeze           { return nil }
+
+// noTournaments serves the joins and payouts of a server whose engine has no
+// tournament module: they answer 503, as with a store that keeps none.
+type noTournaments struct{}
+
+var errNoTournaments = podium.Errorf(podium.ECodeUnavailable, "this server keeps no tournaments")
+
+func (noTournaments) Join(context.Context, string, string) (tournament.JoinResult, error) {
+	return tournament.JoinResult{}, errNoTournaments
+}
+func (noTournaments) Joined(context.Context, string, int, int) ([]podium.Join, int64, error) {
+	return nil, 0, errNoTournaments
+}
+func (noTournaments) Payouts(context.Context, string) ([]podium.Payout, error) {
+	return nil, errNoTournaments
 }

@@ -2,7 +2,6 @@ package http_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -15,8 +14,6 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
-	"github.com/podiumhq/podium/contest"
-	"github.com/podiumhq/podium/ctf"
 	podiumhttp "github.com/podiumhq/podium/http"
 	"github.com/podiumhq/podium/openapi"
 	"github.com/podiumhq/podium/ratelimit"
@@ -39,12 +36,7 @@ func newSpecServerAt(t *testing.T, before func(path string)) *server {
 	var s *server
 	s = newServerAt(t, stream.Config{}, false, func(hc *podiumhttp.Config) {
 		log := slog.New(slog.NewTextHandler(io.Discard, nil))
-		svc := ctf.New(ctf.Config{Store: hc.Store.(contest.Store), Players: hc.Engine, Now: hc.Engine.Now, Logger: log, Poll: -1})
-		if err := svc.Start(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { svc.Close() })
-		hc.Contests = svc
+		contestService(t, hc.Engine) // the server serves the engine's contests
 		hc.RateLimits = &podiumhttp.RateLimits{
 			Limiter: ratelimit.New(ratelimit.Config{Now: func() time.Time { return s.clock.Now() }, Logger: log}),
 			Submit:  lim("100000/1m"), Key: lim("100000/1m"), Anon: lim("100000/1m"), AuthFail: lim("1000/1m"),

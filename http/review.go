@@ -14,18 +14,23 @@ import (
 // rejections, and freezes.
 type reviewHandlers struct {
 	*base
-	eng reviewStore
+	eng reviewEngine
+	rv  reviewStore   // the review module (review/)
 	ev  evidenceStore // an item's evidence (evidence_review.go)
 }
 
-// reviewStore is what the moderation handlers call.
+// reviewEngine is what the moderation handlers read of the engine.
+type reviewEngine interface {
+	Entry(ctx context.Context, q engine.Query, player string) (engine.Page, error)
+}
+
+// reviewStore is what the moderation handlers call of the review module.
 type reviewStore interface {
+	historyReader // history.go
 	ReviewItems(ctx context.Context, f podium.ReviewFilter) ([]podium.ReviewItem, error)
 	ReviewItem(ctx context.Context, id string) (*podium.ReviewItem, error)
 	Approve(ctx context.Context, id, by, note string) (*podium.ReviewItem, engine.Result, error)
 	Reject(ctx context.Context, id, by, note string) (*podium.ReviewItem, error)
-	Entry(ctx context.Context, q engine.Query, player string) (engine.Page, error)
-	History(ctx context.Context, board, player string, before uint64, limit int) (rows []podium.HistoryRow, resume uint64, err error)
 	ReviewEvidence(ctx context.Context, board, player string, seq uint64, reviewID string) (doc []byte, ok bool, err error)
 	Freeze(ctx context.Context, player, by, reason string) (podium.Freeze, error)
 	Unfreeze(ctx context.Context, player string) error
@@ -150,7 +155,7 @@ func (s *reviewHandlers) reviewQueue(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	f.Limit = limit + 1 // one more tells whether there is a next page
-	items, err := s.eng.ReviewItems(r.Context(), f)
+	items, err := s.rv.ReviewItems(r.Context(), f)
 	if err != nil {
 		return err
 	}
@@ -183,7 +188,7 @@ func (s *reviewHandlers) reviewItemFor(r *http.Request) (*podium.ReviewItem, *po
 	if _, err := s.require(r, podium.ScopeReview, ""); err != nil {
 		return nil, nil, err
 	}
-	it, err := s.eng.ReviewItem(r.Context(), r.PathValue("id"))
+	it, err := s.rv.ReviewItem(r.Context(), r.PathValue("id"))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -232,9 +237,9 @@ func (s *reviewHandlers) decideReview(w http.ResponseWriter, r *http.Request, st
 		res engine.Result
 	)
 	if status == podium.ReviewApproved {
-		it, res, err = s.eng.Approve(r.Context(), r.PathValue("id"), k.ID, body.Reason)
+		it, res, err = s.rv.Approve(r.Context(), r.PathValue("id"), k.ID, body.Reason)
 	} else {
-		it, err = s.eng.Reject(r.Context(), r.PathValue("id"), k.ID, body.Reason)
+		it, err = s.rv.Reject(r.Context(), r.PathValue("id"), k.ID, body.Reason)
 	}
 	if err != nil {
 		return err
@@ -319,7 +324,7 @@ func (s *reviewHandlers) appendReviewItem(ctx context.Context, b []byte, it *pod
 	default:
 		return nil, err
 	}
-	rows, _, err := s.eng.History(ctx, it.Board, it.Player, 0, reviewHistoryLen) // the recent rows: a partial scan is enough
+	rows, _, err := s.rv.History(ctx, it.Board, it.Player, 0, reviewHistoryLen) // the recent rows: a partial scan is enough
 	if err != nil {
 		return nil, err
 	}
@@ -337,7 +342,7 @@ func (s *reviewHandlers) appendReviewItem(ctx context.Context, b []byte, it *pod
 // the approved seq once approved) with its download path
 // (evidence_review.go), else null.
 func (s *reviewHandlers) appendItemEvidence(ctx context.Context, b []byte, it *podium.ReviewItem) ([]byte, error) {
-	doc, ok, err := s.eng.ReviewEvidence(ctx, it.Board, it.Player, it.Seq, it.ID)
+	doc, ok, err := s.rv.ReviewEvidence(ctx, it.Board, it.Player, it.Seq, it.ID)
 	switch {
 	case err != nil:
 		return nil, err
@@ -371,7 +376,7 @@ func (s *reviewHandlers) freeze(w http.ResponseWriter, r *http.Request) error {
 	if err := s.optionalBody(r, &body); err != nil {
 		return err
 	}
-	f, err := s.eng.Freeze(r.Context(), r.PathValue("player"), k.ID, body.Reason)
+	f, err := s.rv.Freeze(r.Context(), r.PathValue("player"), k.ID, body.Reason)
 	if err != nil {
 		return err
 	}
@@ -388,7 +393,7 @@ func (s *reviewHandlers) unfreeze(w http.ResponseWriter, r *http.Request) error 
 	if err := podium.ValidPlayerRef(player); err != nil {
 		return err
 	}
-	if err := s.eng.Unfreeze(r.Context(), player); err != nil {
+	if err := s.rv.Unfreeze(r.Context(), player); err != nil {
 		return err
 	}
 	b := appendString([]byte(`{"player":`), player)
@@ -407,7 +412,7 @@ func (s *reviewHandlers) getFreeze(w http.ResponseWriter, r *http.Request) error
 	if err := podium.ValidPlayerRef(player); err != nil {
 		return err
 	}
-	f := s.eng.Frozen(player)
+	f := s.rv.Frozen(player)
 	if f == nil {
 		b := appendString([]byte(`{"player":`), player)
 		writeJSON(w, http.StatusOK, append(b, `,"frozen":false}`...))

@@ -57,8 +57,6 @@ type Config struct {
 	// and open streams ("https://example.com", "https://*.example.com");
 	// empty or "*" allows any (see origins). Check them with CheckOrigins.
 	AllowedOrigins []string
-	// Contests serves /v1/contests and the contest pages (none if nil).
-	Contests *ctf.Service
 	// RateLimits limits the API's requests (ratelimit.go; none if nil).
 	// TrustedProxies are the proxies whose X-Forwarded-For gives the
 	// client's address (clientip.go).
@@ -81,8 +79,9 @@ type Server struct {
 	mux   *routeMux // routes.go
 	reg   *prometheus.Registry
 	hub   *stream.Hub
-	// contests runs CTF contests (contests.go); nil: no contest routes.
-	// contestHub streams their standings (contests_stream.go).
+	// contests runs CTF contests (contests.go): the engine's contests
+	// module's service (handlers.go); nil: no contest routes. contestHub
+	// streams their standings (contests_stream.go).
 	contests   *ctf.Service
 	contestHub *stream.Hub
 
@@ -158,7 +157,7 @@ func New(cfg Config) *Server {
 	s := &Server{store: cfg.Store, log: cfg.Logger, mux: newRouteMux(),
 		reg: cfg.Registry, hub: cfg.Hub, streamCfg: cfg.Stream,
 		bodyTimeout: cfg.BodyTimeout, requestTimeout: cfg.RequestTimeout, origins: newOrigins(cfg.AllowedOrigins),
-		contests: cfg.Contests, rates: cfg.RateLimits, trusted: cfg.TrustedProxies,
+		rates: cfg.RateLimits, trusted: cfg.TrustedProxies,
 		bodyMinRate: cfg.BodyMinRate, maxConnsPerIP: cfg.MaxConnsPerIP}
 	s.evCfg = cfg.EvidenceBudgets
 	if cfg.RateLimits != nil {
@@ -171,15 +170,6 @@ func New(cfg Config) *Server {
 		Name: "podium_http_request_seconds", Help: "HTTP request latency by route.",
 		Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, 1},
 	}, []string{"route"})
-	if cfg.Contests != nil {
-		hc := cfg.Hub.Config()
-		hc.ManualTick, hc.Now = false, nil
-		s.contestHub = stream.New(ContestStreamSource(cfg.Contests, cfg.Engine), hc)
-		cfg.Contests.OnChange(func(id string) {
-			s.contestHub.Applied(id, "all", 0, nil)
-			s.contestHub.Applied(liveWindow(id), "all", 0, nil)
-		})
-	}
 	s.conns = newConnMetrics(s.reg) // conn.go
 	s.reg.MustRegister(s.requests, s.latency, streamCollector{s.hub})
 	s.pages = newPageCache(s.reg, pageCacheBudget)

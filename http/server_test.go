@@ -117,6 +117,9 @@ func newServerAt(t *testing.T, cfg stream.Config, fakeHubClock bool, opts func(*
 	ts := serveTest(srv)
 	t.Cleanup(func() {
 		hub.Close()
+		if ch := srv.ContestHub(); ch != nil {
+			ch.Close()
+		}
 		ts.Close()
 		eng.Close()
 		st.Close()

@@ -8,22 +8,29 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/tournament"
 )
 
 // tournamentHandlers serves tournaments: list, status, joins,
 // participants, settlement and payouts.
 type tournamentHandlers struct {
 	*base
-	eng tournamentStore
+	eng   tournamentStore
+	joins joinStore // the tournament module
 }
 
 // tournamentStore is what the tournament handlers call.
 type tournamentStore interface {
 	Tournaments() []engine.BoardInfo
 	Tournament(ctx context.Context, board string) (engine.TournamentStatus, error)
-	Join(ctx context.Context, board, player string) (engine.JoinResult, error)
-	Joined(ctx context.Context, board string, offset, limit int) ([]podium.Join, int64, error)
 	Settle(ctx context.Context, board string) (engine.SettleReport, error)
+}
+
+// joinStore is what the join and payout handlers call: the tournament
+// module.
+type joinStore interface {
+	Join(ctx context.Context, board, player string) (tournament.JoinResult, error)
+	Joined(ctx context.Context, board string, offset, limit int) ([]podium.Join, int64, error)
 	Payouts(ctx context.Context, board string) ([]podium.Payout, error)
 }
 
@@ -263,7 +270,7 @@ func (s *tournamentHandlers) join(w http.ResponseWriter, r *http.Request) error 
 	if err := podium.ValidPlayerID(body.Player); err != nil {
 		return err
 	}
-	res, err := s.eng.Join(r.Context(), id, body.Player)
+	res, err := s.joins.Join(r.Context(), id, body.Player)
 	if err != nil {
 		return err
 	}
@@ -296,7 +303,7 @@ func (s *tournamentHandlers) participants(w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return err
 	}
-	list, total, err := s.eng.Joined(r.Context(), bi.ID, offset, limit)
+	list, total, err := s.joins.Joined(r.Context(), bi.ID, offset, limit)
 	if err != nil {
 		return err
 	}
@@ -378,7 +385,7 @@ func (s *tournamentHandlers) payouts(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	list, err := s.eng.Payouts(r.Context(), bi.ID)
+	list, err := s.joins.Payouts(r.Context(), bi.ID)
 	if err != nil {
 		return err
 	}

@@ -11,11 +11,14 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/aggregate"
+	"github.com/podiumhq/podium/ctf"
 	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/evidence"
 	"github.com/podiumhq/podium/feed"
 	"github.com/podiumhq/podium/limits"
+	"github.com/podiumhq/podium/review"
 	"github.com/podiumhq/podium/sessions"
+	"github.com/podiumhq/podium/tournament"
 )
 
 // Config configures the standard modules; the zero value of each module's
@@ -23,9 +26,10 @@ import (
 type Config struct {
 	Store    podium.Store
 	Logger   *slog.Logger
-	Sessions sessions.Config // player sessions (--session-* flags)
-	Evidence evidence.Config // the evidence sweeper (--evidence-sweep-every)
-	Feed     feed.Config     // the activity feed (--feed-cap)
+	Sessions sessions.Config  // player sessions (--session-* flags)
+	Evidence evidence.Config  // the evidence sweeper (--evidence-sweep-every)
+	Contests ctf.ModuleConfig // CTF contests (shared mode: broker, node, --poll-every)
+	Feed     feed.Config      // the activity feed (--feed-cap)
 }
 
 // All returns the standard modules over store with their defaults.
@@ -39,8 +43,11 @@ func With(c Config) []engine.Module {
 	return []engine.Module{
 		limits.New(c.Store, c.Logger), // key bounds and quotas
 		aggregate.New(),               // aggregate and best-k-sum boards over others
+		feed.New(c.Feed),              // the activity feed (before tournament and review: its Finisher, Forgetter and part come first, as in the core before)
+		tournament.New(),              // tournament windows, joins, points boards (after aggregate: a DELETE hears its refusal first)
 		sessions.New(c.Sessions),      // player sessions (authentication, change feed)
 		evidence.New(c.Evidence),      // evidence uploads (storage, sweeper)
-		feed.New(c.Feed),              // the activity feed (events of scores and settlements, pruning)
+		review.New(),                  // moderation: holds, freezes, decisions (its part after the feed's)
+		ctf.NewModule(c.Contests),     // CTF contests (package contest's reducer, ctf's service)
 	}
 }

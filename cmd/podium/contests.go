@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/podiumhq/podium/ctf"
 	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/stream"
 )
@@ -20,4 +21,16 @@ func (l listeners) Applied(board, period string, seq uint64, players []uint32) {
 func (l listeners) KeyRevoked(id string) {
 	l.boards.KeyRevoked(id)
 	l.contests.KeyRevoked(id)
+}
+
+// contestService returns the service of e's contests module (package ctf),
+// nil if its store keeps no contests. The engine runs it: its Start loads
+// the contests and starts their background work, its Close stops it.
+func contestService(e *engine.Engine) *ctf.Service {
+	for _, mod := range e.Modules() {
+		if c, ok := mod.(*ctf.Module); ok {
+			return c.Service()
+		}
+	}
+	return nil
 }

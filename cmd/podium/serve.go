@@ -18,7 +18,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/podiumhq/podium"
-	"github.com/podiumhq/podium/contest"
 	"github.com/podiumhq/podium/ctf"
 	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/feed"
@@ -41,7 +40,8 @@ type Main struct {
 	Store  podium.Store  // SQLite in the data directory, or PostgreSQL (--db)
 	Broker podium.Broker // with --db: notices between nodes
 	Engine *engine.Engine
-	// Contests runs CTF contests (package ctf) on the same store.
+	// Contests runs CTF contests (package ctf) on the same store: the
+	// engine's contests module's service, nil if the store keeps none.
 	Contests *ctf.Service
 	Server   *podiumhttp.Server
 	Hub      *stream.Hub
@@ -122,7 +122,6 @@ func (m *Main) Open(ctx context.Context) (err error) {
 		adminKey = m.Config.AdminKey
 		m.log.Info("admin key from PODIUM_ADMIN_KEY", "source", "environment")
 	}
-	cstore, _ := m.Store.(contest.Store)
 	pgStore, _ := m.Store.(*postgres.Store) // before a test wraps it: the rate limits' table
 	if testHookWrapStore != nil {
 		m.Store = testHookWrapStore(m.Store)
@@ -135,19 +134,10 @@ func (m *Main) Open(ctx context.Context) (err error) {
 		OldPeriodsBytes: m.Config.oldPeriodsBytes(), IdempotencyTTL: m.Config.IdempotencyTTL,
 		IdempotencyBytes: m.Config.idempotencyBytes(),
 		Modules: modules.With(modules.Config{Store: store, Logger: m.log, Evidence: m.Config.Evidence.module(), Feed: feed.Config{Cap: m.Config.FeedCap},
-			Sessions: sessions.Config{TTL: m.Config.SessionTTL, MaxTTL: m.Config.SessionMaxTTL, Cap: m.Config.SessionCap}})})
+			Sessions: sessions.Config{TTL: m.Config.SessionTTL, MaxTTL: m.Config.SessionMaxTTL, Cap: m.Config.SessionCap},
+			Contests: ctf.ModuleConfig{Broker: m.Broker, Node: m.Config.Node, PollEvery: m.Config.PollEvery}})})
 	m.Engine.SetAdminSecret(adminKey)
-	if cstore != nil {
-		poll := time.Duration(-1) // one node: nobody else writes
-		if m.Config.DB != "" {
-			poll = m.Config.PollEvery
-		}
-		m.Contests = ctf.New(ctf.Config{Store: cstore, Players: m.Engine, Now: m.Now, Logger: m.log, Broker: m.Broker,
-			Node: m.Config.Node, Poll: poll})
-		if err := m.Contests.Start(ctx); err != nil {
-			return fmt.Errorf("contests: %w", err)
-		}
-	}
+	m.Contests = contestService(m.Engine) // contests.go
 	m.Hub = stream.New(podiumhttp.StreamSource(m.Engine), stream.Config{Coalesce: m.Config.Coalesce,
 		SnapshotEvery: m.Config.SnapshotEvery, MaxPerIP: m.Config.StreamsPerIP, MaxTotal: m.Config.StreamsMax,
 		MemoryBudget: m.Config.StreamMemory, MemoryPerAddress: m.Config.StreamMemoryPerIP, Logger: m.log})
@@ -163,7 +153,7 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	m.Server = podiumhttp.New(podiumhttp.Config{RateLimits: rates, TrustedProxies: proxies, Engine: m.Engine, Store: store, Logger: m.log, MaxBody: m.Config.MaxBody,
 		Registry: reg, Hub: m.Hub, BodyTimeout: m.Config.BodyTimeout, RequestTimeout: m.Config.RequestTimeout,
 		BodyMinRate: offIfZero(m.Config.BodyMinRate), MaxConnsPerIP: offIfZero(m.Config.ConnsPerIP),
-		AllowedOrigins: m.Config.allowedOrigins(), Contests: m.Contests, EvidenceBudgets: evBudgets})
+		AllowedOrigins: m.Config.allowedOrigins(), EvidenceBudgets: evBudgets})
 
 	if ch := m.Server.ContestHub(); ch != nil {
 		m.Engine.SetListener(listeners{boards: m.Hub, contests: ch})
@@ -228,9 +218,6 @@ func (m *Main) Close() error {
 		cancel()
 	} else if m.ln != nil {
 		m.ln.Close()
-	}
-	if m.Contests != nil {
-		errs = append(errs, m.Contests.Close())
 	}
 	if m.Engine != nil {
 		errs = append(errs, m.Engine.Close())
