@@ -14,6 +14,7 @@ import (
 	"github.com/podiumhq/podium/ctf"
 	"github.com/podiumhq/podium/engine"
 	podiumhttp "github.com/podiumhq/podium/http"
+	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/sqlite"
 	"github.com/podiumhq/podium/stream"
 )
@@ -62,7 +63,7 @@ func (s *testServer) start() {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	eng := newEngine(engine.Config{Store: st, Logger: log, Now: s.now})
+	eng := modules.Engine(engine.Config{Store: st, Logger: log, Now: s.now})
 	eng.SetAdminSecret(adminKey)
 	// A short coalescing window keeps the stream tests quick.
 	hub := stream.New(podiumhttp.StreamSource(eng), stream.Config{Logger: log, Coalesce: 20 * time.Millisecond, Now: s.now})

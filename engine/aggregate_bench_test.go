@@ -9,6 +9,7 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/sqlite"
 )
 
@@ -48,7 +49,7 @@ func BenchmarkAggregateWrite(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer st.Close()
-			eng := newEngine(engine.Config{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+			eng := modules.Engine(engine.Config{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 			if err := eng.Start(bg); err != nil {
 				b.Fatal(err)
 			}
@@ -89,7 +90,7 @@ func BenchmarkAggregateCreate(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	eng := newEngine(engine.Config{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	eng := modules.Engine(engine.Config{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err := eng.Start(bg); err != nil {
 		b.Fatal(err)
 	}

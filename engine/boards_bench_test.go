@@ -19,6 +19,7 @@ import (
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/internal/pgtest"
+	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/postgres"
 	"github.com/podiumhq/podium/sqlite"
 )
@@ -86,7 +87,7 @@ func (db boardsDB) open(b *testing.B) (podium.Store, engine.Config) { return db.
 func fillBoards(b *testing.B, st podium.Store, cfg engine.Config, n int) {
 	b.Helper()
 	cfg.Store, cfg.Logger = st, benchLog
-	eng := newEngine(cfg)
+	eng := modules.Engine(cfg)
 	ctx := context.Background()
 	if err := eng.Start(ctx); err != nil {
 		b.Fatal(err)
@@ -213,7 +214,7 @@ func eachDB(b *testing.B, f func(b *testing.B, db boardsDB, n int)) {
 func startOn(b *testing.B, st podium.Store, cfg engine.Config) *engine.Engine {
 	b.Helper()
 	cfg.Store, cfg.Logger = st, benchLog
-	eng := newEngine(cfg)
+	eng := modules.Engine(cfg)
 	if err := eng.Start(context.Background()); err != nil {
 		b.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/sqlite"
 )
 
@@ -55,7 +56,7 @@ func TestCheckLogDoesNotStopWrites(t *testing.T) {
 	}
 	defer st.Close()
 	g := &gatedStore{Store: st, armed: new(atomic.Bool), entered: make(chan struct{}, 1), gate: make(chan struct{})}
-	eng := newEngine(engine.Config{Store: g, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	eng := modules.Engine(engine.Config{Store: g, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err := eng.Start(ctx); err != nil {
 		t.Fatal(err)
 	}

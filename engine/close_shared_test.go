@@ -13,6 +13,7 @@ import (
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/internal/closetest"
+	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/postgres"
 )
 
@@ -74,7 +75,7 @@ func TestCloseJoinsFollower(t *testing.T) {
 	defer pg.Close()
 	gate := closetest.New()
 	st := &heldStore{Store: pg, gate: gate}
-	e := newEngine(engine.Config{Store: st, Broker: &heldBroker{gate: gate}, Node: "a", PollEvery: 10 * time.Millisecond,
+	e := modules.Engine(engine.Config{Store: st, Broker: &heldBroker{gate: gate}, Node: "a", PollEvery: 10 * time.Millisecond,
 		SettleEvery: -1, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	gate.Arm() // the subscription starts before the load, and holds from then on
 	if err := e.Start(bg); err != nil {

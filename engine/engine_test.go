@@ -12,6 +12,7 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/sqlite"
 )
 
@@ -53,7 +54,7 @@ func (e *env) open() {
 		e.t.Fatal(err)
 	}
 	e.store = st
-	e.eng = newEngine(engine.Config{Store: st, Now: e.clock.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), OldPeriodsBytes: e.oldBytes})
+	e.eng = modules.Engine(engine.Config{Store: st, Now: e.clock.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), OldPeriodsBytes: e.oldBytes})
 	if err := e.eng.Start(context.Background()); err != nil {
 		e.t.Fatal(err)
 	}

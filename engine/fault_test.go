@@ -17,6 +17,7 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/sqlite"
 )
 
@@ -63,7 +64,7 @@ func TestFailedCommitAppliesNothing(t *testing.T) {
 	}
 	fs := &faultyStore{Store: st}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	eng := newEngine(engine.Config{Store: fs, Logger: log})
+	eng := modules.Engine(engine.Config{Store: fs, Logger: log})
 	if err := eng.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +123,7 @@ func TestFailedCommitAppliesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	eng = newEngine(engine.Config{Store: st, Logger: log})
+	eng = modules.Engine(engine.Config{Store: st, Logger: log})
 	if err := eng.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +146,7 @@ func TestFailedSyncStopsWrites(t *testing.T) {
 	}
 	defer st.Close()
 	fs := &faultyStore{Store: st}
-	eng := newEngine(engine.Config{Store: fs, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	eng := modules.Engine(engine.Config{Store: fs, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err := eng.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +201,7 @@ func TestOutcomeUnknownRetryIsSafe(t *testing.T) {
 					t.Fatal(err)
 				}
 				fs := &faultyStore{Store: st}
-				eng := newEngine(engine.Config{Store: fs, Logger: log})
+				eng := modules.Engine(engine.Config{Store: fs, Logger: log})
 				if err := eng.Start(ctx); err != nil {
 					t.Fatal(err)
 				}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/sqlite"
 )
 
@@ -33,7 +34,7 @@ func BenchmarkSubmitFeed(b *testing.B) {
 			if !feed {
 				store = plainStore{st}
 			}
-			eng := newEngine(engine.Config{Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+			eng := modules.Engine(engine.Config{Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 			if err := eng.Start(context.Background()); err != nil {
 				b.Fatal(err)
 			}

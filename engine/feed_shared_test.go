@@ -8,6 +8,7 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/feed"
+	"github.com/podiumhq/podium/modules"
 )
 
 // feedRecorder is a Listener that records the feed events this node
@@ -51,7 +52,7 @@ func TestSharedFeed(t *testing.T) {
 	nb, cfg := c.open("b", nodeOpts{})
 	rec := &feedRecorder{}
 	cfg.Listener = rec
-	nb.eng = newEngine(cfg)
+	nb.eng = modules.Engine(cfg)
 	if err := nb.eng.Start(bg); err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +100,7 @@ func TestSharedFeed(t *testing.T) {
 	nc, cfgC := c.open("c", nodeOpts{})
 	recC := &feedRecorder{}
 	cfgC.Listener = recC
-	nc.eng = newEngine(cfgC)
+	nc.eng = modules.Engine(cfgC)
 	if err := nc.eng.Start(bg); err != nil {
 		t.Fatal(err)
 	}

@@ -460,7 +460,7 @@ func (e *env) openWith(change func(*engine.Config)) {
 	e.store = st
 	cfg := engine.Config{Store: st, Now: e.clock.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	change(&cfg)
-	e.eng = newEngine(cfg)
+	e.eng = modules.Engine(cfg)
 	if err := e.eng.Start(context.Background()); err != nil {
 		e.t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/sqlite"
 )
 
@@ -32,7 +33,7 @@ func BenchmarkIdempotencyMemory(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		eng := newEngine(engine.Config{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		eng := modules.Engine(engine.Config{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 		if err := eng.Start(ctx); err != nil {
 			b.Fatal(err)
 		}
@@ -131,7 +132,7 @@ func BenchmarkIdempotencyClaim(b *testing.B) {
 		name   string
 		budget int64
 	}{{"kept", 0}, {"none", -1}} {
-		eng := newEngine(engine.Config{Store: st, IdempotencyBytes: bc.budget, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		eng := modules.Engine(engine.Config{Store: st, IdempotencyBytes: bc.budget, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 		if err := eng.Start(ctx); err != nil {
 			b.Fatal(err)
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/sqlite"
 )
 
@@ -72,7 +73,7 @@ func TestIdempotencyEvictedKeysDecidedByDatabase(t *testing.T) {
 		}
 		st := &lookupStore{Store: sq}
 		reg := prometheus.NewRegistry()
-		eng := newEngine(engine.Config{Store: st, IdempotencyBytes: budget, Registerer: reg, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		eng := modules.Engine(engine.Config{Store: st, IdempotencyBytes: budget, Registerer: reg, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 		if err := eng.Start(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -173,7 +174,7 @@ func TestIdempotencyMemoryHoldsNoAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	eng := newEngine(engine.Config{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	eng := modules.Engine(engine.Config{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err := eng.Start(ctx); err != nil {
 		t.Fatal(err)
 	}

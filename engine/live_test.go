@@ -14,6 +14,7 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/sqlite"
 )
 
@@ -93,7 +94,7 @@ func newLiveEngine(t *testing.T) (*engine.Engine, *recorder, *hookClock) {
 	}
 	clk := &hookClock{t: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
 	rec := &recorder{}
-	eng := newEngine(engine.Config{Store: st, Now: clk.Now, Listener: rec, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	eng := modules.Engine(engine.Config{Store: st, Now: clk.Now, Listener: rec, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err := eng.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

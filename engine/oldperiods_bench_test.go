@@ -13,6 +13,7 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/sqlite"
 )
 
@@ -69,7 +70,7 @@ func openOld(b *testing.B, path string, budget int64) (*engine.Engine, func()) {
 		b.Fatal(err)
 	}
 	c := &clock{t: oldDay(60)}
-	eng := newEngine(engine.Config{Store: st, Now: c.Now, OldPeriodsBytes: budget, SettleEvery: -1, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	eng := modules.Engine(engine.Config{Store: st, Now: c.Now, OldPeriodsBytes: budget, SettleEvery: -1, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err := eng.Start(context.Background()); err != nil {
 		b.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/modules"
 )
 
 // Shared mode: a node that keeps no old period past its read, and one that
@@ -22,7 +23,7 @@ func TestSharedOldPeriodsEvictedAndReplayed(t *testing.T) {
 	start := func(name string, budget int64) *node {
 		n, cfg := c.open(name, nodeOpts{})
 		cfg.Now, cfg.OldPeriodsBytes = clk.Now, budget
-		n.eng = newEngine(cfg)
+		n.eng = modules.Engine(cfg)
 		if err := n.eng.Start(bg); err != nil {
 			t.Fatal(err)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/internal/pgtest"
+	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/postgres"
 	"github.com/podiumhq/podium/sqlite"
 )
@@ -52,7 +53,7 @@ func benchQuota(b *testing.B, db, mode string) {
 		st, cfg.Node = s, "bench"
 	}
 	cfg.Store = st
-	eng := newEngine(cfg)
+	eng := modules.Engine(cfg)
 	if err := eng.Start(context.Background()); err != nil {
 		b.Fatal(err)
 	}

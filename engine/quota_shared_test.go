@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/modules"
 )
 
 // TestSharedQuota: two nodes share a board's quota. 32 concurrent
@@ -20,7 +21,7 @@ func TestSharedQuota(t *testing.T) {
 	for i, name := range []string{"a", "b"} {
 		n, cfg := c.open(name, nodeOpts{})
 		cfg.Now = now
-		n.eng = newEngine(cfg)
+		n.eng = modules.Engine(cfg)
 		if err := n.eng.Start(bg); err != nil {
 			t.Fatal(err)
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/sqlite"
 )
 
@@ -193,7 +194,7 @@ func TestQuotaFailedCommitDoesNotCount(t *testing.T) {
 	defer st.Close()
 	fs := &faultyStore{Store: st}
 	now := func() time.Time { return time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC) }
-	eng := newEngine(engine.Config{Store: fs, Now: now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	eng := modules.Engine(engine.Config{Store: fs, Now: now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err := eng.Start(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/feed"
+	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/sqlite"
 )
 
@@ -25,7 +26,7 @@ func TestRestoreInGroupFeedLeader(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	e := newEngine(engine.Config{Store: st, Now: func() time.Time { return now }, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	e := modules.Engine(engine.Config{Store: st, Now: func() time.Time { return now }, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err := e.Start(ctx); err != nil {
 		t.Fatal(err)
 	}

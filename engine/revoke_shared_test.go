@@ -14,6 +14,7 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/postgres"
 	"github.com/podiumhq/podium/sessions"
 )
@@ -31,7 +32,7 @@ func revokeTrials(tb testing.TB, n, writers int, poll time.Duration, reference b
 	if reference {
 		cfg.Broker = feedOnly{cfg.Broker}
 	}
-	a.eng = newEngine(cfg)
+	a.eng = modules.Engine(cfg)
 	if err := a.eng.Start(bg); err != nil {
 		tb.Fatal(err)
 	}
@@ -155,7 +156,7 @@ func stuckFollowerPair(t *testing.T) (a, nb *node, ses *sessions.Module, st *stu
 	st = &stuckStore{Store: nb.store, release: make(chan struct{})}
 	cfg.Store = st
 	revoked = &revocations{}
-	nb.eng = newEngine(cfg)
+	nb.eng = modules.Engine(cfg)
 	nb.eng.SetListener(revoked)
 	if err := nb.eng.Start(bg); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/postgres"
 )
 
@@ -62,7 +63,7 @@ func TestSharedWritesFailFastWhileDatabaseDown(t *testing.T) {
 	n, cfg := c.open("n1", nodeOpts{noBroker: true, poll: 20 * time.Millisecond})
 	ds := &downStore{Store: n.store}
 	cfg.Store = ds
-	n.eng = newEngine(cfg)
+	n.eng = modules.Engine(cfg)
 	if err := n.eng.Start(bg); err != nil {
 		t.Fatal(err)
 	}

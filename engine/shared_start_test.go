@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/modules"
 )
 
 // A node that starts while another writes is, once Start returns (it then
@@ -37,7 +38,7 @@ func TestSharedStartFollowsWritesMadeWhileLoading(t *testing.T) {
 		acked.Add(1)
 	})
 	b, cfg := far.open("b", nodeOpts{poll: time.Hour})
-	b.eng = newEngine(cfg)
+	b.eng = modules.Engine(cfg)
 	t.Cleanup(func() { b.eng.Close() })
 	writing.Store(true)
 	err := b.eng.Start(bg)

@@ -23,6 +23,7 @@ import (
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/internal/pgtest"
+	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/postgres"
 )
 
@@ -83,7 +84,7 @@ func (c *cluster) open(name string, o nodeOpts) (*node, engine.Config) {
 func (c *cluster) start(name string, o nodeOpts) *node {
 	c.t.Helper()
 	n, cfg := c.open(name, o)
-	n.eng = newEngine(cfg)
+	n.eng = modules.Engine(cfg)
 	if err := n.eng.Start(bg); err != nil {
 		c.t.Fatal(err)
 	}
@@ -267,7 +268,7 @@ func TestSharedStartWhileOthersWrite(t *testing.T) {
 		acked.Add(1)
 	})
 	b, cfg := far.open("b", nodeOpts{})
-	b.eng = newEngine(cfg)
+	b.eng = modules.Engine(cfg)
 	t.Cleanup(func() { b.eng.Close() })
 	writing.Store(true)
 	started := make(chan error, 1)
@@ -373,7 +374,7 @@ func TestSharedPrunedFeedReloads(t *testing.T) {
 	b, cfg := c.open("b", nodeOpts{poll: time.Hour}) // hears notices, and polls never
 	var revoked revocations
 	cfg.Listener = &revoked
-	b.eng = newEngine(cfg)
+	b.eng = modules.Engine(cfg)
 	if err := b.eng.Start(bg); err != nil {
 		t.Fatal(err)
 	}

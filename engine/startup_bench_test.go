@@ -14,6 +14,7 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/sqlite"
 )
 
@@ -72,7 +73,7 @@ func benchStartup(b *testing.B, n int) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		eng := newEngine(engine.Config{Store: st, Logger: log})
+		eng := modules.Engine(engine.Config{Store: st, Logger: log})
 		if err := eng.Start(context.Background()); err != nil {
 			b.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/sqlite"
 )
 
@@ -70,7 +71,7 @@ func benchBestBoard(b *testing.B, key string) (*engine.Engine, *podium.Board) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { st.Close() })
-	eng := newEngine(engine.Config{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	eng := modules.Engine(engine.Config{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err := eng.Start(context.Background()); err != nil {
 		b.Fatal(err)
 	}

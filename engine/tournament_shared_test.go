@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/modules"
 )
 
 // TestSharedSettleRace: two nodes on one PostgreSQL database reach a
@@ -19,7 +20,7 @@ func TestSharedSettleRace(t *testing.T) {
 	start := func(name string) *node {
 		n, cfg := c.open(name, nodeOpts{})
 		cfg.Now, cfg.SettleEvery = clk.Now, -1
-		n.eng = newEngine(cfg)
+		n.eng = modules.Engine(cfg)
 		if err := n.eng.Start(bg); err != nil {
 			t.Fatal(err)
 		}

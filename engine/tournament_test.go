@@ -13,6 +13,7 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/scoring"
 	"github.com/podiumhq/podium/sqlite"
 )
@@ -47,7 +48,7 @@ func (te *tenv) open() {
 	if te.wrap != nil {
 		te.store = te.wrap(st)
 	}
-	te.eng = newEngine(engine.Config{Store: te.store, Now: te.clock.Now, SettleEvery: -1,
+	te.eng = modules.Engine(engine.Config{Store: te.store, Now: te.clock.Now, SettleEvery: -1,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err := te.eng.Start(context.Background()); err != nil {
 		te.t.Fatal(err)

@@ -33,7 +33,7 @@ func startContestNode(t *testing.T, dsn, schema string, clk *fakeClock, name str
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	eng := newEngine(engine.Config{Store: st, Now: clk.Now, Logger: log, Node: name, PollEvery: 50 * time.Millisecond,
+	eng := modules.Engine(engine.Config{Store: st, Now: clk.Now, Logger: log, Node: name, PollEvery: 50 * time.Millisecond,
 		Modules: modules.With(modules.Config{Store: st, Logger: log,
 			Contests: ctf.ModuleConfig{Broker: br, Node: name, PollEvery: time.Hour}})})
 	eng.SetAdminSecret(adminKey)

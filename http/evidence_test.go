@@ -38,7 +38,7 @@ func evNode(t *testing.T, st podium.Store, clk *fakeClock, name string, shared r
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	mods := modules.With(modules.Config{Store: st, Logger: log, Evidence: evidence.Config{SweepEvery: -1}})
-	eng := newEngine(engine.Config{Store: st, Now: clk.Now, Logger: log, Node: name, PollEvery: 50 * time.Millisecond,
+	eng := modules.Engine(engine.Config{Store: st, Now: clk.Now, Logger: log, Node: name, PollEvery: 50 * time.Millisecond,
 		Modules: mods})
 	eng.SetAdminSecret(adminKey)
 	hub := stream.New(podiumhttp.StreamSource(eng), stream.Config{Logger: log})

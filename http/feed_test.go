@@ -16,6 +16,7 @@ import (
 	"github.com/podiumhq/podium/engine"
 	podiumhttp "github.com/podiumhq/podium/http"
 	"github.com/podiumhq/podium/internal/pgtest"
+	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/postgres"
 	"github.com/podiumhq/podium/sqlite"
 	"github.com/podiumhq/podium/stream"
@@ -25,7 +26,7 @@ import (
 func startNode(t *testing.T, st podium.Store, clk *fakeClock, name string) *server {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	eng := newEngine(engine.Config{Store: st, Now: clk.Now, Logger: log, Node: name, PollEvery: 50 * time.Millisecond})
+	eng := modules.Engine(engine.Config{Store: st, Now: clk.Now, Logger: log, Node: name, PollEvery: 50 * time.Millisecond})
 	eng.SetAdminSecret(adminKey)
 	hub := stream.New(podiumhttp.StreamSource(eng), stream.Config{Logger: log})
 	eng.SetListener(hub)

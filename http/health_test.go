@@ -19,6 +19,7 @@ import (
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
 	podiumhttp "github.com/podiumhq/podium/http"
+	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/sqlite"
 )
 
@@ -56,7 +57,7 @@ func TestReadinessAfterStorageFailures(t *testing.T) {
 	fs := &failingStore{Store: st}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	reg := prometheus.NewRegistry()
-	eng := newEngine(engine.Config{Store: fs, Logger: log, Registerer: reg})
+	eng := modules.Engine(engine.Config{Store: fs, Logger: log, Registerer: reg})
 	eng.SetAdminSecret(adminKey)
 	if err := eng.Start(context.Background()); err != nil {
 		t.Fatal(err)

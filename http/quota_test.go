@@ -16,6 +16,7 @@ import (
 	"github.com/podiumhq/podium/engine"
 	podiumhttp "github.com/podiumhq/podium/http"
 	"github.com/podiumhq/podium/internal/pgtest"
+	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/postgres"
 	"github.com/podiumhq/podium/stream"
 )
@@ -47,7 +48,7 @@ func startQuotaNode(t *testing.T, dsn, schema string, clk *fakeClock, name strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng := newEngine(engine.Config{Store: st, Broker: br, Now: clk.Now, Logger: log, Node: name, PollEvery: 50 * time.Millisecond})
+	eng := modules.Engine(engine.Config{Store: st, Broker: br, Now: clk.Now, Logger: log, Node: name, PollEvery: 50 * time.Millisecond})
 	eng.SetAdminSecret(adminKey)
 	hub := stream.New(podiumhttp.StreamSource(eng), stream.Config{Logger: log})
 	eng.SetListener(hub)

@@ -17,6 +17,7 @@ import (
 	"github.com/podiumhq/podium/engine"
 	podiumhttp "github.com/podiumhq/podium/http"
 	"github.com/podiumhq/podium/internal/pgtest"
+	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/postgres"
 	"github.com/podiumhq/podium/ratelimit"
 	"github.com/podiumhq/podium/redis"
@@ -100,7 +101,7 @@ func benchServer(b *testing.B, rl *podiumhttp.RateLimits) http.Handler {
 		b.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	eng := newEngine(engine.Config{Store: st, Logger: log})
+	eng := modules.Engine(engine.Config{Store: st, Logger: log})
 	eng.SetAdminSecret(adminKey)
 	if err := eng.Start(context.Background()); err != nil {
 		b.Fatal(err)

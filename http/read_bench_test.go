@@ -12,6 +12,7 @@ import (
 
 	"github.com/podiumhq/podium/engine"
 	podiumhttp "github.com/podiumhq/podium/http"
+	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/sqlite"
 )
 
@@ -28,7 +29,7 @@ func BenchmarkHotRoutes(b *testing.B) {
 		b.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	eng := newEngine(engine.Config{Store: st, Logger: log})
+	eng := modules.Engine(engine.Config{Store: st, Logger: log})
 	eng.SetAdminSecret(adminKey)
 	if err := eng.Start(context.Background()); err != nil {
 		b.Fatal(err)

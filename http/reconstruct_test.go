@@ -13,6 +13,7 @@ import (
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
 	podiumhttp "github.com/podiumhq/podium/http"
+	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/sqlite"
 )
 
@@ -30,7 +31,7 @@ func TestLostAnswerIsReconstructedHonestly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng := newEngine(engine.Config{Store: st, Logger: log})
+	eng := modules.Engine(engine.Config{Store: st, Logger: log})
 	if err := eng.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +63,7 @@ func TestLostAnswerIsReconstructedHonestly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng = newEngine(engine.Config{Store: st, Logger: log})
+	eng = modules.Engine(engine.Config{Store: st, Logger: log})
 	eng.SetAdminSecret(adminKey)
 	if err := eng.Start(ctx); err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/evidence"
 	podiumhttp "github.com/podiumhq/podium/http"
+	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/sqlite"
 	"github.com/podiumhq/podium/stream"
 )
@@ -98,7 +99,7 @@ func newServerAt(t *testing.T, cfg stream.Config, fakeHubClock bool, opts func(*
 	}
 	clk := &fakeClock{t: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	eng := newEngine(engine.Config{Store: st, Now: clk.Now, Logger: log})
+	eng := modules.Engine(engine.Config{Store: st, Now: clk.Now, Logger: log})
 	eng.SetAdminSecret(adminKey)
 	if fakeHubClock {
 		cfg.Now = clk.Now

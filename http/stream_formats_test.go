@@ -12,6 +12,7 @@ import (
 
 	"github.com/podiumhq/podium/engine"
 	podiumhttp "github.com/podiumhq/podium/http"
+	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/sqlite"
 	"github.com/podiumhq/podium/stream"
 )
@@ -27,7 +28,7 @@ func newFormatsServer(t *testing.T, now time.Time) *server {
 	t.Cleanup(func() { st.Close() })
 	clk := &fakeClock{t: now}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	eng := newEngine(engine.Config{Store: st, Now: clk.Now, Logger: log, SettleEvery: -1, PollEvery: 50 * time.Millisecond})
+	eng := modules.Engine(engine.Config{Store: st, Now: clk.Now, Logger: log, SettleEvery: -1, PollEvery: 50 * time.Millisecond})
 	eng.SetAdminSecret(adminKey)
 	hub := stream.New(podiumhttp.StreamSource(eng), stream.Config{Logger: log, SnapshotEvery: 300 * time.Millisecond})
 	eng.SetListener(hub)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/podiumhq/podium/engine"
 	podiumhttp "github.com/podiumhq/podium/http"
+	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/sqlite"
 	"github.com/podiumhq/podium/stream"
 )
@@ -29,7 +30,7 @@ func newTimedServer(t *testing.T, body, request time.Duration) *server {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	eng := newEngine(engine.Config{Store: st, Logger: log})
+	eng := modules.Engine(engine.Config{Store: st, Logger: log})
 	eng.SetAdminSecret(adminKey)
 	hub := stream.New(podiumhttp.StreamSource(eng), stream.Config{Logger: log, Coalesce: 10 * time.Millisecond})
 	eng.SetListener(hub)

@@ -15,6 +15,7 @@ import (
 	"github.com/podiumhq/podium/engine"
 	podiumhttp "github.com/podiumhq/podium/http"
 	"github.com/podiumhq/podium/internal/pgtest"
+	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/postgres"
 	"github.com/podiumhq/podium/scoring"
 	"github.com/podiumhq/podium/sqlite"
@@ -27,7 +28,7 @@ func newTourneyServer(t *testing.T, st podium.Store, now time.Time) *server {
 	t.Helper()
 	clk := &fakeClock{t: now}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	eng := newEngine(engine.Config{Store: st, Now: clk.Now, Logger: log, SettleEvery: -1, PollEvery: 50 * time.Millisecond})
+	eng := modules.Engine(engine.Config{Store: st, Now: clk.Now, Logger: log, SettleEvery: -1, PollEvery: 50 * time.Millisecond})
 	eng.SetAdminSecret(adminKey)
 	hub := stream.New(podiumhttp.StreamSource(eng), stream.Config{Logger: log})
 	eng.SetListener(hub)

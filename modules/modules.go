@@ -51,3 +51,13 @@ func With(c Config) []engine.Module {
 		ctf.NewModule(c.Contests),     // CTF contests (package contest's reducer, ctf's service)
 	}
 }
+
+// Engine is engine.New with the standard modules registered over
+// cfg.Store (their defaults), as the server runs them, unless cfg names
+// its own: for the tests and tools that want the server's engine.
+func Engine(cfg engine.Config) *engine.Engine {
+	if cfg.Modules == nil {
+		cfg.Modules = All(cfg.Store, cfg.Logger)
+	}
+	return engine.New(cfg)
+}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/podiumhq/podium/engine"
 	podiumhttp "github.com/podiumhq/podium/http"
+	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/sqlite"
 )
 
@@ -40,7 +41,7 @@ func TestHarnessAgainstPodiumAndRedis(t *testing.T) {
 	}
 	defer st.Close()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	eng := newEngine(engine.Config{Store: st, Logger: log})
+	eng := modules.Engine(engine.Config{Store: st, Logger: log})
 	eng.SetAdminSecret("harness-test")
 	if err := eng.Start(context.Background()); err != nil {
 		t.Fatal(err)
