@@ -79,7 +79,7 @@ var specDoc = sync.OnceValues(func() (*openapi3.T, error) {
 // checked against the spec (TestOpenAPIScenario always does).
 func checkedClient(t *testing.T) *http.Client {
 	if os.Getenv("PODIUM_OPENAPI_CHECK") == "" {
-		return http.DefaultClient
+		return &http.Client{Transport: expectContinueTransport()}
 	}
 	return newSpecChecker(t).client()
 }
