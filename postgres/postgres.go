@@ -128,6 +128,7 @@ type Store struct {
 	tourneyRows
 	quotaRows
 	contestRows
+	webhookRows
 }
 
 // bindRows points the rows of each feature at s.
@@ -140,6 +141,7 @@ func (s *Store) bindRows() {
 	s.tourneyRows = tourneyRows{s}
 	s.quotaRows = quotaRows{s}
 	s.contestRows = contestRows{s}
+	s.webhookRows = webhookRows{s}
 }
 
 var (

@@ -116,6 +116,7 @@ type Store struct {
 	tourneyRows
 	quotaRows
 	contestRows
+	webhookRows
 }
 
 var _ podium.Store = (*Store)(nil)
@@ -130,6 +131,7 @@ func (s *Store) bindRows() {
 	s.tourneyRows = tourneyRows{s}
 	s.quotaRows = quotaRows{s}
 	s.contestRows = contestRows{s}
+	s.webhookRows = webhookRows{s}
 }
 
 // Tuning. With a 64 MiB writer cache and a checkpoint every 10000 pages

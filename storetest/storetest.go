@@ -66,6 +66,7 @@ func Run(t *testing.T, open func(t *testing.T) podium.Store) {
 	t.Run("Restore", func(t *testing.T) { testRestore(t, open) })                 // restore.go
 	t.Run("StartLoader", func(t *testing.T) { testStartLoader(t, open) })         // start.go
 	t.Run("ForeignParts", func(t *testing.T) { testForeignParts(t, open) })       // parts.go
+	t.Run("Webhooks", func(t *testing.T) { testWebhooks(t, open) })               // webhooks.go
 }
 
 var ctx = context.Background()

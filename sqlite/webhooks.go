@@ -1,0 +1,206 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/internal/sqlstore"
+)
+
+var _ podium.WebhookStore = (*Store)(nil)
+
+// webhookRows is the Store's webhooks (podium.WebhookStore).
+type webhookRows struct{ *Store }
+
+const (
+	insertWebhookEvent = `INSERT INTO webhook_events (id, type, board, at_ms, payload) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO NOTHING`
+	insertWebhookDelivery = `INSERT INTO webhook_deliveries (endpoint, event, seq, status, attempts, born_ms, next_ms,
+		last_error, last_status, latency_ms, updated_ms)
+		SELECT ?, id, seq, 'pending', 0, at_ms, at_ms, '', 0, 0, at_ms FROM webhook_events WHERE id = ?
+		ON CONFLICT (endpoint, event) DO NOTHING`
+)
+
+// WebhookPart returns evs as a part of a batch this store commits.
+func (s webhookRows) WebhookPart(evs []podium.WebhookEvent) podium.Part {
+	return &webhookPart{s.Store, evs}
+}
+
+// webhookPart is the outbox events of a commit.
+type webhookPart struct {
+	s   *Store
+	evs []podium.WebhookEvent
+}
+
+func (p *webhookPart) Len() int       { return len(p.evs) }
+func (p *webhookPart) madeBy() *Store { return p.s }
+
+func (p *webhookPart) Check() error {
+	for i := range p.evs {
+		if err := p.evs[i].Check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// write stores the events and their deliveries in commit's transaction:
+// a few rows a commit, at most, so a statement each.
+func (p *webhookPart) write(ctx context.Context, tx *sql.Tx) error {
+	for i := range p.evs {
+		ev := &p.evs[i]
+		if _, err := tx.ExecContext(ctx, insertWebhookEvent, ev.ID, ev.Type, ev.Board, podium.Millis(ev.At), string(ev.Payload)); err != nil {
+			return fmt.Errorf("webhook events: %w", err)
+		}
+		for _, ep := range ev.Endpoints {
+			if _, err := tx.ExecContext(ctx, insertWebhookDelivery, ep, ev.ID); err != nil {
+				return fmt.Errorf("webhook deliveries: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// PutWebhookEndpoint stores ep, replacing the endpoint with its id.
+func (s webhookRows) PutWebhookEndpoint(ctx context.Context, ep *podium.WebhookEndpoint) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	_, err := s.w.ExecContext(ctx, sqlstore.PutWebhookEndpoint.SQLite, ep.ID, ep.URL, sqlstore.WebhookTypesJSON(ep.Types),
+		ep.Prefix, ep.Secret, ep.PrevSecret, podium.Millis(ep.PrevUntil), sqlstore.Bool(ep.Disabled),
+		podium.Millis(ep.CreatedAt), podium.Millis(ep.UpdatedAt))
+	if err != nil {
+		return fmt.Errorf("put webhook endpoint: %w", err)
+	}
+	return s.durable(ctx)
+}
+
+// WebhookEndpoints lists the endpoints by id.
+func (s webhookRows) WebhookEndpoints(ctx context.Context) ([]podium.WebhookEndpoint, error) {
+	rows, err := s.r.QueryContext(ctx, sqlstore.WebhookEndpoints.SQLite)
+	if err != nil {
+		return nil, fmt.Errorf("webhook endpoints: %w", err)
+	}
+	defer rows.Close()
+	var out []podium.WebhookEndpoint
+	for rows.Next() {
+		ep, err := sqlstore.ScanWebhookEndpoint(rows)
+		if err != nil {
+			return nil, fmt.Errorf("webhook endpoints: %w", err)
+		}
+		out = append(out, ep)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("webhook endpoints: %w", err)
+	}
+	return out, nil
+}
+
+// DeleteWebhookEndpoint deletes an endpoint and its deliveries.
+func (s webhookRows) DeleteWebhookEndpoint(ctx context.Context, id string) (bool, error) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return false, fmt.Errorf("delete webhook endpoint: %w", err)
+	}
+	defer rollback(tx)
+	res, err := tx.ExecContext(ctx, sqlstore.DeleteWebhookEndpoint.SQLite, id)
+	if err != nil {
+		return false, fmt.Errorf("delete webhook endpoint: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("delete webhook endpoint: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, sqlstore.DeleteWebhookEndpointWork.SQLite, id); err != nil {
+		return false, fmt.Errorf("delete webhook endpoint: %w", err)
+	}
+	if err := s.commitTx(tx); err != nil {
+		return false, fmt.Errorf("delete webhook endpoint: %w", err)
+	}
+	return n > 0, s.durable(ctx)
+}
+
+func (s webhookRows) queryDeliveries(ctx context.Context, what, q string, args ...any) ([]podium.WebhookDelivery, error) {
+	rows, err := s.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	defer rows.Close()
+	var out []podium.WebhookDelivery
+	for rows.Next() {
+		d, err := sqlstore.ScanWebhookDelivery(rows)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		out = append(out, d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return out, nil
+}
+
+// WebhookQueue returns an endpoint's pending deliveries by event seq.
+func (s webhookRows) WebhookQueue(ctx context.Context, endpoint string, limit int) ([]podium.WebhookDelivery, error) {
+	return s.queryDeliveries(ctx, "webhook queue", sqlstore.WebhookQueue.SQLite, endpoint, limit)
+}
+
+// WebhookDeliveries returns a page of an endpoint's delivery log.
+func (s webhookRows) WebhookDeliveries(ctx context.Context, q podium.WebhookDeliveryQuery) ([]podium.WebhookDelivery, error) {
+	return s.queryDeliveries(ctx, "webhook deliveries", sqlstore.WebhookDeliveries.SQLite,
+		q.Endpoint, q.Status, q.Status, q.Before, q.Before, q.Limit)
+}
+
+// SetWebhookDelivery stores how a delivery went.
+func (s webhookRows) SetWebhookDelivery(ctx context.Context, d *podium.WebhookDelivery) (bool, error) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	res, err := s.w.ExecContext(ctx, sqlstore.SetWebhookDelivery.SQLite, d.Status, d.Attempts, podium.Millis(d.Next),
+		d.LastError, d.LastStatus, d.Latency.Milliseconds(), podium.Millis(d.UpdatedAt), d.Endpoint, d.Event.ID)
+	if err != nil {
+		return false, fmt.Errorf("set webhook delivery: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("set webhook delivery: %w", err)
+	}
+	return n > 0, s.durable(ctx)
+}
+
+// RedeliverWebhooks makes the deliveries r selects pending again.
+func (s webhookRows) RedeliverWebhooks(ctx context.Context, r podium.WebhookRedelivery, now time.Time) (int, error) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	ms := podium.Millis(now)
+	var (
+		res sql.Result
+		err error
+	)
+	if r.Event != "" {
+		res, err = s.w.ExecContext(ctx, sqlstore.RedeliverWebhook.SQLite, ms, ms, ms, r.Endpoint, r.Event)
+	} else {
+		res, err = s.w.ExecContext(ctx, sqlstore.RedeliverWebhooks.SQLite, ms, ms, ms, r.Endpoint,
+			podium.Millis(r.From), podium.Millis(r.To))
+	}
+	if err != nil {
+		return 0, fmt.Errorf("redeliver webhooks: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("redeliver webhooks: %w", err)
+	}
+	return int(n), s.durable(ctx)
+}
+
+// WebhookDepth returns the number of pending deliveries.
+func (s webhookRows) WebhookDepth(ctx context.Context) (int, error) {
+	var n int
+	if err := s.r.QueryRowContext(ctx, sqlstore.WebhookDepth.SQLite).Scan(&n); err != nil {
+		return 0, fmt.Errorf("webhook depth: %w", err)
+	}
+	return n, nil
+}
