@@ -130,7 +130,9 @@ func scanLeader(g *engine.Group, k key) leader {
 }
 
 // Scored implements engine.Scorer: the feed events of one logged score,
-// against the entry before it, queued in the group's rows.
+// against the entry before it, emitted in the group (Group.Emit), which
+// hands them to every EventSink: this module's own Event queues them in
+// the group's rows, and other modules (webhooks) hear them too.
 func (m *Module) Scored(g *engine.Group, s *engine.Scored) {
 	if m.store == nil || !s.Changed || s.New.Hidden {
 		return
@@ -148,7 +150,8 @@ func (m *Module) Scored(g *engine.Group, s *engine.Scored) {
 		if s.Old.Exists {
 			ev.Old = append([]int64(nil), s.Old.Entry.Keys[:n]...)
 		}
-		r.events = append(r.events, ev)
+		g.Emit(ev) // to every EventSink: this module's Event queues it in r
+
 	}
 	if r.leaders == nil {
 		r.leaders = map[key]leader{}
@@ -170,7 +173,7 @@ func (m *Module) Scored(g *engine.Group, s *engine.Scored) {
 			ev.Old = append([]int64(nil), l.entry.Keys[:n]...)
 			ev.Other = g.PlayerID(l.player)
 		}
-		r.events = append(r.events, ev)
+		g.Emit(ev)
 		r.leaders[k] = leader{known: true, exists: true, player: s.PID, entry: s.New}
 	default:
 		r.leaders[k] = l

@@ -19,6 +19,7 @@ import (
 	"github.com/podiumhq/podium/review"
 	"github.com/podiumhq/podium/sessions"
 	"github.com/podiumhq/podium/tournament"
+	"github.com/podiumhq/podium/webhooks"
 )
 
 // Config configures the standard modules; the zero value of each module's
@@ -30,6 +31,7 @@ type Config struct {
 	Evidence evidence.Config  // the evidence sweeper (--evidence-sweep-every)
 	Contests ctf.ModuleConfig // CTF contests (shared mode: broker, node, --poll-every)
 	Feed     feed.Config      // the activity feed (--feed-cap)
+	Webhooks webhooks.Config  // webhooks (--webhook-* flags)
 }
 
 // All returns the standard modules over store with their defaults.
@@ -49,6 +51,7 @@ func With(c Config) []engine.Module {
 		evidence.New(c.Evidence),      // evidence uploads (storage, sweeper)
 		review.New(),                  // moderation: holds, freezes, decisions (its part after the feed's)
 		ctf.NewModule(c.Contests),     // CTF contests (package contest's reducer, ctf's service)
+		webhooks.New(c.Webhooks),      // webhooks: the outbox of the activity and board events, their delivery (last: it hears every module's events)
 	}
 }
 

@@ -56,6 +56,11 @@ type Config struct {
 	PollEvery time.Duration
 
 	FeedCap int // activity feed events kept per board
+	// Webhooks: private destinations allowed, one attempt's timeout, and
+	// how long a delivery is retried.
+	WebhookAllowPrivate bool
+	WebhookTimeout      time.Duration
+	WebhookWindow       time.Duration
 	// OldPeriodsBytes bounds the periods older than each board's
 	// previous one kept in memory after a read; 0 keeps none.
 	OldPeriodsBytes int64
@@ -191,6 +196,9 @@ func (c *Config) flags(fs *flag.FlagSet) {
 	fs.Int64Var(&c.OldPeriodsBytes, "old-periods-bytes", engine.DefaultOldPeriodsBytes, "bytes (estimated) of old periods, older than each board's previous one, kept in memory after a read; the least recently read go past it and are read from the database again when asked for (0: none is kept)")
 	fs.DurationVar(&c.IdempotencyTTL, "idempotency-ttl", 48*time.Hour, "how long the answer to a request with an Idempotency-Key is kept for its retries (at least 24h)")
 	fs.Int64Var(&c.IdempotencyBytes, "idempotency-bytes", engine.DefaultIdempotencyBytes, "bytes (estimated) of Idempotency-Key records kept in memory to decide retries (~110 bytes each, answers are read from the database); past it the oldest are evicted and keys not in memory are looked up in the database (0: none is kept)")
+	fs.BoolVar(&c.WebhookAllowPrivate, "webhook-allow-private", false, "webhooks: allow endpoints in loopback, link-local and private ranges (refused by default: SSRF)")
+	fs.DurationVar(&c.WebhookTimeout, "webhook-timeout", 10*time.Second, "webhooks: how long one delivery attempt may take")
+	fs.DurationVar(&c.WebhookWindow, "webhook-retry-window", 24*time.Hour, "webhooks: how long a failed delivery is retried (exponential backoff with jitter) before it is marked failed")
 	fs.IntVar(&c.FeedCap, "feed-cap", 200, "activity feed: events kept per board (older ones are pruned; GET /v1/feed's largest limit)")
 	c.RateLimit.flags(fs) // ratelimit.go
 	c.Evidence.flags(fs)  // evidence.go
@@ -273,6 +281,7 @@ func (c *Config) validate() error {
 		{"feed-cap", int64(c.FeedCap)}, {"old-periods-bytes", c.OldPeriodsBytes}, {"idempotency-bytes", c.IdempotencyBytes},
 		{"body-min-rate", c.BodyMinRate}, {"conns-per-ip", int64(c.ConnsPerIP)},
 		{"log-repeat-every", int64(c.LogRepeatEvery)}, {"sqlite-wal-max", c.SQLiteWALMax},
+		{"webhook-timeout", int64(c.WebhookTimeout)}, {"webhook-retry-window", int64(c.WebhookWindow)},
 	} {
 		if n.v < 0 {
 			return usagef("serve", "--%s must not be negative", n.name)

@@ -28,6 +28,7 @@ import (
 	"github.com/podiumhq/podium/sessions"
 	"github.com/podiumhq/podium/sqlite"
 	"github.com/podiumhq/podium/stream"
+	"github.com/podiumhq/podium/webhooks"
 )
 
 // Main is one running podium server: what main starts and what the
@@ -135,7 +136,9 @@ func (m *Main) Open(ctx context.Context) (err error) {
 		IdempotencyBytes: m.Config.idempotencyBytes(),
 		Modules: modules.With(modules.Config{Store: store, Logger: m.log, Evidence: m.Config.Evidence.module(), Feed: feed.Config{Cap: m.Config.FeedCap},
 			Sessions: sessions.Config{TTL: m.Config.SessionTTL, MaxTTL: m.Config.SessionMaxTTL, Cap: m.Config.SessionCap},
-			Contests: ctf.ModuleConfig{Broker: m.Broker, Node: m.Config.Node, PollEvery: m.Config.PollEvery}})})
+			Contests: ctf.ModuleConfig{Broker: m.Broker, Node: m.Config.Node, PollEvery: m.Config.PollEvery},
+			Webhooks: webhooks.Config{AllowPrivate: m.Config.WebhookAllowPrivate, Timeout: m.Config.WebhookTimeout,
+				Backoff: webhooks.Backoff{Window: m.Config.WebhookWindow}}})})
 	m.Engine.SetAdminSecret(adminKey)
 	m.Contests = contestService(m.Engine) // contests.go
 	m.Hub = stream.New(podiumhttp.StreamSource(m.Engine), stream.Config{Coalesce: m.Config.Coalesce,

@@ -1,0 +1,343 @@
+package webhooks
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/engine"
+)
+
+// Config configures the module; the zero value means the defaults.
+type Config struct {
+	// AllowPrivate lets endpoints be in loopback, link-local and private
+	// ranges (--webhook-allow-private): a receiver on the same host or
+	// network. Off, such destinations are refused when an endpoint is
+	// saved and again, resolved, at each delivery.
+	AllowPrivate bool
+	// Timeout bounds one delivery attempt (default DefaultTimeout).
+	Timeout time.Duration
+	// Backoff paces retries; its Window (default 24h) is how long a
+	// delivery is retried before it is failed.
+	Backoff Backoff
+	// Poll is how often the worker looks for due retries, and each node
+	// reloads the endpoints another node may have changed (default 1s).
+	Poll time.Duration
+	// Concurrency is how many endpoints are delivered to at once
+	// (default 16): a slow endpoint holds one of them, never the others.
+	Concurrency int
+	// Attempted, if set, hears every attempt's outcome once it is stored
+	// (tests wait on it rather than on time).
+	Attempted func(podium.WebhookDelivery)
+}
+
+// Module is the webhooks module.
+type Module struct {
+	cfg    Config
+	guard  Guard
+	client *Client
+	host   engine.Host
+	log    *slog.Logger
+	store  podium.WebhookStore // nil: the store keeps no webhooks; the module is off
+	lease  leaser              // nil: no lease (one node)
+	holder string              // this node's name for the lease
+
+	// eps is the endpoints now, read by the writer without a lock.
+	eps atomic.Pointer[endpointSet]
+	// amu serializes the admin's writes of endpoints (admin.go), so that
+	// each snapshot it installs holds them all. Lock order: docs/LOCKS.md.
+	amu sync.Mutex
+
+	poke chan struct{} // wakes the worker (worker.go)
+	w    worker
+
+	m metrics
+}
+
+// leaser is the lease the worker holds while it delivers, so that one
+// node at a time does (podium.TourneyStore's, which the settlement holds
+// under another name).
+type leaser interface {
+	AcquireLease(ctx context.Context, name, holder string, now time.Time, ttl time.Duration) (podium.Lease, bool, error)
+	ReleaseLease(ctx context.Context, name, holder string, epoch int64) error
+}
+
+// New returns the module.
+func New(c Config) *Module {
+	if c.Timeout <= 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.Poll <= 0 {
+		c.Poll = time.Second
+	}
+	if c.Concurrency <= 0 {
+		c.Concurrency = 16
+	}
+	c.Backoff = c.Backoff.withDefaults()
+	g := Guard{AllowPrivate: c.AllowPrivate}
+	var id [8]byte
+	_, _ = rand.Read(id[:])
+	m := &Module{cfg: c, guard: g, client: NewClient(g, c.Timeout), holder: "webhooks-" + hex.EncodeToString(id[:]),
+		poke: make(chan struct{}, 1)}
+	m.eps.Store(&endpointSet{})
+	return m
+}
+
+var (
+	_ engine.Provisioner  = (*Module)(nil)
+	_ engine.Loader       = (*Module)(nil)
+	_ engine.Starter      = (*Module)(nil)
+	_ engine.EventSink    = (*Module)(nil)
+	_ engine.PartMaker    = (*Module)(nil)
+	_ engine.Finisher     = (*Module)(nil)
+	_ engine.BoardWatcher = (*Module)(nil)
+)
+
+// Name implements engine.Module.
+func (m *Module) Name() string { return "webhooks" }
+
+// Provision takes the store's webhooks, if it keeps them, and registers
+// the metrics.
+func (m *Module) Provision(h engine.Host) {
+	m.host, m.log = h, h.Logger()
+	ws, ok := h.Store().(podium.WebhookStore)
+	if !ok {
+		return
+	}
+	m.store = ws
+	if l, ok := h.Store().(leaser); ok {
+		m.lease = l
+	}
+	m.m = newMetrics()
+	if reg := h.Registerer(); reg != nil {
+		m.m.register(reg)
+	}
+}
+
+// Load implements engine.Loader: the endpoints.
+func (m *Module) Load(ctx context.Context) error {
+	if m.store == nil {
+		return nil
+	}
+	return m.reload(ctx)
+}
+
+// reload reads the endpoints into a new snapshot.
+func (m *Module) reload(ctx context.Context) error {
+	eps, err := m.store.WebhookEndpoints(ctx)
+	if err != nil {
+		return err
+	}
+	m.eps.Store(newEndpointSet(eps))
+	return nil
+}
+
+// endpointSet is the endpoints at one moment, and by event type the
+// enabled ones that subscribe to it.
+type endpointSet struct {
+	all    []podium.WebhookEndpoint
+	byType map[string][]*podium.WebhookEndpoint
+}
+
+func newEndpointSet(eps []podium.WebhookEndpoint) *endpointSet {
+	s := &endpointSet{all: eps, byType: map[string][]*podium.WebhookEndpoint{}}
+	for i := range s.all {
+		ep := &s.all[i]
+		if ep.Disabled {
+			continue
+		}
+		for _, t := range ep.Types {
+			s.byType[t] = append(s.byType[t], ep)
+		}
+	}
+	return s
+}
+
+// match returns the enabled endpoints that take an event of typ about
+// board.
+func (s *endpointSet) match(typ, board string) []string {
+	var ids []string
+	for _, ep := range s.byType[typ] {
+		if ep.Prefix == "" || strings.HasPrefix(board, ep.Prefix) {
+			ids = append(ids, ep.ID)
+		}
+	}
+	return ids
+}
+
+func (s *endpointSet) get(id string) (podium.WebhookEndpoint, bool) {
+	for _, ep := range s.all {
+		if ep.ID == id {
+			return ep, true
+		}
+	}
+	return podium.WebhookEndpoint{}, false
+}
+
+// outbox is what the module keeps with a group (Group.Slot): its events.
+type outbox struct{ events []podium.WebhookEvent }
+
+// newEvent makes the outbox event of typ about board caused by cause,
+// for the endpoints that take it; ok false if none does.
+func (m *Module) newEvent(typ, board, cause string, at time.Time, data any) (podium.WebhookEvent, bool) {
+	if m.store == nil {
+		return podium.WebhookEvent{}, false
+	}
+	to := m.eps.Load().match(typ, board)
+	if len(to) == 0 {
+		return podium.WebhookEvent{}, false // no endpoint: the write path pays nothing more
+	}
+	payload, err := json.Marshal(data)
+	if err != nil || len(payload) > podium.MaxWebhookPayload {
+		m.log.Error("webhooks: event data not stored", "type", typ, "board", board, "bytes", len(payload), "err", err)
+		return podium.WebhookEvent{}, false
+	}
+	return podium.WebhookEvent{ID: eventID(typ, board, cause), Type: typ, Board: board,
+		At: at.UTC().Truncate(time.Millisecond), Payload: payload, Endpoints: to}, true
+}
+
+// Event implements engine.EventSink: an activity event of the group
+// becomes an outbox event in the group's commit, if an endpoint takes it.
+func (m *Module) Event(g *engine.Group, ev podium.FeedEvent) {
+	typ, data, ok := fromFeed(&ev)
+	if !ok {
+		return
+	}
+	// The activity feed's identity of the event, (board, seq, kind), is
+	// the cause: the same on every node that could compute it.
+	out, ok := m.newEvent(typ, ev.Board, ev.ID(), ev.At, data)
+	if !ok {
+		return
+	}
+	o, _ := g.Slot(m).(*outbox)
+	if o == nil {
+		o = &outbox{}
+		g.SetSlot(m, o)
+	}
+	o.events = append(o.events, out)
+}
+
+// Parts implements engine.PartMaker: one part for the events of every
+// group of the transaction.
+func (m *Module) Parts(_ podium.Store, gs []*engine.Group) []podium.Part {
+	if m.store == nil {
+		return nil
+	}
+	var evs []podium.WebhookEvent
+	for _, g := range gs {
+		if o, _ := g.Slot(m).(*outbox); o != nil {
+			evs = append(evs, o.events...)
+		}
+	}
+	if len(evs) == 0 {
+		return nil
+	}
+	return []podium.Part{m.store.WebhookPart(evs)}
+}
+
+// Finished implements engine.Finisher: a committed group's events are
+// stored; the worker is woken to deliver them.
+func (m *Module) Finished(g *engine.Group, err error) {
+	o, _ := g.Slot(m).(*outbox)
+	if o == nil || err != nil {
+		return
+	}
+	for _, ev := range o.events {
+		m.m.events.WithLabelValues(ev.Type).Inc()
+	}
+	m.Poke()
+}
+
+// BoardChanged implements engine.BoardWatcher: a board made or deleted.
+// A board's definition is stored by its own transaction, which no part
+// rides; its event is stored right after it, before the change is
+// answered. Every node that applies the change stores the event under the
+// same id, so one is kept.
+func (m *Module) BoardChanged(old, next *podium.Board) {
+	var (
+		typ string
+		b   *podium.Board
+	)
+	switch {
+	case old == nil && next != nil:
+		typ, b = TypeBoardCreated, next
+	case old != nil && next == nil:
+		typ, b = TypeBoardDeleted, old
+	default:
+		return
+	}
+	// A board's creation time (and, with several nodes, its generation)
+	// tells it from an earlier board of the same id, deleted and made
+	// again (in another millisecond).
+	cause := b.CreatedAt.UTC().Format(time.RFC3339Nano) + "/" + strconv.FormatUint(b.Gen, 10)
+	at := b.CreatedAt
+	if typ == TypeBoardDeleted {
+		at = m.host.Now()
+	}
+	ev, ok := m.newEvent(typ, b.ID, cause, at, boardData(b))
+	if !ok {
+		return
+	}
+	batch := &podium.Batch{Parts: []podium.Part{m.store.WebhookPart([]podium.WebhookEvent{ev})}}
+	if err := m.host.Store().Commit(context.Background(), batch); err != nil {
+		m.m.lost.Inc()
+		m.log.Error("webhooks: board event not stored", "type", typ, "board", b.ID, "err", err)
+		return
+	}
+	m.m.events.WithLabelValues(typ).Inc()
+	m.Poke()
+}
+
+// metrics are the module's Prometheus metrics.
+type metrics struct {
+	events     *prometheus.CounterVec
+	lost       prometheus.Counter
+	deliveries *prometheus.CounterVec
+	attempts   *prometheus.CounterVec
+	lag        prometheus.Histogram
+	depth      prometheus.Gauge
+}
+
+func newMetrics() metrics {
+	return metrics{
+		events: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "podium_webhook_events_total",
+			Help: "Webhook events this node wrote to the outbox, by type (the same event written by two nodes counts on each).",
+		}, []string{"type"}),
+		lost: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "podium_webhook_events_lost_total",
+			Help: "Board events this node could not write to the outbox after the board's change was stored.",
+		}),
+		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "podium_webhook_deliveries_total",
+			Help: "Webhook deliveries this node ended, by outcome (delivered, failed after the retry window).",
+		}, []string{"outcome"}),
+		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "podium_webhook_attempts_total",
+			Help: "Webhook delivery attempts this node made, by result (ok, http_error, network_error).",
+		}, []string{"result"}),
+		lag: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "podium_webhook_lag_seconds",
+			Help:    "From a webhook event to its delivery (or its redelivery's start to its delivery).",
+			Buckets: []float64{0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600, 21600, 86400},
+		}),
+		depth: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "podium_webhook_outbox_depth",
+			Help: "Webhook deliveries pending (to every endpoint), as of the delivering node's last round.",
+		}),
+	}
+}
+
+func (x metrics) register(reg prometheus.Registerer) {
+	reg.MustRegister(x.events, x.lost, x.deliveries, x.attempts, x.lag, x.depth)
+}
