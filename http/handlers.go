@@ -77,6 +77,7 @@ func (s *Server) wire(e *engine.Engine, cfg *Config) {
 	s.streams = &streamHandlers{base: s.base, streamer: live, eng: e, feed: s.feed}
 	s.tourneys = &tournamentHandlers{base: s.base, eng: e, joins: joins}
 	s.web = &pageHandlers{eng: e, writeError: s.writeError}
+	s.webhooks = &webhookHandlers{base: s.base, wh: findWebhooks(e)} // webhooks.go: the webhooks module
 	s.contest = &contestHandlers{base: s.base, streamer: live, eng: e, contests: s.contests, contestHub: s.contestHub, web: s.web}
 }
 

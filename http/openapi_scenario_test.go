@@ -254,6 +254,25 @@ func TestOpenAPIScenario(t *testing.T) {
 	c.must(204, "DELETE", "/v1/keys/"+k["id"].(string), A, "")
 	c.fails(404, "not_found", "DELETE", "/v1/keys/"+k["id"].(string), A, "")
 
+	// Webhooks (webhooks.go): an endpoint that nothing here triggers, so
+	// no delivery leaves the test.
+	wh := c.must(201, "POST", "/v1/webhooks", A, `{"url":"https://hooks.example.com/podium","types":["tournament.settled"],"prefix":"ms:"}`)
+	whID := wh["id"].(string)
+	c.fails(400, "invalid_argument", "POST", "/v1/webhooks", A, `{"url":"http://127.0.0.1:8080/","types":["tournament.settled"]}`)
+	c.fails(400, "invalid_argument", "POST", "/v1/webhooks", A, `{"url":"https://hooks.example.com/","types":["nope"]}`)
+	c.fails(403, "forbidden", "GET", "/v1/webhooks", read, "")
+	c.must(200, "GET", "/v1/webhooks", A, "")
+	c.must(200, "GET", "/v1/webhooks/"+whID, A, "")
+	c.must(200, "PATCH", "/v1/webhooks/"+whID, A, `{"types":["tournament.settled","board.deleted"],"disabled":true}`)
+	c.must(200, "POST", "/v1/webhooks/"+whID+"/rotate", A, "")
+	c.must(200, "GET", "/v1/webhooks/"+whID+"/deliveries?status=failed&limit=10", A, "")
+	c.fails(400, "invalid_argument", "GET", "/v1/webhooks/"+whID+"/deliveries?limit=0", A, "")
+	c.must(202, "POST", "/v1/webhooks/"+whID+"/redeliver", A, `{"from":"2026-11-01T00:00:00Z","to":"2026-12-01T00:00:00Z"}`)
+	c.fails(404, "not_found", "POST", "/v1/webhooks/"+whID+"/redeliver", A, `{"event":"evt_00000000000000000000000000000000"}`)
+	c.fails(400, "invalid_argument", "POST", "/v1/webhooks/"+whID+"/redeliver", A, `{}`)
+	c.must(204, "DELETE", "/v1/webhooks/"+whID, A, "")
+	c.fails(404, "not_found", "GET", "/v1/webhooks/"+whID, A, "")
+
 	// Sessions.
 	login := c.must(201, "POST", "/v1/keys", A, `{"name":"login","scopes":["sessions"]}`)["key"].(string)
 	ses := c.must(201, "POST", "/v1/players/alice/sessions", login, `{"device":"phone","ttl_seconds":3600}`, "Idempotency-Key", "login-1")

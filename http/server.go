@@ -115,6 +115,7 @@ type Server struct {
 	evidence *evidenceHandlers   // evidence.go, evidence_review.go
 	review   *reviewHandlers     // review.go
 	feed     *feedHandlers       // feed.go
+	webhooks *webhookHandlers    // webhooks.go
 	streams  *streamHandlers     // stream.go
 	tourneys *tournamentHandlers // tournaments.go
 	web      *pageHandlers       // web.go
@@ -202,6 +203,14 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /v1/keys", s.api(s.admin.createKey))
 	s.mux.HandleFunc("GET /v1/keys", s.api(s.admin.listKeys))
 	s.mux.HandleFunc("DELETE /v1/keys/{id}", s.api(s.admin.deleteKey))
+	s.mux.HandleFunc("POST /v1/webhooks", s.api(s.webhooks.createEndpoint)) // webhooks.go
+	s.mux.HandleFunc("GET /v1/webhooks", s.api(s.webhooks.listEndpoints))
+	s.mux.HandleFunc("GET /v1/webhooks/{id}", s.api(s.webhooks.getEndpoint))
+	s.mux.HandleFunc("PATCH /v1/webhooks/{id}", s.api(s.webhooks.updateEndpoint))
+	s.mux.HandleFunc("DELETE /v1/webhooks/{id}", s.api(s.webhooks.deleteEndpoint))
+	s.mux.HandleFunc("POST /v1/webhooks/{id}/rotate", s.api(s.webhooks.rotateSecret))
+	s.mux.HandleFunc("GET /v1/webhooks/{id}/deliveries", s.api(s.webhooks.deliveries, "status", "before", "limit"))
+	s.mux.HandleFunc("POST /v1/webhooks/{id}/redeliver", s.api(s.webhooks.redeliver))
 	s.mux.HandleFunc("POST /v1/admin/check", s.api(s.admin.check))
 	s.mux.HandleFunc("POST /v1/admin/reload", s.api(s.admin.reload))
 	s.mux.HandleFunc("GET /v1/boards/{board}/stream", s.api(s.streams.sse, "limit", "last_event_id"))
