@@ -39,8 +39,8 @@ type worker struct {
 
 	sem     chan struct{} // a token per running drain
 	starved atomic.Bool   // a round found every slot taken: a drain that ends wakes the worker
-	drains sync.WaitGroup
-	rounds chan struct{} // test hook: a token per finished round (nil: none)
+	drains  sync.WaitGroup
+	rounds  chan struct{} // test hook: a token per finished round (nil: none)
 }
 
 // Poke wakes the worker for a round soon.
