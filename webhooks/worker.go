@@ -40,7 +40,6 @@ type worker struct {
 	sem     chan struct{} // a token per running drain
 	starved atomic.Bool   // a round found every slot taken: a drain that ends wakes the worker
 	drains  sync.WaitGroup
-	rounds  chan struct{} // test hook: a token per finished round (nil: none)
 }
 
 // Poke wakes the worker for a round soon.
@@ -85,14 +84,6 @@ func (m *Module) run(ctx context.Context) {
 // round starts the drains of the endpoints with nothing running, if
 // this node holds the lease.
 func (m *Module) round(ctx context.Context) {
-	defer func() {
-		if m.w.rounds != nil {
-			select {
-			case m.w.rounds <- struct{}{}:
-			default:
-			}
-		}
-	}()
 	eps := m.eps.Load().all
 	if !slices.ContainsFunc(eps, func(ep podium.WebhookEndpoint) bool { return !ep.Disabled }) {
 		return // nothing to deliver to: no lease taken, nothing read or written
