@@ -215,7 +215,12 @@ namespace Podium
             return this;
         }
 
-        /// <summary>Stops: closes the connection and cancels a pending retry. No update is raised after it returns but a Stopped status.</summary>
+        /// <summary>
+        /// Stops: closes the connection and cancels a pending retry; the last status is
+        /// Stopped. With a SynchronizationContext (Unity), no update is raised after it
+        /// returns; without one, an update being raised on the subscriber's thread may
+        /// still finish (await Completion to be sure).
+        /// </summary>
         public void Stop()
         {
             if (!stop.IsCancellationRequested) stop.Cancel();
@@ -494,7 +499,7 @@ namespace Podium
             following = true;
             lastId = st.EventId;
             Live();
-            Raise(() => { var h = Updated; if (h != null) h(st, u); });
+            Raise(() => { var h = Updated; if (h != null) h(st, u); }, false);
         }
 
         private void Live()
@@ -511,10 +516,13 @@ namespace Podium
             var cur = status;
             if (s.State == cur.State && s.Attempt == cur.Attempt && s.Delay == cur.Delay) return;
             Volatile.Write(ref status, s);
-            Raise(() => { var h = StatusChanged; if (h != null) h(s); });
+            Raise(() => { var h = StatusChanged; if (h != null) h(s); }, true);
         }
 
-        private void Raise(Action a)
+        // Raises an event: on the captured context if any, else here. Updates
+        // posted to a context are dropped once Stop was called; statuses are not
+        // (the last one says Stopped).
+        private void Raise(Action a, bool isStatus)
         {
             // A handler's exception is caught: it must not end the stream (it
             // would reconnect, and throw again, for ever). Handle your own errors.
@@ -526,8 +534,7 @@ namespace Podium
             }
             ctx.Post(_ =>
             {
-                // Stop promises no update after it: the Stopped status still goes out.
-                if (!stop.IsCancellationRequested || status.State == LiveConnection.Stopped) Guard(a);
+                if (isStatus || !stop.IsCancellationRequested) Guard(a);
             }, null);
         }
 

@@ -21,7 +21,11 @@ namespace Podium
     {
         /// <summary>An API key or a player session token (pds_...), sent as "Authorization: Bearer".</summary>
         public string Key;
-        /// <summary>The HttpClient to send with (default: one of the client's own, without a timeout of its own).</summary>
+        /// <summary>
+        /// The HttpClient to send with (default: one of the client's own). Give it
+        /// Timeout = Timeout.InfiniteTimeSpan: calls are bounded by RequestTimeout, and a
+        /// live stream must stay open far longer than HttpClient's default 100 s.
+        /// </summary>
         public HttpClient HttpClient;
         /// <summary>The User-Agent header (default "podium-csharp/&lt;Version&gt;").</summary>
         public string UserAgent;

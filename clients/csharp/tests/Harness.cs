@@ -318,4 +318,25 @@ namespace Podium.Tests
             public override void Write(byte[] buffer, int offset, int count) { throw new NotSupportedException(); }
         }
     }
+
+    /// <summary>A SynchronizationContext that runs what is posted on one thread of its own, as Unity's main thread does.</summary>
+    sealed class OneThreadContext : SynchronizationContext, IDisposable
+    {
+        private readonly System.Collections.Concurrent.BlockingCollection<Action> queue = new System.Collections.Concurrent.BlockingCollection<Action>();
+        public readonly Thread Thread;
+
+        public OneThreadContext()
+        {
+            Thread = new Thread(() =>
+            {
+                SetSynchronizationContext(this);
+                foreach (var a in queue.GetConsumingEnumerable()) a();
+            }) { IsBackground = true };
+            Thread.Start();
+        }
+
+        public override void Post(SendOrPostCallback d, object state) { queue.Add(() => d(state)); }
+        public override void Send(SendOrPostCallback d, object state) { throw new NotSupportedException(); }
+        public void Dispose() { queue.CompleteAdding(); }
+    }
 }

@@ -33,6 +33,7 @@ namespace Podium.Tests
                 T("LiveSurvivesCut", LiveSurvivesCut),
                 T("LiveSurvivesRestart", LiveSurvivesRestart),
                 T("LiveGapResync", LiveGapResync),
+                T("LiveOnContext", LiveOnContext),
                 T("LiveBoardDeleted", LiveBoardDeleted),
                 T("LiveUnknownBoard", LiveUnknownBoard),
             };
@@ -374,6 +375,14 @@ namespace Podium.Tests
             public readonly Signal Signal = new Signal();
             public readonly List<LiveUpdate> Updates = new List<LiveUpdate>();
             public readonly List<LiveStatus> Statuses = new List<LiveStatus>();
+            private LiveState seen;
+
+            /// <summary>The state the last Updated handed over (Live.State is set just before it is raised).</summary>
+            public LiveState Seen
+            {
+                get { lock (Updates) return seen; }
+                private set { seen = value; }
+            }
 
             public Watcher(PodiumClient c, string board, int limit)
             {
@@ -381,7 +390,7 @@ namespace Podium.Tests
                 {
                     Limit = limit, MinDelay = TimeSpan.FromMilliseconds(20), MaxDelay = TimeSpan.FromMilliseconds(200),
                 });
-                Live.Updated += (st, u) => { lock (Updates) Updates.Add(u); Signal.Pulse(); };
+                Live.Updated += (st, u) => { lock (Updates) { Updates.Add(u); Seen = st; } Signal.Pulse(); };
                 Live.StatusChanged += s => { lock (Statuses) Statuses.Add(s); Signal.Pulse(); };
                 Live.Start();
             }
@@ -391,7 +400,7 @@ namespace Podium.Tests
 
             public string Top()
             {
-                var st = Live.State;
+                var st = Seen;
                 return st == null ? "" : string.Join(",", st.Entries.Select(e => e.Rank + ":" + e.Player + "=" + e.Keys[0]));
             }
 
@@ -404,9 +413,9 @@ namespace Podium.Tests
         static async Task Converge(Watcher w, string board, int limit, string what)
         {
             var want = await admin.TopAsync(board, 0, limit);
-            w.Signal.WaitFor(() => w.Live.State != null && w.Live.State.Seq >= want.Seq, what + " (seq " + want.Seq + ", have " + (w.Live.State == null ? "none" : w.Live.State.Seq.ToString()) + ")");
+            w.Signal.WaitFor(() => w.Seen != null && w.Seen.Seq >= want.Seq, what + " (seq " + want.Seq + ", have " + (w.Seen == null ? "none" : w.Seen.Seq.ToString()) + ")");
             Equal(TopOf(want), w.Top(), what);
-            Equal(want.Total, w.Live.State.Total, what + ": total");
+            Equal(want.Total, w.Seen.Total, what + ": total");
         }
 
         static async Task LiveDeltas()
@@ -415,7 +424,7 @@ namespace Podium.Tests
             await admin.SubmitAsync(board, new Score("a", 500));
             using (var w = new Watcher(admin, board, 3))
             {
-                w.Signal.WaitFor(() => w.Live.State != null, "the first snapshot");
+                w.Signal.WaitFor(() => w.Seen != null, "the first snapshot");
                 Check(w.Updates[0].Initial && w.Updates[0].Type == "snapshot", "a snapshot first");
                 Equal(LiveConnection.Live, w.Live.Status.State, "live");
                 await admin.SubmitAsync(board, new Score("b", 400));
@@ -424,9 +433,9 @@ namespace Podium.Tests
                 await admin.SubmitAsync(board, new Score("e", 100)); // new leader: pushes c out
                 await Converge(w, board, 3, "the window follows the submissions");
                 Check(w.Count("delta") > 0, "deltas were applied");
-                Equal(5, w.Live.State.Total, "total counts every entry");
-                Equal(1, w.Live.State.Find("e").Rank, "Find");
-                Check(w.Live.State.Find("c") == null, "c left the window");
+                Equal(5, w.Seen.Total, "total counts every entry");
+                Equal(1, w.Seen.Find("e").Rank, "Find");
+                Check(w.Seen.Find("c") == null, "c left the window");
             }
         }
 
@@ -441,12 +450,12 @@ namespace Podium.Tests
             using (var viewer = new Watcher(admin, board, 5))
             {
                 proxy.OnEvent = w.Signal.Pulse;
-                w.Signal.WaitFor(() => w.Live.State != null, "the first snapshot");
-                viewer.Signal.WaitFor(() => viewer.Live.State != null, "the viewer's first snapshot");
+                w.Signal.WaitFor(() => w.Seen != null, "the first snapshot");
+                viewer.Signal.WaitFor(() => viewer.Seen != null, "the viewer's first snapshot");
                 await admin.SubmitAsync(board, new Score("b", 400));
                 await Converge(w, board, 5, "before the cut");
                 int snapshots = w.Count("snapshot");
-                string before = w.Live.State.EventId;
+                string before = w.Seen.EventId;
                 proxy.Hold();
                 proxy.CutAll();
                 w.Signal.WaitFor(() => proxy.Accepted >= 2, "the subscriber to reconnect");
@@ -471,7 +480,7 @@ namespace Podium.Tests
             await admin.SubmitAsync(board, new Score("a", 500));
             using (var w = new Watcher(new PodiumClient(server.Url), board, 5))
             {
-                w.Signal.WaitFor(() => w.Live.State != null, "the first snapshot");
+                w.Signal.WaitFor(() => w.Seen != null, "the first snapshot");
                 await admin.SubmitAsync(board, new Score("b", 400));
                 await Converge(w, board, 5, "before the restart");
                 int snapshots = w.Count("snapshot");
@@ -523,7 +532,7 @@ namespace Podium.Tests
             using (var w = new Watcher(c, "b", 3))
             {
                 script.OnRequest = w.Signal.Pulse;
-                w.Signal.WaitFor(() => w.Live.State != null && w.Live.State.SnapshotId == 8, "the snapshot after the gap");
+                w.Signal.WaitFor(() => w.Seen != null && w.Seen.SnapshotId == 8, "the snapshot after the gap");
                 w.Signal.WaitFor(() => { lock (script.LastEventIds) return script.LastEventIds.Count >= 4; }, "the connection after the snapshot");
                 string ids;
                 lock (script.LastEventIds) ids = string.Join("|", script.LastEventIds.Select(x => x ?? "-"));
@@ -542,13 +551,41 @@ namespace Podium.Tests
             await Task.FromResult(0);
         }
 
+        static async Task LiveOnContext()
+        {
+            // Started on a thread with a SynchronizationContext (Unity's main thread),
+            // the subscriber raises its events there.
+            var board = await NewBoard();
+            await admin.SubmitAsync(board, new Score("a", 500));
+            using (var ctx = new OneThreadContext())
+            {
+                var signal = new Signal();
+                var threads = new List<int>();
+                LiveBoard live = null;
+                ctx.Post(_ =>
+                {
+                    live = admin.Watch(board, new WatchOptions { Limit = 3 });
+                    live.Updated += (st, u) => { lock (threads) threads.Add(Thread.CurrentThread.ManagedThreadId); signal.Pulse(); };
+                    live.StatusChanged += st => { lock (threads) threads.Add(Thread.CurrentThread.ManagedThreadId); signal.Pulse(); };
+                    live.Start();
+                }, null);
+                signal.WaitFor(() => live != null && live.State != null, "the first snapshot");
+                await admin.SubmitAsync(board, new Score("b", 400));
+                signal.WaitFor(() => live.State.Seq >= 2, "a delta");
+                live.Stop();
+                signal.WaitFor(() => live.Status.State == LiveConnection.Stopped, "stopped");
+                await live.Completion;
+                lock (threads) Check(threads.Count >= 3 && threads.All(t => t == ctx.Thread.ManagedThreadId), "every event on the context's thread");
+            }
+        }
+
         static async Task LiveBoardDeleted()
         {
             var board = await NewBoard();
             await admin.SubmitAsync(board, new Score("a", 500));
             using (var w = new Watcher(admin, board, 5))
             {
-                w.Signal.WaitFor(() => w.Live.State != null, "the first snapshot");
+                w.Signal.WaitFor(() => w.Seen != null, "the first snapshot");
                 await admin.SendAsync("DELETE", PodiumClient.PathOf("boards", board));
                 w.Signal.WaitFor(() => w.Saw(LiveConnection.Failed), "failed after the board was deleted");
                 var e = await Throws(() => w.Live.Completion, "Completion");
