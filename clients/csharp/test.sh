@@ -14,11 +14,19 @@ trap 'rm -rf "$out"' EXIT
 echo "csharp: building podium"
 (cd "$repo" && go build -o "$out/podium" ./cmd/podium)
 
-echo "csharp: compiling the library (C# 7, warnings are errors)"
+echo "csharp: compiling the library, the tests and README's Unity example (C# 7, warnings are errors)"
 mcs -target:library -langversion:7 -warnaserror+ -nologo -r:System.Net.Http.dll \
   -doc:"$out/Podium.xml" -out:"$out/Podium.dll" "$here"/src/*.cs
 mcs -langversion:7 -warnaserror+ -nologo -r:"$out/Podium.dll" -r:System.Net.Http.dll \
   -out:"$out/Podium.Tests.exe" "$here"/tests/*.cs
+
+# README.md's Unity example, against stubs of the few UnityEngine types it uses.
+awk '/^```csharp$/ { buf = ""; inb = 1; next }
+     inb && /^```$/ { if (buf ~ /using UnityEngine;/) printf "%s", buf; inb = 0; next }
+     inb { buf = buf $0 "\n" }' "$here/README.md" >"$out/UnityExample.cs"
+grep -q MonoBehaviour "$out/UnityExample.cs"
+mcs -target:library -langversion:7 -warnaserror+ -nologo -r:"$out/Podium.dll" -r:System.Net.Http.dll \
+  -out:"$out/UnityExample.dll" "$out/UnityExample.cs" "$here/tools/UnityStubs.cs"
 
 ns=${NETSTANDARD_DLL:-/usr/lib/mono/4.5/Facades/netstandard.dll}
 if [ -f "$ns" ]; then
