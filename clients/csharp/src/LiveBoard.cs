@@ -354,7 +354,12 @@ namespace Podium
                         {
                             throw new TimeoutException("podium: the stream was silent for " + o.IdleTimeout);
                         }
-                        if (line == null) throw new IOException("podium: the stream ended");
+                        if (line == null)
+                        {
+                            // Disposing the response may end the read as an end of stream.
+                            if (cts.IsCancellationRequested && !ct.IsCancellationRequested) throw new TimeoutException("podium: the stream was silent for " + o.IdleTimeout);
+                            throw new IOException("podium: the stream ended");
+                        }
                         cts.CancelAfter(o.IdleTimeout);
                         if (line.Length == 0)
                         {

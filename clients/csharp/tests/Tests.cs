@@ -29,11 +29,13 @@ namespace Podium.Tests
                 T("Errors", Errors),
                 T("Sessions", Sessions),
                 T("Evidence", Evidence),
+                T("HeldSubmission", HeldSubmission),
                 T("LiveDeltas", LiveDeltas),
                 T("LiveSurvivesCut", LiveSurvivesCut),
                 T("LiveSurvivesRestart", LiveSurvivesRestart),
                 T("LiveGapResync", LiveGapResync),
                 T("LiveOnContext", LiveOnContext),
+                T("LiveIdleTimeout", LiveIdleTimeout),
                 T("LiveBoardDeleted", LiveBoardDeleted),
                 T("LiveUnknownBoard", LiveUnknownBoard),
             };
@@ -366,6 +368,22 @@ namespace Podium.Tests
             Equal(422, e.Status, "status");
         }
 
+        static async Task HeldSubmission()
+        {
+            // A board that holds every submission for review answers 202 with a
+            // review id and no rank; its evidence goes to the review item.
+            var board = await NewBoard();
+            await admin.PutBoardAsync(board, JsonValue.Object().Set("review", JsonValue.Object().Set("hold", JsonValue.From("all"))));
+            var s = await admin.SubmitAsync(board, new Score("alice", 41234));
+            Check(s.Held && s.Status == "pending", "held: " + s.Raw);
+            Check(s.ReviewId.StartsWith("rv_") && s.EvidenceUrl.Contains(s.ReviewId), "a review id and an evidence URL");
+            Check(await admin.TryEntryAsync(board, "alice") == null, "not ranked while held");
+            var gz = EvidenceFile.FromEvents(new[] { JsonValue.Object().Set("op", JsonValue.From("win")) });
+            var ev = await admin.UploadReviewEvidenceAsync(board, "alice", s.ReviewId, gz);
+            Equal(s.ReviewId, ev.Review, "the evidence is the review item's");
+            Equal(0L, ev.Seq, "no seq yet");
+        }
+
         // ---- live ----
 
         /// <summary>A subscriber wired to a Signal, with what it saw.</summary>
@@ -577,6 +595,49 @@ namespace Podium.Tests
                 await live.Completion;
                 lock (threads) Check(threads.Count >= 3 && threads.All(t => t == ctx.Thread.ManagedThreadId), "every event on the context's thread");
             }
+        }
+
+        static async Task LiveIdleTimeout()
+        {
+            // A connection that sends nothing, not even pings, is dropped and reopened.
+            var script = new ScriptedStream();
+            script.Bodies.Enqueue(Snap(1, 1, E(1, "a", 10)));
+            var c = new PodiumClient("http://podium.invalid", new PodiumClientOptions { HttpClient = new HttpClient(script) });
+            var signal = new Signal();
+            var statuses = new List<LiveStatus>();
+            var live = c.Watch("b", new WatchOptions { Limit = 3, IdleTimeout = TimeSpan.FromMilliseconds(100), MinDelay = TimeSpan.FromMilliseconds(1), MaxDelay = TimeSpan.FromMilliseconds(5) });
+            live.StatusChanged += st => { lock (statuses) statuses.Add(st); signal.Pulse(); };
+            script.OnRequest = signal.Pulse;
+            live.Start();
+            try
+            {
+                signal.WaitFor(() => { lock (statuses) return statuses.Any(st => st.Error is TimeoutException); }, "a reconnect after the silence");
+                signal.WaitFor(() => { lock (script.LastEventIds) return script.LastEventIds.Count >= 3; }, "a third connection");
+                lock (script.LastEventIds) Equal("1.1", script.LastEventIds[2], "each reconnect resumes");
+            }
+            finally
+            {
+                live.Stop();
+            }
+            await live.Completion;
+
+            // The same on a real connection (podium pings every 15 s; this subscriber
+            // waits 300 ms): the read blocked in HttpClient's stream must end too.
+            var board = await NewBoard();
+            await admin.SubmitAsync(board, new Score("a", 1));
+            statuses.Clear();
+            var real = admin.Watch(board, new WatchOptions { IdleTimeout = TimeSpan.FromMilliseconds(300), MinDelay = TimeSpan.FromMilliseconds(1), MaxDelay = TimeSpan.FromMilliseconds(5) });
+            real.StatusChanged += st => { lock (statuses) statuses.Add(st); signal.Pulse(); };
+            real.Start();
+            try
+            {
+                signal.WaitFor(() => { lock (statuses) return statuses.Any(st => st.Error is TimeoutException); }, "a real connection dropped for silence");
+            }
+            finally
+            {
+                real.Stop();
+            }
+            await real.Completion;
         }
 
         static async Task LiveBoardDeleted()
