@@ -99,7 +99,10 @@ namespace Podium
             timeout = c.timeout;
         }
 
-        /// <summary>A client that authenticates with another key or a session token, sharing this one's HttpClient.</summary>
+        /// <summary>
+        /// A client that authenticates with another key or a session token, sharing this
+        /// one's HttpClient (so it works while this one is not disposed; disposing it is a no-op).
+        /// </summary>
         public PodiumClient WithKey(string key) { return new PodiumClient(this, key); }
 
         /// <summary>The server's base URL.</summary>

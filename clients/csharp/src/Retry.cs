@@ -52,8 +52,9 @@ namespace Podium
         /// <summary>The full-jitter wait before retry n, between min and max.</summary>
         internal static TimeSpan Backoff(TimeSpan min, TimeSpan max, int n)
         {
-            long ceil = min.Ticks << Math.Min(n, 30);
-            if (ceil > max.Ticks || ceil <= 0) ceil = max.Ticks;
+            long ceil = Math.Max(min.Ticks, 1);
+            for (int i = 0; i < n && ceil < max.Ticks; i++) ceil *= 2; // no overflow: stops once past max
+            if (ceil > max.Ticks) ceil = max.Ticks;
             return Jitter(TimeSpan.FromTicks(ceil));
         }
 

@@ -167,6 +167,11 @@ namespace Podium.Tests
             Check(!p.Next(RequestKind.Read, 2, null, out w), "attempts are bounded");
             Check(!p.Next(RequestKind.Read, 0, new PodiumException(503, "unavailable", "", TimeSpan.FromMinutes(5)), out w), "a Retry-After past MaxRetryAfter ends the call");
             Check(p.Next(RequestKind.Read, 0, new PodiumException(503, "unavailable", "", TimeSpan.FromSeconds(2)), out w) && w >= TimeSpan.FromSeconds(2), "Retry-After is waited");
+            for (int n = 0; n < 100; n++)
+            {
+                var b = RetryPolicy.Backoff(TimeSpan.FromDays(1), TimeSpan.FromDays(3), n);
+                Check(b >= TimeSpan.Zero && b <= TimeSpan.FromDays(3), "backoff " + n + " within [0, max]: " + b);
+            }
             return Task.FromResult(0);
         }
 
