@@ -431,3 +431,31 @@ func TestEndpointInput(t *testing.T) {
 		t.Fatalf("DeleteEndpoint again = %v", err)
 	}
 }
+
+// A restart replays the log into the indexes and emits nothing: the
+// outbox keeps one event per change.
+func TestRestartEmitsNothing(t *testing.T) {
+	st := open(t)
+	e := start(t, st, webhooks.Config{AllowPrivate: true})
+	e.board("b")
+	rcv := newReceiver(t, http.StatusOK)
+	ep := e.endpoint(rcv.srv.URL, "", webhooks.TypeLeaderChanged, webhooks.TypePersonalBest)
+	e.submit("b", "alice", 1)
+	e.submit("b", "bob", 2)
+	e.wait(4)
+	if err := e.eng.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again := start(t, st, webhooks.Config{AllowPrivate: true})
+	if got := again.log(ep.ID); len(got) != 4 {
+		t.Fatalf("after a restart the outbox has %d events, want 4", len(got))
+	}
+	again.submit("b", "carol", 3) // the restarted node emits the next change, once
+	again.wait(2)
+	if got := again.log(ep.ID); len(got) != 6 {
+		t.Fatalf("after one more change the outbox has %d events, want 6", len(got))
+	}
+	if n, _ := again.store.WebhookDepth(context.Background()); n != 0 {
+		t.Fatalf("outbox depth %d, want 0", n)
+	}
+}
