@@ -74,6 +74,7 @@ type failRequest struct {
 // requests.
 type storageFailState struct {
 	mods, modsID, login, session, sessionID, heldA, heldB string
+	webhook                                               string
 	seq                                                   int64
 }
 
@@ -99,6 +100,7 @@ func setUpFailState(t *testing.T, s *server) storageFailState {
 	st.heldA = s.must(202, s.do("POST", "/v1/boards/mod/scores", A, `{"player":"alice","score":10}`)).json(t)["id"].(string)
 	st.heldB = s.must(202, s.do("POST", "/v1/boards/mod/scores", A, `{"player":"bob","score":11}`)).json(t)["id"].(string)
 	st.login = s.must(201, s.do("POST", "/v1/keys", A, `{"name":"login","scopes":["sessions"]}`)).json(t)["key"].(string)
+	st.webhook = s.must(201, s.do("POST", "/v1/webhooks", A, `{"url":"https://hooks.example.com/x","types":["tournament.settled"]}`)).json(t)["id"].(string)
 	ses := s.must(201, s.do("POST", "/v1/players/alice/sessions", st.login, `{"device":"phone"}`)).json(t)
 	st.session, st.sessionID = ses["token"].(string), ses["id"].(string)
 	s.must(201, s.do("POST", "/v1/tournaments/weekly/join", A, `{"player":"amy"}`))
@@ -183,6 +185,14 @@ func failRequests(st storageFailState) map[string]failRequest {
 		"GET /v1/feed":                                      {method: "GET", path: "/v1/feed"},
 		"GET /v1/feed/stream":                               {method: "GET", path: "/v1/feed/stream"},
 		"GET /v1/keys":                                      {method: "GET", path: "/v1/keys", key: A},
+		"GET /v1/webhooks":                                  {method: "GET", path: "/v1/webhooks", key: A},
+		"GET /v1/webhooks/{id}":                             {method: "GET", path: "/v1/webhooks/" + st.webhook, key: A},
+		"GET /v1/webhooks/{id}/deliveries":                  {method: "GET", path: "/v1/webhooks/" + st.webhook + "/deliveries", key: A},
+		"POST /v1/webhooks":                                 {method: "POST", path: "/v1/webhooks", key: A, body: `{"url":"https://hooks.example.com/y","types":["board.created"]}`},
+		"PATCH /v1/webhooks/{id}":                           {method: "PATCH", path: "/v1/webhooks/" + st.webhook, key: A, body: `{"disabled":true}`},
+		"DELETE /v1/webhooks/{id}":                          {method: "DELETE", path: "/v1/webhooks/" + st.webhook, key: A},
+		"POST /v1/webhooks/{id}/rotate":                     {method: "POST", path: "/v1/webhooks/" + st.webhook + "/rotate", key: A},
+		"POST /v1/webhooks/{id}/redeliver":                  {method: "POST", path: "/v1/webhooks/" + st.webhook + "/redeliver", key: A, body: `{"event":"evt_0"}`},
 		"GET /v1/openapi.json":                              {method: "GET", path: "/v1/openapi.json"},
 		"GET /v1/players/{player}":                          {method: "GET", path: "/v1/players/alice", key: A},
 		"GET /v1/players/{player}/freeze":                   {method: "GET", path: "/v1/players/carol/freeze", key: A},
