@@ -31,10 +31,13 @@ const (
 
 // worker is the state of the delivery worker.
 type worker struct {
-	// mu guards busy, the endpoints whose drain runs, and lease, the
-	// lease held (Epoch 0: none). Lock order: docs/LOCKS.md.
+	// mu guards busy, the endpoints whose drain runs, again, those of
+	// them that a round found busy (their drain may have read the queue
+	// before new deliveries were stored: it runs once more), and lease,
+	// the lease held (Epoch 0: none). Lock order: docs/LOCKS.md.
 	mu    sync.Mutex
 	busy  map[string]bool
+	again map[string]bool
 	lease podium.Lease
 
 	sem     chan struct{} // a token per running drain
@@ -55,7 +58,7 @@ func (m *Module) Start() {
 	if m.store == nil {
 		return
 	}
-	m.w.busy = map[string]bool{}
+	m.w.busy, m.w.again = map[string]bool{}, map[string]bool{}
 	m.w.sem = make(chan struct{}, m.cfg.Concurrency)
 	m.host.Go(m.run)
 }
@@ -100,6 +103,9 @@ func (m *Module) round(ctx context.Context) {
 		}
 		m.w.mu.Lock()
 		busy := m.w.busy[ep.ID]
+		if busy {
+			m.w.again[ep.ID] = true
+		}
 		m.w.mu.Unlock()
 		if busy {
 			continue
@@ -116,10 +122,19 @@ func (m *Module) round(ctx context.Context) {
 		m.w.drains.Add(1)
 		go func() {
 			defer m.w.drains.Done()
-			m.drain(ctx, ep)
-			m.w.mu.Lock()
-			delete(m.w.busy, ep.ID)
-			m.w.mu.Unlock()
+			for {
+				m.drain(ctx, ep)
+				m.w.mu.Lock()
+				again := m.w.again[ep.ID] && ctx.Err() == nil
+				delete(m.w.again, ep.ID)
+				if !again {
+					delete(m.w.busy, ep.ID)
+				}
+				m.w.mu.Unlock()
+				if !again {
+					break
+				}
+			}
 			<-m.w.sem
 			if m.w.starved.Swap(false) {
 				m.Poke()
