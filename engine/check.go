@@ -161,7 +161,7 @@ func (e *Engine) Reload(ctx context.Context) error {
 }
 
 func (e *Engine) applyReload(ctx context.Context) error {
-	e.checkpoint(0)
+	e.pl.checkpoint(0)
 	wms, err := e.store.Watermarks(ctx)
 	if err != nil {
 		return err

@@ -73,8 +73,8 @@ func (c *checkpointer) written(keys []ovKey) {
 // checkpoint writes up to max dirty entries (all when max is 0) and
 // advances the watermarks as far as the entries still dirty allow. It runs
 // on the writer goroutine.
-func (e *Engine) checkpoint(max int) {
-	cp := &e.cp
+func (p *pipeline) checkpoint(max int) {
+	e, cp := p.e, &p.cp
 	if cp.off || len(cp.dirty) == 0 && len(cp.seqMoved) == 0 {
 		return
 	}

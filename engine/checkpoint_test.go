@@ -73,7 +73,7 @@ func TestCrashRecovery(t *testing.T) {
 		switch x := r.IntN(20); {
 		case x == 0:
 			max := 1 + r.IntN(5)
-			if err := e.send(ctx, &op{kind: opFunc, p: func() { e.checkpoint(max) }}); err != nil {
+			if err := e.send(ctx, &op{kind: opFunc, p: func() { e.pl.checkpoint(max) }}); err != nil {
 				t.Fatal(err)
 			}
 		case x == 1:

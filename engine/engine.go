@@ -91,20 +91,15 @@ type Engine struct {
 	store    podium.Store
 	now      podium.Clock
 	log      *slog.Logger
-	maxBatch int
 	listener Listener
 	metrics  *metrics
 	idem     *idempotency
 	keys     keyring
-	cp       checkpointer // committer goroutine only (or the writer behind a barrier)
 
-	com           committer     // how groups are committed (loop.go)
-	pipe          chan *Group   // writer -> committer
-	committed     chan struct{} // closed when the committer exits
-	storageFailed atomic.Bool   // a commit's outcome is unknown: no more writes until restart
+	w             writer      // the writer loop and its queue (loop.go)
+	pl            pipeline    // group commit, overlay and checkpoints (pipeline.go)
+	storageFailed atomic.Bool // a commit's outcome is unknown: no more writes until restart
 	health        health
-	pmu           sync.Mutex
-	pend          pending
 
 	players *players
 	sh      *sharedState          // shared mode; nil on a store of its own
@@ -114,7 +109,6 @@ type Engine struct {
 	mu     sync.RWMutex
 	boards boardSet
 
-	ops     chan *op
 	loaded  atomic.Bool // Start finished: reads can be served
 	closing atomic.Bool
 	// sendMu orders senders against Close: a sender holds it for reading
@@ -122,8 +116,7 @@ type Engine struct {
 	// it for writing before it stops the writer, so every op queued is
 	// one the writer's final drain sees.
 	sendMu sync.RWMutex
-	stop   chan struct{}
-	done   chan struct{}
+	stop   chan struct{} // closed by Close: the writer and the background goroutines end
 	// stopCtx is cancelled by Close once the writer has stopped: the
 	// context of what the background goroutines ask of the store.
 	stopCtx    context.Context
@@ -158,21 +151,16 @@ func New(cfg Config) *Engine {
 		cfg.IdempotencyTTL = 48 * time.Hour
 	}
 	e := &Engine{
-		store:     cfg.Store,
-		now:       cfg.Now,
-		log:       cfg.Logger,
-		maxBatch:  cfg.MaxBatch,
-		listener:  cfg.Listener,
-		players:   newPlayers(),
-		cp:        newCheckpointer(),
-		pipe:      make(chan *Group, 8),
-		committed: make(chan struct{}),
-		pend:      newPending(),
-		boards:    newBoardSet(),
-		ops:       make(chan *op, 4096),
-		stop:      make(chan struct{}),
-		done:      make(chan struct{}),
+		store:    cfg.Store,
+		now:      cfg.Now,
+		log:      cfg.Logger,
+		listener: cfg.Listener,
+		players:  newPlayers(),
+		boards:   newBoardSet(),
+		stop:     make(chan struct{}),
 	}
+	e.w = newWriter(e, cfg.MaxBatch)
+	e.pl = newPipeline(e)
 	e.stopCtx, e.stopCancel = context.WithCancel(context.Background())
 	e.hooks = newHooks(cfg.Modules)
 	e.old = newOldPeriods(cfg.OldPeriodsBytes)
@@ -194,11 +182,11 @@ func New(cfg Config) *Engine {
 		}
 		e.sh = newSharedState(st, cfg.Broker, cfg.Node, cfg.PollEvery)
 		e.sh.revoke = e.revokeNow
-		e.cp.off = true
+		e.pl.cp.off = true
 	}
-	e.com = localCommitter{e}
+	e.w.com = localCommitter{e}
 	if e.sh != nil {
-		e.com = sharedCommitter{e}
+		e.w.com = sharedCommitter{e}
 	}
 	e.metrics = newMetrics(e, cfg.Registerer)
 	e.reg = cfg.Registerer
@@ -302,17 +290,17 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 	if err := e.loadSettlements(ctx); err != nil { // settle.go
 		return fmt.Errorf("load settlements: %w", err)
 	}
-	if err := e.com.load(ctx); err != nil {
+	if err := e.w.com.load(ctx); err != nil {
 		return err
 	}
-	go e.run()
+	go e.w.run()
 	e.log.Info("indexes loaded", "boards", len(boards), "entries", entries, "players", e.players.count(), "shared", e.sh != nil, "took", time.Since(t0).Round(time.Millisecond))
 	e.bg.Go(e.scheduler) // settle.go
 	e.sweepOld()         // oldperiods.go: periods the log replay loaded
 	e.bg.Go(e.sweeper)
 	e.life.start() // module.go
 	e.loaded.Store(true)
-	e.com.started()
+	e.w.com.started()
 	return nil
 }
 
@@ -331,7 +319,7 @@ func (e *Engine) Close() error {
 	}
 	if e.loaded.Load() {
 		close(e.stop)
-		<-e.done
+		<-e.w.done
 		e.stopCancel()
 		e.bg.Wait()
 	}
@@ -365,7 +353,7 @@ func (e *Engine) send(ctx context.Context, o *op) error {
 		return fail(errClosing)
 	}
 	select {
-	case e.ops <- o:
+	case e.w.ops <- o:
 		e.sendMu.RUnlock()
 	case <-ctx.Done():
 		e.sendMu.RUnlock()

@@ -113,7 +113,7 @@ func (x Exclusive) Submit(s Score, rider Rider, check func() error) (Result, err
 	o := &op{kind: opScores, single: true, scores: []Score{s}, results: make([]Result, 1), done: make(chan struct{})}
 	if e.sh == nil {
 		e.computeGroup([]*op{o})
-		e.barrier()
+		e.pl.barrier()
 	} else {
 		var checks []func() error
 		if check != nil {

@@ -90,11 +90,11 @@ func (e *Engine) replayTail(bs *BoardState, tail []podium.Submission) error {
 			return fmt.Errorf("board %s: replay seq %d: %w", b.ID, sub.Seq, err)
 		}
 		if changed {
-			e.cp.mark(ovKey{bs, sub.Period, pid}, sub.Seq)
+			e.pl.cp.mark(ovKey{bs, sub.Period, pid}, sub.Seq)
 		}
 	}
-	if len(tail) > 0 && !e.cp.off {
-		e.cp.seqMoved[bs] = true // the next checkpoint writes what the replay rebuilt
+	if len(tail) > 0 && !e.pl.cp.off {
+		e.pl.cp.seqMoved[bs] = true // the next checkpoint writes what the replay rebuilt
 	}
 	return nil
 }

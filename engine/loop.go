@@ -45,11 +45,27 @@ type committer interface {
 	stop()
 }
 
+// writer is the writer goroutine's side of the write path: the queue of
+// ops that senders fill (Engine.send) and the loop that drains it and
+// processes the ops in order through the committer. Engine holds it by
+// value, so a sender reaches the queue without one more pointer.
+type writer struct {
+	e        *Engine
+	com      committer     // how groups are committed
+	ops      chan *op      // senders -> writer
+	done     chan struct{} // closed when run returns
+	maxBatch int
+}
+
+func newWriter(e *Engine, maxBatch int) writer {
+	return writer{e: e, ops: make(chan *op, 4096), done: make(chan struct{}), maxBatch: maxBatch}
+}
+
 // run is the writer goroutine: it drains requests and processes them in
-// order through the committer.
-func (e *Engine) run() {
-	defer close(e.done)
-	c := e.com
+// order through the committer, until Engine.stop is closed.
+func (w *writer) run() {
+	defer close(w.done)
+	c := w.com
 	c.start()
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
@@ -57,35 +73,35 @@ func (e *Engine) run() {
 	for {
 		ops = ops[:0]
 		select {
-		case o := <-e.ops:
+		case o := <-w.ops:
 			ops = append(ops, o)
 		case <-tick.C:
 			c.tick()
 			continue
-		case <-e.stop:
+		case <-w.e.stop:
 			// Answer what was already handed over, then stop.
 			for {
 				select {
-				case o := <-e.ops:
-					e.process([]*op{o})
+				case o := <-w.ops:
+					w.process([]*op{o})
 				default:
 					c.stop()
 					return
 				}
 			}
 		}
-		e.process(e.drain(ops))
+		w.process(w.drain(ops))
 		c.drained()
 	}
 }
 
 // drain adds to ops (which holds one) every op already waiting, up to
 // MaxBatch submissions: the group that the next commit carries.
-func (e *Engine) drain(ops []*op) []*op {
+func (w *writer) drain(ops []*op) []*op {
 	n := ops[0].size()
-	for n < e.maxBatch {
+	for n < w.maxBatch {
 		select {
-		case o := <-e.ops:
+		case o := <-w.ops:
 			ops = append(ops, o)
 			n += o.size()
 		default:
@@ -104,8 +120,8 @@ func inGroup(o *op) bool {
 // and restore ops become one group commit; a settlement is a group of its own; board
 // and player changes wait until the commit holds nothing and then run
 // alone.
-func (e *Engine) process(ops []*op) {
-	c := e.com
+func (w *writer) process(ops []*op) {
+	e, c := w.e, w.com
 	ctx := context.Background()
 	for len(ops) > 0 {
 		i := 0

@@ -9,5 +9,5 @@ func (e *Engine) SweepOldForTest() { e.sweepOld() }
 // CheckpointForTest writes every dirty entry to the store now, on the
 // writer, as the once-a-second housekeeping would.
 func (e *Engine) CheckpointForTest() error {
-	return e.send(context.Background(), &op{kind: opFunc, p: func() { e.checkpoint(0) }})
+	return e.send(context.Background(), &op{kind: opFunc, p: func() { e.pl.checkpoint(0) }})
 }

@@ -221,7 +221,7 @@ func (e *Engine) sharedGroup(ctx context.Context, ops []*op, check ...func() err
 		e.sh.dbWorked()
 		e.commitWorked()
 	}
-	e.finishGroup(g)
+	e.pl.finishGroup(g)
 	if g.err == nil {
 		e.publishRows(g)
 	}

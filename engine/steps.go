@@ -34,7 +34,7 @@ func (e *Engine) Steps(boards []string, what string, step func(g *Group) (done b
 func (e *Engine) runStep(ctx context.Context, boards []string, what string, step func(g *Group) (bool, error)) (done bool, err error) {
 	var tx podium.WriteTx
 	if e.sh == nil {
-		e.recover()
+		e.pl.recover()
 	} else {
 		if e.sh.DBError() != nil {
 			return false, errDatabaseDown()
@@ -61,14 +61,14 @@ func (e *Engine) runStep(ctx context.Context, boards []string, what string, step
 		return done, nil
 	}
 	if e.sh == nil {
-		e.handOff(g)
-		e.barrier()
+		e.pl.handOff(g)
+		e.pl.barrier()
 	} else {
 		e.writeThrough(g)
 		if g.err = tx.Commit(ctx, &g.batch); g.err != nil {
 			e.commitFailed(g.err, false)
 		}
-		e.finishGroup(g)
+		e.pl.finishGroup(g)
 		if g.err == nil {
 			e.publishRows(g)
 		}

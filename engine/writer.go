@@ -173,7 +173,7 @@ func (g *Group) current(k ovKey) ovVal {
 	if v, ok := g.overlay[k]; ok {
 		return v
 	}
-	if v, ok := g.e.pendingEntry(k); ok {
+	if v, ok := g.e.pl.pendingEntry(k); ok {
 		return v
 	}
 	k.bs.mu.RLock()
@@ -192,7 +192,7 @@ func (g *Group) current(k ovKey) ovVal {
 func (g *Group) nextSeq(bs *BoardState) uint64 {
 	s, ok := g.seqs[bs]
 	if !ok {
-		if s, ok = g.e.pendingSeq(bs); !ok {
+		if s, ok = g.e.pl.pendingSeq(bs); !ok {
 			bs.mu.RLock()
 			s = bs.seq
 			bs.mu.RUnlock()
@@ -204,8 +204,8 @@ func (g *Group) nextSeq(bs *BoardState) uint64 {
 // computeGroup computes a group of score and delete ops against memory
 // and hands it to the committer.
 func (e *Engine) computeGroup(ops []*op) {
-	e.recover()
-	e.handOff(e.buildGroup(ops))
+	e.pl.recover()
+	e.pl.handOff(e.buildGroup(ops))
 }
 
 // buildGroup computes a group of score and delete ops against the state so
@@ -405,15 +405,6 @@ func (e *Engine) computeDelete(g *Group, o *op) {
 	for _, w := range derived {
 		g.Write(w)
 	}
-}
-
-// housekeeping runs once a second on the committer: checkpoint entries,
-// persist idempotency answers that no commit carried yet, and forget
-// expired ones.
-func (e *Engine) housekeeping() {
-	e.checkpoint(checkpointMax)
-	e.flushIdempotency()
-	e.pruneIdempotency()
 }
 
 func (e *Engine) flushIdempotency() {
