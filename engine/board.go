@@ -221,7 +221,7 @@ func (e *Engine) loadLazy(ctx context.Context, bs *BoardState, period string) (*
 		bs.loading[period] = done
 		bs.mu.Unlock()
 
-		ps, err := e.readPeriod(ctx, bs, period, n)
+		ps, err := e.ld.readPeriod(ctx, bs, period, n)
 		bs.mu.Lock()
 		delete(bs.loading, period)
 		close(done)

@@ -73,7 +73,7 @@ func (e *Engine) catchUp(ctx context.Context, bs *BoardState, read logReader) er
 			ps = newPeriodState(bs.desc)
 			bs.periods[sub.Period] = ps
 		}
-		changed, err := e.replayInto(def, ps, pid, &sub)
+		changed, err := e.ld.replayInto(def, ps, pid, &sub)
 		bs.seq = sub.Seq
 		bs.mu.Unlock()
 		if err != nil {

@@ -72,7 +72,7 @@ func (e *Engine) applyCheck(ctx context.Context) ([]Diff, error) {
 		}
 		def := bs.def.Load()
 		n := len(def.Keys)
-		tail, err := e.readTail(ctx, def.ID, wms[def.ID])
+		tail, err := e.ld.readTail(ctx, def.ID, wms[def.ID])
 		if err != nil {
 			return nil, err
 		}
@@ -84,13 +84,13 @@ func (e *Engine) applyCheck(ctx context.Context) ([]Diff, error) {
 		bs.mu.RUnlock()
 		sort.Strings(periods)
 		for _, period := range periods {
-			stored, err := e.readPeriod(ctx, bs, period, 0)
+			stored, err := e.ld.readPeriod(ctx, bs, period, 0)
 			if err != nil {
 				return nil, err
 			}
 			for i := range tail {
 				if sub := &tail[i]; sub.Period == period {
-					if _, err := e.replayInto(def, stored, e.players.intern(sub.Player), sub); err != nil {
+					if _, err := e.ld.replayInto(def, stored, e.players.intern(sub.Player), sub); err != nil {
 						return nil, err
 					}
 				}
@@ -171,7 +171,7 @@ func (e *Engine) applyReload(ctx context.Context) error {
 		if old == nil {
 			continue
 		}
-		fresh, err := e.loadBoard(ctx, old.def.Load(), wms[bi.ID])
+		fresh, err := e.ld.loadBoard(ctx, old.def.Load(), wms[bi.ID])
 		if err != nil {
 			return err
 		}

@@ -98,6 +98,7 @@ type Engine struct {
 
 	w             writer      // the writer loop and its queue (loop.go)
 	pl            pipeline    // group commit, overlay and checkpoints (pipeline.go)
+	ld            loader      // reads boards and periods from the store (load.go)
 	storageFailed atomic.Bool // a commit's outcome is unknown: no more writes until restart
 	health        health
 
@@ -161,6 +162,7 @@ func New(cfg Config) *Engine {
 	}
 	e.w = newWriter(e, cfg.MaxBatch)
 	e.pl = newPipeline(e)
+	e.ld = loader{store: cfg.Store, now: cfg.Now, players: e.players, cp: &e.pl.cp}
 	e.stopCtx, e.stopCancel = context.WithCancel(context.Background())
 	e.hooks = newHooks(cfg.Modules)
 	e.old = newOldPeriods(cfg.OldPeriodsBytes)
@@ -259,12 +261,12 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 	}
 	var states []*BoardState
 	if sl, ok := e.store.(podium.StartLoader); ok {
-		if states, err = e.loadBoards(ctx, sl, boards); err != nil {
+		if states, err = e.ld.loadBoards(ctx, sl, boards); err != nil {
 			return err
 		}
 	} else {
 		for i := range boards {
-			bs, err := e.loadBoard(ctx, &boards[i], wms[boards[i].ID])
+			bs, err := e.ld.loadBoard(ctx, &boards[i], wms[boards[i].ID])
 			if err != nil {
 				return err
 			}

@@ -380,7 +380,7 @@ func (e *Engine) reloadBoard(ctx context.Context, def *podium.Board) (*BoardStat
 	// The entries table is written through: no log tail to replay from a
 	// watermark. The head read first may trail the entries read after it;
 	// catching up from it skips what the entries already reflect.
-	fresh, err := e.loadBoard(ctx, def, math.MaxInt64)
+	fresh, err := e.ld.loadBoard(ctx, def, math.MaxInt64)
 	if err != nil {
 		return nil, err
 	}
