@@ -37,9 +37,10 @@ func aggDiff(board, period, player string, want []int64, wantOK bool, got []int6
 	return d, true
 }
 
-// aggCheckLoaded compares every loaded period of every aggregate with its
+// aggregates compares every loaded period of every aggregate with its
 // loaded sources, in memory (podium check --indexes, on the writer).
-func (e *Engine) aggCheckLoaded() []Diff {
+func (c Checker) aggregates() []Diff {
+	e := c.e
 	var diffs []Diff
 	for _, bi := range e.Boards(false) {
 		abs := e.board(bi.ID)

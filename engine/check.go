@@ -45,21 +45,34 @@ func describe(keys []int64, at int64, seq uint64) string {
 	return fmt.Sprintf("keys %v at %d seq %d", keys, at, seq)
 }
 
-// CheckIndexes compares every loaded in-memory index with what the store
+// Checker compares the engine's memory and its store with what they
+// derive from (podium check, POST /v1/admin/check) and rebuilds the
+// indexes (POST /v1/admin/reload). The aggregates' check against their
+// sources is the aggregate module's own, through the IndexChecker hook.
+type Checker struct{ e *Engine }
+
+// Checker returns the engine's checker.
+func (e *Engine) Checker() Checker { return Checker{e} }
+
+// Indexes compares every loaded in-memory index with what the store
 // holds, which is the authority: the entries table with the log after the
 // board's watermark replayed on top, exactly as a start-up would load it.
-// It also checks each index's own rank order. It runs on the writer, so no
-// write interleaves.
-func (e *Engine) CheckIndexes(ctx context.Context) ([]Diff, error) {
+// It also checks each index's own rank order, and asks the IndexCheckers
+// (the aggregates against their sources). It runs on the writer, so no
+// write interleaves. Errors: the write path's (unavailable while the
+// engine takes no writes) and the store's.
+func (c Checker) Indexes(ctx context.Context) ([]Diff, error) {
 	co := &checkOp{}
 	o := &op{kind: opCheck, p: co}
-	if err := e.send(ctx, o); err != nil {
+	if err := c.e.send(ctx, o); err != nil {
 		return nil, err
 	}
 	return co.diffs, nil
 }
 
-func (e *Engine) applyCheck(ctx context.Context) ([]Diff, error) {
+// indexes is Indexes on the writer.
+func (c Checker) indexes(ctx context.Context) ([]Diff, error) {
+	e := c.e
 	wms, err := e.store.Watermarks(ctx)
 	if err != nil {
 		return nil, err
@@ -142,7 +155,7 @@ func (e *Engine) applyCheck(ctx context.Context) ([]Diff, error) {
 			}
 		}
 	}
-	diffs = append(diffs, e.aggCheckLoaded()...) // aggregate_check.go
+	diffs = append(diffs, c.aggregates()...) // aggregate_check.go
 	return diffs, nil
 }
 
@@ -156,11 +169,14 @@ func compareRank(def *podium.Board, a, b *rank.Entry) int {
 
 // Reload rebuilds every in-memory index from the store, through the writer
 // so that no write interleaves. Pending entries are checkpointed first.
-func (e *Engine) Reload(ctx context.Context) error {
-	return e.send(ctx, &op{kind: opReload})
+// Errors: the write path's and the store's.
+func (c Checker) Reload(ctx context.Context) error {
+	return c.e.send(ctx, &op{kind: opReload})
 }
 
-func (e *Engine) applyReload(ctx context.Context) error {
+// reload is Reload on the writer.
+func (c Checker) reload(ctx context.Context) error {
+	e := c.e
 	e.pl.checkpoint(0)
 	wms, err := e.store.Watermarks(ctx)
 	if err != nil {
@@ -287,12 +303,13 @@ type snapshotter interface {
 	Snapshot(ctx context.Context) (podium.Store, func() error, error)
 }
 
-// CheckLog runs CheckStore on a running engine's store. The check must see
+// Log runs CheckStore on a running engine's store. The check must see
 // one state of the log, the entries and the watermarks: on a snapshot of
 // the store when it can make one, so that writes go on meanwhile (the
 // replay took 17 s for 1M submissions); otherwise on the writer, so that no
 // commit or checkpoint interleaves, and writes wait.
-func (e *Engine) CheckLog(ctx context.Context) ([]Diff, error) {
+func (c Checker) Log(ctx context.Context) ([]Diff, error) {
+	e := c.e
 	if sn, ok := e.store.(snapshotter); ok {
 		snap, release, err := sn.Snapshot(ctx)
 		if err != nil {

@@ -112,7 +112,7 @@ func TestCrashRecovery(t *testing.T) {
 	if diffs, err := CheckStore(ctx, st); err != nil || len(diffs) != 0 {
 		t.Fatalf("CheckStore after recovery: %v %v", diffs, err)
 	}
-	if diffs, err := e.CheckIndexes(ctx); err != nil || len(diffs) != 0 {
+	if diffs, err := e.Checker().Indexes(ctx); err != nil || len(diffs) != 0 {
 		t.Fatalf("CheckIndexes after recovery: %v %v", diffs, err)
 	}
 }

@@ -316,7 +316,7 @@ func TestCheckAndReplay(t *testing.T) {
 	if err != nil || len(diffs) != 0 {
 		t.Fatalf("CheckStore: %v %v", diffs, err)
 	}
-	diffs, err = e.eng.CheckIndexes(context.Background())
+	diffs, err = e.eng.Checker().Indexes(context.Background())
 	if err != nil || len(diffs) != 0 {
 		t.Fatalf("CheckIndexes: %v %v", diffs, err)
 	}
@@ -328,7 +328,7 @@ func TestCheckAndReplay(t *testing.T) {
 	if d, _ := engine.CheckStore(context.Background(), e.store); len(d) != 1 || d[0].Player != "intruder" {
 		t.Fatalf("CheckStore missed the intruder: %v", d)
 	}
-	if d, _ := e.eng.CheckIndexes(context.Background()); len(d) != 1 || d[0].Player != "intruder" {
+	if d, _ := e.eng.Checker().Indexes(context.Background()); len(d) != 1 || d[0].Player != "intruder" {
 		t.Fatalf("CheckIndexes missed the intruder: %v", d)
 	}
 	if _, err := engine.RebuildStore(context.Background(), e.store); err != nil {

@@ -151,11 +151,11 @@ func (w *writer) process(ops []*op) {
 		case opSync: // shared mode only: the follower sends it (follow.go)
 			o.err = e.applySync(ctx, o.sync())
 		case opReload:
-			o.err = e.applyReload(ctx)
+			o.err = e.Checker().reload(ctx)
 		case opFunc:
 			o.fn()()
 		case opCheck:
-			o.check().diffs, o.err = e.applyCheck(ctx)
+			o.check().diffs, o.err = e.Checker().indexes(ctx)
 		}
 		close(o.done)
 		ops = ops[1:]

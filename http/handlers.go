@@ -47,7 +47,7 @@ func (s *Server) wire(e *engine.Engine, cfg *Config) {
 	s.boards = &boardHandlers{base: s.base, eng: e}
 	s.scores = &scoreHandlers{base: s.base, eng: e}
 	s.players = &playerHandlers{base: s.base, eng: e}
-	s.admin = &adminHandlers{base: s.base, eng: e, store: cfg.Store, contests: s.contests}
+	s.admin = &adminHandlers{base: s.base, eng: e, checker: e.Checker(), store: cfg.Store, contests: s.contests}
 	// Sessions, evidence, review and tournaments' joins are modules
 	// (engine/module.go): their groups take the engine's module with the
 	// interface they need, and without one answer 503.
@@ -89,6 +89,7 @@ var (
 	_ scoreWriter     = (*engine.Engine)(nil)
 	_ playerStore     = (*engine.Engine)(nil)
 	_ adminEngine     = (*engine.Engine)(nil)
+	_ indexChecker    = engine.Checker{}
 	_ evidenceEngine  = (*engine.Engine)(nil)
 	_ reviewEngine    = (*engine.Engine)(nil)
 	_ tournamentStore = (*engine.Engine)(nil)

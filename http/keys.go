@@ -15,6 +15,7 @@ import (
 type adminHandlers struct {
 	*base
 	eng      adminEngine
+	checker  indexChecker
 	store    podium.Store
 	contests *ctf.Service // checked too; nil: none
 }
@@ -24,11 +25,16 @@ type adminEngine interface {
 	CreateKey(ctx context.Context, k *podium.APIKey) (podium.APIKey, string, error)
 	ListKeys(ctx context.Context) ([]podium.APIKey, error)
 	DeleteKey(ctx context.Context, id string) error
-	CheckIndexes(ctx context.Context) ([]engine.Diff, error)
-	CheckLog(ctx context.Context) ([]engine.Diff, error)
 	CheckSettlements(ctx context.Context) ([]engine.Diff, error)
-	Reload(ctx context.Context) error
 	RepairSettlements(ctx context.Context) ([]string, error)
+}
+
+// indexChecker is what the admin handlers check and reload through
+// (engine.Checker).
+type indexChecker interface {
+	Indexes(ctx context.Context) ([]engine.Diff, error)
+	Log(ctx context.Context) ([]engine.Diff, error)
+	Reload(ctx context.Context) error
 }
 
 type keyBody struct {
@@ -141,11 +147,11 @@ func (s *adminHandlers) check(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	logDiffs, err := s.eng.CheckLog(r.Context())
+	logDiffs, err := s.checker.Log(r.Context())
 	if err != nil {
 		return err
 	}
-	diffs, err := s.eng.CheckIndexes(r.Context())
+	diffs, err := s.checker.Indexes(r.Context())
 	if err != nil {
 		return err
 	}
@@ -216,7 +222,7 @@ func (s *adminHandlers) reload(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.requireGlobalAdmin(r); err != nil {
 		return err
 	}
-	if err := s.eng.Reload(r.Context()); err != nil {
+	if err := s.checker.Reload(r.Context()); err != nil {
 		return err
 	}
 	repaired, err := s.eng.RepairSettlements(r.Context()) // tournaments.go

@@ -155,7 +155,7 @@ ask a server (--url) for want of an admin key, or when the server refuses it.`)
 	if err := eng.Start(ctx); err != nil {
 		return err
 	}
-	diffs, err = eng.CheckIndexes(ctx)
+	diffs, err = eng.Checker().Indexes(ctx)
 	eng.Close()
 	if err != nil {
 		return err
