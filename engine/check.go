@@ -155,8 +155,76 @@ func (c Checker) indexes(ctx context.Context) ([]Diff, error) {
 			}
 		}
 	}
-	diffs = append(diffs, c.aggregates()...) // aggregate_check.go
+	for _, m := range e.hooks.modules {
+		if x, ok := m.(IndexChecker); ok {
+			diffs = append(diffs, x.CheckIndexes(c)...)
+		}
+	}
 	return diffs, nil
+}
+
+// IndexChecker is a module with a check of its own over the indexes in
+// memory (aggregate: each aggregate against its sources). Checker.Indexes
+// calls it on the writer, so nothing changes meanwhile, after the core's
+// check and in registration order; it returns its differences sorted.
+type IndexChecker interface {
+	CheckIndexes(c Checker) []Diff
+}
+
+// Board returns the state of a board, or nil.
+func (c Checker) Board(id string) *BoardState { return c.e.board(id) }
+
+// PlayerID is the player id behind an index's dense player number.
+func (c Checker) PlayerID(pid uint32) string { return c.e.players.name(pid).Player }
+
+// PinLoaded holds a period in memory on every board given (nil ones are
+// skipped) if each has it there: ok is false, and nothing is held, when
+// one of them has it only in the store. unpin ends the holds.
+func (c Checker) PinLoaded(boards []*BoardState, period string) (unpin func(), ok bool) {
+	return c.e.pinLoaded(boards, period) // oldperiods.go
+}
+
+// LoadedPeriods returns the ids of the board's periods in memory, sorted.
+func (bs *BoardState) LoadedPeriods() []string {
+	bs.mu.RLock()
+	ids := make([]string, 0, len(bs.periods))
+	for p := range bs.periods {
+		ids = append(ids, p)
+	}
+	bs.mu.RUnlock()
+	slices.Sort(ids)
+	return ids
+}
+
+// EachPlayer calls fn with the player of every entry of a period in
+// memory, hidden ones too. fn runs under the board's read lock: it must
+// not call back into the board.
+func (bs *BoardState) EachPlayer(period string, fn func(pid uint32)) {
+	bs.mu.RLock()
+	defer bs.mu.RUnlock()
+	if ps := bs.periods[period]; ps != nil {
+		ps.idx.Range(1, ps.idx.Len(), true, func(_ int, en rank.Entry) bool {
+			fn(en.Player)
+			return true
+		})
+	}
+}
+
+// LoadedEntry returns a player's entry of a period in memory (its keys,
+// a copy, and its kept results), or nil.
+func (bs *BoardState) LoadedEntry(period string, pid uint32) *podium.Entry {
+	n := len(bs.def.Load().Keys)
+	bs.mu.RLock()
+	defer bs.mu.RUnlock()
+	ps := bs.periods[period]
+	if ps == nil {
+		return nil
+	}
+	en, ok := ps.idx.Get(pid)
+	if !ok {
+		return nil
+	}
+	return &podium.Entry{Keys: append([]int64(nil), en.Keys[:n]...), Results: ps.results[pid]}
 }
 
 // compareRank orders two index entries of a board by podium.CompareRank,

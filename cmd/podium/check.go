@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/podiumhq/podium/aggregate"
 	"github.com/podiumhq/podium/ctf"
 	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/sqlite"
@@ -151,7 +152,10 @@ ask a server (--url) for want of an admin key, or when the server refuses it.`)
 	report(stdout, "tournament payouts and points boards", diffLines(diffs))
 	bad += len(diffs)
 
-	eng := engine.New(engine.Config{Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), SettleEvery: -1})
+	// The aggregate module checks each aggregate against its sources
+	// (an engine.IndexChecker); no other module is needed to check.
+	eng := engine.New(engine.Config{Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), SettleEvery: -1,
+		Modules: []engine.Module{aggregate.New()}})
 	if err := eng.Start(ctx); err != nil {
 		return err
 	}
