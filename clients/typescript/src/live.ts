@@ -193,8 +193,8 @@ export class LiveBoard {
 
   /**
    * Resolves with the state once pred(state) holds (checked now and after
-   * every update); rejects after timeoutMs, or when the subscription stops
-   * (with its PodiumError). For tests and scripts.
+   * every update); rejects after timeoutMs, or when the subscription has
+   * stopped (with its PodiumError). For tests and scripts.
    */
   waitFor(pred: (s: LiveState) => boolean, timeoutMs = 10000): Promise<LiveState> {
     return this.wait(() => (this.st && pred(this.st) ? this.st : undefined), timeoutMs, "state");
@@ -206,9 +206,9 @@ export class LiveBoard {
   }
 
   private wait<T>(get: () => T | undefined, timeoutMs: number, what: string, evenStopped = false): Promise<T> {
+    if (this.stopped && !evenStopped) return Promise.reject(this.stat.error || new Error("podium: the subscription is closed"));
     const now = get();
     if (now !== undefined) return Promise.resolve(now);
-    if (this.stopped && !evenStopped) return Promise.reject(this.stat.error || new Error("podium: the subscription is closed"));
     return new Promise<T>((resolve, reject) => {
       const w = {
         check: () => {
@@ -361,7 +361,13 @@ export class LiveBoard {
     const send = (msg: S.WSClientMessage) => { if (ws.readyState === 1) ws.send(JSON.stringify(msg)); };
     const stopPing = () => { clearInterval(ping); ping = undefined; };
     this.conn = {
-      close: () => { stopPing(); ws.onclose = null; ws.onmessage = null; try { ws.close(1000); } catch { /* closed */ } },
+      close: () => {
+        stopPing();
+        ws.onclose = null;
+        ws.onmessage = null;
+        ws.onerror = null;
+        try { ws.close(1000); } catch { /* closed */ }
+      },
       send,
     };
     ws.onopen = () => {
@@ -388,7 +394,14 @@ export class LiveBoard {
       heard = Date.now();
       if (typeof e.data === "string") this.message(e.data, "");
     };
-    ws.onerror = () => {}; // onclose follows
+    // onclose normally follows an error, but not always (Node 20's
+    // WebSocket fires only error when the connection is refused): an error
+    // ends the connection either way.
+    ws.onerror = () => {
+      stopPing();
+      if (gen !== this.gen) return;
+      this.dropped(new Error("podium: the WebSocket failed"));
+    };
     ws.onclose = (e: CloseEvent) => {
       stopPing();
       if (gen !== this.gen) return;
