@@ -14,7 +14,7 @@ import { type OperationId, type Operations, operations } from "./generated/opera
 import type * as S from "./generated/schemas.js";
 import { LiveBoard, type SubscribeOptions } from "./live.js";
 
-/** The version of this package, sent in the User-Agent outside browsers. */
+/** The version of this package, sent in the User-Agent from Node. */
 export const version = "0.1.0";
 
 /** Options of a PodiumClient. */
@@ -27,7 +27,7 @@ export interface ClientOptions {
   retry?: Partial<RetryPolicy>;
   /** The fetch to use (default: the global one). */
   fetch?: typeof fetch;
-  /** A User-Agent, sent outside browsers only (default `podium-ts/<version>`). */
+  /** A User-Agent, sent from Node only (default `podium-ts/<version>`). */
   userAgent?: string;
   /**
    * The WebSocket constructor for `transport: "ws"` subscriptions (default:
@@ -113,7 +113,9 @@ interface Answer<T> {
   info: WriteInfo;
 }
 
-const inBrowser = typeof document !== "undefined" || typeof navigator !== "undefined" && navigator.product === "ReactNative";
+// A User-Agent is sent from Node only: in a browser (a page or a worker)
+// it is not the client's to set, and it would make every request preflighted.
+const inNode = typeof (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node === "string";
 
 /** Builds the path of an operation from the spec's template. */
 export function operationPath(id: OperationId, params: Record<string, string | number> = {}): string {
@@ -191,7 +193,7 @@ export class PodiumClient {
   authHeaders(): Record<string, string> {
     const h: Record<string, string> = {};
     if (this.keyValue) h["Authorization"] = "Bearer " + this.keyValue;
-    if (!inBrowser && this.userAgent) h["User-Agent"] = this.userAgent;
+    if (inNode && this.userAgent) h["User-Agent"] = this.userAgent;
     return h;
   }
 
@@ -238,7 +240,7 @@ export class PodiumClient {
       info.attempts = attempt + 1;
       let err: unknown;
       try {
-        const res = await this.fetchFn(url, { method: op.method, headers, body, signal: req.signal, cache: "no-store" });
+        const res = await this.fetchFn(url, { method: op.method, headers, body, signal: req.signal ?? null });
         info.replayed = res.headers.get("Idempotent-Replayed") === "true";
         info.reconstructed = res.headers.get("Idempotent-Reconstructed") === "true";
         if (res.status < 300) {

@@ -295,7 +295,7 @@ export class LiveBoard {
     arm();
     try {
       const res = await this.client.fetcher(this.client.baseUrl + this.streamPath(), {
-        headers: { Accept: "text/event-stream", ...this.client.authHeaders() }, signal: ctl.signal, cache: "no-store",
+        headers: { Accept: "text/event-stream", ...this.client.authHeaders() }, signal: ctl.signal,
       });
       if (gen !== this.gen) { ctl.abort(); return; }
       if (res.status !== 200 || !res.body) {
