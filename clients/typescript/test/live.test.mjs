@@ -180,3 +180,23 @@ test("sse: a gap makes the subscriber resync from a fresh snapshot", async () =>
     await within(new Promise((r) => fake.close(r)), 5000, "close the fake server");
   }
 });
+
+test("sse: a contest's public standings, live", async () => {
+  const id = uid("ctf");
+  const now = Date.now();
+  await admin.request("putContest", {
+    params: { contest: id },
+    body: { title: "CTF", start: new Date(now - 3600e3).toISOString(), end: new Date(now + 3600e3).toISOString(), public: true },
+  });
+  await admin.request("putChallenge", { params: { contest: id, challenge: "web" }, body: { scoring: { value: 300 } } });
+  const live = new PodiumClient({ baseUrl: server.url }).subscribe(id, { ...fast, collection: "contests", limit: 10 });
+  try {
+    assert.deepEqual(players(await live.ready), []);
+    await admin.attempt(id, { team: "red", challenge: "web", correct: true });
+    const s = await live.waitFor((x) => x.entries.length === 1);
+    assert.equal(s.entries[0].player, "red");
+    assert.deepEqual(s.entries[0].keys, [300]);
+  } finally {
+    live.close();
+  }
+});
