@@ -62,8 +62,22 @@ function propName(n) {
   return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(n) ? n : JSON.stringify(n);
 }
 
+// paren wraps a type in parentheses unless it has no | or & outside
+// brackets and strings (so "A | B" inside an intersection stays a union).
 function paren(t) {
-  return /^[A-Za-z0-9_."[\]]+$/.test(t) || /^\{[\s\S]*\}$/.test(t) && !/[|&]\s*$/.test(t) ? t : `(${t})`;
+  let depth = 0;
+  let quote = false;
+  for (let i = 0; i < t.length; i++) {
+    const c = t[i];
+    if (quote) {
+      if (c === "\\") i++;
+      else if (c === '"') quote = false;
+    } else if (c === '"') quote = true;
+    else if ("{[(<".includes(c)) depth++;
+    else if ("}])>".includes(c)) depth--;
+    else if (depth === 0 && (c === "|" || c === "&")) return `(${t})`;
+  }
+  return t;
 }
 
 function union(parts) {

@@ -46,6 +46,10 @@ export async function typed(podium: PodiumClient) {
   await podium.request("entry", { params: { board: b.id } });
   // @ts-expect-error: a submission needs keys or score
   await podium.submit("b", { player: "p" });
+  // @ts-expect-error: and a player
+  await podium.submit("b", { keys: [1] });
+  // @ts-expect-error: keys are numbers
+  await podium.submit("b", { player: "p", keys: ["1"] });
   const s = await podium.issueSession("alice", { device: "phone", ttl_seconds: 3600 });
   const t: string = s.token;
   const st = await podium.getTournament("cup");

@@ -730,7 +730,7 @@ export interface Operations {
     };
     query: Record<string, never>;
     headers: Record<string, never>;
-    body: (Record<string, never>) | void;
+    body: Record<string, never> | void;
     responses: {
       200: S.SessionWithToken;
     };
@@ -960,7 +960,7 @@ export interface Operations {
     };
     query: Record<string, never>;
     headers: Record<string, never>;
-    body: (Record<string, never>) | void;
+    body: Record<string, never> | void;
     responses: {
       200: S.SettlementRun;
     };

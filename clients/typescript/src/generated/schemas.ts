@@ -372,11 +372,11 @@ export type BatchItem = SubmissionFields & {
 };
 
 /** `keys`, or `score` for a one-key board (`"score": 123` is `"keys": [123]`). */
-export type SubmissionFields = {
+export type SubmissionFields = ({
   keys: unknown;
 } | {
   score: unknown;
-} & {
+}) & {
   player: PlayerID;
   keys?: Keys;
   score?: number;
