@@ -87,16 +87,17 @@ for (const transport of ["sse", "ws"]) {
     try {
       await live.ready;
       const sid = live.state.snapshot_id;
+      const seen = updates.length; // the subscriber may resume before start() returns
       await server.stop();
       await live.waitForStatus((st) => st.state === "reconnecting", 15000);
       await server.start(); // same port, same data
-      const seen = updates.length;
       await admin.submit(b, { player: "ben", score: 1000 });
       const s = await live.waitFor((x) => players(x).join() === "ben,ann", 20000);
       assert.notEqual(s.snapshot_id, sid, "a new process starts a new chain");
-      const snap = updates.slice(seen).find(({ u }) => u.type === "snapshot");
-      assert.ok(snap, "the resume after a restart gets a snapshot");
-      assert.equal(snap.u.initial, false);
+      const first = updates[seen];
+      assert.equal(first?.u.type, "snapshot", "the resume after a restart gets a snapshot");
+      assert.equal(first.u.initial, false);
+      assert.deepEqual(players(first.s).slice(-1), ["ann"], "what was stored before the restart is there");
       await live.waitForStatus((st) => st.state === "live");
     } finally {
       live.close();
