@@ -75,3 +75,54 @@ test("paths come from the spec and escape ids", () => {
   assert.equal(operationPath("entry", { board: "ms:expert", player: "a/b c" }), "/v1/boards/ms%3Aexpert/entries/a%2Fb%20c");
   assert.equal(encodeQuery({ limit: 5, period: undefined, include_hidden: true }), "?limit=5&include_hidden=true");
 });
+
+// A WebSocket the test drives, passed to the client as its constructor.
+class FakeWS {
+  static made = [];
+  constructor(url) {
+    this.url = url;
+    this.readyState = 0;
+    this.sent = [];
+    FakeWS.made.push(this);
+  }
+  send(s) { this.sent.push(JSON.parse(s)); }
+  close() { this.readyState = 3; }
+  open() { this.readyState = 1; this.onopen?.({}); }
+  deliver(m) { this.onmessage?.({ data: JSON.stringify(m) }); }
+}
+
+test("ws: a gap resubscribes on the same socket without a last event id; an error alone ends a connection", async () => {
+  FakeWS.made = [];
+  const { PodiumClient } = await import("../dist/index.js");
+  const c = new PodiumClient({ baseUrl: "http://podium.test", key: "pdm_k", WebSocket: FakeWS });
+  const updates = [];
+  const live = c.subscribe("b", { transport: "ws", limit: 3, minDelayMs: 1, maxDelayMs: 2, onUpdate: (s, u) => updates.push(u) });
+  try {
+    await new Promise((r) => queueMicrotask(r));
+    // The first socket fails without a close event (as Node 20's does when refused).
+    const first = FakeWS.made[0];
+    assert.equal(first.url, "ws://podium.test/v1/stream?key=pdm_k");
+    first.onerror({});
+    await live.waitForStatus((s) => s.state === "reconnecting" && s.retryAt === null);
+    const ws = FakeWS.made[1];
+    assert.ok(ws, "a new socket after the error");
+    ws.open();
+    assert.deepEqual(ws.sent[0], { op: "subscribe", board: "b", limit: 3, id: "subscribe" });
+    ws.deliver(snap(7, 10, [e(1, "a", 30)]));
+    ws.deliver(delta(7, 10, 11, [e(1, "x", 50), { ...e(2, "a", 30), prev_rank: 1 }], [], 2));
+    assert.deepEqual(live.state.entries.map((x) => x.player), ["x", "a"]);
+    ws.deliver(delta(7, 12, 13, [e(1, "y", 60)])); // seq 12 never came: a gap
+    assert.deepEqual(ws.sent.slice(1), [
+      { op: "unsubscribe", board: "b", id: "unsubscribe" },
+      { op: "subscribe", board: "b", limit: 3, id: "subscribe" },
+    ]);
+    ws.deliver(delta(7, 13, 14, [e(1, "z", 70)])); // ignored while the snapshot is awaited
+    ws.deliver(snap(8, 14, [e(1, "y", 60), e(2, "x", 50), e(3, "a", 30)]));
+    assert.deepEqual(live.state.entries.map((x) => x.player), ["y", "x", "a"]);
+    assert.deepEqual(updates.map((u) => u.type), ["snapshot", "delta", "snapshot"]);
+    assert.equal(live.lastEventId, "8.14");
+    assert.equal(FakeWS.made.length, 2, "the resync stayed on the socket");
+  } finally {
+    live.close();
+  }
+});
