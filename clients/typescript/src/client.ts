@@ -225,7 +225,7 @@ export class PodiumClient {
     if (kind === "keyed" && !idem) idem = await newIdempotencyKey();
     const url = this.baseUrl + operationPath(id, req.params as Record<string, string>) +
       encodeQuery(req.query as Record<string, string | number | boolean | undefined>);
-    const headers: Record<string, string> = { Accept: "application/json", ...this.authHeaders() };
+    const headers: Record<string, string> = { Accept: req.binary ? "*/*" : "application/json", ...this.authHeaders() };
     let body: BodyInit | undefined;
     if (req.raw) {
       body = req.raw as BodyInit;
