@@ -78,7 +78,7 @@ func (e *Engine) aggCheckLoaded() []Diff {
 		for _, period := range periods {
 			// Only periods in memory on the aggregate and every source
 			// are compared, held there meanwhile (oldperiods.go).
-			unpin, ok := e.pinLoaded(append([]*BoardState{abs}, srcs...), period)
+			unpin, ok := e.old.pinLoaded(append([]*BoardState{abs}, srcs...), period)
 			if !ok {
 				continue
 			}

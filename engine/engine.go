@@ -175,7 +175,7 @@ func New(cfg Config) *Engine {
 	}
 	e.stopCtx, e.stopCancel = context.WithCancel(context.Background())
 	e.hooks = newHooks(cfg.Modules)
-	e.old = newOldPeriods(cfg.OldPeriodsBytes)
+	e.old = newOldPeriods(cfg.OldPeriodsBytes, cfg.Now, e)
 	switch {
 	case cfg.IdempotencyBytes == 0:
 		cfg.IdempotencyBytes = DefaultIdempotencyBytes
@@ -308,8 +308,8 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 	go e.run()
 	e.log.Info("indexes loaded", "boards", len(boards), "entries", entries, "players", e.players.count(), "shared", e.sh != nil, "took", time.Since(t0).Round(time.Millisecond))
 	e.bg.Go(e.scheduler) // settle.go
-	e.sweepOld()         // oldperiods.go: periods the log replay loaded
-	e.bg.Go(e.sweeper)
+	e.old.sweepOld()     // oldperiods.go: periods the log replay loaded
+	e.bg.Go(func() { e.old.sweeper(e.stop) })
 	e.life.start() // module.go
 	e.loaded.Store(true)
 	e.com.started()

@@ -94,7 +94,7 @@ func newMetrics(e *Engine, reg prometheus.Registerer) *metrics {
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "podium_old_periods",
 			Help: "Old periods kept in memory under --old-periods-bytes.",
-		}, func() float64 { return float64(e.OldPeriods().Periods) }),
+		}, func() float64 { return float64(e.old.stats().Periods) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "podium_old_periods_evictions_total",
 			Help: "Old periods evicted from memory to stay under --old-periods-bytes (the next read loads them again).",

@@ -232,7 +232,7 @@ func (e *Engine) storeGroup(dc deferredCommitter, deferred bool, b *podium.Batch
 // finishGroup applies a stored group and answers its requests, or answers
 // them with the failure.
 func (e *Engine) finishGroup(g *Group) {
-	defer e.releaseHolds(g) // oldperiods.go
+	defer e.old.release(g) // oldperiods.go
 	if g.err != nil {
 		e.idem.requeue(g.bodies)
 		e.hooks.finished(g, g.err) // hooks_commit.go: tournament joins are dropped

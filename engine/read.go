@@ -65,7 +65,7 @@ func (e *Engine) view(ctx context.Context, q Query, fn func(bs *BoardState, def 
 	}
 	err = fn(bs, def, period, bs.periods[period])
 	bs.mu.RUnlock()
-	e.shrink() // what this read kept may be past the budget now
+	e.old.shrink() // what this read kept may be past the budget now
 	return err
 }
 

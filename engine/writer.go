@@ -279,7 +279,7 @@ func (e *Engine) computeScore(g *Group, s *Score, res *Result) error {
 		// (the clock went back past the previous period): load it, or the
 		// score would be computed against nothing and its index would
 		// hide the stored one.
-		if err := e.holdPeriod(g, bs, period); err != nil {
+		if err := g.Hold(bs, period); err != nil {
 			return err
 		}
 		g.periods[bs] = period
@@ -380,7 +380,7 @@ func (e *Engine) computeDelete(g *Group, o *op) {
 		o.err = err
 		return
 	}
-	if err := e.holdPeriod(g, bs, period); err != nil {
+	if err := g.Hold(bs, period); err != nil {
 		o.err = err
 		return
 	}
