@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -98,13 +97,12 @@ type Engine struct {
 	keys     keyring
 	cp       checkpointer // committer goroutine only (or the writer behind a barrier)
 
-	com           committer     // how groups are committed (loop.go)
-	pipe          chan *Group   // writer -> committer
-	committed     chan struct{} // closed when the committer exits
-	storageFailed atomic.Bool   // a commit's outcome is unknown: no more writes until restart
-	health        health
-	pmu           sync.Mutex
-	pend          pending
+	com       committer     // how groups are committed (loop.go)
+	pipe      chan *Group   // writer -> committer
+	committed chan struct{} // closed when the committer exits
+	health    health        // loaded, closing, storage failures (health.go)
+	pmu       sync.Mutex
+	pend      pending
 
 	players *players
 	sh      *sharedState          // shared mode; nil on a store of its own
@@ -114,11 +112,9 @@ type Engine struct {
 	mu     sync.RWMutex
 	boards boardSet
 
-	ops     chan *op
-	loaded  atomic.Bool // Start finished: reads can be served
-	closing atomic.Bool
+	ops chan *op
 	// sendMu orders senders against Close: a sender holds it for reading
-	// from its check of closing until its op is queued, and Close takes
+	// from its check of health.closing until its op is queued, and Close takes
 	// it for writing before it stops the writer, so every op queued is
 	// one the writer's final drain sees.
 	sendMu sync.RWMutex
@@ -201,6 +197,7 @@ func New(cfg Config) *Engine {
 		e.com = sharedCommitter{e}
 	}
 	e.metrics = newMetrics(e, cfg.Registerer)
+	e.health.now, e.health.log, e.health.shared, e.health.metrics = cfg.Now, cfg.Logger, e.sh != nil, e.metrics
 	e.reg = cfg.Registerer
 	e.provision(cfg.Modules)
 	return e
@@ -224,7 +221,7 @@ func (e *Engine) notifyAll() {
 // Ready reports whether the engine serves: its indexes are loaded and it
 // is not shutting down. Writes may still be refused (see Status).
 func (e *Engine) Ready() bool {
-	return e.loaded.Load() && !e.closing.Load()
+	return e.health.serving()
 }
 
 // Now returns the engine's clock reading.
@@ -311,7 +308,7 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 	e.old.sweepOld()     // oldperiods.go: periods the log replay loaded
 	e.bg.Go(func() { e.old.sweeper(e.stop) })
 	e.life.start() // module.go
-	e.loaded.Store(true)
+	e.health.loaded.Store(true)
 	e.com.started()
 	return nil
 }
@@ -324,12 +321,12 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 // lease is released.
 func (e *Engine) Close() error {
 	e.sendMu.Lock()
-	already := e.closing.Swap(true)
+	already := e.health.closing.Swap(true)
 	e.sendMu.Unlock()
 	if already {
 		return nil
 	}
-	if e.loaded.Load() {
+	if e.health.loaded.Load() {
 		close(e.stop)
 		<-e.done
 		e.stopCancel()
@@ -352,7 +349,7 @@ func (e *Engine) send(ctx context.Context, o *op) error {
 		}
 		return err
 	}
-	if err := e.writeRefusal(); err != nil {
+	if err := e.health.refusal(); err != nil {
 		return fail(err)
 	}
 	if testHookSend != nil {
@@ -360,7 +357,7 @@ func (e *Engine) send(ctx context.Context, o *op) error {
 	}
 	o.done = make(chan struct{})
 	e.sendMu.RLock()
-	if e.closing.Load() {
+	if e.health.closing.Load() {
 		e.sendMu.RUnlock()
 		return fail(errClosing)
 	}

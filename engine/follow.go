@@ -106,7 +106,7 @@ func (e *Engine) follow() {
 			continue
 		}
 		if err := e.send(ctx, o); err != nil {
-			if podium.ErrorCode(err) == podium.ECodeUnavailable && e.closing.Load() {
+			if podium.ErrorCode(err) == podium.ECodeUnavailable && e.health.closing.Load() {
 				return
 			}
 			e.log.Warn("follow: apply", "err", err)

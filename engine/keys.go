@@ -88,7 +88,7 @@ func (e *Engine) Authenticate(secret string) (*podium.APIKey, bool) {
 // CreateKey stores a new scoped key (already normalized) and returns it
 // with its secret, which is shown only this once.
 func (e *Engine) CreateKey(ctx context.Context, k *podium.APIKey) (podium.APIKey, string, error) {
-	if err := e.writeRefusal(); err != nil {
+	if err := e.health.refusal(); err != nil {
 		return podium.APIKey{}, "", err
 	}
 	secret := NewSecret()
@@ -100,7 +100,7 @@ func (e *Engine) CreateKey(ctx context.Context, k *podium.APIKey) (podium.APIKey
 	k.Hash = HashSecret(secret)
 	k.CreatedAt = e.now().UTC().Truncate(1e6)
 	if err := e.store.PutKey(ctx, k); err != nil {
-		return podium.APIKey{}, "", e.storeFailed("put key", err)
+		return podium.APIKey{}, "", e.health.storeFailed("put key", err)
 	}
 	e.keys.put(k)
 	e.changed()
@@ -149,11 +149,11 @@ func (e *Engine) ListKeys(ctx context.Context) ([]podium.APIKey, error) {
 
 // DeleteKey revokes a key at once. A missing key is ECodeNotFound.
 func (e *Engine) DeleteKey(ctx context.Context, id string) error {
-	if err := e.writeRefusal(); err != nil {
+	if err := e.health.refusal(); err != nil {
 		return err
 	}
 	if err := e.store.DeleteKey(ctx, id); err != nil {
-		return e.storeFailed("delete key", err)
+		return e.health.storeFailed("delete key", err)
 	}
 	e.revokeKey(id)
 	e.changed(id)

@@ -74,7 +74,7 @@ func newMetrics(e *Engine, reg prometheus.Registerer) *metrics {
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "podium_storage_failed",
 			Help: "1 once writes stopped after a storage failure (an fsync or COMMIT failed); a restart is needed.",
-		}, func() float64 { return boolGauge(e.storageFailed.Load()) }),
+		}, func() float64 { return boolGauge(e.health.stopped.Load()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "podium_index_entries",
 			Help: "Entries held in the in-memory rank indexes.",

@@ -222,10 +222,10 @@ func (e *Engine) storeGroup(dc deferredCommitter, deferred bool, b *podium.Batch
 		} else {
 			e.log.Error("group commit failed; nothing of it was stored", "err", err, "rows", b.Len())
 		}
-		e.commitFailed(err, errors.Is(err, podium.ErrOutcomeUnknown))
+		e.health.commitFailed(err, errors.Is(err, podium.ErrOutcomeUnknown))
 		return err
 	}
-	e.commitWorked()
+	e.health.commitWorked()
 	return nil
 }
 

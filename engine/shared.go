@@ -141,7 +141,7 @@ func (e *Engine) lockedMeta(ctx context.Context, board string, fn func(tx podium
 	defer tx.Rollback()
 	for _, id := range ids {
 		if err := e.syncLocked(ctx, tx, id); err != nil {
-			return e.storeFailed("catch up", err)
+			return e.health.storeFailed("catch up", err)
 		}
 	}
 	if err := fn(tx); err != nil {
@@ -215,11 +215,11 @@ func (e *Engine) sharedGroup(ctx context.Context, ops []*op, check ...func() err
 		} else {
 			e.log.Error("group commit failed; nothing of it was stored", "err", g.err)
 		}
-		e.commitFailed(g.err, unknown)
+		e.health.commitFailed(g.err, unknown)
 		e.hooks.forget() // hooks.go: module state may include what failed
 	} else {
 		e.sh.dbWorked()
-		e.commitWorked()
+		e.health.commitWorked()
 	}
 	e.finishGroup(g)
 	if g.err == nil {

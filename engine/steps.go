@@ -47,7 +47,7 @@ func (e *Engine) runStep(ctx context.Context, boards []string, what string, step
 		defer tx.Rollback()
 		for _, b := range ids {
 			if err := e.syncLocked(ctx, tx, b); err != nil {
-				return false, e.storeFailed("catch up", err)
+				return false, e.health.storeFailed("catch up", err)
 			}
 		}
 	}
@@ -66,7 +66,7 @@ func (e *Engine) runStep(ctx context.Context, boards []string, what string, step
 	} else {
 		e.writeThrough(g)
 		if g.err = tx.Commit(ctx, &g.batch); g.err != nil {
-			e.commitFailed(g.err, false)
+			e.health.commitFailed(g.err, false)
 		}
 		e.finishGroup(g)
 		if g.err == nil {

@@ -423,7 +423,7 @@ func (e *Engine) flushIdempotency() {
 	}
 	if err := e.store.Commit(context.Background(), &podium.Batch{Idempotency: recs}); err != nil {
 		e.log.Warn("store idempotency answers", "err", err)
-		e.commitFailed(err, errors.Is(err, podium.ErrOutcomeUnknown))
+		e.health.commitFailed(err, errors.Is(err, podium.ErrOutcomeUnknown))
 		e.idem.requeue(recs)
 		return
 	}
