@@ -94,7 +94,7 @@ type Engine struct {
 	listener Listener
 	metrics  *metrics
 	idem     *idempotency
-	keys     keyring
+	keys     *Keys        // the API keys (keys.go)
 	cp       checkpointer // committer goroutine only (or the writer behind a barrier)
 
 	com       committer     // how groups are committed (loop.go)
@@ -172,6 +172,7 @@ func New(cfg Config) *Engine {
 	e.stopCtx, e.stopCancel = context.WithCancel(context.Background())
 	e.hooks = newHooks(cfg.Modules)
 	e.old = newOldPeriods(cfg.OldPeriodsBytes, cfg.Now, e)
+	e.keys = newKeys(e)
 	switch {
 	case cfg.IdempotencyBytes == 0:
 		cfg.IdempotencyBytes = DefaultIdempotencyBytes
@@ -287,7 +288,7 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 			entries += p.idx.Len()
 		}
 	}
-	if err := e.loadKeys(ctx); err != nil {
+	if err := e.keys.load(ctx); err != nil {
 		return fmt.Errorf("load api keys: %w", err)
 	}
 	if err := e.life.load(ctx); err != nil { // module.go

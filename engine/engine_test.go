@@ -387,11 +387,11 @@ func TestSumOverflowIsUnprocessable(t *testing.T) {
 func TestAuthenticateAdminAllocatesNothing(t *testing.T) {
 	e := newEnv(t)
 	const secret = "pdm_an-admin-secret-long-enough-to-be-real-0123456789"
-	e.eng.SetAdminSecret(secret)
-	if k, ok := e.eng.Authenticate(secret); !ok || k != engine.AdminKey {
+	e.eng.Keys().SetAdminSecret(secret)
+	if k, ok := e.eng.Keys().Authenticate(secret); !ok || k != engine.AdminKey {
 		t.Fatalf("admin secret: %v %v", k, ok)
 	}
-	if n := testing.AllocsPerRun(100, func() { e.eng.Authenticate(secret) }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { e.eng.Keys().Authenticate(secret) }); n != 0 {
 		t.Fatalf("authenticating the admin allocates %v times; want 0", n)
 	}
 }

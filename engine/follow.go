@@ -263,7 +263,7 @@ func (e *Engine) refresh(ctx context.Context, c podium.Change) error {
 			return err
 		}
 		if k == nil {
-			e.revokeKey(c.Key)
+			e.keys.revoke(c.Key)
 		} else {
 			e.keys.put(k)
 		}
@@ -365,7 +365,7 @@ func (e *Engine) resync(ctx context.Context) (int64, error) {
 	}
 	for _, id := range e.keys.ids() {
 		if !kept[id] {
-			e.revokeKey(id) // ends its live streams too
+			e.keys.revoke(id) // ends its live streams too
 		}
 	}
 	if err := e.life.resync(ctx); err != nil { // module.go: sessions, review's freezes

@@ -64,7 +64,7 @@ func TestLostAnswerIsReconstructedHonestly(t *testing.T) {
 		t.Fatal(err)
 	}
 	eng = modules.Engine(engine.Config{Store: st, Logger: log})
-	eng.SetAdminSecret(adminKey)
+	eng.Keys().SetAdminSecret(adminKey)
 	if err := eng.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
