@@ -93,7 +93,7 @@ type Engine struct {
 	maxBatch int
 	listener Listener
 	metrics  *metrics
-	idem     *idempotency
+	idem     *Idempotency
 	keys     *Keys        // the API keys (keys.go)
 	cp       checkpointer // committer goroutine only (or the writer behind a barrier)
 
@@ -180,7 +180,7 @@ func New(cfg Config) *Engine {
 		cfg.IdempotencyBytes = 0
 	}
 	_, shared := cfg.Store.(podium.SharedStore)
-	e.idem = newIdempotency(cfg.IdempotencyTTL, cfg.Now, cfg.IdempotencyBytes, cfg.Store, shared)
+	e.idem = newIdempotency(cfg.IdempotencyTTL, cfg.Now, cfg.IdempotencyBytes, cfg.Store, shared, cfg.Logger, e)
 	e.tn = newTourney(cfg.SettleEvery)
 	if st, ok := cfg.Store.(podium.SharedStore); ok {
 		if cfg.Node == "" {
@@ -203,6 +203,9 @@ func New(cfg Config) *Engine {
 	e.provision(cfg.Modules)
 	return e
 }
+
+// Idempotency returns what decides requests sent with an Idempotency-Key.
+func (e *Engine) Idempotency() *Idempotency { return e.idem }
 
 // SetListener sets the listener that hears about applied changes. Call it
 // before Start.

@@ -109,7 +109,7 @@ func (c sharedCommitter) deleteBoard(id string) error {
 // and forgets expired ones.
 func (c sharedCommitter) tick() {
 	c.e.flushIdempotency()
-	c.e.pruneIdempotency()
+	c.e.idem.prune()
 }
 
 // drained sends the answers of Idempotency-Key requests to the database at

@@ -38,7 +38,7 @@ type Result struct {
 	Previous *EntryView
 	Err      error // a per-item failure; the other fields are then empty
 	// Reconstructed: the answer was lost after its writes were committed,
-	// and this one was rebuilt (see Engine.Reconstruct): Entry is the
+	// and this one was rebuilt (see Idempotency.Reconstruct): Entry is the
 	// entry now, Previous unknown.
 	Reconstructed bool
 	// Held: the score was held for review (a Holder, hooks_review.go) and not applied;
@@ -413,7 +413,7 @@ func (e *Engine) computeDelete(g *Group, o *op) {
 func (e *Engine) housekeeping() {
 	e.checkpoint(checkpointMax)
 	e.flushIdempotency()
-	e.pruneIdempotency()
+	e.idem.prune()
 }
 
 func (e *Engine) flushIdempotency() {

@@ -50,7 +50,7 @@ func (s *Server) wire(e *engine.Engine, cfg *Config) {
 	live := &streamer{hub: s.hub, streamCfg: &s.streamCfg, origins: s.origins, clientIP: s.clientIP}
 	s.findContests(e) // contests.go: the contests module, like sessions and evidence below
 	s.boards = &boardHandlers{base: s.base, eng: e}
-	s.scores = &scoreHandlers{base: s.base, eng: e}
+	s.scores = &scoreHandlers{base: s.base, eng: e, idem: e.Idempotency()}
 	s.players = &playerHandlers{base: s.base, eng: e}
 	s.admin = &adminHandlers{base: s.base, eng: e, keys: e.Keys(), store: cfg.Store, contests: s.contests}
 	// Sessions, evidence, review and tournaments' joins are modules
@@ -90,6 +90,7 @@ func (s *Server) wire(e *engine.Engine, cfg *Config) {
 var (
 	_ authenticator   = (*engine.Keys)(nil)
 	_ keyAdmin        = (*engine.Keys)(nil)
+	_ idempotent      = (*engine.Idempotency)(nil)
 	_ access          = (*engine.Engine)(nil)
 	_ engineState     = (*engine.Engine)(nil)
 	_ boardStore      = (*engine.Engine)(nil)
