@@ -38,7 +38,8 @@ func (e *Engine) Keys() *Keys { return e.keys }
 
 func newKeys(e *Engine) *Keys {
 	return &Keys{store: e.store, now: e.now, health: &e.health, byHash: map[string]*podium.APIKey{},
-		sessions: e.life.authenticate, changed: e.changed,
+		sessions: e.life.authenticate,
+		changed:  func(revoked ...string) { e.sh.changed(revoked...) }, // nil-safe; e.sh is set after newKeys
 		revoked: func(id string) {
 			if e.listener != nil { // read now: SetListener comes after New
 				e.listener.KeyRevoked(id)
