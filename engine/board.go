@@ -234,7 +234,7 @@ func (e *Engine) loadLazy(ctx context.Context, bs *BoardState, period string) (*
 			}
 			ps.readers.Add(1)
 			bs.mu.Unlock()
-			e.shrink()
+			e.old.shrink()
 			return ps, nil
 		}
 		bs.mu.Unlock()

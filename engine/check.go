@@ -181,7 +181,7 @@ func (c Checker) PlayerID(pid uint32) string { return c.e.players.name(pid).Play
 // skipped) if each has it there: ok is false, and nothing is held, when
 // one of them has it only in the store. unpin ends the holds.
 func (c Checker) PinLoaded(boards []*BoardState, period string) (unpin func(), ok bool) {
-	return c.e.pinLoaded(boards, period) // oldperiods.go
+	return c.e.old.pinLoaded(boards, period) // oldperiods.go
 }
 
 // LoadedPeriods returns the ids of the board's periods in memory, sorted.

@@ -148,7 +148,7 @@ func (p *pipeline) checkpoint(max int) {
 	}
 	if err := e.store.Commit(context.Background(), &b); err != nil {
 		e.log.Error("checkpoint of entries failed; will retry", "err", err, "entries", len(written))
-		e.commitFailed(err, errors.Is(err, podium.ErrOutcomeUnknown))
+		e.health.commitFailed(err, errors.Is(err, podium.ErrOutcomeUnknown))
 		return
 	}
 	cp.written(written)

@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -93,14 +92,13 @@ type Engine struct {
 	log      *slog.Logger
 	listener Listener
 	metrics  *metrics
-	idem     *idempotency
-	keys     keyring
+	idem     *Idempotency
+	keys     *Keys // the API keys (keys.go)
 
-	w             writer      // the writer loop and its queue (loop.go)
-	pl            pipeline    // group commit, overlay and checkpoints (pipeline.go)
-	ld            loader      // reads boards and periods from the store (load.go)
-	storageFailed atomic.Bool // a commit's outcome is unknown: no more writes until restart
-	health        health
+	w      writer   // the writer loop and its queue (loop.go)
+	pl     pipeline // group commit, overlay and checkpoints (pipeline.go)
+	ld     loader   // reads boards and periods from the store (load.go)
+	health health   // loaded, closing, storage failures (health.go)
 
 	players *players
 	sh      *cluster              // shared mode (shared.go); nil on a store of its own
@@ -110,10 +108,8 @@ type Engine struct {
 	mu     sync.RWMutex
 	boards boardSet
 
-	loaded  atomic.Bool // Start finished: reads can be served
-	closing atomic.Bool
 	// sendMu orders senders against Close: a sender holds it for reading
-	// from its check of closing until its op is queued, and Close takes
+	// from its check of health.closing until its op is queued, and Close takes
 	// it for writing before it stops the writer, so every op queued is
 	// one the writer's final drain sees.
 	sendMu sync.RWMutex
@@ -165,7 +161,8 @@ func New(cfg Config) *Engine {
 	e.ld = loader{store: cfg.Store, now: cfg.Now, players: e.players, cp: &e.pl.cp}
 	e.stopCtx, e.stopCancel = context.WithCancel(context.Background())
 	e.hooks = newHooks(cfg.Modules)
-	e.old = newOldPeriods(cfg.OldPeriodsBytes)
+	e.old = newOldPeriods(cfg.OldPeriodsBytes, cfg.Now, e)
+	e.keys = newKeys(e)
 	switch {
 	case cfg.IdempotencyBytes == 0:
 		cfg.IdempotencyBytes = DefaultIdempotencyBytes
@@ -173,7 +170,7 @@ func New(cfg Config) *Engine {
 		cfg.IdempotencyBytes = 0
 	}
 	_, shared := cfg.Store.(podium.SharedStore)
-	e.idem = newIdempotency(cfg.IdempotencyTTL, cfg.Now, cfg.IdempotencyBytes, cfg.Store, shared)
+	e.idem = newIdempotency(cfg.IdempotencyTTL, cfg.Now, cfg.IdempotencyBytes, cfg.Store, shared, cfg.Logger, e)
 	e.tn = newTourney(cfg.SettleEvery)
 	if st, ok := cfg.Store.(podium.SharedStore); ok {
 		if cfg.Node == "" {
@@ -190,10 +187,14 @@ func New(cfg Config) *Engine {
 		e.w.com = e.sh
 	}
 	e.metrics = newMetrics(e, cfg.Registerer)
+	e.health.now, e.health.log, e.health.shared, e.health.metrics = cfg.Now, cfg.Logger, e.sh != nil, e.metrics
 	e.reg = cfg.Registerer
 	e.provision(cfg.Modules)
 	return e
 }
+
+// Idempotency returns what decides requests sent with an Idempotency-Key.
+func (e *Engine) Idempotency() *Idempotency { return e.idem }
 
 // SetListener sets the listener that hears about applied changes. Call it
 // before Start.
@@ -213,7 +214,7 @@ func (e *Engine) notifyAll() {
 // Ready reports whether the engine serves: its indexes are loaded and it
 // is not shutting down. Writes may still be refused (see Status).
 func (e *Engine) Ready() bool {
-	return e.loaded.Load() && !e.closing.Load()
+	return e.health.serving()
 }
 
 // Now returns the engine's clock reading.
@@ -278,7 +279,7 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 			entries += p.idx.Len()
 		}
 	}
-	if err := e.loadKeys(ctx); err != nil {
+	if err := e.keys.load(ctx); err != nil {
 		return fmt.Errorf("load api keys: %w", err)
 	}
 	if err := e.life.load(ctx); err != nil { // module.go
@@ -296,10 +297,10 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 	go e.w.run()
 	e.log.Info("indexes loaded", "boards", len(boards), "entries", entries, "players", e.players.count(), "shared", e.sh != nil, "took", time.Since(t0).Round(time.Millisecond))
 	e.bg.Go(e.scheduler) // settle.go
-	e.sweepOld()         // oldperiods.go: periods the log replay loaded
-	e.bg.Go(e.sweeper)
+	e.old.sweepOld()     // oldperiods.go: periods the log replay loaded
+	e.bg.Go(func() { e.old.sweeper(e.stop) })
 	e.life.start() // module.go
-	e.loaded.Store(true)
+	e.health.loaded.Store(true)
 	e.w.com.started()
 	return nil
 }
@@ -312,12 +313,12 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 // lease is released.
 func (e *Engine) Close() error {
 	e.sendMu.Lock()
-	already := e.closing.Swap(true)
+	already := e.health.closing.Swap(true)
 	e.sendMu.Unlock()
 	if already {
 		return nil
 	}
-	if e.loaded.Load() {
+	if e.health.loaded.Load() {
 		close(e.stop)
 		<-e.w.done
 		e.stopCancel()
@@ -340,7 +341,7 @@ func (e *Engine) send(ctx context.Context, o *op) error {
 		}
 		return err
 	}
-	if err := e.writeRefusal(); err != nil {
+	if err := e.health.refusal(); err != nil {
 		return fail(err)
 	}
 	if testHookSend != nil {
@@ -348,7 +349,7 @@ func (e *Engine) send(ctx context.Context, o *op) error {
 	}
 	o.done = make(chan struct{})
 	e.sendMu.RLock()
-	if e.closing.Load() {
+	if e.health.closing.Load() {
 		e.sendMu.RUnlock()
 		return fail(errClosing)
 	}

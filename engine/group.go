@@ -57,7 +57,7 @@ func (g *Group) Board(id string) *BoardState { return g.e.board(id) }
 // Hold makes sure a period of a board is in memory for the rest of the
 // group (loading it from the store if it must), so that Current and Write
 // see and change the whole period.
-func (g *Group) Hold(bs *BoardState, period string) error { return g.e.holdPeriod(g, bs, period) }
+func (g *Group) Hold(bs *BoardState, period string) error { return g.e.old.hold(g, bs, period) }
 
 // Current returns a player's entry as of the group so far.
 func (g *Group) Current(bs *BoardState, period string, pid uint32) Value {

@@ -202,8 +202,8 @@ func (h host) Now() time.Time                           { return h.e.now() }
 func (h host) Logger() *slog.Logger                     { return h.e.log }
 func (h host) Engine() *Engine                          { return h.e }
 func (h host) Go(fn func(ctx context.Context))          { h.e.bg.Go(func() { fn(h.e.stopCtx) }) }
-func (h host) WriteRefusal() error                      { return h.e.writeRefusal() }
-func (h host) StoreFailed(call string, err error) error { return h.e.storeFailed(call, err) }
+func (h host) WriteRefusal() error                      { return h.e.health.refusal() }
+func (h host) StoreFailed(call string, err error) error { return h.e.health.storeFailed(call, err) }
 func (h host) Changed(revoked ...string)                { h.e.sh.changed(revoked...) }
 func (h host) Registerer() prometheus.Registerer        { return h.e.reg }
 func (h host) Listener() Listener                       { return h.e.listener }

@@ -245,10 +245,10 @@ func (p *pipeline) storeGroup(dc deferredCommitter, deferred bool, b *podium.Bat
 		} else {
 			e.log.Error("group commit failed; nothing of it was stored", "err", err, "rows", b.Len())
 		}
-		e.commitFailed(err, errors.Is(err, podium.ErrOutcomeUnknown))
+		e.health.commitFailed(err, errors.Is(err, podium.ErrOutcomeUnknown))
 		return err
 	}
-	e.commitWorked()
+	e.health.commitWorked()
 	return nil
 }
 
@@ -256,7 +256,7 @@ func (p *pipeline) storeGroup(dc deferredCommitter, deferred bool, b *podium.Bat
 // them with the failure.
 func (p *pipeline) finishGroup(g *Group) {
 	e := p.e
-	defer e.releaseHolds(g) // oldperiods.go
+	defer e.old.release(g) // oldperiods.go
 	if g.err != nil {
 		e.idem.requeue(g.bodies)
 		e.hooks.finished(g, g.err) // hooks_commit.go: tournament joins are dropped
@@ -311,7 +311,7 @@ func (p *pipeline) finishGroup(g *Group) {
 func (p *pipeline) housekeeping() {
 	p.checkpoint(checkpointMax)
 	p.e.flushIdempotency()
-	p.e.pruneIdempotency()
+	p.e.idem.prune()
 }
 
 var errBroken = podium.Errorf(podium.ECodeUnavailable, "an earlier write failed to be stored, so nothing of this one was applied; retry")

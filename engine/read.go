@@ -65,7 +65,7 @@ func (e *Engine) view(ctx context.Context, q Query, fn func(bs *BoardState, def 
 	}
 	err = fn(bs, def, period, bs.periods[period])
 	bs.mu.RUnlock()
-	e.shrink() // what this read kept may be past the budget now
+	e.old.shrink() // what this read kept may be past the budget now
 	return err
 }
 
@@ -138,7 +138,7 @@ func (e *Engine) topLocked(bs *BoardState, def *podium.Board, period string, ps 
 // back into the engine.
 func (e *Engine) TopEach(ctx context.Context, q Query, offset, limit int, head func(*Page), each func(*EntryView)) error {
 	return e.view(ctx, q, func(bs *BoardState, def *podium.Board, period string, ps *periodState) error {
-		page := Page{Board: def.ID, Period: period, Seq: bs.seq, Total: e.total(ps, q.IncludeHidden), Tag: e.tag(bs, def, period)}
+		page := Page{Board: def.ID, Period: period, Seq: bs.seq, Total: e.total(ps, q.IncludeHidden), Tag: bs.tag(def, period, e.players.ver.Load())}
 		head(&page)
 		if ps == nil {
 			return nil

@@ -167,7 +167,7 @@ func (e *Engine) buildSettle(g *Group, o *op) error {
 		return err
 	}
 	period := podium.PeriodAt(def.Reset, g.now).ID
-	if err := e.holdPeriod(g, bs, period); err != nil {
+	if err := g.Hold(bs, period); err != nil {
 		return err
 	}
 	// The final ranking as players see it: hidden players are not ranked

@@ -50,7 +50,7 @@ func sameKeys(a, b *podium.Board) bool {
 // that finds nothing better credits nothing, so runs stay idempotent.
 func (e *Engine) bestCredits(tb *BoardState, td *podium.Board, g *Group, final []ranked) ([]Score, error) {
 	period := podium.PeriodAt(td.Reset, g.now).ID
-	if err := e.holdPeriod(g, tb, period); err != nil {
+	if err := g.Hold(tb, period); err != nil {
 		return nil, err
 	}
 	orders := td.Orders()
@@ -79,7 +79,7 @@ func (e *Engine) bestCredits(tb *BoardState, td *podium.Board, g *Group, final [
 func (e *Engine) currentCredits(tb *BoardState, td *podium.Board, g *Group, date time.Time, ds []delta) ([]Score, int, error) {
 	h := int64(td.Points.HalfLifeDays) * 24 * 3600 * 1000
 	period := podium.PeriodAt(td.Reset, g.now).ID
-	if err := e.holdPeriod(g, tb, period); err != nil {
+	if err := g.Hold(tb, period); err != nil {
 		return nil, 0, err
 	}
 	target := scoring.Era(podium.Millis(date), h)

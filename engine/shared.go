@@ -170,7 +170,7 @@ func (sh *cluster) deleteBoard(id string) error {
 // and forgets expired ones.
 func (sh *cluster) tick() {
 	sh.e.flushIdempotency()
-	sh.e.pruneIdempotency()
+	sh.e.idem.prune()
 }
 
 // drained sends the answers of Idempotency-Key requests to the database at
@@ -202,7 +202,7 @@ func (sh *cluster) lockedMeta(ctx context.Context, board string, fn func(tx podi
 	defer tx.Rollback()
 	for _, id := range ids {
 		if err := sh.syncLocked(ctx, tx, id); err != nil {
-			return sh.e.storeFailed("catch up", err)
+			return sh.e.health.storeFailed("catch up", err)
 		}
 	}
 	if err := fn(tx); err != nil {
@@ -277,11 +277,11 @@ func (sh *cluster) groupChecked(ctx context.Context, ops []*op, check ...func() 
 		} else {
 			e.log.Error("group commit failed; nothing of it was stored", "err", g.err)
 		}
-		e.commitFailed(g.err, unknown)
+		e.health.commitFailed(g.err, unknown)
 		e.hooks.forget() // hooks.go: module state may include what failed
 	} else {
 		sh.dbWorked()
-		e.commitWorked()
+		e.health.commitWorked()
 	}
 	e.pl.finishGroup(g)
 	if g.err == nil {
@@ -302,7 +302,7 @@ func (sh *cluster) lockStep(ctx context.Context, boards []string) (podium.WriteT
 	for _, b := range ids {
 		if err := sh.syncLocked(ctx, tx, b); err != nil {
 			tx.Rollback()
-			return nil, sh.e.storeFailed("catch up", err)
+			return nil, sh.e.health.storeFailed("catch up", err)
 		}
 	}
 	return tx, nil
@@ -313,7 +313,7 @@ func (sh *cluster) lockStep(ctx context.Context, boards []string) (podium.WriteT
 func (sh *cluster) commitStep(ctx context.Context, tx podium.WriteTx, g *Group) {
 	sh.writeThrough(g)
 	if g.err = tx.Commit(ctx, &g.batch); g.err != nil {
-		sh.e.commitFailed(g.err, false)
+		sh.e.health.commitFailed(g.err, false)
 	}
 	sh.e.pl.finishGroup(g)
 	if g.err == nil {

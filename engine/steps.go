@@ -43,11 +43,11 @@ func (e *Engine) runStep(ctx context.Context, boards []string, what string, step
 	}
 	g := e.newGroup(nil)
 	if done, err = step(g); err != nil {
-		e.releaseHolds(g)
+		e.old.release(g)
 		return false, err
 	}
 	if len(g.batch.Submissions) == 0 {
-		e.releaseHolds(g)
+		e.old.release(g)
 		return done, nil
 	}
 	if e.sh == nil {

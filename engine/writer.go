@@ -38,7 +38,7 @@ type Result struct {
 	Previous *EntryView
 	Err      error // a per-item failure; the other fields are then empty
 	// Reconstructed: the answer was lost after its writes were committed,
-	// and this one was rebuilt (see Engine.Reconstruct): Entry is the
+	// and this one was rebuilt (see Idempotency.Reconstruct): Entry is the
 	// entry now, Previous unknown.
 	Reconstructed bool
 	// Held: the score was held for review (a Holder, hooks_review.go) and not applied;
@@ -279,7 +279,7 @@ func (e *Engine) computeScore(g *Group, s *Score, res *Result) error {
 		// (the clock went back past the previous period): load it, or the
 		// score would be computed against nothing and its index would
 		// hide the stored one.
-		if err := e.holdPeriod(g, bs, period); err != nil {
+		if err := g.Hold(bs, period); err != nil {
 			return err
 		}
 		g.periods[bs] = period
@@ -380,7 +380,7 @@ func (e *Engine) computeDelete(g *Group, o *op) {
 		o.err = err
 		return
 	}
-	if err := e.holdPeriod(g, bs, period); err != nil {
+	if err := g.Hold(bs, period); err != nil {
 		o.err = err
 		return
 	}
@@ -414,7 +414,7 @@ func (e *Engine) flushIdempotency() {
 	}
 	if err := e.store.Commit(context.Background(), &podium.Batch{Idempotency: recs}); err != nil {
 		e.log.Warn("store idempotency answers", "err", err)
-		e.commitFailed(err, errors.Is(err, podium.ErrOutcomeUnknown))
+		e.health.commitFailed(err, errors.Is(err, podium.ErrOutcomeUnknown))
 		e.idem.requeue(recs)
 		return
 	}

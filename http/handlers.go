@@ -19,15 +19,20 @@ import (
 // base is what every group shares: the request's principal (auth.go,
 // authenticated once per request), the board read rule and the body limit.
 type base struct {
+	auth      authenticator
 	acc       access
 	maxBody   int64
 	afterAuth func(r *http.Request) // tests: runs after principal accepted a key
 }
 
-// access is what authentication and the read rule need: a key by its
-// secret, and a board by its id.
-type access interface {
+// authenticator finds the key a secret belongs to: the engine's keyring
+// (engine.Keys).
+type authenticator interface {
 	Authenticate(secret string) (*podium.APIKey, bool)
+}
+
+// access is what the read rule needs: a board by its id.
+type access interface {
 	Board(id string) (engine.BoardInfo, error)
 }
 
@@ -41,13 +46,13 @@ type engineState interface {
 // wire builds the handler groups over e.
 func (s *Server) wire(e *engine.Engine, cfg *Config) {
 	s.state = e
-	s.base = &base{acc: e, maxBody: cfg.MaxBody}
+	s.base = &base{auth: e.Keys(), acc: e, maxBody: cfg.MaxBody}
 	live := &streamer{hub: s.hub, streamCfg: &s.streamCfg, origins: s.origins, clientIP: s.clientIP}
 	s.findContests(e) // contests.go: the contests module, like sessions and evidence below
 	s.boards = &boardHandlers{base: s.base, eng: e}
-	s.scores = &scoreHandlers{base: s.base, eng: e}
+	s.scores = &scoreHandlers{base: s.base, eng: e, idem: e.Idempotency()}
 	s.players = &playerHandlers{base: s.base, eng: e}
-	s.admin = &adminHandlers{base: s.base, eng: e, checker: e.Checker(), store: cfg.Store, contests: s.contests}
+	s.admin = &adminHandlers{base: s.base, eng: e, checker: e.Checker(), keys: e.Keys(), store: cfg.Store, contests: s.contests}
 	// Sessions, evidence, review and tournaments' joins are modules
 	// (engine/module.go): their groups take the engine's module with the
 	// interface they need, and without one answer 503.
@@ -80,8 +85,12 @@ func (s *Server) wire(e *engine.Engine, cfg *Config) {
 	s.contest = &contestHandlers{base: s.base, streamer: live, eng: e, contests: s.contests, contestHub: s.contestHub, web: s.web}
 }
 
-// *engine.Engine serves every group but for what its modules serve.
+// *engine.Engine serves every group but for what its modules and its
+// keyring serve.
 var (
+	_ authenticator   = (*engine.Keys)(nil)
+	_ keyAdmin        = (*engine.Keys)(nil)
+	_ idempotent      = (*engine.Idempotency)(nil)
 	_ access          = (*engine.Engine)(nil)
 	_ engineState     = (*engine.Engine)(nil)
 	_ boardStore      = (*engine.Engine)(nil)

@@ -16,15 +16,21 @@ type adminHandlers struct {
 	*base
 	eng      adminEngine
 	checker  indexChecker
+	keys     keyAdmin
 	store    podium.Store
 	contests *ctf.Service // checked too; nil: none
 }
 
-// adminEngine is what the admin handlers call.
+// keyAdmin is what the key handlers call: the engine's keyring
+// (engine.Keys).
+type keyAdmin interface {
+	Create(ctx context.Context, k *podium.APIKey) (podium.APIKey, string, error)
+	List(ctx context.Context) ([]podium.APIKey, error)
+	Delete(ctx context.Context, id string) error
+}
+
+// adminEngine is what the admin operations call.
 type adminEngine interface {
-	CreateKey(ctx context.Context, k *podium.APIKey) (podium.APIKey, string, error)
-	ListKeys(ctx context.Context) ([]podium.APIKey, error)
-	DeleteKey(ctx context.Context, id string) error
 	CheckSettlements(ctx context.Context) ([]engine.Diff, error)
 	RepairSettlements(ctx context.Context) ([]string, error)
 }
@@ -88,7 +94,7 @@ func (s *adminHandlers) createKey(w http.ResponseWriter, r *http.Request) error 
 	if err := k.Normalize(); err != nil {
 		return err
 	}
-	out, secret, err := s.eng.CreateKey(r.Context(), k)
+	out, secret, err := s.keys.Create(r.Context(), k)
 	if err != nil {
 		return err
 	}
@@ -100,7 +106,7 @@ func (s *adminHandlers) listKeys(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.requireGlobalAdmin(r); err != nil {
 		return err
 	}
-	keys, err := s.eng.ListKeys(r.Context())
+	keys, err := s.keys.List(r.Context())
 	if err != nil {
 		return err
 	}
@@ -120,7 +126,7 @@ func (s *adminHandlers) deleteKey(w http.ResponseWriter, r *http.Request) error 
 	if _, err := s.requireGlobalAdmin(r); err != nil {
 		return err
 	}
-	if err := s.eng.DeleteKey(r.Context(), r.PathValue("id")); err != nil {
+	if err := s.keys.Delete(r.Context(), r.PathValue("id")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

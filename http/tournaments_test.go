@@ -29,7 +29,7 @@ func newTourneyServer(t *testing.T, st podium.Store, now time.Time) *server {
 	clk := &fakeClock{t: now}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	eng := modules.Engine(engine.Config{Store: st, Now: clk.Now, Logger: log, SettleEvery: -1, PollEvery: 50 * time.Millisecond})
-	eng.SetAdminSecret(adminKey)
+	eng.Keys().SetAdminSecret(adminKey)
 	hub := stream.New(podiumhttp.StreamSource(eng), stream.Config{Logger: log})
 	eng.SetListener(hub)
 	if err := eng.Start(context.Background()); err != nil {

@@ -136,7 +136,7 @@ func (m *Main) Open(ctx context.Context) (err error) {
 		Modules: modules.With(modules.Config{Store: store, Logger: m.log, Evidence: m.Config.Evidence.module(), Feed: feed.Config{Cap: m.Config.FeedCap},
 			Sessions: sessions.Config{TTL: m.Config.SessionTTL, MaxTTL: m.Config.SessionMaxTTL, Cap: m.Config.SessionCap},
 			Contests: ctf.ModuleConfig{Broker: m.Broker, Node: m.Config.Node, PollEvery: m.Config.PollEvery}})})
-	m.Engine.SetAdminSecret(adminKey)
+	m.Engine.Keys().SetAdminSecret(adminKey)
 	m.Contests = contestService(m.Engine) // contests.go
 	m.Hub = stream.New(podiumhttp.StreamSource(m.Engine), stream.Config{Coalesce: m.Config.Coalesce,
 		SnapshotEvery: m.Config.SnapshotEvery, MaxPerIP: m.Config.StreamsPerIP, MaxTotal: m.Config.StreamsMax,
