@@ -97,13 +97,17 @@ func (e *Engine) drain(ops []*op) []*op {
 
 // inGroup reports whether o joins a group commit with the ops around it.
 func inGroup(o *op) bool {
-	return o.kind == opScores || o.kind == opDeleteEntry || o.kind == opModule || o.kind == opRestore
+	return o.kind == opScores || o.kind == opDeleteEntry || o.kind == opModule && !alone(o) || o.kind == opRestore
 }
 
+// alone reports whether o is a module's Work that is a group of its own
+// (Work.Alone, hooks_tourney.go).
+func alone(o *op) bool { return o.kind == opModule && o.work().w.Alone }
+
 // process runs ops in order: runs of score, delete-entry, module (a join)
-// and restore ops become one group commit; a settlement is a group of its own; board
-// and player changes wait until the commit holds nothing and then run
-// alone.
+// and restore ops become one group commit; a Work that runs alone is a
+// group of its own; board and player changes wait until the commit holds
+// nothing and then run alone.
 func (e *Engine) process(ops []*op) {
 	c := e.com
 	ctx := context.Background()
@@ -119,7 +123,7 @@ func (e *Engine) process(ops []*op) {
 		}
 		c.quiesce()
 		o := ops[0]
-		if o.kind == opSettle { // settle.go: alone, committed before anything after it is computed
+		if alone(o) { // hooks_tourney.go: committed before anything after it is computed
 			c.group(ops[:1])
 			c.quiesce()
 			ops = ops[1:]

@@ -104,10 +104,11 @@ func (e *Engine) settleUnder(ctx context.Context, board string, l podium.Lease) 
 		so.boards = append(so.boards, e.settleTargetIDs(bs.def.Load().Tournament)...)
 	}
 	so.board = board
-	o := &op{kind: opSettle, p: so}
-	if err := e.send(ctx, o); err != nil {
+	w := &Work{Boards: so.boards, Alone: true, Compute: func(g *Group) error { return e.buildSettle(g, so) }}
+	if err := e.Do(ctx, w); err != nil {
 		return SettleReport{}, err
 	}
+	so.report.Epoch = so.fence.Epoch
 	return so.report, nil
 }
 
@@ -133,26 +134,10 @@ type ranked struct {
 	keys   []int64
 }
 
-// computeSettle computes a settlement in group g, which holds nothing
-// else. On any error the group is left empty, so nothing of it commits.
-func (e *Engine) computeSettle(g *Group, o *op) {
-	so := o.settle()
-	if err := e.buildSettle(g, o); err != nil {
-		o.err = err
-		g.batch = podium.Batch{}
-		g.rows = moduleRows{}
-		g.changes = nil
-		clear(g.overlay)
-		clear(g.seqs)
-		o.results = nil
-		return
-	}
-	so.report.Epoch = so.fence.Epoch
-}
-
-func (e *Engine) buildSettle(g *Group, o *op) error {
+// buildSettle computes a settlement in group g, which holds nothing
+// else.
+func (e *Engine) buildSettle(g *Group, so *settleOp) error {
 	ctx := context.Background()
-	so := o.settle()
 	bs := e.board(so.board)
 	if bs == nil {
 		return errBoardNotFound(so.board)
@@ -296,17 +281,8 @@ func (e *Engine) buildSettle(g *Group, o *op) error {
 	// tie-break of equal points, so two players level on a ladder rank by
 	// who reached the total first in tournament time, not by when a run
 	// happened to commit (and a late or repeated run dates the same).
-	for i := range scores {
-		scores[i].at = date
-	}
-	o.scores = scores
-	o.results = make([]Result, len(scores))
-	g.internal = true
-	defer func() { g.internal = false }()
-	for i := range scores {
-		if err := e.computeScore(g, &o.scores[i], &o.results[i]); err != nil {
-			return err
-		}
+	if err := g.SubmitInternal(scores, date); err != nil {
+		return err
 	}
 	tb := &podium.TourneyBatch{Fence: &so.fence}
 	for _, c := range changes {

@@ -117,18 +117,6 @@ func (e *Engine) currentCredits(tb *BoardState, td *podium.Board, g *Group, date
 	return out, rebased, nil
 }
 
-// decayed returns the points of a current board's entry (keys: era, K)
-// at the engine's clock, for display (scoring.Value); ok is false on any
-// other board.
-func (e *Engine) decayed(def *podium.Board, keys []int64) (v float64, ok bool) {
-	p := def.Points
-	if p == nil || p.Kind != podium.PointsCurrent || len(keys) < 2 {
-		return 0, false
-	}
-	h := int64(p.HalfLifeDays) * 24 * 3600 * 1000
-	return scoring.Value(keys[0], keys[1], podium.Millis(e.now()), h), true
-}
-
 // settledFeedTop is how many of the final ranking a "tournament settled"
 // feed event lists (it stays well under podium.MaxFeedData).
 const settledFeedTop = 10
