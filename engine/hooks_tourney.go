@@ -69,7 +69,6 @@ func (e *Engine) computeWork(g *Group, o *op) {
 		o.err = err
 		if w.Alone {
 			g.batch = podium.Batch{}
-			g.rows = moduleRows{}
 			g.changes = nil
 			clear(g.overlay)
 			clear(g.seqs)

@@ -118,7 +118,6 @@ func (e *Engine) commitLoop() {
 	defer close(e.committed)
 	dc, deferred := e.store.(deferredCommitter)
 	var merged podium.Batch
-	var mergedRows moduleRows
 	var buf []*Group // the groups of one transaction, reused
 	for g := range e.pipe {
 		if g.barrier != nil {
@@ -150,15 +149,13 @@ func (e *Engine) commitLoop() {
 		b := &g.batch
 		if len(groups) > 1 {
 			merged.Reset()
-			mergedRows.reset()
 			for _, x := range groups {
 				merged.Submissions = append(merged.Submissions, x.batch.Submissions...)
 				merged.Idempotency = append(merged.Idempotency, x.batch.Idempotency...)
-				mergedRows.merge(&x.rows) // parts.go
 			}
 			// One part per module for the whole transaction, as for the
 			// log: one statement for every group's feed events.
-			e.seal(&merged, &mergedRows, groups) // hooks_commit.go
+			e.seal(&merged, groups) // hooks_commit.go
 			b = &merged
 		}
 		err := e.storeGroup(dc, deferred, b)
@@ -256,7 +253,6 @@ func (e *Engine) finishGroup(g *Group) {
 	}
 	e.applyChanges(g)
 	e.idem.stored(g.bodies)
-	e.tourneyCommitted(g) // settle.go
 	// Applied: the index now holds what the overlay held for this group.
 	e.pmu.Lock()
 	for k := range g.overlay {

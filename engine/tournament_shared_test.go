@@ -19,8 +19,8 @@ func TestSharedSettleRace(t *testing.T) {
 	clk := &clock{t: tStart}
 	start := func(name string) *node {
 		n, cfg := c.open(name, nodeOpts{})
-		cfg.Now, cfg.SettleEvery = clk.Now, -1
-		n.eng = modules.Engine(cfg)
+		cfg.Now = clk.Now
+		n.eng = modules.Engine(noScheduler(cfg))
 		if err := n.eng.Start(bg); err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +73,7 @@ func TestSharedSettleRace(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				rs, err := n.eng.SettleDue(bg)
+				rs, err := tourneyOf(n.eng).SettleDue(bg)
 				if err != nil {
 					t.Error(err)
 				}
@@ -97,7 +97,7 @@ func TestSharedSettleRace(t *testing.T) {
 			return len(got) == 3 && got["p1"] == want["p1"] && got["p2"] == want["p2"] && got["p3"] == want["p3"]
 		})
 	}
-	st, err := b.eng.Tournament(bg, "cup")
+	st, err := tourneyOf(b.eng).Tournament(bg, "cup")
 	if err != nil || st.State != "settled" || st.Settlement.Runs != 1 || st.Participants != 3 {
 		t.Fatalf("Tournament on b = %+v, %v", st, err)
 	}

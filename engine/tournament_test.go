@@ -16,6 +16,7 @@ import (
 	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/scoring"
 	"github.com/podiumhq/podium/sqlite"
+	"github.com/podiumhq/podium/tournament"
 )
 
 // tenv is an engine on SQLite with a fake clock and no settlement
@@ -48,11 +49,28 @@ func (te *tenv) open() {
 	if te.wrap != nil {
 		te.store = te.wrap(st)
 	}
-	te.eng = modules.Engine(engine.Config{Store: te.store, Now: te.clock.Now, SettleEvery: -1,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	te.eng = modules.Engine(noScheduler(engine.Config{Store: te.store, Now: te.clock.Now,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))
 	if err := te.eng.Start(context.Background()); err != nil {
 		te.t.Fatal(err)
 	}
+}
+
+// noScheduler gives cfg the standard modules, the tournament module's
+// settlement scheduler off (tests call SettleDue).
+func noScheduler(cfg engine.Config) engine.Config {
+	cfg.Modules = modules.With(modules.Config{Store: cfg.Store, Logger: cfg.Logger, Tournament: tournament.Config{SettleEvery: -1}})
+	return cfg
+}
+
+// tourneyOf is the engine's tournament module (tournament/).
+func tourneyOf(e *engine.Engine) *tournament.Module {
+	for _, m := range e.Modules() {
+		if x, ok := m.(*tournament.Module); ok {
+			return x
+		}
+	}
+	panic("no tournament module")
 }
 
 func (te *tenv) restart() {
@@ -225,11 +243,11 @@ func TestSettleTwice(t *testing.T) {
 	ladder(te)
 	end := tStart.Add(time.Hour)
 	play(t, te, "w1", end, 1000, map[string]int64{"a": 10, "b": 20, "c": 30, "d": 40, "e": 50, "f": 60, "g": 70, "h": 80, "i": 90, "j": 100, "k": 110, "l": 120, "m": 130, "n": 140, "o": 150, "p": 160})
-	if rs, err := te.eng.SettleDue(ctx); err != nil || len(rs) != 0 {
+	if rs, err := tourneyOf(te.eng).SettleDue(ctx); err != nil || len(rs) != 0 {
 		t.Fatalf("SettleDue before the end = %+v, %v", rs, err)
 	}
 	te.clock.Set(end)
-	rs, err := te.eng.SettleDue(ctx)
+	rs, err := tourneyOf(te.eng).SettleDue(ctx)
 	if err != nil || len(rs) != 1 || rs[0].Runs != 1 || rs[0].Players != 16 {
 		t.Fatalf("SettleDue = %+v, %v", rs, err)
 	}
@@ -253,17 +271,17 @@ func TestSettleTwice(t *testing.T) {
 		}
 	}
 	check("first run")
-	if rs, err := te.eng.SettleDue(ctx); err != nil || len(rs) != 0 {
+	if rs, err := tourneyOf(te.eng).SettleDue(ctx); err != nil || len(rs) != 0 {
 		t.Fatalf("SettleDue again = %+v, %v; want nothing due", rs, err)
 	}
-	r, err := te.eng.Settle(ctx, "w1")
+	r, err := tourneyOf(te.eng).Settle(ctx, "w1")
 	if err != nil || r.Runs != 2 || r.Changed != 0 || r.Credits != 0 || r.Paid != 3380 {
 		t.Fatalf("Settle by hand = %+v, %v; want run 2 changing nothing, 3380 paid", r, err)
 	}
 	check("second run")
 	te.restart()
 	check("after a restart")
-	st, err := te.eng.Tournament(ctx, "w1")
+	st, err := tourneyOf(te.eng).Tournament(ctx, "w1")
 	if err != nil || st.State != "settled" || st.Settlement.Runs != 2 || st.Settlement.Paid != 3380 {
 		t.Fatalf("Tournament = %+v, %v", st, err)
 	}
@@ -273,7 +291,7 @@ func TestSettleTwice(t *testing.T) {
 	if err := te.eng.DeleteEntry(ctx, "w1", "", "a"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := te.eng.Settle(ctx, "w1"); err != nil {
+	if _, err := tourneyOf(te.eng).Settle(ctx, "w1"); err != nil {
 		t.Fatal(err)
 	}
 	tot := values(t, te.eng, "pts:total")
@@ -348,14 +366,14 @@ func TestSettleCrashMidway(t *testing.T) {
 			} else {
 				cs.after.Store(true)
 			}
-			if _, err := te.eng.Settle(ctx, "w1"); err == nil {
+			if _, err := tourneyOf(te.eng).Settle(ctx, "w1"); err == nil {
 				t.Fatal("the injected crash did not fail the settlement")
 			}
 			if got := values(t, te.eng, "pts:total"); len(got) != 0 {
 				t.Fatalf("memory shows credits of a failed settlement: %v", got)
 			}
 			te.restart() // the crash: a new process on what the disk holds
-			rs, err := te.eng.SettleDue(ctx)
+			rs, err := tourneyOf(te.eng).SettleDue(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -365,7 +383,7 @@ func TestSettleCrashMidway(t *testing.T) {
 			if when == "after" && len(rs) != 0 {
 				t.Fatalf("after a crash after the commit: %+v; want nothing due", rs)
 			}
-			r, err := te.eng.Settle(ctx, "w1")
+			r, err := tourneyOf(te.eng).Settle(ctx, "w1")
 			if err != nil || r.Credits != 0 {
 				t.Fatalf("one more run = %+v, %v; want no credits", r, err)
 			}
@@ -391,12 +409,12 @@ func TestCheckSettlements(t *testing.T) {
 	end := tStart.Add(time.Hour)
 	play(t, te, "w1", end, 1000, map[string]int64{"a": 1, "b": 2, "c": 3})
 	te.clock.Set(end)
-	if _, err := te.eng.SettleDue(ctx); err != nil {
+	if _, err := tourneyOf(te.eng).SettleDue(ctx); err != nil {
 		t.Fatal(err)
 	}
 	check := func() []engine.Diff {
 		t.Helper()
-		d, err := engine.CheckSettlements(ctx, te.store, te.clock.Now())
+		d, err := tournament.CheckSettlements(ctx, te.store, te.clock.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -413,7 +431,7 @@ func TestCheckSettlements(t *testing.T) {
 	if len(d) != 3 || d[0].Board != "w1" || d[0].Player != "a" || d[0].Want != "no payout (not ranked)" {
 		t.Fatalf("after a removal: %v", d)
 	}
-	ids, err := te.eng.RepairSettlements(ctx)
+	ids, err := tourneyOf(te.eng).RepairSettlements(ctx)
 	if err != nil || len(ids) != 1 || ids[0] != "w1" {
 		t.Fatalf("RepairSettlements = %v, %v", ids, err)
 	}
@@ -430,7 +448,7 @@ func TestCheckSettlements(t *testing.T) {
 	if len(d) != 4 { // w1 payout of b, and b on pts:current, pts:total, pts:weekly
 		t.Fatalf("a damaged payout: %v", d)
 	}
-	if ids, err := te.eng.RepairSettlements(ctx); err != nil || len(ids) != 0 {
+	if ids, err := tourneyOf(te.eng).RepairSettlements(ctx); err != nil || len(ids) != 0 {
 		t.Fatalf("RepairSettlements on a damaged payout = %v, %v; want nothing settled", ids, err)
 	}
 	if tot := values(t, te.eng, "pts:total"); tot["b"][0] != 1000 {
@@ -463,21 +481,21 @@ func TestSettleRetryLater(t *testing.T) {
 	end := tStart.Add(time.Hour)
 	play(t, te, "w1", end, 1000, map[string]int64{"a": 1})
 	te.clock.Set(end)
-	if rs, err := te.eng.SettleDue(ctx); err != nil || len(rs) != 0 {
+	if rs, err := tourneyOf(te.eng).SettleDue(ctx); err != nil || len(rs) != 0 {
 		t.Fatalf("SettleDue = %+v, %v; want the failed run left out", rs, err)
 	}
-	if _, err := te.eng.Settle(ctx, "w1"); podium.ErrorCode(err) != podium.ECodeUnprocessable {
+	if _, err := tourneyOf(te.eng).Settle(ctx, "w1"); podium.ErrorCode(err) != podium.ECodeUnprocessable {
 		t.Fatalf("Settle = %v, want unprocessable", err)
 	}
 	if err := te.eng.DeleteBoard(ctx, "pts:bestscore"); err != nil {
 		t.Fatal(err)
 	}
 	te.clock.Set(end.Add(30 * time.Second))
-	if rs, _ := te.eng.SettleDue(ctx); len(rs) != 0 {
+	if rs, _ := tourneyOf(te.eng).SettleDue(ctx); len(rs) != 0 {
 		t.Fatalf("retried after 30 s: %+v", rs)
 	}
 	te.clock.Set(end.Add(61 * time.Second))
-	if rs, err := te.eng.SettleDue(ctx); err != nil || len(rs) != 1 || rs[0].Paid != 1000 {
+	if rs, err := tourneyOf(te.eng).SettleDue(ctx); err != nil || len(rs) != 1 || rs[0].Paid != 1000 {
 		t.Fatalf("a minute later: %+v, %v", rs, err)
 	}
 	if tot := values(t, te.eng, "pts:total"); tot["a"][0] != 1000 {
@@ -495,7 +513,7 @@ func TestSettleRecreatedTournament(t *testing.T) {
 	end := tStart.Add(time.Hour)
 	play(t, te, "w1", end, 1000, map[string]int64{"a": 1})
 	te.clock.Set(end.Add(10 * time.Hour)) // settled late
-	if rs, err := te.eng.SettleDue(ctx); err != nil || len(rs) != 1 {
+	if rs, err := tourneyOf(te.eng).SettleDue(ctx); err != nil || len(rs) != 1 {
 		t.Fatalf("first SettleDue = %+v, %v", rs, err)
 	}
 	// Its points are credited: deleting it would orphan them.
@@ -509,7 +527,7 @@ func TestSettleRecreatedTournament(t *testing.T) {
 	if err := te.eng.DeleteEntry(ctx, "w1", "", "a"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := te.eng.Settle(ctx, "w1"); err != nil {
+	if _, err := tourneyOf(te.eng).Settle(ctx, "w1"); err != nil {
 		t.Fatal(err)
 	}
 	if err := te.eng.DeleteBoard(ctx, "w1"); err != nil {
@@ -520,11 +538,11 @@ func TestSettleRecreatedTournament(t *testing.T) {
 	}
 	te.clock.Set(end.Add(11 * time.Hour))
 	te.put(cup("w1", end, nil)) // the same window, long past
-	rs, err := te.eng.SettleDue(ctx)
+	rs, err := tourneyOf(te.eng).SettleDue(ctx)
 	if err != nil || len(rs) != 1 || rs[0].Runs != 1 {
 		t.Fatalf("SettleDue of the new w1 = %+v, %v; want its first run", rs, err)
 	}
-	st, err := te.eng.Tournament(ctx, "w1")
+	st, err := tourneyOf(te.eng).Tournament(ctx, "w1")
 	if err != nil || st.State != "settled" || st.Settlement.Runs != 1 {
 		t.Fatalf("Tournament = %+v, %v", st, err)
 	}

@@ -142,7 +142,6 @@ type Group struct {
 	ops     []*op
 	now     time.Time
 	batch   podium.Batch
-	rows    moduleRows                 // the feed's, tournaments' and review's, in batch.Parts (parts.go)
 	bodies  []podium.IdempotencyRecord // answers of earlier requests riding along
 	changes []change
 	overlay map[ovKey]ovVal
@@ -244,7 +243,7 @@ func (e *Engine) buildGroup(ops []*op) *Group {
 	g.bodies = e.idem.takePending()
 	g.batch.Idempotency = append(g.batch.Idempotency, g.bodies...)
 	g.one[0] = g
-	e.seal(&g.batch, &g.rows, g.one[:]) // hooks_commit.go
+	e.seal(&g.batch, g.one[:]) // hooks_commit.go
 	return g
 }
 

@@ -14,9 +14,10 @@ import (
 // reload).
 type adminHandlers struct {
 	*base
-	eng      adminEngine
-	store    podium.Store
-	contests *ctf.Service // checked too; nil: none
+	eng         adminEngine
+	settlements settlementChecker // the tournament module
+	store       podium.Store
+	contests    *ctf.Service // checked too; nil: none
 }
 
 // adminEngine is what the admin handlers call.
@@ -26,8 +27,13 @@ type adminEngine interface {
 	DeleteKey(ctx context.Context, id string) error
 	CheckIndexes(ctx context.Context) ([]engine.Diff, error)
 	CheckLog(ctx context.Context) ([]engine.Diff, error)
-	CheckSettlements(ctx context.Context) ([]engine.Diff, error)
 	Reload(ctx context.Context) error
+}
+
+// settlementChecker is what the admin's check and reload call of the
+// tournament module.
+type settlementChecker interface {
+	CheckSettlements(ctx context.Context) ([]engine.Diff, error)
 	RepairSettlements(ctx context.Context) ([]string, error)
 }
 
@@ -149,7 +155,7 @@ func (s *adminHandlers) check(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	settleDiffs, err := s.eng.CheckSettlements(r.Context()) // tournaments.go
+	settleDiffs, err := s.settlements.CheckSettlements(r.Context()) // the tournament module
 	if err != nil {
 		return err
 	}
@@ -219,7 +225,7 @@ func (s *adminHandlers) reload(w http.ResponseWriter, r *http.Request) error {
 	if err := s.eng.Reload(r.Context()); err != nil {
 		return err
 	}
-	repaired, err := s.eng.RepairSettlements(r.Context()) // tournaments.go
+	repaired, err := s.settlements.RepairSettlements(r.Context()) // the tournament module
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/podiumhq/podium/ctf"
 	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/sqlite"
+	"github.com/podiumhq/podium/tournament"
 )
 
 type opsFlags struct {
@@ -144,14 +145,14 @@ ask a server (--url) for want of an admin key, or when the server refuses it.`)
 	}
 	report(stdout, "entries vs log", diffLines(diffs))
 	bad += len(diffs)
-	diffs, err = engine.CheckSettlements(ctx, store, time.Now()) // tournaments and points
+	diffs, err = tournament.CheckSettlements(ctx, store, time.Now()) // tournaments and points
 	if err != nil {
 		return err
 	}
 	report(stdout, "tournament payouts and points boards", diffLines(diffs))
 	bad += len(diffs)
 
-	eng := engine.New(engine.Config{Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), SettleEvery: -1})
+	eng := engine.New(engine.Config{Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err := eng.Start(ctx); err != nil {
 		return err
 	}
