@@ -2,7 +2,10 @@
 // podium.Tournament and podium.Points, is at the root): a tournament's
 // window and joins on the write path, the join op, the reads of who
 // joined, and the rules of changing or deleting a tournament or points
-// board (boards.go).
+// board (boards.go); the settlement that turns final ranks into points
+// credits (settle.go, settle_credit.go), its lease and scheduler
+// (settle_run.go), a tournament's status (status.go) and the offline
+// check and repair of settlements (settle_check.go).
 //
 // On the write path the window, joins and the participant cap are checked
 // where a score is computed (a ScoreGuard, after the core's period checks
