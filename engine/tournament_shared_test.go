@@ -16,6 +16,7 @@ import (
 // joined a capped tournament on one node is seen by the other.
 func TestSharedSettleRace(t *testing.T) {
 	c := newCluster(t)
+	tStart := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	clk := &clock{t: tStart}
 	start := func(name string) *node {
 		n, cfg := c.open(name, nodeOpts{})
@@ -38,7 +39,8 @@ func TestSharedSettleRace(t *testing.T) {
 		}
 	}
 	end := tStart.Add(time.Hour)
-	put(cup("cup", end, func(tt *podium.Tournament) { tt.MaxParticipants = 3 }))
+	put(&podium.Board{ID: "cup", Keys: []podium.KeyDef{{Name: "time_ms", Order: podium.Asc}}, Tournament: &podium.Tournament{Start: tStart, End: end,
+		Weight: 1000, Category: "weekly", Series: "weekly", Ladder: "pts", MaxParticipants: 3}})
 	put(&podium.Board{ID: "pts:total", Keys: []podium.KeyDef{{Name: "points", Order: podium.Desc}}, Mode: podium.Sum,
 		Points: &podium.Points{Ladder: "pts", Kind: podium.PointsTotal}})
 	put(&podium.Board{ID: "pts:current", Keys: []podium.KeyDef{{Name: "era", Order: podium.Desc}, {Name: "points", Order: podium.Desc}},

@@ -1,4 +1,4 @@
-package engine_test
+package tournament_test
 
 // Points ladders fed by settled tournaments: the decaying current board,
 // its rebase, best-by-score credits, and the dates credits and their feed

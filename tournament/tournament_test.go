@@ -1,4 +1,4 @@
-package engine_test
+package tournament_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/feed"
 	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/scoring"
 	"github.com/podiumhq/podium/sqlite"
@@ -28,6 +29,19 @@ type tenv struct {
 	store podium.Store
 	eng   *engine.Engine
 	wrap  func(*sqlite.Store) podium.Store
+}
+
+// clock is a fake clock the test moves.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) Set(t time.Time) {
+	c.mu.Lock()
+	c.t = t
+	c.mu.Unlock()
 }
 
 var tStart = time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
@@ -61,6 +75,16 @@ func (te *tenv) open() {
 func noScheduler(cfg engine.Config) engine.Config {
 	cfg.Modules = modules.With(modules.Config{Store: cfg.Store, Logger: cfg.Logger, Tournament: tournament.Config{SettleEvery: -1}})
 	return cfg
+}
+
+// feedOf is the engine's feed module (feed/).
+func feedOf(e *engine.Engine) *feed.Module {
+	for _, m := range e.Modules() {
+		if f, ok := m.(*feed.Module); ok {
+			return f
+		}
+	}
+	return nil
 }
 
 // tourneyOf is the engine's tournament module (tournament/).
@@ -178,7 +202,7 @@ func TestTournamentJoins(t *testing.T) {
 	te.put(cup("cap", tStart.Add(time.Hour), func(tt *podium.Tournament) { tt.MaxParticipants = 2 }))
 	// Joining before the start is fine.
 	for _, p := range []string{"a", "b"} {
-		r, err := joins(te.eng).Join(ctx, "req", p)
+		r, err := tourneyOf(te.eng).Join(ctx, "req", p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -186,10 +210,10 @@ func TestTournamentJoins(t *testing.T) {
 			t.Fatalf("join %s: already", p)
 		}
 	}
-	if r, err := joins(te.eng).Join(ctx, "req", "a"); err != nil || !r.Already || r.N != 1 || r.Participants != 2 {
+	if r, err := tourneyOf(te.eng).Join(ctx, "req", "a"); err != nil || !r.Already || r.N != 1 || r.Participants != 2 {
 		t.Fatalf("join a again = %+v, %v; want already, n 1, 2 participants", r, err)
 	}
-	_, err := joins(te.eng).Join(ctx, "req", "c")
+	_, err := tourneyOf(te.eng).Join(ctx, "req", "c")
 	wantCode(t, err, podium.ECodeTournamentFull)
 	te.clock.Set(tStart)
 	if err := te.submit("req", "a", 10); err != nil {
@@ -213,12 +237,12 @@ func TestTournamentJoins(t *testing.T) {
 	if err := te.submit("req", "b", 7); err != nil {
 		t.Fatal(err)
 	}
-	js, total, err := joins(te.eng).Joined(ctx, "cap", 0, 10)
+	js, total, err := tourneyOf(te.eng).Joined(ctx, "cap", 0, 10)
 	if err != nil || total != 2 || js[0].Player != "x" || js[1].Player != "y" {
 		t.Fatalf("Joined(cap) = %+v, %d, %v", js, total, err)
 	}
 	te.clock.Set(tStart.Add(time.Hour))
-	_, err = joins(te.eng).Join(ctx, "cap", "late")
+	_, err = tourneyOf(te.eng).Join(ctx, "cap", "late")
 	wantCode(t, err, podium.ECodeTournamentClosed)
 }
 

@@ -1,4 +1,4 @@
-package engine_test
+package tournament_test
 
 import (
 	"context"
