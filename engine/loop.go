@@ -28,7 +28,8 @@ type committer interface {
 	// started runs once Start has made the engine serve reads.
 	started()
 	// group computes, commits, applies and answers a run of score,
-	// delete-entry, module (a join) and restore ops, or one settle op.
+	// delete-entry, module (a join) and restore ops, or one module Work
+	// that runs alone (Work.Alone: a settlement).
 	group(ops []*op)
 	// quiesce returns once nothing handed to the commit is unapplied, so
 	// that what follows runs alone.
