@@ -199,7 +199,7 @@ func (e *Engine) applyPutPlayer(p *podium.Player) error {
 		return e.storeFailed("put player", err)
 	}
 	e.installPlayer(p)
-	e.changed()
+	e.sh.changed()
 	return nil
 }
 

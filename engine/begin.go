@@ -21,14 +21,15 @@ import (
 // begin begins the write transaction of a group writing boards: with the
 // boards the Lockers add locked too, and every definition committed
 // before the locks applied.
-func (e *Engine) begin(ctx context.Context, boards []string) (podium.WriteTx, []string, error) {
+func (sh *cluster) begin(ctx context.Context, boards []string) (podium.WriteTx, []string, error) {
+	e := sh.e
 	for try := 0; ; try++ {
 		ids := e.hooks.lockSet(boards)
-		tx, err := e.sh.store.Begin(ctx, ids)
+		tx, err := sh.store.Begin(ctx, ids)
 		if err != nil {
 			return nil, nil, err
 		}
-		if !e.catchUpChanges(ctx, tx) || try == 2 || slices.Equal(e.hooks.lockSet(boards), ids) {
+		if !sh.catchUpChanges(ctx, tx) || try == 2 || slices.Equal(e.hooks.lockSet(boards), ids) {
 			return tx, ids, nil
 		}
 		tx.Rollback() // the definitions now ask for more (or other) locks
@@ -41,9 +42,9 @@ func (e *Engine) begin(ctx context.Context, boards []string) (podium.WriteTx, []
 // aggregate over the board, made on another node, was made under the
 // board's lock, so it is then known here, and the check needs no read of
 // every board. ECodeUnavailable when the changes could not all be applied.
-func (e *Engine) metaCaughtUp(ctx context.Context, tx podium.WriteTx) error {
-	e.catchUpChanges(ctx, tx)
-	if e.sh.seen < tx.LastChange() {
+func (sh *cluster) metaCaughtUp(ctx context.Context, tx podium.WriteTx) error {
+	sh.catchUpChanges(ctx, tx)
+	if sh.seen < tx.LastChange() {
 		return podium.Errorf(podium.ECodeUnavailable, "could not read what other nodes changed, to check the aggregates; nothing was changed, retry shortly")
 	}
 	return nil
@@ -52,11 +53,12 @@ func (e *Engine) metaCaughtUp(ctx context.Context, tx podium.WriteTx) error {
 // catchUpChanges applies, on the writer, the metadata changes committed
 // before tx's locks that this node has not applied yet, and reports
 // whether there were any. A failure is logged and left to the follower.
-func (e *Engine) catchUpChanges(ctx context.Context, tx podium.WriteTx) bool {
+func (sh *cluster) catchUpChanges(ctx context.Context, tx podium.WriteTx) bool {
+	e := sh.e
 	last := tx.LastChange()
 	applied := false
-	for e.sh.seen < last {
-		cs, err := e.sh.store.Changes(ctx, e.sh.seen, 1000)
+	for sh.seen < last {
+		cs, err := sh.store.Changes(ctx, sh.seen, 1000)
 		if err != nil || len(cs) == 0 {
 			if err != nil {
 				e.log.Warn("read the change feed before a write", "err", err)
@@ -64,11 +66,11 @@ func (e *Engine) catchUpChanges(ctx context.Context, tx podium.WriteTx) bool {
 			return applied
 		}
 		for _, c := range cs {
-			if err := e.refresh(ctx, c); err != nil {
+			if err := sh.refresh(ctx, c); err != nil {
 				e.log.Warn("apply a change before a write", "kind", c.Kind, "key", c.Key, "err", err)
 				return applied
 			}
-			e.sh.seen = max(e.sh.seen, c.ID)
+			sh.seen = max(sh.seen, c.ID)
 			applied = true
 		}
 	}

@@ -14,7 +14,8 @@ import (
 // syncLocked brings one board, locked by tx, up to the database: it drops
 // a board that was deleted, loads one made (or made again) elsewhere, and
 // replays the log up to the head.
-func (e *Engine) syncLocked(ctx context.Context, tx podium.WriteTx, id string) error {
+func (sh *cluster) syncLocked(ctx context.Context, tx podium.WriteTx, id string) error {
+	e := sh.e
 	head, gen, ok := tx.Head(id)
 	bs := e.board(id)
 	if !ok {
@@ -24,16 +25,16 @@ func (e *Engine) syncLocked(ctx context.Context, tx podium.WriteTx, id string) e
 		return nil
 	}
 	if bs == nil || bs.def.Load().Gen != gen {
-		def, err := e.sh.store.LoadBoard(ctx, id)
+		def, err := sh.store.LoadBoard(ctx, id)
 		if err != nil || def == nil {
 			return fmt.Errorf("load board %s: %w", id, err)
 		}
-		if bs, err = e.reloadBoard(ctx, def); err != nil {
+		if bs, err = sh.reloadBoard(ctx, def); err != nil {
 			return err
 		}
 	}
 	if head > bs.seq {
-		return e.catchUp(ctx, bs, tx.Log)
+		return sh.catchUp(ctx, bs, tx.Log)
 	}
 	return nil
 }
@@ -44,7 +45,8 @@ type logReader func(ctx context.Context, board string, after uint64, fn func(*po
 
 // catchUp replays the log of a board after its seq: what other nodes
 // committed. It runs on the writer (or in Start, before it).
-func (e *Engine) catchUp(ctx context.Context, bs *BoardState, read logReader) error {
+func (sh *cluster) catchUp(ctx context.Context, bs *BoardState, read logReader) error {
+	e := sh.e
 	def := bs.def.Load()
 	touched := map[string][]uint32{}
 	err := read(ctx, def.ID, bs.seq, func(s *podium.Submission) error {

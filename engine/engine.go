@@ -103,7 +103,7 @@ type Engine struct {
 	pend          pending
 
 	players *players
-	sh      *sharedState          // shared mode; nil on a store of its own
+	sh      *cluster              // shared mode (shared.go); nil on a store of its own
 	reg     prometheus.Registerer // the modules' metrics go here too (module.go)
 
 	mu     sync.RWMutex
@@ -186,13 +186,12 @@ func New(cfg Config) *Engine {
 		if cfg.PollEvery <= 0 {
 			cfg.PollEvery = time.Second
 		}
-		e.sh = newSharedState(st, cfg.Broker, cfg.Node, cfg.PollEvery)
-		e.sh.revoke = e.revokeNow
+		e.sh = newCluster(e, st, cfg.Broker, cfg.Node, cfg.PollEvery)
 		e.cp.off = true
 	}
 	e.com = localCommitter{e}
 	if e.sh != nil {
-		e.com = sharedCommitter{e}
+		e.com = e.sh
 	}
 	e.metrics = newMetrics(e, cfg.Registerer)
 	e.reg = cfg.Registerer
@@ -232,21 +231,20 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 	if e.sh != nil {
 		// Notices first: what other nodes commit while this one loads, after
 		// it read a board's head, then wakes the follower as soon as it
-		// starts, instead of waiting for the next poll (follow.go).
-		if cancel := e.listen(ctx); cancel != nil {
+		// starts, instead of waiting for the next poll (follow.go). The
+		// feed position comes next: a change made while this node loads is
+		// applied again after, which is harmless.
+		var cancel func()
+		if cancel, err = e.sh.open(ctx); err != nil {
+			return err
+		}
+		if cancel != nil {
 			defer func() {
 				if err != nil {
 					cancel()
 				}
 			}()
 		}
-		// The feed position comes first: a change made while this node
-		// loads is applied again after, which is harmless.
-		cursor, err := e.sh.store.LastChange(ctx)
-		if err != nil {
-			return fmt.Errorf("read the change feed: %w", err)
-		}
-		e.sh.cursor, e.sh.seen = cursor, cursor
 	}
 	players, err := e.store.Players(ctx)
 	if err != nil {

@@ -25,8 +25,9 @@ import (
 // follower at once (TestSharedStartFollowsWritesMadeWhileLoading), where
 // a subscription made after the load lost it, and the write arrived only
 // with the next poll.
-func (e *Engine) listen(ctx context.Context) (cancel func()) {
-	b := e.sh.broker
+func (sh *cluster) listen(ctx context.Context) (cancel func()) {
+	e := sh.e
+	b := sh.broker
 	if b == nil {
 		return nil
 	}
@@ -34,11 +35,11 @@ func (e *Engine) listen(ctx context.Context) (cancel func()) {
 	ended := make(chan struct{})
 	e.bg.Go(func() {
 		defer close(ended)
-		if err := b.Subscribe(bctx, e.sh.notice); err != nil && bctx.Err() == nil {
+		if err := b.Subscribe(bctx, sh.notice); err != nil && bctx.Err() == nil {
 			e.log.Warn("broker: subscribe ended", "err", err)
 		}
 	})
-	e.awaitSubscribed(ctx)
+	sh.awaitSubscribed(ctx)
 	return func() { cancel(); <-ended }
 }
 
@@ -50,18 +51,19 @@ const probeWait = 2 * time.Second
 // random number, until the subscription delivers it back (a notice sent
 // before the subscription listens is lost), or for at most probeWait.
 // Other nodes ignore probes.
-func (e *Engine) awaitSubscribed(ctx context.Context) {
+func (sh *cluster) awaitSubscribed(ctx context.Context) {
+	e := sh.e
 	nonce := mrand.Uint64() | 1
-	e.sh.probe.Store(nonce)
-	defer e.sh.probe.Store(0)
+	sh.probe.Store(nonce)
+	defer sh.probe.Store(0)
 	deadline := time.NewTimer(probeWait)
 	defer deadline.Stop()
 	again := time.NewTicker(20 * time.Millisecond)
 	defer again.Stop()
 	for {
-		e.publish(podium.Notice{Seq: nonce})
+		sh.publish(podium.Notice{Seq: nonce})
 		select {
-		case <-e.sh.probed:
+		case <-sh.probed:
 			return
 		case <-again.C:
 		case <-deadline.C:
@@ -75,9 +77,10 @@ func (e *Engine) awaitSubscribed(ctx context.Context) {
 
 // follow is the follower goroutine: it learns what other nodes changed,
 // from notices and by polling, and hands it to the writer.
-func (e *Engine) follow() {
+func (sh *cluster) follow() {
+	e := sh.e
 	ctx := e.stopCtx
-	t := time.NewTicker(e.sh.poll)
+	t := time.NewTicker(sh.poll)
 	defer t.Stop()
 	var lastLog time.Time
 	for {
@@ -85,23 +88,23 @@ func (e *Engine) follow() {
 		select {
 		case <-e.stop:
 			return
-		case <-e.sh.wake:
+		case <-sh.wake:
 		case <-t.C:
 			poll = true
 		}
-		o, err := e.findNews(ctx, poll)
+		o, err := sh.findNews(ctx, poll)
 		if err != nil {
 			if ctx.Err() != nil {
 				return
 			}
-			e.sh.dbFailed(err)
+			sh.dbFailed(err)
 			if time.Since(lastLog) > 10*time.Second {
 				e.log.Warn("database: cannot follow the other nodes; serving reads from memory", "err", err)
 				lastLog = time.Now()
 			}
 			continue
 		}
-		e.sh.dbWorked()
+		sh.dbWorked()
 		if o == nil {
 			continue
 		}
@@ -112,9 +115,9 @@ func (e *Engine) follow() {
 			e.log.Warn("follow: apply", "err", err)
 			continue
 		}
-		e.sh.moveCursor(o.sync())
+		sh.moveCursor(o.sync())
 		if o.sync().more {
-			e.sh.poke()
+			sh.poke()
 		}
 	}
 }
@@ -122,16 +125,17 @@ func (e *Engine) follow() {
 // findNews reads the change feed and the heads that moved (all of them
 // when poll is set) and returns the op that applies them, nil if nothing
 // is new.
-func (e *Engine) findNews(ctx context.Context, poll bool) (*op, error) {
-	adv, rows, changed := e.sh.take()
+func (sh *cluster) findNews(ctx context.Context, poll bool) (*op, error) {
+	e := sh.e
+	adv, rows, changed := sh.take()
 	so := &syncOp{heads: map[string]uint64{}}
 	o := &op{kind: opSync, p: so}
 	if changed || poll {
 		const page = 1000
-		cs, err := e.sh.store.Changes(ctx, e.sh.cursor, page)
+		cs, err := sh.store.Changes(ctx, sh.cursor, page)
 		switch {
 		case errors.Is(err, podium.ErrChangesPruned):
-			e.log.Warn("this node missed metadata changes that were pruned from the change feed; reloading every board, player and key", "position", e.sh.cursor)
+			e.log.Warn("this node missed metadata changes that were pruned from the change feed; reloading every board, player and key", "position", sh.cursor)
 			so.resync = true
 		case err != nil:
 			return nil, err
@@ -139,7 +143,7 @@ func (e *Engine) findNews(ctx context.Context, poll bool) (*op, error) {
 		so.changes, so.more = cs, len(cs) == page
 	}
 	if poll {
-		heads, err := e.sh.store.Heads(ctx)
+		heads, err := sh.store.Heads(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -167,7 +171,7 @@ func (e *Engine) findNews(ctx context.Context, poll bool) (*op, error) {
 }
 
 // moveCursor moves the change feed position past what a sync op applied.
-func (sh *sharedState) moveCursor(o *syncOp) {
+func (sh *cluster) moveCursor(o *syncOp) {
 	if o.resync {
 		sh.cursor = o.cursor
 	} else if n := len(o.changes); n > 0 {
@@ -178,20 +182,21 @@ func (sh *sharedState) moveCursor(o *syncOp) {
 // applySync applies what the follower found, on the writer: changed
 // objects first (a board made elsewhere must exist before its log is
 // replayed), then the log of every board that moved.
-func (e *Engine) applySync(ctx context.Context, o *syncOp) error {
+func (sh *cluster) applySync(ctx context.Context, o *syncOp) error {
+	e := sh.e
 	if o.resync {
-		cursor, err := e.resync(ctx)
+		cursor, err := sh.resync(ctx)
 		if err != nil {
 			return fmt.Errorf("reload after the change feed was pruned: %w", err)
 		}
 		o.cursor = cursor
-		e.sh.seen = max(e.sh.seen, cursor)
+		sh.seen = max(sh.seen, cursor)
 	}
 	for _, c := range o.changes {
-		if err := e.refresh(ctx, c); err != nil {
+		if err := sh.refresh(ctx, c); err != nil {
 			return fmt.Errorf("refresh %s %s: %w", c.Kind, c.Key, err)
 		}
-		e.sh.seen = max(e.sh.seen, c.ID)
+		sh.seen = max(sh.seen, c.ID)
 	}
 	for id, head := range o.heads {
 		bs := e.board(id)
@@ -202,7 +207,7 @@ func (e *Engine) applySync(ctx context.Context, o *syncOp) error {
 		if rows := o.rows[id]; len(rows) > 0 {
 			read = rowsThenLog(rows, head, e.store.Log)
 		}
-		if err := e.catchUp(ctx, bs, read); err != nil {
+		if err := sh.catchUp(ctx, bs, read); err != nil {
 			return fmt.Errorf("board %s: %w", id, err)
 		}
 	}
@@ -239,15 +244,16 @@ func rowsThenLog(rows []podium.Row, head uint64, log logReader) logReader {
 }
 
 // refresh reloads the object a change names and applies it.
-func (e *Engine) refresh(ctx context.Context, c podium.Change) error {
-	st := e.sh.store
+func (sh *cluster) refresh(ctx context.Context, c podium.Change) error {
+	e := sh.e
+	st := sh.store
 	switch c.Kind {
 	case podium.ChangeBoard:
 		def, err := st.LoadBoard(ctx, c.Key)
 		if err != nil {
 			return err
 		}
-		return e.refreshBoard(ctx, c.Key, def)
+		return sh.refreshBoard(ctx, c.Key, def)
 	case podium.ChangePlayer:
 		if err := e.life.follow(ctx, c); err != nil { // module.go: review's freezes, before the player
 			return err
@@ -274,7 +280,8 @@ func (e *Engine) refresh(ctx context.Context, c podium.Change) error {
 }
 
 // refreshBoard applies a board as loaded from the store (nil: deleted).
-func (e *Engine) refreshBoard(ctx context.Context, id string, def *podium.Board) error {
+func (sh *cluster) refreshBoard(ctx context.Context, id string, def *podium.Board) error {
+	e := sh.e
 	bs := e.board(id)
 	switch {
 	case def == nil:
@@ -282,7 +289,7 @@ func (e *Engine) refreshBoard(ctx context.Context, id string, def *podium.Board)
 			e.removeBoard(id)
 		}
 	case bs == nil || bs.def.Load().Gen != def.Gen:
-		_, err := e.reloadBoard(ctx, def)
+		_, err := sh.reloadBoard(ctx, def)
 		return err
 	default:
 		e.installBoard(def) // which tells the listener
@@ -292,19 +299,19 @@ func (e *Engine) refreshBoard(ctx context.Context, id string, def *podium.Board)
 
 // catchUpAll brings every board and object up to the database before the
 // engine starts serving: a restarted node is ready only once it caught up.
-func (e *Engine) catchUpAll(ctx context.Context) error {
+func (sh *cluster) catchUpAll(ctx context.Context) error {
 	for {
-		o, err := e.findNews(ctx, true)
+		o, err := sh.findNews(ctx, true)
 		if err != nil {
 			return err
 		}
 		if o == nil {
 			return nil
 		}
-		if err := e.applySync(ctx, o.sync()); err != nil {
+		if err := sh.applySync(ctx, o.sync()); err != nil {
 			return err
 		}
-		e.sh.moveCursor(o.sync())
+		sh.moveCursor(o.sync())
 		// Done once the feed is read through: the heads were caught up
 		// with in the same pass. (Waiting until a pass finds no head that
 		// moved never ended while other nodes kept writing; the follower
@@ -319,8 +326,9 @@ func (e *Engine) catchUpAll(ctx context.Context) error {
 // changes pruned from the feed, and returns the feed position to go on
 // from (read first: what changes meanwhile is applied again, harmlessly).
 // It runs on the writer.
-func (e *Engine) resync(ctx context.Context) (int64, error) {
-	st := e.sh.store
+func (sh *cluster) resync(ctx context.Context) (int64, error) {
+	e := sh.e
+	st := sh.store
 	cursor, err := st.LastChange(ctx)
 	if err != nil {
 		return 0, err
@@ -333,7 +341,7 @@ func (e *Engine) resync(ctx context.Context) (int64, error) {
 	for i := range boards {
 		def := &boards[i]
 		exists[def.ID] = true
-		if err := e.refreshBoard(ctx, def.ID, def); err != nil {
+		if err := sh.refreshBoard(ctx, def.ID, def); err != nil {
 			return 0, err
 		}
 	}
@@ -376,7 +384,8 @@ func (e *Engine) resync(ctx context.Context) (int64, error) {
 
 // reloadBoard replaces the in-memory state of a board with one loaded from
 // the store (a board made, or deleted and made again, on another node).
-func (e *Engine) reloadBoard(ctx context.Context, def *podium.Board) (*BoardState, error) {
+func (sh *cluster) reloadBoard(ctx context.Context, def *podium.Board) (*BoardState, error) {
+	e := sh.e
 	// The entries table is written through: no log tail to replay from a
 	// watermark. The head read first may trail the entries read after it;
 	// catching up from it skips what the entries already reflect.

@@ -92,7 +92,7 @@ func (x Exclusive) Locked(board string, check func() error, fn func(commit func(
 	if e.sh == nil {
 		return fn(func(b *podium.Batch) error { return e.store.Commit(ctx, b) })
 	}
-	return e.lockedMeta(ctx, board, func(tx podium.WriteTx) error {
+	return e.sh.lockedMeta(ctx, board, func(tx podium.WriteTx) error {
 		if check != nil {
 			if err := check(); err != nil {
 				return err
@@ -120,7 +120,7 @@ func (x Exclusive) Submit(s Score, rider Rider, check func() error) (Result, err
 		if check != nil {
 			checks = append(checks, check)
 		}
-		e.sharedGroup(context.Background(), []*op{o}, checks...)
+		e.sh.groupChecked(context.Background(), []*op{o}, checks...)
 	}
 	<-o.done
 	if o.err != nil {

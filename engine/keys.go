@@ -103,7 +103,7 @@ func (e *Engine) CreateKey(ctx context.Context, k *podium.APIKey) (podium.APIKey
 		return podium.APIKey{}, "", e.storeFailed("put key", err)
 	}
 	e.keys.put(k)
-	e.changed()
+	e.sh.changed()
 	return *k, secret, nil
 }
 
@@ -156,7 +156,7 @@ func (e *Engine) DeleteKey(ctx context.Context, id string) error {
 		return e.storeFailed("delete key", err)
 	}
 	e.revokeKey(id)
-	e.changed(id)
+	e.sh.changed(id)
 	return nil
 }
 

@@ -13,7 +13,7 @@ import (
 //     computed on the writer and committed by a second goroutine, so that one
 //     group is computed while the previous one is written; a board change
 //     first waits for the pipeline to empty.
-//   - sharedCommitter (shared.go): several nodes on one database
+//   - cluster (shared.go): several nodes on one database
 //     (PostgreSQL). Each group locks its boards in the database, catches up
 //     with what other nodes wrote, then computes, commits and applies in
 //     turn; a follower goroutine brings in what the others commit.
@@ -138,7 +138,7 @@ func (e *Engine) process(ops []*op) {
 		case opPutPlayer:
 			o.err = e.applyPutPlayer(o.player())
 		case opSync: // shared mode only: the follower sends it (follow.go)
-			o.err = e.applySync(ctx, o.sync())
+			o.err = e.sh.applySync(ctx, o.sync())
 		case opReload:
 			o.err = e.applyReload(ctx)
 		case opFunc:

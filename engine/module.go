@@ -208,7 +208,7 @@ func (h host) Engine() *Engine                          { return h.e }
 func (h host) Go(fn func(ctx context.Context))          { h.e.bg.Go(func() { fn(h.e.stopCtx) }) }
 func (h host) WriteRefusal() error                      { return h.e.writeRefusal() }
 func (h host) StoreFailed(call string, err error) error { return h.e.storeFailed(call, err) }
-func (h host) Changed(revoked ...string)                { h.e.changed(revoked...) }
+func (h host) Changed(revoked ...string)                { h.e.sh.changed(revoked...) }
 func (h host) Registerer() prometheus.Registerer        { return h.e.reg }
 func (h host) Listener() Listener                       { return h.e.listener }
 

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/podiumhq/podium"
@@ -45,40 +47,99 @@ func (p *PriorAnswer) Error() string {
 	return "an earlier request with this Idempotency-Key was already processed"
 }
 
-// sharedCommitter is the committer in shared mode (loop.go): each group is
-// locked, caught up, computed, committed and applied in turn. There is no
+// cluster is shared mode: this node's part in a cluster of nodes on one
+// podium.SharedStore. It is made only in shared mode (Engine.sh; nil on a
+// store of its own) and owns what only shared mode needs: the store's
+// shared side, the broker, the follower's position in the change feed,
+// what notices said (notices.go) and whether the database answers. It is
+// the engine's committer in that mode (loop.go): each group is locked,
+// caught up, computed, committed and applied in turn. There is no
 // pipeline: the computation must follow the lock, and groups grow while a
 // commit waits, which is what keeps throughput up.
-type sharedCommitter struct{ e *Engine }
+//
+// It computes with the core's boards, players and keys through e (the
+// writer's group, the replay rule, the install and remove of boards):
+// those are the core's, and shared mode only decides when they run.
+type cluster struct {
+	e      *Engine
+	store  podium.SharedStore
+	broker podium.Broker // nil: poll only
+	node   string
+	poll   time.Duration
 
-func (c sharedCommitter) load(ctx context.Context) error {
-	if err := c.e.catchUpAll(ctx); err != nil {
+	cursor int64 // the change feed position; follower only (Start before it)
+	// seen is the newest change applied; writer only (Start before it).
+	seen int64
+
+	// dbErr is the last failure to reach the database (nil once it works
+	// again): while it is set, writes fail fast instead of waiting on
+	// connection timeouts.
+	dbErr atomic.Pointer[error]
+
+	mu      sync.Mutex
+	advance map[string]uint64       // boards that notices said advanced
+	rows    map[string][]podium.Row // their log rows the notices carried, by seq
+	nrows   int                     // rows held, bounded by maxNoticeRows
+	changes bool                    // a notice said the change feed moved
+	wake    chan struct{}
+
+	// probe is the number of the probe notice a start waits for (0: none),
+	// probed where its arrival is signalled (follow.go, awaitSubscribed).
+	probe  atomic.Uint64
+	probed chan struct{}
+}
+
+func newCluster(e *Engine, st podium.SharedStore, b podium.Broker, node string, poll time.Duration) *cluster {
+	return &cluster{e: e, store: st, broker: b, node: node, poll: poll, advance: map[string]uint64{},
+		rows: map[string][]podium.Row{}, wake: make(chan struct{}, 1), probed: make(chan struct{}, 1)}
+}
+
+// open runs first in Start, before anything is loaded: it subscribes to
+// the notices (listen) and reads the change feed's position, so that what
+// other nodes commit while this node loads is applied after (again, which
+// is harmless). The returned cancel (nil: nothing to cancel) ends the
+// subscription of a start that failed.
+func (sh *cluster) open(ctx context.Context) (cancel func(), err error) {
+	cancel = sh.listen(ctx)
+	cursor, err := sh.store.LastChange(ctx)
+	if err != nil {
+		if cancel != nil {
+			cancel()
+		}
+		return nil, fmt.Errorf("read the change feed: %w", err)
+	}
+	sh.cursor, sh.seen = cursor, cursor
+	return cancel, nil
+}
+
+func (sh *cluster) load(ctx context.Context) error {
+	if err := sh.catchUpAll(ctx); err != nil {
 		return fmt.Errorf("catch up with the other nodes: %w", err)
 	}
 	return nil
 }
 
-func (c sharedCommitter) start() {}
+func (sh *cluster) start() {}
 
 // started starts the follower once the engine serves reads, since the
 // writer refuses ops before: the first pass may come at once, for the
 // notices heard while loading.
-func (c sharedCommitter) started() { c.e.bg.Go(c.e.follow) }
+func (sh *cluster) started() { sh.e.bg.Go(sh.follow) }
 
-func (c sharedCommitter) group(ops []*op) { c.e.sharedGroup(context.Background(), ops) }
+func (sh *cluster) group(ops []*op) { sh.groupChecked(context.Background(), ops) }
 
 // quiesce has nothing to wait for: every group is applied before the
 // writer goes on.
-func (c sharedCommitter) quiesce() {}
+func (sh *cluster) quiesce() {}
 
-func (c sharedCommitter) putBoard(o *putBoardOp) error {
-	e, ctx := c.e, context.Background()
+func (sh *cluster) putBoard(o *putBoardOp) error {
+	e, ctx := sh.e, context.Background()
 	var cur *podium.Board
 	if bs := e.board(o.update.ID); bs != nil {
 		cur = bs.def.Load()
 	}
-	return e.lockedMeta(ctx, o.update.ID, func(tx podium.WriteTx) error {
-		if err := e.metaCaughtUp(ctx, tx); err != nil {
+	return sh.lockedMeta(ctx, o.update.ID, func(tx podium.WriteTx) error {
+		if err := sh.metaCaughtUp(ctx, tx); err != nil {
 			return err
 		}
 		return e.applyPutBoard(o, func(b *podium.Board) error {
@@ -90,10 +151,10 @@ func (c sharedCommitter) putBoard(o *putBoardOp) error {
 	}, e.hooks.putLocks(o.update, cur)...)
 }
 
-func (c sharedCommitter) deleteBoard(id string) error {
-	e, ctx := c.e, context.Background()
-	return e.lockedMeta(ctx, id, func(tx podium.WriteTx) error {
-		if err := e.metaCaughtUp(ctx, tx); err != nil {
+func (sh *cluster) deleteBoard(id string) error {
+	e, ctx := sh.e, context.Background()
+	return sh.lockedMeta(ctx, id, func(tx podium.WriteTx) error {
+		if err := sh.metaCaughtUp(ctx, tx); err != nil {
 			return err
 		}
 		return e.applyDeleteBoard(id, func(id string) error {
@@ -107,56 +168,57 @@ func (c sharedCommitter) deleteBoard(id string) error {
 
 // tick stores the answers of Idempotency-Key requests no commit carried
 // and forgets expired ones.
-func (c sharedCommitter) tick() {
-	c.e.flushIdempotency()
-	c.e.pruneIdempotency()
+func (sh *cluster) tick() {
+	sh.e.flushIdempotency()
+	sh.e.pruneIdempotency()
 }
 
 // drained sends the answers of Idempotency-Key requests to the database at
 // once, so that a retry on another node gets them byte for byte.
-func (c sharedCommitter) drained() {
-	if c.e.idem.hasPending() {
-		c.e.flushIdempotency()
+func (sh *cluster) drained() {
+	if sh.e.idem.hasPending() {
+		sh.e.flushIdempotency()
 	}
 }
 
-func (c sharedCommitter) stop() { c.e.flushIdempotency() }
+func (sh *cluster) stop() { sh.e.flushIdempotency() }
 
 // lockedMeta runs a board change inside a write transaction that holds the
 // board's lock, after catching up with it, so that the check against the
 // board's entries sees every entry any node wrote.
 // The boards in more (an aggregate's sources) are locked and caught up
 // with too.
-func (e *Engine) lockedMeta(ctx context.Context, board string, fn func(tx podium.WriteTx) error, more ...string) error {
-	if err := e.sh.DBError(); err != nil {
+func (sh *cluster) lockedMeta(ctx context.Context, board string, fn func(tx podium.WriteTx) error, more ...string) error {
+	if err := sh.DBError(); err != nil {
 		return errDatabaseDown()
 	}
 	ids := append([]string{board}, more...)
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
-	tx, err := e.sh.store.Begin(ctx, ids)
+	tx, err := sh.store.Begin(ctx, ids)
 	if err != nil {
-		return e.beginFailed(err)
+		return sh.beginFailed(err)
 	}
 	defer tx.Rollback()
 	for _, id := range ids {
-		if err := e.syncLocked(ctx, tx, id); err != nil {
-			return e.storeFailed("catch up", err)
+		if err := sh.syncLocked(ctx, tx, id); err != nil {
+			return sh.e.storeFailed("catch up", err)
 		}
 	}
 	if err := fn(tx); err != nil {
 		return err
 	}
-	e.publishChange()
+	sh.publishChange()
 	return nil
 }
 
-// sharedGroup runs one group of score and delete ops: lock, catch up,
+// groupChecked runs one group of score and delete ops: lock, catch up,
 // compute, commit, apply, answer.
 // check, if given, runs once the locks are held and caught up with, before
 // the group is computed; its error fails the group (Exclusive.Submit,
 // hooks_review.go).
-func (e *Engine) sharedGroup(ctx context.Context, ops []*op, check ...func() error) {
+func (sh *cluster) groupChecked(ctx context.Context, ops []*op, check ...func() error) {
+	e := sh.e
 	fail := func(err error) {
 		for _, o := range ops {
 			if o.err == nil {
@@ -166,18 +228,18 @@ func (e *Engine) sharedGroup(ctx context.Context, ops []*op, check ...func() err
 			close(o.done)
 		}
 	}
-	if e.sh.DBError() != nil {
+	if sh.DBError() != nil {
 		fail(errDatabaseDown())
 		return
 	}
-	tx, ids, err := e.begin(ctx, groupBoards(ops)) // begin.go
+	tx, ids, err := sh.begin(ctx, groupBoards(ops)) // begin.go
 	if err != nil {
-		fail(e.beginFailed(err))
+		fail(sh.beginFailed(err))
 		return
 	}
 	defer tx.Rollback()
 	for _, id := range ids {
-		if err := e.syncLocked(ctx, tx, id); err != nil {
+		if err := sh.syncLocked(ctx, tx, id); err != nil {
 			e.log.Error("catch up with the log failed", "board", id, "err", err)
 			fail(podium.Errorf(podium.ECodeUnavailable, "could not read what other nodes wrote; nothing was applied, retry shortly"))
 			return
@@ -190,7 +252,7 @@ func (e *Engine) sharedGroup(ctx context.Context, ops []*op, check ...func() err
 			return
 		}
 	}
-	if err := e.checkClaims(ctx, tx, ops); err != nil {
+	if err := sh.checkClaims(ctx, tx, ops); err != nil {
 		fail(podium.Errorf(podium.ECodeUnavailable, "could not check the Idempotency-Key; nothing was applied, retry shortly"))
 		return
 	}
@@ -201,7 +263,7 @@ func (e *Engine) sharedGroup(ctx context.Context, ops []*op, check ...func() err
 		}
 	}
 	g := e.buildGroup(ops)
-	e.writeThrough(g)
+	sh.writeThrough(g)
 	if g.batch.Len() > 0 {
 		g.err = tx.Commit(ctx, &g.batch)
 	}
@@ -218,12 +280,44 @@ func (e *Engine) sharedGroup(ctx context.Context, ops []*op, check ...func() err
 		e.commitFailed(g.err, unknown)
 		e.hooks.forget() // hooks.go: module state may include what failed
 	} else {
-		e.sh.dbWorked()
+		sh.dbWorked()
 		e.commitWorked()
 	}
 	e.finishGroup(g)
 	if g.err == nil {
-		e.publishRows(g)
+		sh.publishRows(g)
+	}
+}
+
+// lockStep begins the transaction of one run of Steps (steps.go): its
+// boards, widened by the Lockers, locked and caught up with, as a group's.
+func (sh *cluster) lockStep(ctx context.Context, boards []string) (podium.WriteTx, error) {
+	if sh.DBError() != nil {
+		return nil, errDatabaseDown()
+	}
+	tx, ids, err := sh.begin(ctx, boards)
+	if err != nil {
+		return nil, sh.beginFailed(err)
+	}
+	for _, b := range ids {
+		if err := sh.syncLocked(ctx, tx, b); err != nil {
+			tx.Rollback()
+			return nil, sh.e.storeFailed("catch up", err)
+		}
+	}
+	return tx, nil
+}
+
+// commitStep commits one run of Steps in the transaction lockStep began,
+// and applies it.
+func (sh *cluster) commitStep(ctx context.Context, tx podium.WriteTx, g *Group) {
+	sh.writeThrough(g)
+	if g.err = tx.Commit(ctx, &g.batch); g.err != nil {
+		sh.e.commitFailed(g.err, false)
+	}
+	sh.e.finishGroup(g)
+	if g.err == nil {
+		sh.publishRows(g)
 	}
 }
 
@@ -232,12 +326,12 @@ func (e *Engine) sharedGroup(ctx context.Context, ops []*op, check ...func() err
 // the lock timeout): the database works, and only this write fails. Any
 // other error means the database cannot be reached, and writes fail fast
 // until it answers again.
-func (e *Engine) beginFailed(err error) error {
+func (sh *cluster) beginFailed(err error) error {
 	if podium.ErrorCode(err) != podium.ECodeInternal {
 		return err
 	}
-	e.sh.dbFailed(err)
-	e.log.Warn("database: begin failed", "err", err)
+	sh.dbFailed(err)
+	sh.e.log.Warn("database: begin failed", "err", err)
 	return errDatabaseDown()
 }
 
@@ -268,7 +362,7 @@ func groupBoards(ops []*op) []string {
 // checkClaims finds the Idempotency-Key requests of a group whose key is
 // already stored (another node processed it): they are answered with the
 // stored record, or with a conflict when the body differs.
-func (e *Engine) checkClaims(ctx context.Context, tx podium.WriteTx, ops []*op) error {
+func (sh *cluster) checkClaims(ctx context.Context, tx podium.WriteTx, ops []*op) error {
 	var refs []podium.IdempotencyRef
 	for _, o := range ops {
 		if o.claim != nil {
@@ -300,10 +394,10 @@ func (e *Engine) checkClaims(ctx context.Context, tx podium.WriteTx, ops []*op) 
 
 // writeThrough adds to a group's batch the entries it produces and the
 // boards' new heads as their watermarks.
-func (e *Engine) writeThrough(g *Group) {
+func (sh *cluster) writeThrough(g *Group) {
 	for k, v := range g.overlay {
 		def := k.bs.def.Load()
-		player := e.players.name(k.player).Player
+		player := sh.e.players.name(k.player).Player
 		if !v.exists {
 			g.batch.Deletes = append(g.batch.Deletes, podium.EntryRef{Board: def.ID, Period: k.period, Player: player})
 			continue
@@ -319,11 +413,18 @@ func (e *Engine) writeThrough(g *Group) {
 
 // AwaitIdempotency waits up to wait for the stored answer of a request
 // that another node committed (a PriorAnswer with Status 0) and returns
-// it; Status stays 0 if it did not come in time.
+// it; Status stays 0 if it did not come in time. On a store of its own
+// there is no other node to wait for: rec is returned as it is.
 func (e *Engine) AwaitIdempotency(ctx context.Context, rec podium.IdempotencyRecord, wait time.Duration) podium.IdempotencyRecord {
 	if e.sh == nil || rec.Status != 0 {
 		return rec
 	}
+	return e.sh.awaitIdempotency(ctx, rec, wait)
+}
+
+// awaitIdempotency polls the database for the answer AwaitIdempotency
+// waits for.
+func (sh *cluster) awaitIdempotency(ctx context.Context, rec podium.IdempotencyRecord, wait time.Duration) podium.IdempotencyRecord {
 	deadline := time.Now().Add(wait)
 	for time.Now().Before(deadline) {
 		select {
@@ -331,7 +432,7 @@ func (e *Engine) AwaitIdempotency(ctx context.Context, rec podium.IdempotencyRec
 			return rec
 		case <-time.After(25 * time.Millisecond):
 		}
-		tx, err := e.sh.store.Begin(ctx, nil)
+		tx, err := sh.store.Begin(ctx, nil)
 		if err != nil {
 			return rec
 		}

@@ -36,20 +36,10 @@ func (e *Engine) runStep(ctx context.Context, boards []string, what string, step
 	if e.sh == nil {
 		e.recover()
 	} else {
-		if e.sh.DBError() != nil {
-			return false, errDatabaseDown()
-		}
-		var ids []string
-		tx, ids, err = e.begin(ctx, boards)
-		if err != nil {
-			return false, e.beginFailed(err)
+		if tx, err = e.sh.lockStep(ctx, boards); err != nil {
+			return false, err
 		}
 		defer tx.Rollback()
-		for _, b := range ids {
-			if err := e.syncLocked(ctx, tx, b); err != nil {
-				return false, e.storeFailed("catch up", err)
-			}
-		}
 	}
 	g := e.newGroup(nil)
 	if done, err = step(g); err != nil {
@@ -64,14 +54,7 @@ func (e *Engine) runStep(ctx context.Context, boards []string, what string, step
 		e.handOff(g)
 		e.barrier()
 	} else {
-		e.writeThrough(g)
-		if g.err = tx.Commit(ctx, &g.batch); g.err != nil {
-			e.commitFailed(g.err, false)
-		}
-		e.finishGroup(g)
-		if g.err == nil {
-			e.publishRows(g)
-		}
+		e.sh.commitStep(ctx, tx, g)
 	}
 	if g.err != nil {
 		return false, podium.Errorf(podium.ECodeUnavailable, "%s could not be stored (%s)", what, storageCause(g.err))

@@ -26,6 +26,9 @@ type RateConfig struct {
 	AuthFail       string // failed authentications, per client address
 	Boards         string // board=N/window,... overrides of Submit
 	TrustedProxies string // CIDRs whose X-Forwarded-For is believed
+	// StoreTimeout bounds one decision on the shared store (PostgreSQL or
+	// Redis); past it the node decides alone (0: the limiter's default).
+	StoreTimeout time.Duration
 }
 
 func (c *RateConfig) flags(fs *flag.FlagSet) {
@@ -34,6 +37,7 @@ func (c *RateConfig) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Anon, "rate-anon", "1200/1m", "rate limit of requests without credentials, per client address (IPv6: per /64), N/window or off")
 	fs.StringVar(&c.AuthFail, "rate-auth-fail", "20/1m", "failed authentications per client address; past it credentials from that address get 429, N/window or off")
 	fs.StringVar(&c.Boards, "rate-boards", "", "per-board overrides of --rate-submit, e.g. daily=60/1m,chess=off")
+	fs.DurationVar(&c.StoreTimeout, "rate-store-timeout", 200*time.Millisecond, "how long a rate limit decision waits for the shared store (PostgreSQL or Redis); past it, and for the next second, each node enforces the limits alone")
 	fs.StringVar(&c.TrustedProxies, "trusted-proxies", "", "CIDRs or addresses of reverse proxies whose X-Forwarded-For gives the client address (rate limits, per-IP stream cap), e.g. 10.0.0.0/8")
 }
 
@@ -71,6 +75,9 @@ func (c *RateConfig) parsed() (podiumhttp.RateLimits, []netip.Prefix, error) {
 		}
 		rl.Boards[b] = l
 	}
+	if c.StoreTimeout != 0 && (c.StoreTimeout < time.Millisecond || c.StoreTimeout > time.Minute) {
+		return rl, nil, usagef("serve", "--rate-store-timeout: %s is not between 1ms and 1m", c.StoreTimeout)
+	}
 	proxies, err := podiumhttp.ParseTrustedProxies(c.TrustedProxies)
 	if err != nil {
 		return rl, nil, usagef("serve", "--trusted-proxies: %v", err)
@@ -92,7 +99,7 @@ func (m *Main) openRateLimits(pg *postgres.Store, reg prometheus.Registerer) (*p
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg := ratelimit.Config{Logger: m.log, Registerer: reg, Now: m.Now}
+	cfg := ratelimit.Config{Logger: m.log, Registerer: reg, Now: m.Now, Timeout: m.Config.RateLimit.StoreTimeout}
 	m.rates = &rateWiring{}
 	switch {
 	case m.Config.Redis != "":

@@ -25,7 +25,11 @@ func TestClusterRateLimits(t *testing.T) {
 
 func testClusterRateLimits(t *testing.T, redisURL, store string) {
 	c := newClusterWith(t, 2, redisURL, func(int, string) []string {
-		return []string{"--rate-submit", "3/1h", "--rate-anon", "2/1h", "--rate-auth-fail", "2/1h", "--rate-key", "1000/1h"}
+		// The shared store's decisions are what is tested: a slow one on a
+		// loaded machine (the race detector, parallel tests) must not hand
+		// the decision to each node alone, as the 200ms default would.
+		return []string{"--rate-submit", "3/1h", "--rate-anon", "2/1h", "--rate-auth-fail", "2/1h", "--rate-key", "1000/1h",
+			"--rate-store-timeout", "1m"}
 	})
 	a, b := c.nodes[0].url, c.nodes[1].url
 	if st, body, _ := do(a, "PUT", "/v1/boards/rl", clusterKey, `{"keys":[{"name":"n","order":"desc"}],"public":true}`); st != 201 {
