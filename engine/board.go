@@ -164,7 +164,7 @@ type EntryView struct {
 	// index: read-only).
 	Results []podium.Result
 	// Decayed: Value is the entry's points now (a current points board,
-	// settle.go), for display; the keys hold it exactly.
+	// podium.Points.Decayed), for display; the keys hold it exactly.
 	Decayed bool
 	Value   float64
 }

@@ -55,10 +55,6 @@ type Config struct {
 	Node      string
 	PollEvery time.Duration
 
-	// SettleEvery is how often the tournament scheduler looks for ended
-	// tournaments to settle (default 1s; negative: no scheduler, for
-	// tests that call SettleDue themselves).
-	SettleEvery time.Duration
 	// Modules are the feature modules registered with the engine, in the
 	// order their hooks run: the write path's (hooks.go) and the
 	// lifecycle's (module.go).
@@ -103,7 +99,6 @@ type Engine struct {
 	players *players
 	sh      *cluster              // shared mode (shared.go); nil on a store of its own
 	reg     prometheus.Registerer // the modules' metrics go here too (module.go)
-	tn      *tourney              // tournaments (tournament.go)
 
 	mu     sync.RWMutex
 	boards boardSet
@@ -171,7 +166,6 @@ func New(cfg Config) *Engine {
 	}
 	_, shared := cfg.Store.(podium.SharedStore)
 	e.idem = newIdempotency(cfg.IdempotencyTTL, cfg.Now, cfg.IdempotencyBytes, cfg.Store, shared, cfg.Logger, e)
-	e.tn = newTourney(cfg.SettleEvery)
 	if st, ok := cfg.Store.(podium.SharedStore); ok {
 		if cfg.Node == "" {
 			cfg.Node = NewSecret()[4:16]
@@ -288,16 +282,12 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 	if err := e.idem.load(ctx); err != nil {
 		return fmt.Errorf("load idempotency keys: %w", err)
 	}
-	if err := e.loadSettlements(ctx); err != nil { // settle.go
-		return fmt.Errorf("load settlements: %w", err)
-	}
 	if err := e.w.com.load(ctx); err != nil {
 		return err
 	}
 	go e.w.run()
 	e.log.Info("indexes loaded", "boards", len(boards), "entries", entries, "players", e.players.count(), "shared", e.sh != nil, "took", time.Since(t0).Round(time.Millisecond))
-	e.bg.Go(e.scheduler) // settle.go
-	e.old.sweepOld()     // oldperiods.go: periods the log replay loaded
+	e.old.sweepOld() // oldperiods.go: periods the log replay loaded
 	e.bg.Go(func() { e.old.sweeper(e.stop) })
 	e.life.start() // module.go
 	e.health.loaded.Store(true)

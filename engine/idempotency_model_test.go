@@ -38,7 +38,7 @@ func TestIdempotencyModel(t *testing.T) {
 			t.Fatal(err)
 		}
 		budget := []int64{-1, 300, 1000, 4000, 0}[rng.IntN(5)]
-		e = New(Config{Store: st, Now: clock, IdempotencyBytes: budget, SettleEvery: -1, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		e = New(Config{Store: st, Now: clock, IdempotencyBytes: budget, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 		if err := e.Start(ctx); err != nil {
 			t.Fatal(err)
 		}

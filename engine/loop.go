@@ -28,7 +28,8 @@ type committer interface {
 	// started runs once Start has made the engine serve reads.
 	started()
 	// group computes, commits, applies and answers a run of score,
-	// delete-entry, module (a join) and restore ops, or one settle op.
+	// delete-entry, module (a join) and restore ops, or one module Work
+	// that runs alone (Work.Alone: a settlement).
 	group(ops []*op)
 	// quiesce returns once nothing handed to the commit is unapplied, so
 	// that what follows runs alone.
@@ -113,13 +114,17 @@ func (w *writer) drain(ops []*op) []*op {
 
 // inGroup reports whether o joins a group commit with the ops around it.
 func inGroup(o *op) bool {
-	return o.kind == opScores || o.kind == opDeleteEntry || o.kind == opModule || o.kind == opRestore
+	return o.kind == opScores || o.kind == opDeleteEntry || o.kind == opModule && !alone(o) || o.kind == opRestore
 }
 
+// alone reports whether o is a module's Work that is a group of its own
+// (Work.Alone, hooks_tourney.go).
+func alone(o *op) bool { return o.kind == opModule && o.work().w.Alone }
+
 // process runs ops in order: runs of score, delete-entry, module (a join)
-// and restore ops become one group commit; a settlement is a group of its own; board
-// and player changes wait until the commit holds nothing and then run
-// alone.
+// and restore ops become one group commit; a Work that runs alone is a
+// group of its own; board and player changes wait until the commit holds
+// nothing and then run alone.
 func (w *writer) process(ops []*op) {
 	e, c := w.e, w.com
 	ctx := context.Background()
@@ -135,7 +140,7 @@ func (w *writer) process(ops []*op) {
 		}
 		c.quiesce()
 		o := ops[0]
-		if o.kind == opSettle { // settle.go: alone, committed before anything after it is computed
+		if alone(o) { // hooks_tourney.go: committed before anything after it is computed
 			c.group(ops[:1])
 			c.quiesce()
 			ops = ops[1:]

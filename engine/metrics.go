@@ -103,10 +103,6 @@ func newMetrics(e *Engine, reg prometheus.Registerer) *metrics {
 			Name: "podium_old_periods_loads_total",
 			Help: "Periods read from the store on demand (first reads of old periods, and reads after an eviction).",
 		}, func() float64 { return float64(e.old.loads.Load()) }),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Name: "podium_settle_scheduler_passes_total",
-			Help: "Looks the settlement scheduler took for tournaments that are due (one every --settle-every).",
-		}, func() float64 { return float64(e.tn.passes.Load()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "podium_idempotency_bytes",
 			Help: "Estimated bytes of the Idempotency-Key records kept in memory under --idempotency-bytes (answers not stored yet included).",

@@ -140,7 +140,6 @@ func (p *pipeline) commitLoop() {
 	defer close(p.committed)
 	dc, deferred := e.store.(deferredCommitter)
 	var merged podium.Batch
-	var mergedRows moduleRows
 	var buf []*Group // the groups of one transaction, reused
 	for g := range p.pipe {
 		if g.barrier != nil {
@@ -172,15 +171,13 @@ func (p *pipeline) commitLoop() {
 		b := &g.batch
 		if len(groups) > 1 {
 			merged.Reset()
-			mergedRows.reset()
 			for _, x := range groups {
 				merged.Submissions = append(merged.Submissions, x.batch.Submissions...)
 				merged.Idempotency = append(merged.Idempotency, x.batch.Idempotency...)
-				mergedRows.merge(&x.rows) // parts.go
 			}
 			// One part per module for the whole transaction, as for the
 			// log: one statement for every group's feed events.
-			e.seal(&merged, &mergedRows, groups) // hooks_commit.go
+			e.seal(&merged, groups) // hooks_commit.go
 			b = &merged
 		}
 		err := p.storeGroup(dc, deferred, b)
@@ -280,7 +277,6 @@ func (p *pipeline) finishGroup(g *Group) {
 	}
 	e.applyChanges(g)
 	e.idem.stored(g.bodies)
-	e.tourneyCommitted(g) // settle.go
 	// Applied: the index now holds what the overlay held for this group.
 	p.mu.Lock()
 	for k := range g.overlay {

@@ -88,7 +88,7 @@ func (e *Engine) fill(def *podium.Board, ps *periodState, ranks []int, es []rank
 		}
 		out[i] = EntryView{Rank: ranks[i], Player: names[i].Player, Name: names[i].Name, Keys: k,
 			At: podium.FromMillis(en.At), Seq: en.Seq, Meta: m, Hidden: en.Hidden, Results: ps.results[en.Player]}
-		out[i].Value, out[i].Decayed = e.decayed(def, k) // settle.go
+		out[i].Value, out[i].Decayed = def.Points.Decayed(k, e.now())
 	}
 	return out
 }
@@ -156,7 +156,7 @@ func (e *Engine) TopEach(ctx context.Context, q Query, offset, limit int, head f
 			}
 			ev.Rank, ev.Player, ev.Name, ev.At, ev.Seq, ev.Meta, ev.Hidden = r, nv.Player, nv.Name, podium.FromMillis(en.At), en.Seq, m, en.Hidden
 			ev.Results = ps.results[en.Player]
-			ev.Value, ev.Decayed = e.decayed(def, ev.Keys) // settle.go
+			ev.Value, ev.Decayed = def.Points.Decayed(ev.Keys, e.now())
 			each(&ev)
 			return true
 		})

@@ -349,9 +349,6 @@ func groupBoards(ops []*op) []string {
 		case opRestore:
 			ids = append(ids, o.restore().board)
 			continue
-		case opSettle: // settle.go: the tournament and its points boards
-			ids = append(ids, o.settle().boards...)
-			continue
 		}
 		for i := range o.scores {
 			ids = append(ids, o.scores[i].Board)

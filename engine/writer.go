@@ -22,8 +22,9 @@ type Score struct {
 	// never held.
 	rider Rider
 
-	// at: the date of a settlement's credit (settle.go), the tournament's
-	// end; zero means the writer's clock, as for every client's score.
+	// at: the date of an internal score (Group.SubmitInternal: a
+	// settlement's credit, dated at the tournament's end); zero means the
+	// writer's clock, as for every client's score.
 	at time.Time
 }
 
@@ -56,11 +57,9 @@ const (
 	opPutPlayer
 	opReload
 	opCheck
-	opFunc // run fn on the writer (tests drive checkpoints this way)
-	opSync // shared mode: apply what other nodes changed
-	// A module's work, and tournaments' settlements.
-	opModule // a module's Work (hooks_tourney.go): rides in a group like a score
-	opSettle // a settlement (settle.go): a group of its own
+	opFunc   // run fn on the writer (tests drive checkpoints this way)
+	opSync   // shared mode: apply what other nodes changed
+	opModule // a module's Work (hooks_tourney.go): rides in a group like a score, or alone
 
 	opRestore // restored entries of one board (restore.go): rides in a group like a score
 )
@@ -74,7 +73,7 @@ type op struct {
 	claim   *Claim
 	// p is the payload of every kind but opScores: *deleteEntryOp,
 	// *putBoardOp, a board id (opDeleteBoard), *podium.Player, *checkOp,
-	// func() (opFunc), *syncOp, *workOp, *settleOp or
+	// func() (opFunc), *syncOp, *workOp or
 	// *restoreOp (ops.go). Scores, the hot path, keep their fields.
 	p    any
 	err  error
@@ -143,7 +142,6 @@ type Group struct {
 	ops     []*op
 	now     time.Time
 	batch   podium.Batch
-	rows    moduleRows                 // the feed's, tournaments' and review's, in batch.Parts (parts.go)
 	bodies  []podium.IdempotencyRecord // answers of earlier requests riding along
 	changes []change
 	overlay map[ovKey]ovVal
@@ -151,7 +149,7 @@ type Group struct {
 	periods map[*BoardState]string
 	held    map[bpKey]struct{} // periods kept in memory until it is finished (oldperiods.go)
 
-	internal bool // settlement: points boards may be written (Group.Internal; the tournament module)
+	internal bool // computing internal scores (Group.SubmitInternal, Group.Internal)
 
 	cand   Candidate // the score the hooks are looking at (hooks.go)
 	src    Source    // the change the Effects are looking at (hooks.go)
@@ -225,10 +223,6 @@ func (e *Engine) buildGroup(ops []*op) *Group {
 			e.computeWork(g, o)
 			continue
 		}
-		if o.kind == opSettle { // settle.go
-			e.computeSettle(g, o)
-			continue
-		}
 		if o.kind == opRestore { // restore.go
 			e.computeRestore(g, o)
 			continue
@@ -249,7 +243,7 @@ func (e *Engine) buildGroup(ops []*op) *Group {
 	g.bodies = e.idem.takePending()
 	g.batch.Idempotency = append(g.batch.Idempotency, g.bodies...)
 	g.one[0] = g
-	e.seal(&g.batch, &g.rows, g.one[:]) // hooks_commit.go
+	e.seal(&g.batch, g.one[:]) // hooks_commit.go
 	return g
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/tournament"
 )
 
 // Handler groups. The API's handlers are split by feature into small
@@ -52,14 +53,14 @@ func (s *Server) wire(e *engine.Engine, cfg *Config) {
 	s.boards = &boardHandlers{base: s.base, eng: e}
 	s.scores = &scoreHandlers{base: s.base, eng: e, idem: e.Idempotency()}
 	s.players = &playerHandlers{base: s.base, eng: e}
-	s.admin = &adminHandlers{base: s.base, eng: e, checker: e.Checker(), keys: e.Keys(), store: cfg.Store, contests: s.contests}
-	// Sessions, evidence, review and tournaments' joins are modules
+	s.admin = &adminHandlers{base: s.base, checker: e.Checker(), keys: e.Keys(), store: cfg.Store, contests: s.contests}
+	// Sessions, evidence, review and tournaments are modules
 	// (engine/module.go): their groups take the engine's module with the
 	// interface they need, and without one answer 503.
 	var ses sessionStore = noSessions{}
 	var ev evidenceStore = noEvidence{}
 	var rv reviewStore = noReview{}
-	var joins joinStore = noTournaments{}
+	var tm tournamentModule = noTournaments{}
 	for _, m := range e.Modules() {
 		if x, ok := m.(sessionStore); ok {
 			ses = x
@@ -70,8 +71,8 @@ func (s *Server) wire(e *engine.Engine, cfg *Config) {
 		if x, ok := m.(reviewStore); ok {
 			rv = x
 		}
-		if x, ok := m.(joinStore); ok {
-			joins = x
+		if x, ok := m.(tournamentModule); ok {
+			tm = x
 		}
 	}
 	s.sessions = &sessionHandlers{base: s.base, eng: ses}
@@ -80,7 +81,8 @@ func (s *Server) wire(e *engine.Engine, cfg *Config) {
 	s.review = &reviewHandlers{base: s.base, eng: e, rv: rv, ev: ev}
 	s.feed = &feedHandlers{base: s.base, streamer: live, eng: findFeed(e)} // feed.go: the feed module
 	s.streams = &streamHandlers{base: s.base, streamer: live, eng: e, feed: s.feed}
-	s.tourneys = &tournamentHandlers{base: s.base, eng: e, joins: joins}
+	s.tourneys = &tournamentHandlers{base: s.base, eng: e, mod: tm}
+	s.admin.settlements = tm
 	s.web = &pageHandlers{eng: e, writeError: s.writeError}
 	s.contest = &contestHandlers{base: s.base, streamer: live, eng: e, contests: s.contests, contestHub: s.contestHub, web: s.web}
 }
@@ -97,11 +99,13 @@ var (
 	_ entryReader     = (*engine.Engine)(nil)
 	_ scoreWriter     = (*engine.Engine)(nil)
 	_ playerStore     = (*engine.Engine)(nil)
-	_ adminEngine     = (*engine.Engine)(nil)
 	_ indexChecker    = engine.Checker{}
 	_ evidenceEngine  = (*engine.Engine)(nil)
 	_ reviewEngine    = (*engine.Engine)(nil)
 	_ tournamentStore = (*engine.Engine)(nil)
-	_ pageReader      = (*engine.Engine)(nil)
-	_ contestEngine   = (*engine.Engine)(nil)
+
+	_ tournamentModule = (*tournament.Module)(nil)
+	_ tournamentModule = noTournaments{}
+	_ pageReader       = (*engine.Engine)(nil)
+	_ contestEngine    = (*engine.Engine)(nil)
 )

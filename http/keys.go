@@ -14,11 +14,11 @@ import (
 // reload).
 type adminHandlers struct {
 	*base
-	eng      adminEngine
-	checker  indexChecker
-	keys     keyAdmin
-	store    podium.Store
-	contests *ctf.Service // checked too; nil: none
+	checker     indexChecker
+	keys        keyAdmin
+	settlements settlementChecker // the tournament module
+	store       podium.Store
+	contests    *ctf.Service // checked too; nil: none
 }
 
 // keyAdmin is what the key handlers call: the engine's keyring
@@ -29,8 +29,9 @@ type keyAdmin interface {
 	Delete(ctx context.Context, id string) error
 }
 
-// adminEngine is what the admin operations call.
-type adminEngine interface {
+// settlementChecker is what the admin's check and reload call of the
+// tournament module.
+type settlementChecker interface {
 	CheckSettlements(ctx context.Context) ([]engine.Diff, error)
 	RepairSettlements(ctx context.Context) ([]string, error)
 }
@@ -161,7 +162,7 @@ func (s *adminHandlers) check(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	settleDiffs, err := s.eng.CheckSettlements(r.Context()) // tournaments.go
+	settleDiffs, err := s.settlements.CheckSettlements(r.Context()) // the tournament module
 	if err != nil {
 		return err
 	}
@@ -231,7 +232,7 @@ func (s *adminHandlers) reload(w http.ResponseWriter, r *http.Request) error {
 	if err := s.checker.Reload(r.Context()); err != nil {
 		return err
 	}
-	repaired, err := s.eng.RepairSettlements(r.Context()) // tournaments.go
+	repaired, err := s.settlements.RepairSettlements(r.Context()) // the tournament module
 	if err != nil {
 		return err
 	}
