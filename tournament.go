@@ -4,6 +4,8 @@ import (
 	"context"
 	"regexp"
 	"time"
+
+	"github.com/podiumhq/podium/scoring"
 )
 
 // Tournaments and points (issue 8, section 3).
@@ -302,4 +304,15 @@ type TourneyStore interface {
 	AcquireLease(ctx context.Context, name, holder string, now time.Time, ttl time.Duration) (l Lease, ok bool, err error)
 	// ReleaseLease gives the lease up if holder still has it at epoch.
 	ReleaseLease(ctx context.Context, name, holder string, epoch int64) error
+}
+
+// Decayed returns the points of an entry (keys: era, K) of a current
+// points board at now, as reads show them (scoring.Value); ok is false
+// for any other board (p nil, or not of kind current).
+func (p *Points) Decayed(keys []int64, now time.Time) (v float64, ok bool) {
+	if p == nil || p.Kind != PointsCurrent || len(keys) < 2 {
+		return 0, false
+	}
+	h := int64(p.HalfLifeDays) * 24 * 3600 * 1000
+	return scoring.Value(keys[0], keys[1], Millis(now), h), true
 }

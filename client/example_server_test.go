@@ -33,7 +33,7 @@ func startPodium() (url string, stop func()) {
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	eng := modules.Engine(engine.Config{Store: st, Logger: log})
-	eng.SetAdminSecret(adminKey)
+	eng.Keys().SetAdminSecret(adminKey)
 	hub := stream.New(podiumhttp.StreamSource(eng), stream.Config{Logger: log, Coalesce: 20 * time.Millisecond})
 	eng.SetListener(hub)
 	if err := eng.Start(context.Background()); err != nil {

@@ -64,7 +64,7 @@ func (s *testServer) start() {
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	eng := modules.Engine(engine.Config{Store: st, Logger: log, Now: s.now})
-	eng.SetAdminSecret(adminKey)
+	eng.Keys().SetAdminSecret(adminKey)
 	// A short coalescing window keeps the stream tests quick.
 	hub := stream.New(podiumhttp.StreamSource(eng), stream.Config{Logger: log, Coalesce: 20 * time.Millisecond, Now: s.now})
 	eng.SetListener(hub)

@@ -119,7 +119,7 @@ func (e *Engine) applyPutBoard(o *putBoardOp, put func(*podium.Board) error) err
 		return err
 	}
 	if err := put(b); err != nil {
-		return e.storeFailed("put board", err)
+		return e.health.storeFailed("put board", err)
 	}
 	o.created, o.stored = bs == nil, b
 	e.installBoard(b)
@@ -173,7 +173,7 @@ func (e *Engine) applyDeleteBoard(id string, del func(id string) error) error {
 		return err
 	}
 	if err := del(id); err != nil {
-		return e.storeFailed("delete board", err)
+		return e.health.storeFailed("delete board", err)
 	}
 	e.removeBoard(id)
 	return nil
@@ -196,7 +196,7 @@ func (e *Engine) removeBoard(id string) {
 func (e *Engine) applyPutPlayer(p *podium.Player) error {
 	p.UpdatedAt = e.now().UTC().Truncate(1e6)
 	if err := e.store.PutPlayer(context.Background(), p); err != nil {
-		return e.storeFailed("put player", err)
+		return e.health.storeFailed("put player", err)
 	}
 	e.installPlayer(p)
 	e.sh.changed()

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/podiumhq/podium"
-	"github.com/podiumhq/podium/rank"
 )
 
 // Checking and repairing aggregates. The usual checks compare an
@@ -19,8 +18,10 @@ import (
 // aggregate entry, when it reached its value, is not derivable from the
 // sources and is not compared.)
 
-// aggDiff describes a player whose aggregate disagrees with its sources.
-func aggDiff(board, period, player string, want []int64, wantOK bool, got []int64, gotOK bool) (Diff, bool) {
+// AggregateDiff describes a player whose aggregate disagrees with its
+// sources (want: recomputed from them; got: what the aggregate holds), and
+// reports whether they disagree.
+func AggregateDiff(board, period, player string, want []int64, wantOK bool, got []int64, gotOK bool) (Diff, bool) {
 	switch {
 	case !wantOK && !gotOK:
 		return Diff{}, false
@@ -35,94 +36,6 @@ func aggDiff(board, period, player string, want []int64, wantOK bool, got []int6
 		d.Got = fmt.Sprintf("keys %v", got)
 	}
 	return d, true
-}
-
-// aggCheckLoaded compares every loaded period of every aggregate with its
-// loaded sources, in memory (podium check --indexes, on the writer).
-func (e *Engine) aggCheckLoaded() []Diff {
-	var diffs []Diff
-	for _, bi := range e.Boards(false) {
-		abs := e.board(bi.ID)
-		if abs == nil || abs.def.Load().Aggregate == nil {
-			continue
-		}
-		def := abs.def.Load()
-		n := len(def.Keys)
-		srcs := make([]*BoardState, len(def.Aggregate.Sources))
-		for i, s := range def.Aggregate.Sources {
-			srcs[i] = e.board(s.Board)
-		}
-		entry := func(bs *BoardState, period string, pid uint32) *podium.Entry {
-			if bs == nil {
-				return nil
-			}
-			bs.mu.RLock()
-			defer bs.mu.RUnlock()
-			ps := bs.periods[period]
-			if ps == nil {
-				return nil
-			}
-			en, ok := ps.idx.Get(pid)
-			if !ok {
-				return nil
-			}
-			return &podium.Entry{Keys: append([]int64(nil), en.Keys[:n]...), Results: ps.results[pid]}
-		}
-		abs.mu.RLock()
-		periods := make([]string, 0, len(abs.periods))
-		for p := range abs.periods {
-			periods = append(periods, p)
-		}
-		abs.mu.RUnlock()
-		slices.Sort(periods)
-		for _, period := range periods {
-			// Only periods in memory on the aggregate and every source
-			// are compared, held there meanwhile (oldperiods.go).
-			unpin, ok := e.pinLoaded(append([]*BoardState{abs}, srcs...), period)
-			if !ok {
-				continue
-			}
-			players := map[uint32]bool{}
-			for _, bs := range append([]*BoardState{abs}, srcs...) {
-				if bs == nil {
-					continue
-				}
-				bs.mu.RLock()
-				if ps := bs.periods[period]; ps != nil {
-					ps.idx.Range(1, ps.idx.Len(), true, func(_ int, en rank.Entry) bool {
-						players[en.Player] = true
-						return true
-					})
-				}
-				bs.mu.RUnlock()
-			}
-			for pid := range players {
-				in := make([]*podium.Entry, len(srcs))
-				for i, bs := range srcs {
-					in[i] = entry(bs, period, pid)
-				}
-				want, wantOK, err := def.ComputeAggregate(in)
-				got := entry(abs, period, pid)
-				name := e.players.name(pid).Player
-				if err != nil {
-					diffs = append(diffs, Diff{Board: def.ID, Period: period, Player: name, Want: podium.ErrorMessage(err), Got: "an entry"})
-					continue
-				}
-				var gk []int64
-				if got != nil {
-					gk = got.Keys
-				}
-				if d, ok := aggDiff(def.ID, period, name, want, wantOK, gk, got != nil); ok {
-					diffs = append(diffs, d)
-				}
-			}
-			unpin()
-		}
-	}
-	slices.SortFunc(diffs, func(a, b Diff) int {
-		return cmp.Or(strings.Compare(a.Board, b.Board), strings.Compare(a.Period, b.Period), strings.Compare(a.Player, b.Player))
-	})
-	return diffs
 }
 
 // replayAll returns the entries of a board as a replay of its whole log
@@ -257,13 +170,13 @@ func checkAggregate(ctx context.Context, store podium.Store, a *podium.Board, by
 		if g != nil {
 			gk = g.Keys
 		}
-		if d, ok := aggDiff(a.ID, ref.Period, ref.Player, w.keys, true, gk, g != nil); ok {
+		if d, ok := AggregateDiff(a.ID, ref.Period, ref.Player, w.keys, true, gk, g != nil); ok {
 			diffs = append(diffs, d)
 		}
 	}
 	for ref, g := range got {
 		if _, ok := want[ref]; !ok {
-			d, _ := aggDiff(a.ID, ref.Period, ref.Player, nil, false, g.Keys, true)
+			d, _ := AggregateDiff(a.ID, ref.Period, ref.Player, nil, false, g.Keys, true)
 			diffs = append(diffs, d)
 		}
 	}

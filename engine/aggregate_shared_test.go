@@ -99,7 +99,7 @@ func TestSharedAggregateTwoNodes(t *testing.T) {
 		t.Fatalf("check: %v %v", r.Diffs, err)
 	}
 	for _, nd := range []*node{na, nb} {
-		if d, err := nd.eng.CheckIndexes(bg); err != nil || len(d) > 0 {
+		if d, err := nd.eng.Checker().Indexes(bg); err != nil || len(d) > 0 {
 			t.Fatalf("CheckIndexes: %v %v", d, err)
 		}
 	}

@@ -43,10 +43,10 @@ func (e *env) aggResults(board, player string) string {
 // that every aggregate agrees with its sources.
 func (e *env) aggClean() {
 	e.t.Helper()
-	if d, err := e.eng.CheckIndexes(bg); err != nil || len(d) > 0 {
+	if d, err := e.eng.Checker().Indexes(bg); err != nil || len(d) > 0 {
 		e.t.Fatalf("CheckIndexes: %v %v", d, err)
 	}
-	if d, err := e.eng.CheckLog(bg); err != nil || len(d) > 0 {
+	if d, err := e.eng.Checker().Log(bg); err != nil || len(d) > 0 {
 		e.t.Fatalf("CheckLog: %v %v", d, err)
 	}
 }
@@ -434,7 +434,7 @@ func TestAggregateCheckAndRebuild(t *testing.T) {
 	}
 	st.Close()
 	e.open()
-	if d, err := e.eng.CheckIndexes(bg); err != nil || len(d) != 2 {
+	if d, err := e.eng.Checker().Indexes(bg); err != nil || len(d) != 2 {
 		t.Errorf("CheckIndexes on the corrupted aggregate: %v %v, want 2 diffs", d, err)
 	}
 	e.close()

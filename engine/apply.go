@@ -95,13 +95,13 @@ func (e *Engine) applyChanges(g *Group) {
 		if seq := g.seqs[c.bs]; seq > c.bs.seq {
 			c.bs.seq = seq
 		}
-		if !e.cp.off {
-			e.cp.seqMoved[c.bs] = true
+		if !e.pl.cp.off {
+			e.pl.cp.seqMoved[c.bs] = true
 		}
 		if c.changed || c.del {
 			t := touched{def.ID, c.period}
 			notify[t] = append(notify[t], c.player)
-			e.cp.mark(ovKey{c.bs, c.period, c.player}, seqOf(c))
+			e.pl.cp.mark(ovKey{c.bs, c.period, c.player}, seqOf(c))
 		}
 	}
 	if locked != nil {

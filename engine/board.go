@@ -164,7 +164,7 @@ type EntryView struct {
 	// index: read-only).
 	Results []podium.Result
 	// Decayed: Value is the entry's points now (a current points board,
-	// settle.go), for display; the keys hold it exactly.
+	// podium.Points.Decayed), for display; the keys hold it exactly.
 	Decayed bool
 	Value   float64
 }
@@ -221,7 +221,7 @@ func (e *Engine) loadLazy(ctx context.Context, bs *BoardState, period string) (*
 		bs.loading[period] = done
 		bs.mu.Unlock()
 
-		ps, err := e.readPeriod(ctx, bs, period, n)
+		ps, err := e.ld.readPeriod(ctx, bs, period, n)
 		bs.mu.Lock()
 		delete(bs.loading, period)
 		close(done)
@@ -234,7 +234,7 @@ func (e *Engine) loadLazy(ctx context.Context, bs *BoardState, period string) (*
 			}
 			ps.readers.Add(1)
 			bs.mu.Unlock()
-			e.shrink()
+			e.old.shrink()
 			return ps, nil
 		}
 		bs.mu.Unlock()

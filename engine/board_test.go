@@ -38,7 +38,7 @@ func TestStoredPeriodLoadedBeforeScore(t *testing.T) {
 	if d, err := engine.CheckStore(context.Background(), e.store); err != nil || len(d) != 0 {
 		t.Fatalf("CheckStore: %v %v", d, err)
 	}
-	if d, err := e.eng.CheckIndexes(context.Background()); err != nil || len(d) != 0 {
+	if d, err := e.eng.Checker().Indexes(context.Background()); err != nil || len(d) != 0 {
 		t.Fatalf("CheckIndexes: %v %v", d, err)
 	}
 }

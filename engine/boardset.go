@@ -128,3 +128,29 @@ func (e *Engine) ListBoards(after string, limit, scan int, keep func(*podium.Boa
 	}
 	return out, more
 }
+
+// BoardKind is a kind of board the engine keeps a list of (BoardsOf), so
+// that a module's work over boards of that kind does not cost in the
+// number of boards (issue 17).
+type BoardKind uint8
+
+// The kinds of BoardsOf.
+const (
+	AggregateBoards  BoardKind = iota + 1 // def.Aggregate set
+	TournamentBoards                      // def.Tournament set
+	PointsBoards                          // def.Points set
+)
+
+// BoardsOf returns the states of the boards of kind k, in no particular
+// order.
+func (e *Engine) BoardsOf(k BoardKind) []*BoardState {
+	switch k {
+	case AggregateBoards:
+		return e.kind(aggBoards)
+	case TournamentBoards:
+		return e.kind(tourneyBoards)
+	case PointsBoards:
+		return e.kind(pointsBoards)
+	}
+	return nil
+}

@@ -75,7 +75,7 @@ func (sh *cluster) catchUp(ctx context.Context, bs *BoardState, read logReader) 
 			ps = newPeriodState(bs.desc)
 			bs.periods[sub.Period] = ps
 		}
-		changed, err := e.replayInto(def, ps, pid, &sub)
+		changed, err := e.ld.replayInto(def, ps, pid, &sub)
 		bs.seq = sub.Seq
 		bs.mu.Unlock()
 		if err != nil {
@@ -99,7 +99,7 @@ func (sh *cluster) catchUp(ctx context.Context, bs *BoardState, read logReader) 
 	// Also when nothing changed: a period read above for a row it already
 	// held (the store had the row) was kept past the budget while its
 	// read count held it, and only a shrink now lets it go.
-	e.shrink()
+	e.old.shrink()
 	if e.listener != nil {
 		for period, players := range touched {
 			e.listener.Applied(def.ID, period, bs.seq, players)

@@ -45,21 +45,34 @@ func describe(keys []int64, at int64, seq uint64) string {
 	return fmt.Sprintf("keys %v at %d seq %d", keys, at, seq)
 }
 
-// CheckIndexes compares every loaded in-memory index with what the store
+// Checker compares the engine's memory and its store with what they
+// derive from (podium check, POST /v1/admin/check) and rebuilds the
+// indexes (POST /v1/admin/reload). The aggregates' check against their
+// sources is the aggregate module's own, through the IndexChecker hook.
+type Checker struct{ e *Engine }
+
+// Checker returns the engine's checker.
+func (e *Engine) Checker() Checker { return Checker{e} }
+
+// Indexes compares every loaded in-memory index with what the store
 // holds, which is the authority: the entries table with the log after the
 // board's watermark replayed on top, exactly as a start-up would load it.
-// It also checks each index's own rank order. It runs on the writer, so no
-// write interleaves.
-func (e *Engine) CheckIndexes(ctx context.Context) ([]Diff, error) {
+// It also checks each index's own rank order, and asks the IndexCheckers
+// (the aggregates against their sources). It runs on the writer, so no
+// write interleaves. Errors: the write path's (unavailable while the
+// engine takes no writes) and the store's.
+func (c Checker) Indexes(ctx context.Context) ([]Diff, error) {
 	co := &checkOp{}
 	o := &op{kind: opCheck, p: co}
-	if err := e.send(ctx, o); err != nil {
+	if err := c.e.send(ctx, o); err != nil {
 		return nil, err
 	}
 	return co.diffs, nil
 }
 
-func (e *Engine) applyCheck(ctx context.Context) ([]Diff, error) {
+// indexes is Indexes on the writer.
+func (c Checker) indexes(ctx context.Context) ([]Diff, error) {
+	e := c.e
 	wms, err := e.store.Watermarks(ctx)
 	if err != nil {
 		return nil, err
@@ -72,7 +85,7 @@ func (e *Engine) applyCheck(ctx context.Context) ([]Diff, error) {
 		}
 		def := bs.def.Load()
 		n := len(def.Keys)
-		tail, err := e.readTail(ctx, def.ID, wms[def.ID])
+		tail, err := e.ld.readTail(ctx, def.ID, wms[def.ID])
 		if err != nil {
 			return nil, err
 		}
@@ -84,13 +97,13 @@ func (e *Engine) applyCheck(ctx context.Context) ([]Diff, error) {
 		bs.mu.RUnlock()
 		sort.Strings(periods)
 		for _, period := range periods {
-			stored, err := e.readPeriod(ctx, bs, period, 0)
+			stored, err := e.ld.readPeriod(ctx, bs, period, 0)
 			if err != nil {
 				return nil, err
 			}
 			for i := range tail {
 				if sub := &tail[i]; sub.Period == period {
-					if _, err := e.replayInto(def, stored, e.players.intern(sub.Player), sub); err != nil {
+					if _, err := e.ld.replayInto(def, stored, e.players.intern(sub.Player), sub); err != nil {
 						return nil, err
 					}
 				}
@@ -142,8 +155,76 @@ func (e *Engine) applyCheck(ctx context.Context) ([]Diff, error) {
 			}
 		}
 	}
-	diffs = append(diffs, e.aggCheckLoaded()...) // aggregate_check.go
+	for _, m := range e.hooks.modules {
+		if x, ok := m.(IndexChecker); ok {
+			diffs = append(diffs, x.CheckIndexes(c)...)
+		}
+	}
 	return diffs, nil
+}
+
+// IndexChecker is a module with a check of its own over the indexes in
+// memory (aggregate: each aggregate against its sources). Checker.Indexes
+// calls it on the writer, so nothing changes meanwhile, after the core's
+// check and in registration order; it returns its differences sorted.
+type IndexChecker interface {
+	CheckIndexes(c Checker) []Diff
+}
+
+// Board returns the state of a board, or nil.
+func (c Checker) Board(id string) *BoardState { return c.e.board(id) }
+
+// PlayerID is the player id behind an index's dense player number.
+func (c Checker) PlayerID(pid uint32) string { return c.e.players.name(pid).Player }
+
+// PinLoaded holds a period in memory on every board given (nil ones are
+// skipped) if each has it there: ok is false, and nothing is held, when
+// one of them has it only in the store. unpin ends the holds.
+func (c Checker) PinLoaded(boards []*BoardState, period string) (unpin func(), ok bool) {
+	return c.e.old.pinLoaded(boards, period) // oldperiods.go
+}
+
+// LoadedPeriods returns the ids of the board's periods in memory, sorted.
+func (bs *BoardState) LoadedPeriods() []string {
+	bs.mu.RLock()
+	ids := make([]string, 0, len(bs.periods))
+	for p := range bs.periods {
+		ids = append(ids, p)
+	}
+	bs.mu.RUnlock()
+	slices.Sort(ids)
+	return ids
+}
+
+// EachPlayer calls fn with the player of every entry of a period in
+// memory, hidden ones too. fn runs under the board's read lock: it must
+// not call back into the board.
+func (bs *BoardState) EachPlayer(period string, fn func(pid uint32)) {
+	bs.mu.RLock()
+	defer bs.mu.RUnlock()
+	if ps := bs.periods[period]; ps != nil {
+		ps.idx.Range(1, ps.idx.Len(), true, func(_ int, en rank.Entry) bool {
+			fn(en.Player)
+			return true
+		})
+	}
+}
+
+// LoadedEntry returns a player's entry of a period in memory (its keys,
+// a copy, and its kept results), or nil.
+func (bs *BoardState) LoadedEntry(period string, pid uint32) *podium.Entry {
+	n := len(bs.def.Load().Keys)
+	bs.mu.RLock()
+	defer bs.mu.RUnlock()
+	ps := bs.periods[period]
+	if ps == nil {
+		return nil
+	}
+	en, ok := ps.idx.Get(pid)
+	if !ok {
+		return nil
+	}
+	return &podium.Entry{Keys: append([]int64(nil), en.Keys[:n]...), Results: ps.results[pid]}
 }
 
 // compareRank orders two index entries of a board by podium.CompareRank,
@@ -156,12 +237,15 @@ func compareRank(def *podium.Board, a, b *rank.Entry) int {
 
 // Reload rebuilds every in-memory index from the store, through the writer
 // so that no write interleaves. Pending entries are checkpointed first.
-func (e *Engine) Reload(ctx context.Context) error {
-	return e.send(ctx, &op{kind: opReload})
+// Errors: the write path's and the store's.
+func (c Checker) Reload(ctx context.Context) error {
+	return c.e.send(ctx, &op{kind: opReload})
 }
 
-func (e *Engine) applyReload(ctx context.Context) error {
-	e.checkpoint(0)
+// reload is Reload on the writer.
+func (c Checker) reload(ctx context.Context) error {
+	e := c.e
+	e.pl.checkpoint(0)
 	wms, err := e.store.Watermarks(ctx)
 	if err != nil {
 		return err
@@ -171,7 +255,7 @@ func (e *Engine) applyReload(ctx context.Context) error {
 		if old == nil {
 			continue
 		}
-		fresh, err := e.loadBoard(ctx, old.def.Load(), wms[bi.ID])
+		fresh, err := e.ld.loadBoard(ctx, old.def.Load(), wms[bi.ID])
 		if err != nil {
 			return err
 		}
@@ -287,12 +371,13 @@ type snapshotter interface {
 	Snapshot(ctx context.Context) (podium.Store, func() error, error)
 }
 
-// CheckLog runs CheckStore on a running engine's store. The check must see
+// Log runs CheckStore on a running engine's store. The check must see
 // one state of the log, the entries and the watermarks: on a snapshot of
 // the store when it can make one, so that writes go on meanwhile (the
 // replay took 17 s for 1M submissions); otherwise on the writer, so that no
 // commit or checkpoint interleaves, and writes wait.
-func (e *Engine) CheckLog(ctx context.Context) ([]Diff, error) {
+func (c Checker) Log(ctx context.Context) ([]Diff, error) {
+	e := c.e
 	if sn, ok := e.store.(snapshotter); ok {
 		snap, release, err := sn.Snapshot(ctx)
 		if err != nil {

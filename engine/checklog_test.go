@@ -81,7 +81,7 @@ func TestCheckLogDoesNotStopWrites(t *testing.T) {
 	}
 	checked := make(chan answer, 1)
 	go func() {
-		diffs, err := eng.CheckLog(ctx)
+		diffs, err := eng.Checker().Log(ctx)
 		checked <- answer{diffs, err}
 	}()
 	select {

@@ -73,8 +73,8 @@ func (c *checkpointer) written(keys []ovKey) {
 // checkpoint writes up to max dirty entries (all when max is 0) and
 // advances the watermarks as far as the entries still dirty allow. It runs
 // on the writer goroutine.
-func (e *Engine) checkpoint(max int) {
-	cp := &e.cp
+func (p *pipeline) checkpoint(max int) {
+	e, cp := p.e, &p.cp
 	if cp.off || len(cp.dirty) == 0 && len(cp.seqMoved) == 0 {
 		return
 	}
@@ -148,7 +148,7 @@ func (e *Engine) checkpoint(max int) {
 	}
 	if err := e.store.Commit(context.Background(), &b); err != nil {
 		e.log.Error("checkpoint of entries failed; will retry", "err", err, "entries", len(written))
-		e.commitFailed(err, errors.Is(err, podium.ErrOutcomeUnknown))
+		e.health.commitFailed(err, errors.Is(err, podium.ErrOutcomeUnknown))
 		return
 	}
 	cp.written(written)

@@ -73,7 +73,7 @@ func TestCrashRecovery(t *testing.T) {
 		switch x := r.IntN(20); {
 		case x == 0:
 			max := 1 + r.IntN(5)
-			if err := e.send(ctx, &op{kind: opFunc, p: func() { e.checkpoint(max) }}); err != nil {
+			if err := e.send(ctx, &op{kind: opFunc, p: func() { e.pl.checkpoint(max) }}); err != nil {
 				t.Fatal(err)
 			}
 		case x == 1:
@@ -112,7 +112,7 @@ func TestCrashRecovery(t *testing.T) {
 	if diffs, err := CheckStore(ctx, st); err != nil || len(diffs) != 0 {
 		t.Fatalf("CheckStore after recovery: %v %v", diffs, err)
 	}
-	if diffs, err := e.CheckIndexes(ctx); err != nil || len(diffs) != 0 {
+	if diffs, err := e.Checker().Indexes(ctx); err != nil || len(diffs) != 0 {
 		t.Fatalf("CheckIndexes after recovery: %v %v", diffs, err)
 	}
 }

@@ -75,8 +75,8 @@ func TestCloseJoinsFollower(t *testing.T) {
 	defer pg.Close()
 	gate := closetest.New()
 	st := &heldStore{Store: pg, gate: gate}
-	e := modules.Engine(engine.Config{Store: st, Broker: &heldBroker{gate: gate}, Node: "a", PollEvery: 10 * time.Millisecond,
-		SettleEvery: -1, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	e := modules.Engine(noScheduler(engine.Config{Store: st, Broker: &heldBroker{gate: gate}, Node: "a", PollEvery: 10 * time.Millisecond,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))
 	gate.Arm() // the subscription starts before the load, and holds from then on
 	if err := e.Start(bg); err != nil {
 		t.Fatal(err)

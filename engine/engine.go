@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -56,10 +55,6 @@ type Config struct {
 	Node      string
 	PollEvery time.Duration
 
-	// SettleEvery is how often the tournament scheduler looks for ended
-	// tournaments to settle (default 1s; negative: no scheduler, for
-	// tests that call SettleDue themselves).
-	SettleEvery time.Duration
 	// Modules are the feature modules registered with the engine, in the
 	// order their hooks run: the write path's (hooks.go) and the
 	// lifecycle's (module.go).
@@ -91,39 +86,29 @@ type Engine struct {
 	store    podium.Store
 	now      podium.Clock
 	log      *slog.Logger
-	maxBatch int
 	listener Listener
 	metrics  *metrics
-	idem     *idempotency
-	keys     keyring
-	cp       checkpointer // committer goroutine only (or the writer behind a barrier)
+	idem     *Idempotency
+	keys     *Keys // the API keys (keys.go)
 
-	com           committer     // how groups are committed (loop.go)
-	pipe          chan *Group   // writer -> committer
-	committed     chan struct{} // closed when the committer exits
-	storageFailed atomic.Bool   // a commit's outcome is unknown: no more writes until restart
-	health        health
-	pmu           sync.Mutex
-	pend          pending
+	w      writer   // the writer loop and its queue (loop.go)
+	pl     pipeline // group commit, overlay and checkpoints (pipeline.go)
+	ld     loader   // reads boards and periods from the store (load.go)
+	health health   // loaded, closing, storage failures (health.go)
 
 	players *players
 	sh      *cluster              // shared mode (shared.go); nil on a store of its own
 	reg     prometheus.Registerer // the modules' metrics go here too (module.go)
-	tn      *tourney              // tournaments (tournament.go)
 
 	mu     sync.RWMutex
 	boards boardSet
 
-	ops     chan *op
-	loaded  atomic.Bool // Start finished: reads can be served
-	closing atomic.Bool
 	// sendMu orders senders against Close: a sender holds it for reading
-	// from its check of closing until its op is queued, and Close takes
+	// from its check of health.closing until its op is queued, and Close takes
 	// it for writing before it stops the writer, so every op queued is
 	// one the writer's final drain sees.
 	sendMu sync.RWMutex
-	stop   chan struct{}
-	done   chan struct{}
+	stop   chan struct{} // closed by Close: the writer and the background goroutines end
 	// stopCtx is cancelled by Close once the writer has stopped: the
 	// context of what the background goroutines ask of the store.
 	stopCtx    context.Context
@@ -158,24 +143,21 @@ func New(cfg Config) *Engine {
 		cfg.IdempotencyTTL = 48 * time.Hour
 	}
 	e := &Engine{
-		store:     cfg.Store,
-		now:       cfg.Now,
-		log:       cfg.Logger,
-		maxBatch:  cfg.MaxBatch,
-		listener:  cfg.Listener,
-		players:   newPlayers(),
-		cp:        newCheckpointer(),
-		pipe:      make(chan *Group, 8),
-		committed: make(chan struct{}),
-		pend:      newPending(),
-		boards:    newBoardSet(),
-		ops:       make(chan *op, 4096),
-		stop:      make(chan struct{}),
-		done:      make(chan struct{}),
+		store:    cfg.Store,
+		now:      cfg.Now,
+		log:      cfg.Logger,
+		listener: cfg.Listener,
+		players:  newPlayers(),
+		boards:   newBoardSet(),
+		stop:     make(chan struct{}),
 	}
+	e.w = newWriter(e, cfg.MaxBatch)
+	e.pl = newPipeline(e)
+	e.ld = loader{store: cfg.Store, now: cfg.Now, players: e.players, cp: &e.pl.cp}
 	e.stopCtx, e.stopCancel = context.WithCancel(context.Background())
 	e.hooks = newHooks(cfg.Modules)
-	e.old = newOldPeriods(cfg.OldPeriodsBytes)
+	e.old = newOldPeriods(cfg.OldPeriodsBytes, cfg.Now, e)
+	e.keys = newKeys(e)
 	switch {
 	case cfg.IdempotencyBytes == 0:
 		cfg.IdempotencyBytes = DefaultIdempotencyBytes
@@ -183,8 +165,7 @@ func New(cfg Config) *Engine {
 		cfg.IdempotencyBytes = 0
 	}
 	_, shared := cfg.Store.(podium.SharedStore)
-	e.idem = newIdempotency(cfg.IdempotencyTTL, cfg.Now, cfg.IdempotencyBytes, cfg.Store, shared)
-	e.tn = newTourney(cfg.SettleEvery)
+	e.idem = newIdempotency(cfg.IdempotencyTTL, cfg.Now, cfg.IdempotencyBytes, cfg.Store, shared, cfg.Logger, e)
 	if st, ok := cfg.Store.(podium.SharedStore); ok {
 		if cfg.Node == "" {
 			cfg.Node = NewSecret()[4:16]
@@ -193,17 +174,21 @@ func New(cfg Config) *Engine {
 			cfg.PollEvery = time.Second
 		}
 		e.sh = newCluster(e, st, cfg.Broker, cfg.Node, cfg.PollEvery)
-		e.cp.off = true
+		e.pl.cp.off = true
 	}
-	e.com = localCommitter{e}
+	e.w.com = localCommitter{e}
 	if e.sh != nil {
-		e.com = e.sh
+		e.w.com = e.sh
 	}
 	e.metrics = newMetrics(e, cfg.Registerer)
+	e.health.now, e.health.log, e.health.shared, e.health.metrics = cfg.Now, cfg.Logger, e.sh != nil, e.metrics
 	e.reg = cfg.Registerer
 	e.provision(cfg.Modules)
 	return e
 }
+
+// Idempotency returns what decides requests sent with an Idempotency-Key.
+func (e *Engine) Idempotency() *Idempotency { return e.idem }
 
 // SetListener sets the listener that hears about applied changes. Call it
 // before Start.
@@ -223,7 +208,7 @@ func (e *Engine) notifyAll() {
 // Ready reports whether the engine serves: its indexes are loaded and it
 // is not shutting down. Writes may still be refused (see Status).
 func (e *Engine) Ready() bool {
-	return e.loaded.Load() && !e.closing.Load()
+	return e.health.serving()
 }
 
 // Now returns the engine's clock reading.
@@ -269,12 +254,12 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 	}
 	var states []*BoardState
 	if sl, ok := e.store.(podium.StartLoader); ok {
-		if states, err = e.loadBoards(ctx, sl, boards); err != nil {
+		if states, err = e.ld.loadBoards(ctx, sl, boards); err != nil {
 			return err
 		}
 	} else {
 		for i := range boards {
-			bs, err := e.loadBoard(ctx, &boards[i], wms[boards[i].ID])
+			bs, err := e.ld.loadBoard(ctx, &boards[i], wms[boards[i].ID])
 			if err != nil {
 				return err
 			}
@@ -288,7 +273,7 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 			entries += p.idx.Len()
 		}
 	}
-	if err := e.loadKeys(ctx); err != nil {
+	if err := e.keys.load(ctx); err != nil {
 		return fmt.Errorf("load api keys: %w", err)
 	}
 	if err := e.life.load(ctx); err != nil { // module.go
@@ -297,20 +282,16 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 	if err := e.idem.load(ctx); err != nil {
 		return fmt.Errorf("load idempotency keys: %w", err)
 	}
-	if err := e.loadSettlements(ctx); err != nil { // settle.go
-		return fmt.Errorf("load settlements: %w", err)
-	}
-	if err := e.com.load(ctx); err != nil {
+	if err := e.w.com.load(ctx); err != nil {
 		return err
 	}
-	go e.run()
+	go e.w.run()
 	e.log.Info("indexes loaded", "boards", len(boards), "entries", entries, "players", e.players.count(), "shared", e.sh != nil, "took", time.Since(t0).Round(time.Millisecond))
-	e.bg.Go(e.scheduler) // settle.go
-	e.sweepOld()         // oldperiods.go: periods the log replay loaded
-	e.bg.Go(e.sweeper)
+	e.old.sweepOld() // oldperiods.go: periods the log replay loaded
+	e.bg.Go(func() { e.old.sweeper(e.stop) })
 	e.life.start() // module.go
-	e.loaded.Store(true)
-	e.com.started()
+	e.health.loaded.Store(true)
+	e.w.com.started()
 	return nil
 }
 
@@ -322,14 +303,14 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 // lease is released.
 func (e *Engine) Close() error {
 	e.sendMu.Lock()
-	already := e.closing.Swap(true)
+	already := e.health.closing.Swap(true)
 	e.sendMu.Unlock()
 	if already {
 		return nil
 	}
-	if e.loaded.Load() {
+	if e.health.loaded.Load() {
 		close(e.stop)
-		<-e.done
+		<-e.w.done
 		e.stopCancel()
 		e.bg.Wait()
 	}
@@ -350,7 +331,7 @@ func (e *Engine) send(ctx context.Context, o *op) error {
 		}
 		return err
 	}
-	if err := e.writeRefusal(); err != nil {
+	if err := e.health.refusal(); err != nil {
 		return fail(err)
 	}
 	if testHookSend != nil {
@@ -358,12 +339,12 @@ func (e *Engine) send(ctx context.Context, o *op) error {
 	}
 	o.done = make(chan struct{})
 	e.sendMu.RLock()
-	if e.closing.Load() {
+	if e.health.closing.Load() {
 		e.sendMu.RUnlock()
 		return fail(errClosing)
 	}
 	select {
-	case e.ops <- o:
+	case e.w.ops <- o:
 		e.sendMu.RUnlock()
 	case <-ctx.Done():
 		e.sendMu.RUnlock()

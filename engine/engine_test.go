@@ -272,7 +272,7 @@ func TestIdempotency(t *testing.T) {
 	e := newEnv(t)
 	e.board("s", podium.Sum, podium.Never, desc("n"))
 	ctx := context.Background()
-	claim, prior, err := e.eng.ClaimIdempotency(ctx, "k1 /x", "abc", []byte("h1"))
+	claim, prior, err := e.eng.Idempotency().Claim(ctx, "k1 /x", "abc", []byte("h1"))
 	if err != nil || prior != nil || claim == nil {
 		t.Fatalf("first claim: %v %v %v", claim, prior, err)
 	}
@@ -280,15 +280,15 @@ func TestIdempotency(t *testing.T) {
 		t.Fatal(err)
 	}
 	claim.Finish(200, []byte("answer\n"))
-	_, prior, err = e.eng.ClaimIdempotency(ctx, "k1 /x", "abc", []byte("h1"))
+	_, prior, err = e.eng.Idempotency().Claim(ctx, "k1 /x", "abc", []byte("h1"))
 	if err != nil || prior == nil || string(prior.Body) != "answer\n" {
 		t.Fatalf("retry: %v %v", prior, err)
 	}
-	if _, _, err := e.eng.ClaimIdempotency(ctx, "k1 /x", "abc", []byte("h2")); podium.ErrorCode(err) != podium.ECodeConflict {
+	if _, _, err := e.eng.Idempotency().Claim(ctx, "k1 /x", "abc", []byte("h2")); podium.ErrorCode(err) != podium.ECodeConflict {
 		t.Fatalf("other body: %v", err)
 	}
 	e.restart()
-	_, prior, err = e.eng.ClaimIdempotency(ctx, "k1 /x", "abc", []byte("h1"))
+	_, prior, err = e.eng.Idempotency().Claim(ctx, "k1 /x", "abc", []byte("h1"))
 	if err != nil || prior == nil || string(prior.Body) != "answer\n" || prior.Status != 200 {
 		t.Fatalf("after restart: %+v %v", prior, err)
 	}
@@ -316,7 +316,7 @@ func TestCheckAndReplay(t *testing.T) {
 	if err != nil || len(diffs) != 0 {
 		t.Fatalf("CheckStore: %v %v", diffs, err)
 	}
-	diffs, err = e.eng.CheckIndexes(context.Background())
+	diffs, err = e.eng.Checker().Indexes(context.Background())
 	if err != nil || len(diffs) != 0 {
 		t.Fatalf("CheckIndexes: %v %v", diffs, err)
 	}
@@ -328,7 +328,7 @@ func TestCheckAndReplay(t *testing.T) {
 	if d, _ := engine.CheckStore(context.Background(), e.store); len(d) != 1 || d[0].Player != "intruder" {
 		t.Fatalf("CheckStore missed the intruder: %v", d)
 	}
-	if d, _ := e.eng.CheckIndexes(context.Background()); len(d) != 1 || d[0].Player != "intruder" {
+	if d, _ := e.eng.Checker().Indexes(context.Background()); len(d) != 1 || d[0].Player != "intruder" {
 		t.Fatalf("CheckIndexes missed the intruder: %v", d)
 	}
 	if _, err := engine.RebuildStore(context.Background(), e.store); err != nil {
@@ -387,11 +387,11 @@ func TestSumOverflowIsUnprocessable(t *testing.T) {
 func TestAuthenticateAdminAllocatesNothing(t *testing.T) {
 	e := newEnv(t)
 	const secret = "pdm_an-admin-secret-long-enough-to-be-real-0123456789"
-	e.eng.SetAdminSecret(secret)
-	if k, ok := e.eng.Authenticate(secret); !ok || k != engine.AdminKey {
+	e.eng.Keys().SetAdminSecret(secret)
+	if k, ok := e.eng.Keys().Authenticate(secret); !ok || k != engine.AdminKey {
 		t.Fatalf("admin secret: %v %v", k, ok)
 	}
-	if n := testing.AllocsPerRun(100, func() { e.eng.Authenticate(secret) }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { e.eng.Keys().Authenticate(secret) }); n != 0 {
 		t.Fatalf("authenticating the admin allocates %v times; want 0", n)
 	}
 }

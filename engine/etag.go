@@ -26,9 +26,9 @@ var processNonce = func() uint64 {
 	return binary.LittleEndian.Uint64(b[:])
 }()
 
-// tag returns the ETag of a page of period on bs; the caller holds bs.mu
-// for reading.
-func (e *Engine) tag(bs *BoardState, def *podium.Board, period string) string {
+// tag returns the ETag of a page of period on bs, whose players are at
+// version players (players.ver); the caller holds bs.mu for reading.
+func (bs *BoardState) tag(def *podium.Board, period string, players uint64) string {
 	if def.Points != nil {
 		return ""
 	}
@@ -40,7 +40,7 @@ func (e *Engine) tag(bs *BoardState, def *podium.Board, period string) string {
 	b = append(b, '.')
 	b = strconv.AppendUint(b, bs.seq, 36)
 	b = append(b, '.')
-	b = strconv.AppendUint(b, e.players.ver.Load(), 36)
+	b = strconv.AppendUint(b, players, 36)
 	b = append(b, '.')
 	b = append(b, period...)
 	return string(append(b, '"'))
@@ -65,5 +65,5 @@ func (e *Engine) PageTag(q Query) string {
 			return "" // not loaded: the read loads it
 		}
 	}
-	return e.tag(bs, def, period)
+	return bs.tag(def, period, e.players.ver.Load())
 }

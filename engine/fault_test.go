@@ -217,7 +217,7 @@ func TestOutcomeUnknownRetryIsSafe(t *testing.T) {
 			}
 			hash := []byte("sha256 of the body")
 			submit := func(eng *engine.Engine) (*podium.IdempotencyRecord, error) {
-				claim, prior, err := eng.ClaimIdempotency(ctx, "admin /v1/boards/s/scores", "retry-1", hash)
+				claim, prior, err := eng.Idempotency().Claim(ctx, "admin /v1/boards/s/scores", "retry-1", hash)
 				if err != nil || prior != nil {
 					return prior, err
 				}

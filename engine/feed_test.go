@@ -359,14 +359,14 @@ func TestFeedNotFromReplayRebuildOrCheck(t *testing.T) {
 		t.Fatalf("the log tail was not replayed: %v", top)
 	}
 	wantLines(t, "feed after start-up replay", storedFeed(t, e.store, "exp"), want)
-	if err := e.eng.Reload(ctx); err != nil {
+	if err := e.eng.Checker().Reload(ctx); err != nil {
 		t.Fatal(err)
 	}
 	wantLines(t, "feed after a reload", storedFeed(t, e.store, "exp"), want)
 	if diffs, err := engine.CheckStore(ctx, e.store); err != nil || len(diffs) != 0 {
 		t.Fatalf("CheckStore: %v %v", diffs, err)
 	}
-	if diffs, err := e.eng.CheckIndexes(ctx); err != nil || len(diffs) != 0 {
+	if diffs, err := e.eng.Checker().Indexes(ctx); err != nil || len(diffs) != 0 {
 		t.Fatalf("CheckIndexes: %v %v", diffs, err)
 	}
 	e.close()

@@ -109,7 +109,7 @@ func (sh *cluster) follow() {
 			continue
 		}
 		if err := e.send(ctx, o); err != nil {
-			if podium.ErrorCode(err) == podium.ECodeUnavailable && e.closing.Load() {
+			if podium.ErrorCode(err) == podium.ECodeUnavailable && e.health.closing.Load() {
 				return
 			}
 			e.log.Warn("follow: apply", "err", err)
@@ -269,7 +269,7 @@ func (sh *cluster) refresh(ctx context.Context, c podium.Change) error {
 			return err
 		}
 		if k == nil {
-			e.revokeKey(c.Key)
+			e.keys.revoke(c.Key)
 		} else {
 			e.keys.put(k)
 		}
@@ -373,7 +373,7 @@ func (sh *cluster) resync(ctx context.Context) (int64, error) {
 	}
 	for _, id := range e.keys.ids() {
 		if !kept[id] {
-			e.revokeKey(id) // ends its live streams too
+			e.keys.revoke(id) // ends its live streams too
 		}
 	}
 	if err := e.life.resync(ctx); err != nil { // module.go: sessions, review's freezes
@@ -389,7 +389,7 @@ func (sh *cluster) reloadBoard(ctx context.Context, def *podium.Board) (*BoardSt
 	// The entries table is written through: no log tail to replay from a
 	// watermark. The head read first may trail the entries read after it;
 	// catching up from it skips what the entries already reflect.
-	fresh, err := e.loadBoard(ctx, def, math.MaxInt64)
+	fresh, err := e.ld.loadBoard(ctx, def, math.MaxInt64)
 	if err != nil {
 		return nil, err
 	}

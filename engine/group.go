@@ -57,7 +57,7 @@ func (g *Group) Board(id string) *BoardState { return g.e.board(id) }
 // Hold makes sure a period of a board is in memory for the rest of the
 // group (loading it from the store if it must), so that Current and Write
 // see and change the whole period.
-func (g *Group) Hold(bs *BoardState, period string) error { return g.e.holdPeriod(g, bs, period) }
+func (g *Group) Hold(bs *BoardState, period string) error { return g.e.old.hold(g, bs, period) }
 
 // Current returns a player's entry as of the group so far.
 func (g *Group) Current(bs *BoardState, period string, pid uint32) Value {
@@ -69,6 +69,14 @@ func (g *Group) Hidden(pid uint32) bool { return g.e.players.hidden(pid) }
 
 // PlayerID returns the id of a player by interned id.
 func (g *Group) PlayerID(pid uint32) string { return g.e.players.name(pid).Player }
+
+// PID returns the interned id of a player, ok false if the engine has
+// never seen the player.
+func (g *Group) PID(player string) (pid uint32, ok bool) { return g.e.players.lookup(player) }
+
+// LastSeq returns the last seq of a board as of the group so far: its own
+// rows, then groups not applied yet, then the index.
+func (g *Group) LastSeq(bs *BoardState) uint64 { return g.nextSeq(bs) - 1 }
 
 // Write adds a derived row to the group: a log row on w.Board with the
 // whole new value (or a delete), the entry in the overlay, and the change

@@ -3,7 +3,9 @@ package engine
 import (
 	"errors"
 	"io/fs"
+	"log/slog"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -18,7 +20,20 @@ import (
 // memory, so only a restart, which loads what survived, can continue), and
 // fail one by one, with "nothing was applied", while commits fail cleanly
 // (a full disk).
+//
+// Lifecycle and storage failures are recorded here by the engine (Start,
+// Close, the committer and the stores' callers), and every write asks
+// refusal first.
 type health struct {
+	now     podium.Clock
+	log     *slog.Logger
+	shared  bool     // several nodes: a commit's unknown outcome does not stop writes
+	metrics *metrics // podium_commit_failures_total
+
+	loaded  atomic.Bool // Start finished: reads can be served
+	closing atomic.Bool
+	stopped atomic.Bool // a commit's outcome is unknown: no more writes until restart
+
 	mu sync.Mutex
 	// failed is the storage failure that stopped writes, nil if none.
 	failed error
@@ -52,15 +67,7 @@ type Status struct {
 
 // Status reports the engine's health.
 func (e *Engine) Status() Status {
-	e.health.mu.Lock()
-	defer e.health.mu.Unlock()
-	st := Status{Loaded: e.loaded.Load(), Closing: e.closing.Load(), FailingSince: e.health.since}
-	if e.health.failed != nil {
-		st.StorageFailed = storageCause(e.health.failed)
-	}
-	if e.health.failing != nil {
-		st.WritesFailing = storageCause(e.health.failing)
-	}
+	st := e.health.status()
 	if e.sh != nil {
 		st.Shared = true
 		if err := e.sh.DBError(); err != nil {
@@ -77,6 +84,24 @@ func (e *Engine) Status() Status {
 	return st
 }
 
+// status is the node's own part of Status.
+func (h *health) status() Status {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	st := Status{Loaded: h.loaded.Load(), Closing: h.closing.Load(), FailingSince: h.since}
+	if h.failed != nil {
+		st.StorageFailed = storageCause(h.failed)
+	}
+	if h.failing != nil {
+		st.WritesFailing = storageCause(h.failing)
+	}
+	return st
+}
+
+// serving reports whether the engine serves: its indexes are loaded and it
+// is not shutting down.
+func (h *health) serving() bool { return h.loaded.Load() && !h.closing.Load() }
+
 func truncate(s string, n int) string {
 	if len(s) > n {
 		return s[:n] + "..."
@@ -85,43 +110,43 @@ func truncate(s string, n int) string {
 }
 
 // commitFailed records a failed commit; unknown says its outcome is
-// unknown, which stops writes until a restart.
-func (e *Engine) commitFailed(err error, unknown bool) {
-	e.health.mu.Lock()
-	defer e.health.mu.Unlock()
-	if e.health.failing == nil {
-		e.health.since = e.now()
+// unknown, which stops writes until a restart (on a store of its own).
+func (h *health) commitFailed(err error, unknown bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.failing == nil {
+		h.since = h.now()
 	}
-	e.health.failing = err
-	if unknown && e.health.failed == nil && e.sh == nil {
-		e.health.failed = err
-		e.storageFailed.Store(true)
+	h.failing = err
+	if unknown && h.failed == nil && !h.shared {
+		h.failed = err
+		h.stopped.Store(true)
 	}
-	e.metrics.commitFailed(unknown)
+	h.metrics.commitFailed(unknown)
 }
 
 // commitWorked clears the failing state after a successful commit.
-func (e *Engine) commitWorked() {
-	if e.storageFailed.Load() {
+func (h *health) commitWorked() {
+	if h.stopped.Load() {
 		return
 	}
-	e.health.mu.Lock()
-	e.health.failing = nil
-	e.health.mu.Unlock()
+	h.mu.Lock()
+	h.failing = nil
+	h.mu.Unlock()
 }
 
-// writeRefusal is why a write is refused now, or nil.
-func (e *Engine) writeRefusal() error {
-	if !e.loaded.Load() {
+// refusal is why a write is refused now, or nil.
+func (h *health) refusal() error {
+	if !h.loaded.Load() {
 		return errLoading
 	}
-	if e.closing.Load() {
+	if h.closing.Load() {
 		return errClosing
 	}
-	if e.storageFailed.Load() {
-		e.health.mu.Lock()
-		err := e.health.failed
-		e.health.mu.Unlock()
+	if h.stopped.Load() {
+		h.mu.Lock()
+		err := h.failed
+		h.mu.Unlock()
 		return podium.Errorf(podium.ECodeUnavailable, "podium stopped taking writes after a storage failure (%s); reads still work; an operator must restart it", storageCause(err))
 	}
 	return nil
@@ -157,7 +182,7 @@ func errOutcomeUnknown(err error) error {
 // pipeline (boards, players, keys, checkpoints) into what the caller sees,
 // and records it: a domain error passes through, an unknown outcome stops
 // writes, any other failure means nothing was changed.
-func (e *Engine) storeFailed(what string, err error) error {
+func (h *health) storeFailed(what string, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -166,8 +191,8 @@ func (e *Engine) storeFailed(what string, err error) error {
 		return err
 	}
 	unknown := errors.Is(err, podium.ErrOutcomeUnknown)
-	e.log.Error("store: "+what+" failed", "err", err, "outcome_unknown", unknown)
-	e.commitFailed(err, unknown)
+	h.log.Error("store: "+what+" failed", "err", err, "outcome_unknown", unknown)
+	h.commitFailed(err, unknown)
 	if unknown {
 		return errOutcomeUnknown(err)
 	}

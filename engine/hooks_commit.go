@@ -50,10 +50,10 @@ func (g *Group) Emit(ev podium.FeedEvent) {
 }
 
 // seal sets the parts of b, the batch of the groups gs that share one
-// transaction: the engine's own module rows (parts.go), then the
-// PartMakers'.
-func (e *Engine) seal(b *podium.Batch, rows *moduleRows, gs []*Group) {
-	rows.seal(b, e.store)
+// transaction: the PartMakers', in registration order.
+func (e *Engine) seal(b *podium.Batch, gs []*Group) {
+	clear(b.Parts)
+	b.Parts = b.Parts[:0]
 	for _, pm := range e.hooks.parts {
 		b.Parts = append(b.Parts, pm.Parts(e.store, gs)...)
 	}

@@ -68,7 +68,7 @@ func (g *Group) Gen() uint64 { return g.gen }
 // already). On the writer only.
 func (g *Group) WaitApplied() {
 	if g.e.sh == nil {
-		g.e.barrier()
+		g.e.pl.barrier()
 	}
 }
 

@@ -14,7 +14,8 @@ import (
 // held one, and work of a module that runs on the writer alone.
 //
 // In computeScore, for a score a client sent (not one a module submits
-// with a Rider, nor one of a settlement), once podium.Apply has computed
+// with a Rider, nor an internal one of Group.SubmitInternal: a
+// settlement's credit), once podium.Apply has computed
 // what it does to the player's entry and before any Effect derives from
 // it, each Holder in registration order may hold it: the first that
 // returns an item wins, and the core then logs nothing of the score (no
@@ -113,7 +114,7 @@ func (x Exclusive) Submit(s Score, rider Rider, check func() error) (Result, err
 	o := &op{kind: opScores, single: true, scores: []Score{s}, results: make([]Result, 1), done: make(chan struct{})}
 	if e.sh == nil {
 		e.computeGroup([]*op{o})
-		e.barrier()
+		e.pl.barrier()
 	} else {
 		var checks []func() error
 		if check != nil {

@@ -1,6 +1,11 @@
 package engine
 
-import "context"
+import (
+	"context"
+	"time"
+
+	"github.com/podiumhq/podium"
+)
 
 // Hooks for a module with rules of its own about who may write a board and
 // when (the tournaments: a window, joins, points boards only a settlement
@@ -32,8 +37,17 @@ type CatchUpper interface {
 // returns the change's answer as an error. Boards are the boards it
 // writes: in shared mode the group locks them and catches up with them
 // before it is computed.
+//
+// A Work that is Alone (a tournament's settlement) is a group of its own:
+// the writer first lets every group before it commit and apply, computes
+// it against that state, and commits and applies it before it computes
+// anything sent after it. If its Compute fails, the group's log rows and
+// entry changes are dropped, so none of them commits; the modules' slots
+// are left as they are, so a module sets its own rows in its slot last,
+// once nothing can fail.
 type Work struct {
 	Boards  []string
+	Alone   bool
 	Compute func(g *Group) error
 }
 
@@ -47,19 +61,48 @@ func (e *Engine) Do(ctx context.Context, w *Work) error {
 	return e.send(ctx, &op{kind: opModule, p: &workOp{w: w}})
 }
 
-// computeWork computes a module's change in g.
+// computeWork computes a module's change in g; a failed Work that runs
+// alone leaves the group empty.
 func (e *Engine) computeWork(g *Group, o *op) {
-	if err := o.work().w.Compute(g); err != nil {
+	w := o.work().w
+	if err := w.Compute(g); err != nil {
 		o.err = err
+		if w.Alone {
+			g.batch = podium.Batch{}
+			g.changes = nil
+			clear(g.overlay)
+			clear(g.seqs)
+		}
 	}
+}
+
+// SubmitInternal computes scores in g as the core computes a client's
+// (the hooks included), dated at (zero: the group's clock), with
+// Internal reporting true: a ScoreGuard lets them write the boards that
+// only internal writes may write (the points boards a settlement
+// credits). A held score is not possible: internal scores are never held
+// for review. It returns the first score's error, after which the group
+// must not commit (a Work that runs alone is emptied on its error).
+func (g *Group) SubmitInternal(scores []Score, at time.Time) error {
+	res := make([]Result, len(scores))
+	g.internal = true
+	defer func() { g.internal = false }()
+	for i := range scores {
+		scores[i].at = at
+		if err := g.e.computeScore(g, &scores[i], &res[i]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // HasEntries reports whether the board has entries, in memory or only in
 // the store (a module's rule about changing it).
 func (bs *BoardState) HasEntries() bool { return bs.hasEntries() }
 
-// Internal reports whether g is a settlement's, which may write points
-// boards.
+// Internal reports whether g is computing internal scores
+// (SubmitInternal), which may write boards a client may not (points
+// boards).
 func (g *Group) Internal() bool { return g.internal }
 
 // checkScore asks the ScoreGuards about a candidate.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,7 +13,9 @@ import (
 	"github.com/podiumhq/podium"
 )
 
-// idempotency decides requests sent with an Idempotency-Key.
+// Idempotency decides requests sent with an Idempotency-Key (Claim), and
+// answers a retry whose answer was lost (Reconstruct). Engine.Idempotency
+// returns the engine's.
 //
 // A first request claims its key; the writer stores a marker for it in the
 // same transaction as its writes, so a retry after a crash can never apply
@@ -31,12 +34,14 @@ import (
 // record lives until the store prunes it (pruneBefore), in memory too. In
 // shared mode the writer's transaction looks every claimed key up anyway
 // (checkClaims), so a miss needs no read there.
-type idempotency struct {
+type Idempotency struct {
 	ttl    time.Duration
 	now    podium.Clock
 	budget int64
 	store  podium.Store
 	shared bool
+	log    *slog.Logger
+	reads  entryReader // the entries a reconstructed answer shows (the engine)
 
 	evictions atomic.Int64
 	lookups   atomic.Int64
@@ -97,8 +102,13 @@ const idemRecordBytes = 112
 // Idempotency-Key records (~600,000 records).
 const DefaultIdempotencyBytes = 64 << 20
 
-func newIdempotency(ttl time.Duration, now podium.Clock, budget int64, store podium.Store, shared bool) *idempotency {
-	return &idempotency{ttl: ttl, now: now, budget: budget, store: store, shared: shared,
+// entryReader reads a player's entry as it is now (Engine.Entry).
+type entryReader interface {
+	Entry(ctx context.Context, q Query, player string) (Page, error)
+}
+
+func newIdempotency(ttl time.Duration, now podium.Clock, budget int64, store podium.Store, shared bool, log *slog.Logger, reads entryReader) *Idempotency {
+	return &Idempotency{ttl: ttl, now: now, budget: budget, store: store, shared: shared, log: log, reads: reads,
 		recs: map[idemFP]idemRec{}, inflight: map[idemFP]*Claim{}, answers: map[idemFP]podium.IdempotencyRecord{}}
 }
 
@@ -111,7 +121,7 @@ func reqPrefix(hash []byte) (p [16]byte) {
 // the older ones are then looked up on demand. Expired records not pruned
 // yet are loaded too: a record lives until it is pruned, in the store and
 // in memory alike (see prune).
-func (m *idempotency) load(ctx context.Context) error {
+func (m *Idempotency) load(ctx context.Context) error {
 	var got []idemQueued
 	var reqs [][16]byte
 	var left int64 // the newest record left out
@@ -140,7 +150,7 @@ func (m *idempotency) load(ctx context.Context) error {
 // Claim is the right to process a request under an Idempotency-Key. Call
 // Finish with the answer once it is committed, or Abort if nothing was.
 type Claim struct {
-	m    *idempotency
+	m    *Idempotency
 	fp   idemFP
 	rec  podium.IdempotencyRecord // scope, key, request hash, creation; no answer
 	done chan struct{}            // closed when the claim ends
@@ -150,22 +160,21 @@ func errConflictKey(key string) error {
 	return podium.Errorf(podium.ECodeConflict, "Idempotency-Key %q was already used with a different request body", key)
 }
 
-// idemUnavailable is the answer when the database could not say whether
-// a key was used: nothing is applied.
-func (e *Engine) idemUnavailable(key string, err error) error {
-	e.log.Warn("read an Idempotency-Key record", "err", err)
+// unavailable is the answer when the database could not say whether a
+// key was used: nothing is applied.
+func (m *Idempotency) unavailable(key string, err error) error {
+	m.log.Warn("read an Idempotency-Key record", "err", err)
 	return podium.Errorf(podium.ECodeUnavailable, "could not read the record of Idempotency-Key %q from the database; nothing was applied, retry shortly", key)
 }
 
-// ClaimIdempotency looks up (scope, key). When an earlier request with the
+// Claim looks up (scope, key). When an earlier request with the
 // same body already has an answer it is returned as prior (Status 0 means
 // its writes were committed but the answer was lost in a crash: answer from
 // the current state without applying again). The same key with another body
 // is ECodeConflict. Otherwise the caller gets a claim. The answer, and a key
 // memory no longer holds, are read from the database: if it cannot be
 // read, the error is ECodeUnavailable and nothing is claimed.
-func (e *Engine) ClaimIdempotency(ctx context.Context, scope, key string, hash []byte) (*Claim, *podium.IdempotencyRecord, error) {
-	m := e.idem
+func (m *Idempotency) Claim(ctx context.Context, scope, key string, hash []byte) (*Claim, *podium.IdempotencyRecord, error) {
 	fp := fingerprint(scope, key)
 	req := reqPrefix(hash)
 	for {
@@ -200,7 +209,7 @@ func (e *Engine) ClaimIdempotency(ctx context.Context, scope, key string, hash [
 			m.mu.Unlock()
 			prior, err := m.lookup(ctx, scope, key)
 			if err != nil {
-				return nil, nil, e.idemUnavailable(key, err)
+				return nil, nil, m.unavailable(key, err)
 			}
 			if prior == nil { // pruned meanwhile
 				m.forget(fp, r.created)
@@ -224,7 +233,7 @@ func (e *Engine) ClaimIdempotency(ctx context.Context, scope, key string, hash [
 		prior, err := m.lookup(ctx, scope, key)
 		if err != nil {
 			c.Abort()
-			return nil, nil, e.idemUnavailable(key, err)
+			return nil, nil, m.unavailable(key, err)
 		}
 		if prior == nil {
 			return c, nil, nil
@@ -238,7 +247,7 @@ func (e *Engine) ClaimIdempotency(ctx context.Context, scope, key string, hash [
 }
 
 // lookup reads a record from the store (nil: none).
-func (m *idempotency) lookup(ctx context.Context, scope, key string) (*podium.IdempotencyRecord, error) {
+func (m *Idempotency) lookup(ctx context.Context, scope, key string) (*podium.IdempotencyRecord, error) {
 	m.lookups.Add(1)
 	rec, ok, err := m.store.LookupIdempotency(ctx, scope, key)
 	if err != nil || !ok {
@@ -248,7 +257,7 @@ func (m *idempotency) lookup(ctx context.Context, scope, key string) (*podium.Id
 }
 
 // forget drops a record that the store no longer holds.
-func (m *idempotency) forget(fp idemFP, created int64) {
+func (m *Idempotency) forget(fp idemFP, created int64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if r, ok := m.recs[fp]; ok && r.created == created {
@@ -301,14 +310,14 @@ type markerResult struct {
 // state: each item's own seq, period and improved flag, or its error, and
 // the player's entry as it is now (rank included), with no previous entry.
 // Results are marked Reconstructed. scores are the request's, in order.
-func (e *Engine) Reconstruct(ctx context.Context, rec podium.IdempotencyRecord, scores []Score) []Result {
-	var m markerBody
-	if json.Unmarshal(rec.Body, &m) != nil || m.V != 1 || len(m.Results) != len(scores) {
-		m.Results = make([]markerResult, len(scores)) // an old marker: only the state is known
+func (m *Idempotency) Reconstruct(ctx context.Context, rec podium.IdempotencyRecord, scores []Score) []Result {
+	var mb markerBody
+	if json.Unmarshal(rec.Body, &mb) != nil || mb.V != 1 || len(mb.Results) != len(scores) {
+		mb.Results = make([]markerResult, len(scores)) // an old marker: only the state is known
 	}
 	out := make([]Result, len(scores))
 	for i, sc := range scores {
-		mr := m.Results[i]
+		mr := mb.Results[i]
 		if mr.Code != "" {
 			out[i].Err = podium.Errorf(mr.Code, "%s", mr.Message)
 			continue
@@ -318,7 +327,7 @@ func (e *Engine) Reconstruct(ctx context.Context, rec podium.IdempotencyRecord, 
 				Held: &podium.ReviewItem{ID: mr.Held, Board: sc.Board, Period: mr.Period, Player: sc.Player, Reason: mr.Reason, Status: podium.ReviewPending}}
 			continue
 		}
-		page, err := e.Entry(ctx, Query{Board: sc.Board, Period: mr.Period, IncludeHidden: true}, sc.Player)
+		page, err := m.reads.Entry(ctx, Query{Board: sc.Board, Period: mr.Period, IncludeHidden: true}, sc.Player)
 		if err != nil {
 			out[i].Err = err
 			continue

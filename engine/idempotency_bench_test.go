@@ -67,7 +67,7 @@ func BenchmarkIdempotencyMemory(b *testing.B) {
 			for i := w; i < b.N; i += workers {
 				key := fmt.Sprintf("%032x", i)
 				h := sha256.Sum256([]byte(key))
-				claim, prior, err := eng.ClaimIdempotency(ctx, scope, key, h[:])
+				claim, prior, err := eng.Idempotency().Claim(ctx, scope, key, h[:])
 				if err != nil || prior != nil {
 					b.Error(err, prior)
 					return
@@ -141,7 +141,7 @@ func BenchmarkIdempotencyClaim(b *testing.B) {
 			defer func() { b.ReportMetric(float64((processCPU(b)-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op") }()
 			for i := range b.N {
 				key := fmt.Sprintf("new-%d", i)
-				claim, prior, err := eng.ClaimIdempotency(ctx, scope, key, hash(key))
+				claim, prior, err := eng.Idempotency().Claim(ctx, scope, key, hash(key))
 				if err != nil || prior != nil {
 					b.Fatal(prior, err)
 				}
@@ -153,7 +153,7 @@ func BenchmarkIdempotencyClaim(b *testing.B) {
 			defer func() { b.ReportMetric(float64((processCPU(b)-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op") }()
 			for i := range b.N {
 				key := fmt.Sprintf("%032x", i%n)
-				_, prior, err := eng.ClaimIdempotency(ctx, scope, key, hash(key))
+				_, prior, err := eng.Idempotency().Claim(ctx, scope, key, hash(key))
 				if err != nil || prior == nil {
 					b.Fatal(prior, err)
 				}

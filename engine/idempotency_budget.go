@@ -17,18 +17,18 @@ func answerBytes(r *podium.IdempotencyRecord) int64 {
 
 // bytes is the estimated heap of the records and the answers waiting to be
 // stored.
-func (m *idempotency) bytes() int64 {
+func (m *Idempotency) bytes() int64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.bytesLocked()
 }
 
-func (m *idempotency) bytesLocked() int64 {
+func (m *Idempotency) bytesLocked() int64 {
 	return int64(len(m.recs))*idemRecordBytes + m.answersBytes
 }
 
 // records is the number of records in memory.
-func (m *idempotency) records() int {
+func (m *Idempotency) records() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return len(m.recs)
@@ -37,7 +37,7 @@ func (m *idempotency) records() int {
 // evictLocked drops the oldest records past the budget; until they would
 // have expired, keys missing from memory are looked up in the database.
 // Answers not stored yet stay (they are the only copy), counted.
-func (m *idempotency) evictLocked() {
+func (m *Idempotency) evictLocked() {
 	for m.bytesLocked() > m.budget && m.head < len(m.order) {
 		q := m.order[m.head]
 		m.head++
@@ -52,7 +52,7 @@ func (m *idempotency) evictLocked() {
 }
 
 // compactLocked gives back the queue's consumed front.
-func (m *idempotency) compactLocked() {
+func (m *Idempotency) compactLocked() {
 	if m.head >= 1024 && m.head*2 >= len(m.order) {
 		n := copy(m.order, m.order[m.head:])
 		clear(m.order[n:])
@@ -62,7 +62,7 @@ func (m *idempotency) compactLocked() {
 }
 
 // stored drops the answers now in the database from memory.
-func (m *idempotency) stored(recs []podium.IdempotencyRecord) {
+func (m *Idempotency) stored(recs []podium.IdempotencyRecord) {
 	if len(recs) == 0 {
 		return
 	}
@@ -84,7 +84,7 @@ func (m *idempotency) stored(recs []podium.IdempotencyRecord) {
 	m.evictLocked()
 }
 
-func (m *idempotency) takePending() []podium.IdempotencyRecord {
+func (m *Idempotency) takePending() []podium.IdempotencyRecord {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	p := m.pending
@@ -92,13 +92,13 @@ func (m *idempotency) takePending() []podium.IdempotencyRecord {
 	return p
 }
 
-func (m *idempotency) hasPending() bool {
+func (m *Idempotency) hasPending() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return len(m.pending) > 0
 }
 
-func (m *idempotency) requeue(recs []podium.IdempotencyRecord) {
+func (m *Idempotency) requeue(recs []podium.IdempotencyRecord) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.pending = append(recs, m.pending...)
@@ -106,7 +106,7 @@ func (m *idempotency) requeue(recs []podium.IdempotencyRecord) {
 
 // pruneDue returns the cutoff of the next prune, at most once a minute:
 // records created before it have expired.
-func (m *idempotency) pruneDue() (time.Time, bool) {
+func (m *Idempotency) pruneDue() (time.Time, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.now()
@@ -135,7 +135,7 @@ func (m *idempotency) pruneDue() (time.Time, bool) {
 // has deleted them: a record lives until then in both, so a key is never
 // claimed again while the store still holds its record (its marker would
 // not replace the old one).
-func (m *idempotency) pruneBefore(cutoff time.Time) {
+func (m *Idempotency) pruneBefore(cutoff time.Time) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	ms := podium.Millis(cutoff) // the store's test: created_ms < ms
@@ -156,16 +156,16 @@ func (m *idempotency) pruneBefore(cutoff time.Time) {
 	m.compactLocked()
 }
 
-// pruneIdempotency deletes the expired records from the store, then from
-// memory.
-func (e *Engine) pruneIdempotency() {
-	cutoff, ok := e.idem.pruneDue()
+// prune deletes the expired records from the store, then from memory, at
+// most once a minute (pruneDue).
+func (m *Idempotency) prune() {
+	cutoff, ok := m.pruneDue()
 	if !ok {
 		return
 	}
-	if _, err := e.store.PruneIdempotency(context.Background(), cutoff); err != nil {
-		e.log.Warn("prune idempotency keys", "err", err)
+	if _, err := m.store.PruneIdempotency(context.Background(), cutoff); err != nil {
+		m.log.Warn("prune idempotency keys", "err", err)
 		return
 	}
-	e.idem.pruneBefore(cutoff)
+	m.pruneBefore(cutoff)
 }

@@ -38,7 +38,7 @@ func TestIdempotencyModel(t *testing.T) {
 			t.Fatal(err)
 		}
 		budget := []int64{-1, 300, 1000, 4000, 0}[rng.IntN(5)]
-		e = New(Config{Store: st, Now: clock, IdempotencyBytes: budget, SettleEvery: -1, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		e = New(Config{Store: st, Now: clock, IdempotencyBytes: budget, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 		if err := e.Start(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -62,7 +62,7 @@ func TestIdempotencyModel(t *testing.T) {
 		case r < 85: // a request
 			k, body := rng.IntN(40), rng.IntN(2)
 			h := sha256.Sum256(fmt.Appendf(nil, "%d/%d", k, body))
-			claim, prior, err := e.ClaimIdempotency(ctx, scope, fmt.Sprint("key-", k), h[:])
+			claim, prior, err := e.Idempotency().Claim(ctx, scope, fmt.Sprint("key-", k), h[:])
 			want, isLive := model[k]
 			switch {
 			case isLive && want.body != body:
@@ -103,7 +103,7 @@ func TestIdempotencyModel(t *testing.T) {
 			e.idem.mu.Lock()
 			e.idem.pruned = time.Time{}
 			e.idem.mu.Unlock()
-			e.pruneIdempotency()
+			e.idem.prune()
 			for k, l := range model {
 				if podium.Millis(l.created) < podium.Millis(cut) {
 					delete(model, k)

@@ -90,7 +90,7 @@ func TestIdempotencyEvictedKeysDecidedByDatabase(t *testing.T) {
 	// submit sends request i (+1 to p) under key i, and returns the prior
 	// answer if there was one.
 	submit := func(eng *engine.Engine, i int, h []byte) (*podium.IdempotencyRecord, error) {
-		claim, prior, err := eng.ClaimIdempotency(ctx, scope, fmt.Sprint("key-", i), h)
+		claim, prior, err := eng.Idempotency().Claim(ctx, scope, fmt.Sprint("key-", i), h)
 		if err != nil || prior != nil {
 			return prior, err
 		}
@@ -195,7 +195,7 @@ func TestIdempotencyMemoryHoldsNoAnswers(t *testing.T) {
 	for i := range n {
 		key := fmt.Sprintf("%032x", i)
 		h := sha256.Sum256([]byte(key))
-		claim, prior, err := eng.ClaimIdempotency(ctx, "k_4f3c2a1b9e8d7c6b /v1/boards/s/scores", key, h[:])
+		claim, prior, err := eng.Idempotency().Claim(ctx, "k_4f3c2a1b9e8d7c6b /v1/boards/s/scores", key, h[:])
 		if err != nil || prior != nil {
 			t.Fatal(prior, err)
 		}

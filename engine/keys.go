@@ -13,11 +13,38 @@ import (
 	"github.com/podiumhq/podium"
 )
 
-// keyring holds the API keys by secret hash, loaded from the store.
-type keyring struct {
+// Keys is the engine's keyring: the API keys by secret hash, loaded from
+// the store, and the admin secret's hash. It authenticates every request
+// (then asks the modules' Authenticators: sessions), and creates, lists
+// and revokes scoped keys. Engine.Keys returns it.
+type Keys struct {
+	store  podium.Store
+	now    podium.Clock
+	health *health // writes are refused, and store failures recorded, as the engine's
+	// sessions resolves a hash no key has (module.go: the Authenticators);
+	// changed tells the other nodes (notices.go); revoked ends what a
+	// revoked key opened (the listener's live streams).
+	sessions func(hash string) (*podium.APIKey, bool)
+	changed  func(revoked ...string)
+	revoked  func(id string)
+
 	mu     sync.RWMutex
 	byHash map[string]*podium.APIKey
 	admin  [32]byte // SHA-256 of the admin secret
+}
+
+// Keys returns the engine's keyring.
+func (e *Engine) Keys() *Keys { return e.keys }
+
+func newKeys(e *Engine) *Keys {
+	return &Keys{store: e.store, now: e.now, health: &e.health, byHash: map[string]*podium.APIKey{},
+		sessions: e.life.authenticate,
+		changed:  func(revoked ...string) { e.sh.changed(revoked...) }, // nil-safe; e.sh is set after newKeys
+		revoked: func(id string) {
+			if e.listener != nil { // read now: SetListener comes after New
+				e.listener.KeyRevoked(id)
+			}
+		}}
 }
 
 // AdminKey is the principal of requests made with the admin secret.
@@ -39,28 +66,30 @@ func NewSecret() string {
 }
 
 // SetAdminSecret sets the secret of the admin principal.
-func (e *Engine) SetAdminSecret(secret string) {
-	e.keys.mu.Lock()
-	e.keys.admin = sha256.Sum256([]byte(secret))
-	e.keys.mu.Unlock()
+func (kr *Keys) SetAdminSecret(secret string) {
+	kr.mu.Lock()
+	kr.admin = sha256.Sum256([]byte(secret))
+	kr.mu.Unlock()
 }
 
-func (e *Engine) loadKeys(ctx context.Context) error {
-	keys, err := e.store.Keys(ctx)
+// load reads the scoped keys from the store (Start).
+func (kr *Keys) load(ctx context.Context) error {
+	keys, err := kr.store.Keys(ctx)
 	if err != nil {
 		return err
 	}
-	e.keys.mu.Lock()
-	defer e.keys.mu.Unlock()
-	e.keys.byHash = make(map[string]*podium.APIKey, len(keys))
+	kr.mu.Lock()
+	defer kr.mu.Unlock()
+	kr.byHash = make(map[string]*podium.APIKey, len(keys))
 	for i := range keys {
-		e.keys.byHash[keys[i].Hash] = &keys[i]
+		kr.byHash[keys[i].Hash] = &keys[i]
 	}
 	return nil
 }
 
-// Authenticate returns the key a secret belongs to.
-func (e *Engine) Authenticate(secret string) (*podium.APIKey, bool) {
+// Authenticate returns the key a secret belongs to: the admin, a scoped
+// key, or a module's (a player session).
+func (kr *Keys) Authenticate(secret string) (*podium.APIKey, bool) {
 	// The secret's bytes, not a copy: SHA-256 only reads them, and a copy
 	// of a secret longer than 32 bytes costs an allocation per request.
 	h := sha256.Sum256(unsafe.Slice(unsafe.StringData(secret), len(secret)))
@@ -69,26 +98,27 @@ func (e *Engine) Authenticate(secret string) (*podium.APIKey, bool) {
 		k    *podium.APIKey
 		ok   bool
 	)
-	e.keys.mu.RLock()
-	admin := subtle.ConstantTimeCompare(h[:], e.keys.admin[:]) == 1
+	kr.mu.RLock()
+	admin := subtle.ConstantTimeCompare(h[:], kr.admin[:]) == 1
 	if !admin { // the admin's requests need no hex string (one allocation each)
 		hash = hex.EncodeToString(h[:])
-		k, ok = e.keys.byHash[hash]
+		k, ok = kr.byHash[hash]
 	}
-	e.keys.mu.RUnlock()
+	kr.mu.RUnlock()
 	if admin {
 		return AdminKey, true
 	}
 	if ok {
 		return k, true
 	}
-	return e.life.authenticate(hash) // a player session (module.go)
+	return kr.sessions(hash) // a player session (module.go)
 }
 
-// CreateKey stores a new scoped key (already normalized) and returns it
-// with its secret, which is shown only this once.
-func (e *Engine) CreateKey(ctx context.Context, k *podium.APIKey) (podium.APIKey, string, error) {
-	if err := e.writeRefusal(); err != nil {
+// Create stores a new scoped key (already normalized) and returns it with
+// its secret, which is shown only this once. While writes are refused, or
+// when the store fails, ECodeUnavailable (or ECodeOutcomeUnknown).
+func (kr *Keys) Create(ctx context.Context, k *podium.APIKey) (podium.APIKey, string, error) {
+	if err := kr.health.refusal(); err != nil {
 		return podium.APIKey{}, "", err
 	}
 	secret := NewSecret()
@@ -98,17 +128,17 @@ func (e *Engine) CreateKey(ctx context.Context, k *podium.APIKey) (podium.APIKey
 	}
 	k.ID = "key_" + hex.EncodeToString(id[:])
 	k.Hash = HashSecret(secret)
-	k.CreatedAt = e.now().UTC().Truncate(1e6)
-	if err := e.store.PutKey(ctx, k); err != nil {
-		return podium.APIKey{}, "", e.storeFailed("put key", err)
+	k.CreatedAt = kr.now().UTC().Truncate(1e6)
+	if err := kr.store.PutKey(ctx, k); err != nil {
+		return podium.APIKey{}, "", kr.health.storeFailed("put key", err)
 	}
-	e.keys.put(k)
-	e.sh.changed()
+	kr.put(k)
+	kr.changed()
 	return *k, secret, nil
 }
 
 // put adds or replaces a key.
-func (kr *keyring) put(k *podium.APIKey) {
+func (kr *Keys) put(k *podium.APIKey) {
 	cp := *k
 	kr.mu.Lock()
 	defer kr.mu.Unlock()
@@ -121,7 +151,7 @@ func (kr *keyring) put(k *podium.APIKey) {
 }
 
 // ids lists the ids of the keys held.
-func (kr *keyring) ids() []string {
+func (kr *Keys) ids() []string {
 	kr.mu.RLock()
 	defer kr.mu.RUnlock()
 	out := make([]string, 0, len(kr.byHash))
@@ -132,7 +162,7 @@ func (kr *keyring) ids() []string {
 }
 
 // remove forgets the key with an id (revoked).
-func (kr *keyring) remove(id string) {
+func (kr *Keys) remove(id string) {
 	kr.mu.Lock()
 	defer kr.mu.Unlock()
 	for h, k := range kr.byHash {
@@ -142,30 +172,31 @@ func (kr *keyring) remove(id string) {
 	}
 }
 
-// ListKeys returns every scoped key (without secrets), oldest first.
-func (e *Engine) ListKeys(ctx context.Context) ([]podium.APIKey, error) {
-	return e.store.Keys(ctx)
+// List returns every scoped key (without secrets), oldest first, from
+// the store.
+func (kr *Keys) List(ctx context.Context) ([]podium.APIKey, error) {
+	return kr.store.Keys(ctx)
 }
 
-// DeleteKey revokes a key at once. A missing key is ECodeNotFound.
-func (e *Engine) DeleteKey(ctx context.Context, id string) error {
-	if err := e.writeRefusal(); err != nil {
+// Delete revokes a key at once. A missing key is ECodeNotFound; while
+// writes are refused, or when the store fails, ECodeUnavailable (or
+// ECodeOutcomeUnknown).
+func (kr *Keys) Delete(ctx context.Context, id string) error {
+	if err := kr.health.refusal(); err != nil {
 		return err
 	}
-	if err := e.store.DeleteKey(ctx, id); err != nil {
-		return e.storeFailed("delete key", err)
+	if err := kr.store.DeleteKey(ctx, id); err != nil {
+		return kr.health.storeFailed("delete key", err)
 	}
-	e.revokeKey(id)
-	e.sh.changed(id)
+	kr.revoke(id)
+	kr.changed(id)
 	return nil
 }
 
-// revokeKey forgets a revoked key, then ends what it opened: after the
+// revoke forgets a revoked key, then ends what it opened: after the
 // keyring forgot it nothing can authenticate with the key again, and the
 // live streams that did are closed.
-func (e *Engine) revokeKey(id string) {
-	e.keys.remove(id)
-	if e.listener != nil {
-		e.listener.KeyRevoked(id)
-	}
+func (kr *Keys) revoke(id string) {
+	kr.remove(id)
+	kr.revoked(id)
 }

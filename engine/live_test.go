@@ -162,11 +162,11 @@ func TestLiveTopCarriesTheBoard(t *testing.T) {
 		t.Fatalf("delete and create were announced as %v", boards)
 	}
 
-	k, _, err := eng.CreateKey(ctx, &podium.APIKey{Name: "reader", Scopes: []string{podium.ScopeRead}, Boards: []string{}})
+	k, _, err := eng.Keys().Create(ctx, &podium.APIKey{Name: "reader", Scopes: []string{podium.ScopeRead}, Boards: []string{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := eng.DeleteKey(ctx, k.ID); err != nil {
+	if err := eng.Keys().Delete(ctx, k.ID); err != nil {
 		t.Fatal(err)
 	}
 	if _, revoked := rec.take(); len(revoked) != 1 || revoked[0] != k.ID {

@@ -15,33 +15,47 @@ import (
 // first read. Each board's current and previous periods are read, then its
 // log after the watermark is replayed on top (engine.go).
 
+// loader reads boards and their periods from the store into memory, and
+// replays the log on top. It touches no published state: what it builds is
+// published by its caller (Start, a reload, a read of an old period).
+type loader struct {
+	store   podium.Store
+	now     podium.Clock
+	players *players
+	// cp hears which entries a replay rebuilt, for the next checkpoint:
+	// the pipeline's (pipeline.go), so loading that touches it runs where
+	// the checkpointer may be used (Start before the writer, or the writer
+	// behind a barrier).
+	cp *checkpointer
+}
+
 // loadBoard builds the in-memory state of one board: its seq, the entries
 // of its current and previous periods, and the log after the board's
 // watermark replayed on top (loading every period that log touches). Older
 // periods are loaded on first read.
-func (e *Engine) loadBoard(ctx context.Context, b *podium.Board, watermark uint64) (*BoardState, error) {
-	seq, err := e.store.LastSeq(ctx, b.ID)
+func (l *loader) loadBoard(ctx context.Context, b *podium.Board, watermark uint64) (*BoardState, error) {
+	seq, err := l.store.LastSeq(ctx, b.ID)
 	if err != nil {
 		return nil, fmt.Errorf("board %s: last seq: %w", b.ID, err)
 	}
-	pcs, err := e.store.Periods(ctx, b.ID)
+	pcs, err := l.store.Periods(ctx, b.ID)
 	if err != nil {
 		return nil, fmt.Errorf("board %s: periods: %w", b.ID, err)
 	}
-	tail, err := e.readTail(ctx, b.ID, watermark)
+	tail, err := l.readTail(ctx, b.ID, watermark)
 	if err != nil {
 		return nil, err
 	}
-	bs, want := e.boardHead(b, seq, pcs, tail)
+	bs, want := l.boardHead(b, seq, pcs, tail)
 	for _, id := range want {
-		ps, err := e.readPeriod(ctx, bs, id, bs.known[id])
+		ps, err := l.readPeriod(ctx, bs, id, bs.known[id])
 		if err != nil {
 			return nil, err
 		}
 		bs.periods[id] = ps
 		delete(bs.known, id)
 	}
-	if err := e.replayTail(bs, tail); err != nil {
+	if err := l.replayTail(bs, tail); err != nil {
 		return nil, err
 	}
 	return bs, nil
@@ -51,13 +65,13 @@ func (e *Engine) loadBoard(ctx context.Context, b *podium.Board, watermark uint6
 // stored periods and the log after its watermark, and lists the stored
 // periods to load now: the current and previous ones, and those the tail
 // touches.
-func (e *Engine) boardHead(b *podium.Board, seq uint64, pcs []podium.PeriodCount, tail []podium.Submission) (*BoardState, []string) {
+func (l *loader) boardHead(b *podium.Board, seq uint64, pcs []podium.PeriodCount, tail []podium.Submission) (*BoardState, []string) {
 	bs := newBoardState(b)
 	bs.seq = seq
 	for _, pc := range pcs {
 		bs.known[pc.ID] = pc.Entries
 	}
-	cur := podium.PeriodAt(b.Reset, e.now())
+	cur := podium.PeriodAt(b.Reset, l.now())
 	want := []string{cur.ID}
 	if prev, ok := podium.PreviousPeriod(b.Reset, cur); ok {
 		want = append(want, prev.ID)
@@ -75,7 +89,7 @@ func (e *Engine) boardHead(b *podium.Board, seq uint64, pcs []podium.PeriodCount
 
 // replayTail replays the log after a board's watermark (in seq order) on
 // top of its loaded periods.
-func (e *Engine) replayTail(bs *BoardState, tail []podium.Submission) error {
+func (l *loader) replayTail(bs *BoardState, tail []podium.Submission) error {
 	b := bs.def.Load()
 	for i := range tail {
 		sub := &tail[i]
@@ -84,17 +98,17 @@ func (e *Engine) replayTail(bs *BoardState, tail []podium.Submission) error {
 			ps = newPeriodState(bs.desc)
 			bs.periods[sub.Period] = ps
 		}
-		pid := e.players.intern(sub.Player)
-		changed, err := e.replayInto(b, ps, pid, sub)
+		pid := l.players.intern(sub.Player)
+		changed, err := l.replayInto(b, ps, pid, sub)
 		if err != nil {
 			return fmt.Errorf("board %s: replay seq %d: %w", b.ID, sub.Seq, err)
 		}
 		if changed {
-			e.cp.mark(ovKey{bs, sub.Period, pid}, sub.Seq)
+			l.cp.mark(ovKey{bs, sub.Period, pid}, sub.Seq)
 		}
 	}
-	if len(tail) > 0 && !e.cp.off {
-		e.cp.seqMoved[bs] = true // the next checkpoint writes what the replay rebuilt
+	if len(tail) > 0 && !l.cp.off {
+		l.cp.seqMoved[bs] = true // the next checkpoint writes what the replay rebuilt
 	}
 	return nil
 }
@@ -102,7 +116,7 @@ func (e *Engine) replayTail(bs *BoardState, tail []podium.Submission) error {
 // loadBoards builds the in-memory state of every board with a store that
 // reads what a start needs of them all in a few statements (StartLoader):
 // the same state loadBoard builds, board by board.
-func (e *Engine) loadBoards(ctx context.Context, sl podium.StartLoader, boards []podium.Board) ([]*BoardState, error) {
+func (l *loader) loadBoards(ctx context.Context, sl podium.StartLoader, boards []podium.Board) ([]*BoardState, error) {
 	seqs, err := sl.LastSeqs(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("load boards: last seqs: %w", err)
@@ -127,12 +141,12 @@ func (e *Engine) loadBoards(ctx context.Context, sl podium.StartLoader, boards [
 		b := &boards[i]
 		tail := tails[b.ID]
 		slices.SortStableFunc(tail, func(x, y podium.Submission) int { return cmp.Compare(x.Seq, y.Seq) })
-		bs, want := e.boardHead(b, seqs[b.ID], pcs[b.ID], tail)
+		bs, want := l.boardHead(b, seqs[b.ID], pcs[b.ID], tail)
 		out[i], byID[b.ID] = bs, bs
 		for _, id := range want {
 			r := podium.EntryRef{Board: b.ID, Period: id}
 			refs = append(refs, r)
-			readers[r] = e.newPeriodReader(bs, bs.known[id])
+			readers[r] = l.newPeriodReader(bs, bs.known[id])
 		}
 	}
 	var (
@@ -158,7 +172,7 @@ func (e *Engine) loadBoards(ctx context.Context, sl podium.StartLoader, boards [
 		delete(bs.known, r.Period)
 	}
 	for i, bs := range out {
-		if err := e.replayTail(bs, tails[boards[i].ID]); err != nil {
+		if err := l.replayTail(bs, tails[boards[i].ID]); err != nil {
 			return nil, err
 		}
 	}
@@ -166,9 +180,9 @@ func (e *Engine) loadBoards(ctx context.Context, sl podium.StartLoader, boards [
 }
 
 // readTail reads the log of a board after a seq.
-func (e *Engine) readTail(ctx context.Context, board string, after uint64) ([]podium.Submission, error) {
+func (l *loader) readTail(ctx context.Context, board string, after uint64) ([]podium.Submission, error) {
 	var tail []podium.Submission
-	err := e.store.Log(ctx, board, after, func(s *podium.Submission) error {
+	err := l.store.Log(ctx, board, after, func(s *podium.Submission) error {
 		tail = append(tail, copySubmission(s))
 		return nil
 	})
@@ -193,7 +207,7 @@ func copySubmission(s *podium.Submission) podium.Submission {
 
 // replayInto applies one logged submission to a period's index, unless the
 // entry already reflects it (its seq is not below the entry's).
-func (e *Engine) replayInto(b *podium.Board, ps *periodState, pid uint32, s *podium.Submission) (bool, error) {
+func (l *loader) replayInto(b *podium.Board, ps *periodState, pid uint32, s *podium.Submission) (bool, error) {
 	cur, ok := ps.idx.Get(pid)
 	if ok && s.Seq <= cur.Seq {
 		return false, nil
@@ -214,7 +228,7 @@ func (e *Engine) replayInto(b *podium.Board, ps *periodState, pid uint32, s *pod
 	if err != nil || !changed {
 		return false, err
 	}
-	re := rank.Entry{Player: pid, At: next.At.UnixMilli(), Seq: next.Seq, Hidden: e.players.hidden(pid)}
+	re := rank.Entry{Player: pid, At: next.At.UnixMilli(), Seq: next.Seq, Hidden: l.players.hidden(pid)}
 	copy(re.Keys[:], next.Keys)
 	ps.idx.Put(re)
 	if hasMeta(next.Meta) {
@@ -231,9 +245,9 @@ func (e *Engine) replayInto(b *podium.Board, ps *periodState, pid uint32, s *pod
 // readPeriod reads one period of a board from the store into a new index;
 // sizeHint is the number of entries expected (0 if unknown). It touches no
 // state of bs but its definition, so it needs no lock.
-func (e *Engine) readPeriod(ctx context.Context, bs *BoardState, period string, sizeHint int) (*periodState, error) {
-	r := e.newPeriodReader(bs, sizeHint)
-	err := e.store.LoadEntries(ctx, bs.def.Load().ID, period, func(en *podium.Entry) error {
+func (l *loader) readPeriod(ctx context.Context, bs *BoardState, period string, sizeHint int) (*periodState, error) {
+	r := l.newPeriodReader(bs, sizeHint)
+	err := l.store.LoadEntries(ctx, bs.def.Load().ID, period, func(en *podium.Entry) error {
 		r.add(en)
 		return nil
 	})
@@ -247,7 +261,7 @@ func (e *Engine) readPeriod(ctx context.Context, bs *BoardState, period string, 
 // hands it one at a time (reused: it copies what it keeps). Rows are
 // interned in batches: one lock per batch, not per row.
 type periodReader struct {
-	e       *Engine
+	players *players
 	bs      *BoardState
 	buf     []rank.Entry
 	meta    map[uint32]json.RawMessage
@@ -263,11 +277,11 @@ const periodReadBatch = 1024
 
 // newPeriodReader starts reading a period of bs; sizeHint is the number
 // of entries expected (0 if unknown).
-func (e *Engine) newPeriodReader(bs *BoardState, sizeHint int) *periodReader {
-	r := &periodReader{e: e, bs: bs, meta: map[uint32]json.RawMessage{}, results: map[uint32][]podium.Result{}}
+func (l *loader) newPeriodReader(bs *BoardState, sizeHint int) *periodReader {
+	r := &periodReader{players: l.players, bs: bs, meta: map[uint32]json.RawMessage{}, results: map[uint32][]podium.Result{}}
 	if sizeHint > 0 {
 		r.buf = make([]rank.Entry, 0, sizeHint)
-		e.players.reserve(sizeHint)
+		l.players.reserve(sizeHint)
 	}
 	return r
 }
@@ -304,7 +318,7 @@ func (r *periodReader) flush() {
 		r.ids, r.hidden = make([]uint32, len(r.names)), make([]bool, len(r.names))
 	}
 	ids, hidden := r.ids[:len(r.names)], r.hidden[:len(r.names)]
-	r.e.players.internAll(r.names, ids, hidden)
+	r.players.internAll(r.names, ids, hidden)
 	start := len(r.buf) - len(r.names)
 	for i := range r.names {
 		r.buf[start+i].Player, r.buf[start+i].Hidden = ids[i], hidden[i]

@@ -28,7 +28,8 @@ type committer interface {
 	// started runs once Start has made the engine serve reads.
 	started()
 	// group computes, commits, applies and answers a run of score,
-	// delete-entry, module (a join) and restore ops, or one settle op.
+	// delete-entry, module (a join) and restore ops, or one module Work
+	// that runs alone (Work.Alone: a settlement).
 	group(ops []*op)
 	// quiesce returns once nothing handed to the commit is unapplied, so
 	// that what follows runs alone.
@@ -45,11 +46,27 @@ type committer interface {
 	stop()
 }
 
+// writer is the writer goroutine's side of the write path: the queue of
+// ops that senders fill (Engine.send) and the loop that drains it and
+// processes the ops in order through the committer. Engine holds it by
+// value, so a sender reaches the queue without one more pointer.
+type writer struct {
+	e        *Engine
+	com      committer     // how groups are committed
+	ops      chan *op      // senders -> writer
+	done     chan struct{} // closed when run returns
+	maxBatch int
+}
+
+func newWriter(e *Engine, maxBatch int) writer {
+	return writer{e: e, ops: make(chan *op, 4096), done: make(chan struct{}), maxBatch: maxBatch}
+}
+
 // run is the writer goroutine: it drains requests and processes them in
-// order through the committer.
-func (e *Engine) run() {
-	defer close(e.done)
-	c := e.com
+// order through the committer, until Engine.stop is closed.
+func (w *writer) run() {
+	defer close(w.done)
+	c := w.com
 	c.start()
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
@@ -57,35 +74,35 @@ func (e *Engine) run() {
 	for {
 		ops = ops[:0]
 		select {
-		case o := <-e.ops:
+		case o := <-w.ops:
 			ops = append(ops, o)
 		case <-tick.C:
 			c.tick()
 			continue
-		case <-e.stop:
+		case <-w.e.stop:
 			// Answer what was already handed over, then stop.
 			for {
 				select {
-				case o := <-e.ops:
-					e.process([]*op{o})
+				case o := <-w.ops:
+					w.process([]*op{o})
 				default:
 					c.stop()
 					return
 				}
 			}
 		}
-		e.process(e.drain(ops))
+		w.process(w.drain(ops))
 		c.drained()
 	}
 }
 
 // drain adds to ops (which holds one) every op already waiting, up to
 // MaxBatch submissions: the group that the next commit carries.
-func (e *Engine) drain(ops []*op) []*op {
+func (w *writer) drain(ops []*op) []*op {
 	n := ops[0].size()
-	for n < e.maxBatch {
+	for n < w.maxBatch {
 		select {
-		case o := <-e.ops:
+		case o := <-w.ops:
 			ops = append(ops, o)
 			n += o.size()
 		default:
@@ -97,15 +114,19 @@ func (e *Engine) drain(ops []*op) []*op {
 
 // inGroup reports whether o joins a group commit with the ops around it.
 func inGroup(o *op) bool {
-	return o.kind == opScores || o.kind == opDeleteEntry || o.kind == opModule || o.kind == opRestore
+	return o.kind == opScores || o.kind == opDeleteEntry || o.kind == opModule && !alone(o) || o.kind == opRestore
 }
 
+// alone reports whether o is a module's Work that is a group of its own
+// (Work.Alone, hooks_tourney.go).
+func alone(o *op) bool { return o.kind == opModule && o.work().w.Alone }
+
 // process runs ops in order: runs of score, delete-entry, module (a join)
-// and restore ops become one group commit; a settlement is a group of its own; board
-// and player changes wait until the commit holds nothing and then run
-// alone.
-func (e *Engine) process(ops []*op) {
-	c := e.com
+// and restore ops become one group commit; a Work that runs alone is a
+// group of its own; board and player changes wait until the commit holds
+// nothing and then run alone.
+func (w *writer) process(ops []*op) {
+	e, c := w.e, w.com
 	ctx := context.Background()
 	for len(ops) > 0 {
 		i := 0
@@ -119,7 +140,7 @@ func (e *Engine) process(ops []*op) {
 		}
 		c.quiesce()
 		o := ops[0]
-		if o.kind == opSettle { // settle.go: alone, committed before anything after it is computed
+		if alone(o) { // hooks_tourney.go: committed before anything after it is computed
 			c.group(ops[:1])
 			c.quiesce()
 			ops = ops[1:]
@@ -135,11 +156,11 @@ func (e *Engine) process(ops []*op) {
 		case opSync: // shared mode only: the follower sends it (follow.go)
 			o.err = e.sh.applySync(ctx, o.sync())
 		case opReload:
-			o.err = e.applyReload(ctx)
+			o.err = e.Checker().reload(ctx)
 		case opFunc:
 			o.fn()()
 		case opCheck:
-			o.check().diffs, o.err = e.applyCheck(ctx)
+			o.check().diffs, o.err = e.Checker().indexes(ctx)
 		}
 		close(o.done)
 		ops = ops[1:]

@@ -74,15 +74,15 @@ func newMetrics(e *Engine, reg prometheus.Registerer) *metrics {
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "podium_storage_failed",
 			Help: "1 once writes stopped after a storage failure (an fsync or COMMIT failed); a restart is needed.",
-		}, func() float64 { return boolGauge(e.storageFailed.Load()) }),
+		}, func() float64 { return boolGauge(e.health.stopped.Load()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "podium_index_entries",
 			Help: "Entries held in the in-memory rank indexes.",
-		}, func() float64 { n, _ := e.indexStats(); return float64(n) }),
+		}, func() float64 { n, _ := indexStats(e.boardStates()); return float64(n) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "podium_index_bytes",
 			Help: "Estimated heap bytes of the rank indexes and the player table.",
-		}, func() float64 { _, b := e.indexStats(); return float64(b + e.players.bytes()) }),
+		}, func() float64 { _, b := indexStats(e.boardStates()); return float64(b + e.players.bytes()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "podium_players",
 			Help: "Distinct players known to this node.",
@@ -94,7 +94,7 @@ func newMetrics(e *Engine, reg prometheus.Registerer) *metrics {
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "podium_old_periods",
 			Help: "Old periods kept in memory under --old-periods-bytes.",
-		}, func() float64 { return float64(e.OldPeriods().Periods) }),
+		}, func() float64 { return float64(e.old.stats().Periods) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "podium_old_periods_evictions_total",
 			Help: "Old periods evicted from memory to stay under --old-periods-bytes (the next read loads them again).",
@@ -103,10 +103,6 @@ func newMetrics(e *Engine, reg prometheus.Registerer) *metrics {
 			Name: "podium_old_periods_loads_total",
 			Help: "Periods read from the store on demand (first reads of old periods, and reads after an eviction).",
 		}, func() float64 { return float64(e.old.loads.Load()) }),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Name: "podium_settle_scheduler_passes_total",
-			Help: "Looks the settlement scheduler took for tournaments that are due (one every --settle-every).",
-		}, func() float64 { return float64(e.tn.passes.Load()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "podium_idempotency_bytes",
 			Help: "Estimated bytes of the Idempotency-Key records kept in memory under --idempotency-bytes (answers not stored yet included).",
@@ -166,9 +162,10 @@ func (m *metrics) submitted(err error) {
 	m.submissions.WithLabelValues(podium.ErrorCode(err)).Inc()
 }
 
-// indexStats sums entries and estimated bytes over every loaded index.
-func (e *Engine) indexStats() (entries, bytes int) {
-	for _, bs := range e.boardStates() {
+// indexStats sums entries and estimated bytes over every loaded index of
+// boards.
+func indexStats(boards []*BoardState) (entries, bytes int) {
+	for _, bs := range boards {
 		bs.mu.RLock()
 		for _, ps := range bs.periods {
 			entries += ps.idx.Len()

@@ -20,8 +20,9 @@ import (
 //  1. Provisioner.Provision, at the end of New: the module takes what it
 //     needs from the Host (its store, the clock, the engine's reads).
 //  2. Loader.Load, in Start, after the boards, players and keys are
-//     loaded and before the idempotency keys, settlements and the
-//     writer: what the module holds in memory. An error fails Start.
+//     loaded and before the idempotency keys and the writer: what the
+//     module holds in memory (the tournaments' settlements). An error
+//     fails Start.
 //  3. Starter.Start, in Start once the writer runs, before the engine is
 //     ready: the module's background goroutines (Host.Go), which Close
 //     joins after the writer has stopped. (There is no Stopper: what a
@@ -103,6 +104,9 @@ type Host interface {
 	// Listener is the engine's Listener now (nil: none), which a module
 	// may tell more through an optional interface of its own.
 	Listener() Listener
+	// Node names this node: Config.Node in shared mode (as its notices
+	// and leases name it), "local" on a store of its own.
+	Node() string
 }
 
 // lifecycle holds the modules by the lifecycle interfaces they implement,
@@ -202,11 +206,18 @@ func (h host) Now() time.Time                           { return h.e.now() }
 func (h host) Logger() *slog.Logger                     { return h.e.log }
 func (h host) Engine() *Engine                          { return h.e }
 func (h host) Go(fn func(ctx context.Context))          { h.e.bg.Go(func() { fn(h.e.stopCtx) }) }
-func (h host) WriteRefusal() error                      { return h.e.writeRefusal() }
-func (h host) StoreFailed(call string, err error) error { return h.e.storeFailed(call, err) }
+func (h host) WriteRefusal() error                      { return h.e.health.refusal() }
+func (h host) StoreFailed(call string, err error) error { return h.e.health.storeFailed(call, err) }
 func (h host) Changed(revoked ...string)                { h.e.sh.changed(revoked...) }
 func (h host) Registerer() prometheus.Registerer        { return h.e.reg }
 func (h host) Listener() Listener                       { return h.e.listener }
+
+func (h host) Node() string {
+	if h.e.sh != nil {
+		return h.e.sh.node
+	}
+	return "local"
+}
 
 func (h host) KeyRevoked(id string) {
 	if h.e.listener != nil {

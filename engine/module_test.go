@@ -107,10 +107,10 @@ func TestModuleLifecycle(t *testing.T) {
 			t.Errorf("%s: writes during Load: refusal %v, want unavailable (still loading)", r.name, r.refusal["Load"])
 		}
 	}
-	if k, ok := eng.Authenticate("sb"); !ok || k.ID != "b" {
+	if k, ok := eng.Keys().Authenticate("sb"); !ok || k.ID != "b" {
 		t.Fatalf("Authenticate(b's secret) = %+v, %v", k, ok)
 	}
-	if _, ok := eng.Authenticate("nobody's"); ok {
+	if _, ok := eng.Keys().Authenticate("nobody's"); ok {
 		t.Fatal("an unknown secret authenticates")
 	}
 	select {

@@ -24,7 +24,7 @@ import (
 // A period in the list is evicted only when nothing depends on it staying:
 //   - no reader is between loading it and reading it (periodState.readers);
 //   - no write group that computed against it is still unapplied
-//     (BoardState.pins, by period id, taken by holdPeriod and released in
+//     (BoardState.pins, by period id, taken by hold and released in
 //     finishGroup);
 //   - none of its changes waits for the checkpoint (BoardState.dirty, by
 //     period id): the store then holds exactly what memory holds.
@@ -44,6 +44,8 @@ var oldSweepEvery = 30 * time.Second
 // oldPeriods is the server-wide list of old periods in memory.
 type oldPeriods struct {
 	budget int64 // bytes; 0: keep none once read
+	now    podium.Clock
+	src    periodSource // the boards and their lazy loads (the engine)
 
 	mu sync.Mutex
 	// head is the most recently read period, tail the least; the list
@@ -56,14 +58,22 @@ type oldPeriods struct {
 	loads     atomic.Int64
 }
 
-func newOldPeriods(budget int64) *oldPeriods {
+// periodSource is what the old-period list needs of the engine: the
+// boards to sweep, and the one load of a period that readers share
+// (Engine.loadLazy, board.go).
+type periodSource interface {
+	boardStates() []*BoardState
+	loadLazy(ctx context.Context, bs *BoardState, period string) (*periodState, error)
+}
+
+func newOldPeriods(budget int64, now podium.Clock, src periodSource) *oldPeriods {
 	switch {
 	case budget == 0:
 		budget = DefaultOldPeriodsBytes
 	case budget < 0:
 		budget = 0
 	}
-	return &oldPeriods{budget: budget}
+	return &oldPeriods{budget: budget, now: now, src: src}
 }
 
 // periodBytes estimates the heap bytes of a period: the rank index's own
@@ -215,8 +225,7 @@ func (c *oldPeriods) dropBoard(bs *BoardState) {
 // budget, skipping those that must stay (see the top of this file); they
 // move to the hot end, so one pass looks at each period at most once.
 // The caller holds no board lock.
-func (e *Engine) shrink() {
-	c := e.old
+func (c *oldPeriods) shrink() {
 	if c.bytes.Load() <= c.budget {
 		return
 	}
@@ -235,26 +244,26 @@ func (e *Engine) shrink() {
 		c.toFrontLocked(ps)
 		bs, period := ps.owner, ps.id
 		c.mu.Unlock()
-		e.evict(bs, period, ps)
+		c.evict(bs, period, ps)
 	}
 }
 
 // evict removes one listed period from memory if nothing needs it.
-func (e *Engine) evict(bs *BoardState, period string, ps *periodState) {
+func (c *oldPeriods) evict(bs *BoardState, period string, ps *periodState) {
 	bs.mu.Lock()
 	defer bs.mu.Unlock()
 	if bs.periods[period] != ps {
 		// The board was reset or replaced: ps is unreachable already.
-		e.old.mu.Lock()
-		e.old.removeLocked(ps)
-		e.old.mu.Unlock()
+		c.mu.Lock()
+		c.removeLocked(ps)
+		c.mu.Unlock()
 		return
 	}
-	if !isOld(bs.def.Load(), e.now(), period) {
+	if !isOld(bs.def.Load(), c.now(), period) {
 		// The clock went back: the writer owns it again.
-		e.old.mu.Lock()
-		e.old.removeLocked(ps)
-		e.old.mu.Unlock()
+		c.mu.Lock()
+		c.removeLocked(ps)
+		c.mu.Unlock()
 		return
 	}
 	if bs.pins[period] > 0 || bs.dirty[period] > 0 || ps.readers.Load() > 0 {
@@ -264,49 +273,50 @@ func (e *Engine) evict(bs *BoardState, period string, ps *periodState) {
 	if n := ps.idx.Len(); n > 0 {
 		bs.known[period] = n
 	}
-	e.old.mu.Lock()
-	e.old.removeLocked(ps)
-	e.old.mu.Unlock()
-	e.old.evictions.Add(1)
+	c.mu.Lock()
+	c.removeLocked(ps)
+	c.mu.Unlock()
+	c.evictions.Add(1)
 }
 
 // sweepOld puts the periods that aged out of current/previous under the
 // budget, then shrinks to it.
-func (e *Engine) sweepOld() {
-	now := e.now()
-	for _, bs := range e.boardStates() {
+func (c *oldPeriods) sweepOld() {
+	now := c.now()
+	for _, bs := range c.src.boardStates() {
 		def := bs.def.Load()
 		bs.mu.RLock()
 		for id, ps := range bs.periods {
 			if !ps.inList.Load() && isOld(def, now, id) {
-				e.old.admitLocked(bs, id, ps)
+				c.admitLocked(bs, id, ps)
 			}
 		}
 		bs.mu.RUnlock()
 	}
-	e.shrink()
+	c.shrink()
 }
 
-// sweeper runs sweepOld every oldSweepEvery until the engine closes.
-func (e *Engine) sweeper() {
+// sweeper runs sweepOld every oldSweepEvery until stop is closed (the
+// engine closes).
+func (c *oldPeriods) sweeper(stop <-chan struct{}) {
 	tick := time.NewTicker(oldSweepEvery)
 	defer tick.Stop()
 	for {
 		select {
-		case <-e.stop:
+		case <-stop:
 			return
 		case <-tick.C:
-			e.sweepOld()
+			c.sweepOld()
 		}
 	}
 }
 
-// holdPeriod loads a period that exists in the store and keeps it in
+// hold loads a period that exists in the store and keeps it in
 // memory until group g is finished (applied or failed): the group computes
 // against it and applies to it. A period the store does not have is held
 // too, so that once the group creates it nothing evicts it before the
 // group is done with it.
-func (e *Engine) holdPeriod(g *Group, bs *BoardState, period string) error {
+func (c *oldPeriods) hold(g *Group, bs *BoardState, period string) error {
 	k := bpKey{bs, period}
 	if _, ok := g.held[k]; ok {
 		return nil
@@ -323,7 +333,7 @@ func (e *Engine) holdPeriod(g *Group, bs *BoardState, period string) error {
 	}
 	bs.mu.Unlock()
 	for {
-		loaded, err := e.loadLazy(context.Background(), bs, period)
+		loaded, err := c.src.loadLazy(context.Background(), bs, period)
 		if err != nil {
 			return err
 		}
@@ -353,7 +363,7 @@ func (bs *BoardState) pinLocked(period string) {
 // pinLoaded holds a period on every board given (nil ones are skipped)
 // if none of them has it only in the store: ok is false, and nothing is
 // held, when one of them would have to read it. unpin ends the holds.
-func (e *Engine) pinLoaded(boards []*BoardState, period string) (unpin func(), ok bool) {
+func (c *oldPeriods) pinLoaded(boards []*BoardState, period string) (unpin func(), ok bool) {
 	var held []*BoardState
 	unpin = func() {
 		for _, bs := range held {
@@ -363,7 +373,7 @@ func (e *Engine) pinLoaded(boards []*BoardState, period string) (unpin func(), o
 			}
 			bs.mu.Unlock()
 		}
-		e.shrink()
+		c.shrink()
 	}
 	for _, bs := range boards {
 		if bs == nil {
@@ -383,9 +393,9 @@ func (e *Engine) pinLoaded(boards []*BoardState, period string) (unpin func(), o
 	return unpin, true
 }
 
-// releaseHolds ends the holds of group g, re-estimating the old periods it
+// release ends the holds of group g, re-estimating the old periods it
 // wrote to, and shrinks to the budget if they grew past it.
-func (e *Engine) releaseHolds(g *Group) {
+func (c *oldPeriods) release(g *Group) {
 	if len(g.held) == 0 {
 		return
 	}
@@ -395,12 +405,12 @@ func (e *Engine) releaseHolds(g *Group) {
 			delete(k.bs.pins, k.period)
 		}
 		if ps := k.bs.periods[k.period]; ps != nil {
-			e.old.resizeLocked(ps)
+			c.resizeLocked(ps)
 		}
 		k.bs.mu.Unlock()
 	}
 	g.held = nil
-	e.shrink()
+	c.shrink()
 }
 
 // OldPeriodStats is what the old-period budget holds now.
@@ -412,9 +422,8 @@ type OldPeriodStats struct {
 	Loads     int64 // old periods read from the store since start
 }
 
-// OldPeriods reports the old-period budget's state.
-func (e *Engine) OldPeriods() OldPeriodStats {
-	c := e.old
+// stats reports the old-period budget's state.
+func (c *oldPeriods) stats() OldPeriodStats {
 	c.mu.Lock()
 	n := c.n
 	c.mu.Unlock()

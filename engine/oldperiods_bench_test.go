@@ -70,7 +70,7 @@ func openOld(b *testing.B, path string, budget int64) (*engine.Engine, func()) {
 		b.Fatal(err)
 	}
 	c := &clock{t: oldDay(60)}
-	eng := modules.Engine(engine.Config{Store: st, Now: c.Now, OldPeriodsBytes: budget, SettleEvery: -1, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	eng := modules.Engine(noScheduler(engine.Config{Store: st, Now: c.Now, OldPeriodsBytes: budget, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))
 	if err := eng.Start(context.Background()); err != nil {
 		b.Fatal(err)
 	}

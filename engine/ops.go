@@ -47,5 +47,4 @@ func (o *op) check() *checkOp             { return o.p.(*checkOp) }
 func (o *op) fn() func()                  { return o.p.(func()) }
 func (o *op) sync() *syncOp               { return o.p.(*syncOp) }
 func (o *op) work() *workOp               { return o.p.(*workOp) }
-func (o *op) settle() *settleOp           { return o.p.(*settleOp) }
 func (o *op) restore() *restoreOp         { return o.p.(*restoreOp) }

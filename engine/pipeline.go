@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/podiumhq/podium"
@@ -20,8 +21,28 @@ import (
 // writer, seeing the mark, has drained the pipe with a barrier and cleared
 // the overlay.
 
+// pipeline is the commit side of the write path: the committer goroutine
+// of a store of its own (commitLoop), the pending overlay between the
+// writer and it, and the checkpoints of the entries (checkpoint.go). In
+// shared mode only finishGroup is used (the overlay stays empty, the
+// checkpointer is off). Engine holds it by value, so the writer reaches it
+// without one more pointer.
+type pipeline struct {
+	e         *Engine
+	pipe      chan *Group   // writer -> committer
+	committed chan struct{} // closed when the committer exits
+	cp        checkpointer  // committer goroutine only (or the writer behind a barrier)
+
+	mu   sync.Mutex
+	pend pending
+}
+
+func newPipeline(e *Engine) pipeline {
+	return pipeline{e: e, pipe: make(chan *Group, 8), committed: make(chan struct{}), cp: newCheckpointer(), pend: newPending()}
+}
+
 // pending is what groups handed to the committer will change, until they
-// are applied. Guarded by Engine.pmu.
+// are applied. Guarded by pipeline.mu.
 type pending struct {
 	entries map[ovKey]pendingVal
 	seqs    map[*BoardState]pendingSeq
@@ -43,58 +64,58 @@ func newPending() pending {
 	return pending{entries: map[ovKey]pendingVal{}, seqs: map[*BoardState]pendingSeq{}}
 }
 
-func (e *Engine) pendingEntry(k ovKey) (ovVal, bool) {
-	e.pmu.Lock()
-	defer e.pmu.Unlock()
-	p, ok := e.pend.entries[k]
-	return p.v, ok
+func (p *pipeline) pendingEntry(k ovKey) (ovVal, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	v, ok := p.pend.entries[k]
+	return v.v, ok
 }
 
-func (e *Engine) pendingSeq(bs *BoardState) (uint64, bool) {
-	e.pmu.Lock()
-	defer e.pmu.Unlock()
-	p, ok := e.pend.seqs[bs]
-	return p.seq, ok
+func (p *pipeline) pendingSeq(bs *BoardState) (uint64, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s, ok := p.pend.seqs[bs]
+	return s.seq, ok
 }
 
 // handOff publishes a computed group's changes in the overlay and queues it
 // for the committer.
-func (e *Engine) handOff(g *Group) {
-	e.pmu.Lock()
-	e.pend.gen++
-	g.gen = e.pend.gen
+func (p *pipeline) handOff(g *Group) {
+	p.mu.Lock()
+	p.pend.gen++
+	g.gen = p.pend.gen
 	for k, v := range g.overlay {
-		e.pend.entries[k] = pendingVal{v, g.gen}
+		p.pend.entries[k] = pendingVal{v, g.gen}
 	}
 	for bs, seq := range g.seqs {
-		e.pend.seqs[bs] = pendingSeq{seq, g.gen}
+		p.pend.seqs[bs] = pendingSeq{seq, g.gen}
 	}
-	e.pmu.Unlock()
-	e.hooks.handedOff(g) // hooks_feed.go: before the committer may finish it
-	e.pipe <- g
+	p.mu.Unlock()
+	p.e.hooks.handedOff(g) // hooks_feed.go: before the committer may finish it
+	p.pipe <- g
 }
 
 // barrier waits until the committer has dealt with every group handed to it.
-func (e *Engine) barrier() {
+func (p *pipeline) barrier() {
 	b := &Group{barrier: make(chan struct{})}
-	e.pipe <- b
+	p.pipe <- b
 	<-b.barrier
 }
 
 // recover resets the pipeline after a failed commit, before the writer
 // computes anything new.
-func (e *Engine) recover() {
-	e.pmu.Lock()
-	broken := e.pend.broken
-	e.pmu.Unlock()
+func (p *pipeline) recover() {
+	p.mu.Lock()
+	broken := p.pend.broken
+	p.mu.Unlock()
 	if !broken {
 		return
 	}
-	e.barrier() // every group queued behind the failure is failed by now
-	e.pmu.Lock()
-	e.pend = newPending()
-	e.pmu.Unlock()
-	e.hooks.forget() // hooks.go: module state may include what failed (tournament joins, the feed's pending #1s)
+	p.barrier() // every group queued behind the failure is failed by now
+	p.mu.Lock()
+	p.pend = newPending()
+	p.mu.Unlock()
+	p.e.hooks.forget() // hooks.go: module state may include what failed (tournament joins, the feed's pending #1s)
 }
 
 // deferredCommitter is an optional Store ability: commit without waiting
@@ -114,19 +135,19 @@ type deferredCommitter interface {
 // commit instead of 13) and, since commits cost CPU per transaction, single
 // submits slower (30k/s against 32k/s with wrk). Group size matters more
 // than overlap here.
-func (e *Engine) commitLoop() {
-	defer close(e.committed)
+func (p *pipeline) commitLoop() {
+	e := p.e
+	defer close(p.committed)
 	dc, deferred := e.store.(deferredCommitter)
 	var merged podium.Batch
-	var mergedRows moduleRows
 	var buf []*Group // the groups of one transaction, reused
-	for g := range e.pipe {
+	for g := range p.pipe {
 		if g.barrier != nil {
 			close(g.barrier)
 			continue
 		}
 		if g.housekeeping {
-			e.housekeeping()
+			p.housekeeping()
 			continue
 		}
 		groups := append(buf[:0], g)
@@ -134,7 +155,7 @@ func (e *Engine) commitLoop() {
 	more:
 		for len(groups) < 16 {
 			select {
-			case n, ok := <-e.pipe:
+			case n, ok := <-p.pipe:
 				if !ok {
 					break more
 				}
@@ -150,42 +171,41 @@ func (e *Engine) commitLoop() {
 		b := &g.batch
 		if len(groups) > 1 {
 			merged.Reset()
-			mergedRows.reset()
 			for _, x := range groups {
 				merged.Submissions = append(merged.Submissions, x.batch.Submissions...)
 				merged.Idempotency = append(merged.Idempotency, x.batch.Idempotency...)
-				mergedRows.merge(&x.rows) // parts.go
 			}
 			// One part per module for the whole transaction, as for the
 			// log: one statement for every group's feed events.
-			e.seal(&merged, &mergedRows, groups) // hooks_commit.go
+			e.seal(&merged, groups) // hooks_commit.go
 			b = &merged
 		}
-		err := e.storeGroup(dc, deferred, b)
+		err := p.storeGroup(dc, deferred, b)
 		for _, x := range groups {
 			x.err = err
-			e.finishGroup(x)
+			p.finishGroup(x)
 		}
 		clear(groups) // let them go
 		buf = groups[:0]
-		if len(e.cp.dirty) >= checkpointMax {
-			e.checkpoint(checkpointMax)
+		if len(p.cp.dirty) >= checkpointMax {
+			p.checkpoint(checkpointMax)
 		}
 		if after != nil {
 			if after.barrier != nil {
 				close(after.barrier)
 			} else {
-				e.housekeeping()
+				p.housekeeping()
 			}
 		}
 	}
 }
 
 // storeGroup commits one transaction and waits until it is durable.
-func (e *Engine) storeGroup(dc deferredCommitter, deferred bool, b *podium.Batch) error {
-	e.pmu.Lock()
-	broken := e.pend.broken
-	e.pmu.Unlock()
+func (p *pipeline) storeGroup(dc deferredCommitter, deferred bool, b *podium.Batch) error {
+	e := p.e
+	p.mu.Lock()
+	broken := p.pend.broken
+	p.mu.Unlock()
 	if broken {
 		return errBroken
 	}
@@ -211,9 +231,9 @@ func (e *Engine) storeGroup(dc deferredCommitter, deferred bool, b *podium.Batch
 		}
 	}
 	if err != nil {
-		e.pmu.Lock()
-		e.pend.broken = true
-		e.pmu.Unlock()
+		p.mu.Lock()
+		p.pend.broken = true
+		p.mu.Unlock()
 		if errors.Is(err, podium.ErrOutcomeUnknown) {
 			// What is on disk may differ from memory from now on: stop
 			// writing and let an operator restart, which loads what
@@ -222,17 +242,18 @@ func (e *Engine) storeGroup(dc deferredCommitter, deferred bool, b *podium.Batch
 		} else {
 			e.log.Error("group commit failed; nothing of it was stored", "err", err, "rows", b.Len())
 		}
-		e.commitFailed(err, errors.Is(err, podium.ErrOutcomeUnknown))
+		e.health.commitFailed(err, errors.Is(err, podium.ErrOutcomeUnknown))
 		return err
 	}
-	e.commitWorked()
+	e.health.commitWorked()
 	return nil
 }
 
 // finishGroup applies a stored group and answers its requests, or answers
 // them with the failure.
-func (e *Engine) finishGroup(g *Group) {
-	defer e.releaseHolds(g) // oldperiods.go
+func (p *pipeline) finishGroup(g *Group) {
+	e := p.e
+	defer e.old.release(g) // oldperiods.go
 	if g.err != nil {
 		e.idem.requeue(g.bodies)
 		e.hooks.finished(g, g.err) // hooks_commit.go: tournament joins are dropped
@@ -256,20 +277,19 @@ func (e *Engine) finishGroup(g *Group) {
 	}
 	e.applyChanges(g)
 	e.idem.stored(g.bodies)
-	e.tourneyCommitted(g) // settle.go
 	// Applied: the index now holds what the overlay held for this group.
-	e.pmu.Lock()
+	p.mu.Lock()
 	for k := range g.overlay {
-		if p, ok := e.pend.entries[k]; ok && p.gen == g.gen {
-			delete(e.pend.entries, k)
+		if v, ok := p.pend.entries[k]; ok && v.gen == g.gen {
+			delete(p.pend.entries, k)
 		}
 	}
 	for bs := range g.seqs {
-		if p, ok := e.pend.seqs[bs]; ok && p.gen == g.gen {
-			delete(e.pend.seqs, bs)
+		if v, ok := p.pend.seqs[bs]; ok && v.gen == g.gen {
+			delete(p.pend.seqs, bs)
 		}
 	}
-	e.pmu.Unlock()
+	p.mu.Unlock()
 	e.hooks.finished(g, nil) // hooks_commit.go: the feed's events
 	for _, o := range g.ops {
 		if o.kind == opScores && o.err == nil {
@@ -281,6 +301,15 @@ func (e *Engine) finishGroup(g *Group) {
 	}
 }
 
+// housekeeping runs once a second on the committer: checkpoint entries,
+// persist idempotency answers that no commit carried yet, and forget
+// expired ones.
+func (p *pipeline) housekeeping() {
+	p.checkpoint(checkpointMax)
+	p.e.flushIdempotency()
+	p.e.idem.prune()
+}
+
 var errBroken = podium.Errorf(podium.ECodeUnavailable, "an earlier write failed to be stored, so nothing of this one was applied; retry")
 
 // localCommitter is the committer on a store of its own (loop.go): the
@@ -290,13 +319,13 @@ type localCommitter struct{ e *Engine }
 
 func (c localCommitter) load(context.Context) error { return nil }
 
-func (c localCommitter) start() { go c.e.commitLoop() }
+func (c localCommitter) start() { go c.e.pl.commitLoop() }
 
 func (c localCommitter) started() {}
 
 func (c localCommitter) group(ops []*op) { c.e.computeGroup(ops) }
 
-func (c localCommitter) quiesce() { c.e.barrier() }
+func (c localCommitter) quiesce() { c.e.pl.barrier() }
 
 func (c localCommitter) putBoard(o *putBoardOp) error {
 	return c.e.applyPutBoard(o, func(b *podium.Board) error { return c.e.store.PutBoard(context.Background(), b) })
@@ -308,15 +337,15 @@ func (c localCommitter) deleteBoard(id string) error {
 
 // tick queues the housekeeping for the committer goroutine, behind the
 // groups it holds.
-func (c localCommitter) tick() { c.e.pipe <- &Group{housekeeping: true} }
+func (c localCommitter) tick() { c.e.pl.pipe <- &Group{housekeeping: true} }
 
 func (c localCommitter) drained() {}
 
 // stop lets the committer finish what it holds, then stores what is left:
 // idempotency answers and a last checkpoint.
 func (c localCommitter) stop() {
-	close(c.e.pipe)
-	<-c.e.committed
+	close(c.e.pl.pipe)
+	<-c.e.pl.committed
 	c.e.flushIdempotency()
-	c.e.checkpoint(0)
+	c.e.pl.checkpoint(0)
 }

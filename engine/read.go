@@ -65,7 +65,7 @@ func (e *Engine) view(ctx context.Context, q Query, fn func(bs *BoardState, def 
 	}
 	err = fn(bs, def, period, bs.periods[period])
 	bs.mu.RUnlock()
-	e.shrink() // what this read kept may be past the budget now
+	e.old.shrink() // what this read kept may be past the budget now
 	return err
 }
 
@@ -88,7 +88,7 @@ func (e *Engine) fill(def *podium.Board, ps *periodState, ranks []int, es []rank
 		}
 		out[i] = EntryView{Rank: ranks[i], Player: names[i].Player, Name: names[i].Name, Keys: k,
 			At: podium.FromMillis(en.At), Seq: en.Seq, Meta: m, Hidden: en.Hidden, Results: ps.results[en.Player]}
-		out[i].Value, out[i].Decayed = e.decayed(def, k) // settle.go
+		out[i].Value, out[i].Decayed = def.Points.Decayed(k, e.now())
 	}
 	return out
 }
@@ -138,7 +138,7 @@ func (e *Engine) topLocked(bs *BoardState, def *podium.Board, period string, ps 
 // back into the engine.
 func (e *Engine) TopEach(ctx context.Context, q Query, offset, limit int, head func(*Page), each func(*EntryView)) error {
 	return e.view(ctx, q, func(bs *BoardState, def *podium.Board, period string, ps *periodState) error {
-		page := Page{Board: def.ID, Period: period, Seq: bs.seq, Total: e.total(ps, q.IncludeHidden), Tag: e.tag(bs, def, period)}
+		page := Page{Board: def.ID, Period: period, Seq: bs.seq, Total: e.total(ps, q.IncludeHidden), Tag: bs.tag(def, period, e.players.ver.Load())}
 		head(&page)
 		if ps == nil {
 			return nil
@@ -156,7 +156,7 @@ func (e *Engine) TopEach(ctx context.Context, q Query, offset, limit int, head f
 			}
 			ev.Rank, ev.Player, ev.Name, ev.At, ev.Seq, ev.Meta, ev.Hidden = r, nv.Player, nv.Name, podium.FromMillis(en.At), en.Seq, m, en.Hidden
 			ev.Results = ps.results[en.Player]
-			ev.Value, ev.Decayed = e.decayed(def, ev.Keys) // settle.go
+			ev.Value, ev.Decayed = def.Points.Decayed(ev.Keys, e.now())
 			each(&ev)
 			return true
 		})

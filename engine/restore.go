@@ -111,7 +111,7 @@ func (e *Engine) computeRestoreItem(g *Group, bs *BoardState, def *podium.Board,
 	if p := podium.PeriodAt(def.Reset, it.At).ID; p != it.Period {
 		return podium.Errorf(podium.ECodeUnprocessable, "at %s falls in period %s, not %s", it.At.UTC().Format(time.RFC3339Nano), p, it.Period)
 	}
-	if err := e.holdPeriod(g, bs, it.Period); err != nil {
+	if err := g.Hold(bs, it.Period); err != nil {
 		return err
 	}
 	pid := e.players.intern(it.Player)

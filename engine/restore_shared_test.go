@@ -76,7 +76,7 @@ func TestSharedRestoreSeenByOtherNode(t *testing.T) {
 	}
 	eventually(t, 5*time.Second, "node a sees b's sum", func() bool { return fmt.Sprint(top(t, a, "sum").Entries[0].Keys) == "[3]" })
 	for _, n := range []*node{a, b} {
-		if diffs, err := n.eng.CheckLog(bg); err != nil || len(diffs) > 0 {
+		if diffs, err := n.eng.Checker().Log(bg); err != nil || len(diffs) > 0 {
 			t.Fatalf("CheckLog: %v %v", diffs, err)
 		}
 	}

@@ -68,7 +68,7 @@ func TestRestoreExactReplaysAndRepeats(t *testing.T) {
 		if _, at, _ := e.entryAt("daily", "2026-11-28", "bob"); !at.Equal(past) {
 			t.Fatalf("bob: at %v", at)
 		}
-		if diffs, err := e.eng.CheckLog(context.Background()); err != nil || len(diffs) > 0 {
+		if diffs, err := e.eng.Checker().Log(context.Background()); err != nil || len(diffs) > 0 {
 			t.Fatalf("CheckLog: %v %v", diffs, err)
 		}
 		e.checkIndexes()
@@ -168,7 +168,7 @@ func TestRestoreRefusals(t *testing.T) {
 	if _, err := e.eng.Restore(context.Background(), "b", make([]engine.RestoreItem, engine.MaxRestore+1)); podium.ErrorCode(err) != podium.ECodeTooLarge {
 		t.Fatalf("too many: %v", err)
 	}
-	if diffs, err := e.eng.CheckLog(context.Background()); err != nil || len(diffs) > 0 {
+	if diffs, err := e.eng.Checker().Log(context.Background()); err != nil || len(diffs) > 0 {
 		t.Fatalf("CheckLog: %v %v", diffs, err)
 	}
 }

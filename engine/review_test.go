@@ -55,7 +55,7 @@ func (e *env) applied(res engine.Result) {
 
 func (e *env) checkIndexes() {
 	e.t.Helper()
-	diffs, err := e.eng.CheckIndexes(context.Background())
+	diffs, err := e.eng.Checker().Indexes(context.Background())
 	if err != nil || len(diffs) > 0 {
 		e.t.Fatalf("check: %v %v", diffs, err)
 	}

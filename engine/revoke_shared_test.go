@@ -68,12 +68,12 @@ func revokeTrials(tb testing.TB, n, writers int, poll time.Duration, reference b
 	}
 	lat := make([]time.Duration, 0, n)
 	for i := range n {
-		k, secret, err := a.eng.CreateKey(bg, &podium.APIKey{Name: "k" + strconv.Itoa(i), Scopes: []string{"read"}})
+		k, secret, err := a.eng.Keys().Create(bg, &podium.APIKey{Name: "k" + strconv.Itoa(i), Scopes: []string{"read"}})
 		if err != nil {
 			tb.Fatal(err)
 		}
 		waitAuth(tb, b, secret, true)
-		if err := a.eng.DeleteKey(bg, k.ID); err != nil {
+		if err := a.eng.Keys().Delete(bg, k.ID); err != nil {
 			tb.Fatal(err)
 		}
 		t0 := time.Now()
@@ -100,7 +100,7 @@ func waitAuth(tb testing.TB, n *node, secret string, want bool) {
 	tb.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		if _, ok := n.eng.Authenticate(secret); ok == want {
+		if _, ok := n.eng.Keys().Authenticate(secret); ok == want {
 			return
 		}
 		if time.Now().After(deadline) {
@@ -187,7 +187,7 @@ func TestSharedRevocationSkipsTheFollower(t *testing.T) {
 	t.Parallel()
 	a, nb, ses, st, revoked := stuckFollowerPair(t)
 
-	k, secret, err := a.eng.CreateKey(bg, &podium.APIKey{Name: "k", Scopes: []string{"read"}})
+	k, secret, err := a.eng.Keys().Create(bg, &podium.APIKey{Name: "k", Scopes: []string{"read"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func TestSharedRevocationSkipsTheFollower(t *testing.T) {
 	waitAuth(t, nb, secret, true)
 	waitAuth(t, nb, token, true)
 	st.stuck.Store(true)
-	if err := a.eng.DeleteKey(bg, k.ID); err != nil {
+	if err := a.eng.Keys().Delete(bg, k.ID); err != nil {
 		t.Fatal(err)
 	}
 	sessions, err := ses.RevokeSessions(bg, "p", "")
@@ -236,7 +236,7 @@ func TestSharedEvictionSkipsTheFollower(t *testing.T) {
 	if _, _, err := ses.IssueSession(bg, "p", "one too many", 0, ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := a.eng.Authenticate(firstToken); ok {
+	if _, ok := a.eng.Keys().Authenticate(firstToken); ok {
 		t.Fatal("node a still takes the evicted session")
 	}
 	waitAuth(t, nb, firstToken, false)

@@ -170,7 +170,7 @@ func (sh *cluster) deleteBoard(id string) error {
 // and forgets expired ones.
 func (sh *cluster) tick() {
 	sh.e.flushIdempotency()
-	sh.e.pruneIdempotency()
+	sh.e.idem.prune()
 }
 
 // drained sends the answers of Idempotency-Key requests to the database at
@@ -202,7 +202,7 @@ func (sh *cluster) lockedMeta(ctx context.Context, board string, fn func(tx podi
 	defer tx.Rollback()
 	for _, id := range ids {
 		if err := sh.syncLocked(ctx, tx, id); err != nil {
-			return sh.e.storeFailed("catch up", err)
+			return sh.e.health.storeFailed("catch up", err)
 		}
 	}
 	if err := fn(tx); err != nil {
@@ -277,13 +277,13 @@ func (sh *cluster) groupChecked(ctx context.Context, ops []*op, check ...func() 
 		} else {
 			e.log.Error("group commit failed; nothing of it was stored", "err", g.err)
 		}
-		e.commitFailed(g.err, unknown)
+		e.health.commitFailed(g.err, unknown)
 		e.hooks.forget() // hooks.go: module state may include what failed
 	} else {
 		sh.dbWorked()
-		e.commitWorked()
+		e.health.commitWorked()
 	}
-	e.finishGroup(g)
+	e.pl.finishGroup(g)
 	if g.err == nil {
 		sh.publishRows(g)
 	}
@@ -302,7 +302,7 @@ func (sh *cluster) lockStep(ctx context.Context, boards []string) (podium.WriteT
 	for _, b := range ids {
 		if err := sh.syncLocked(ctx, tx, b); err != nil {
 			tx.Rollback()
-			return nil, sh.e.storeFailed("catch up", err)
+			return nil, sh.e.health.storeFailed("catch up", err)
 		}
 	}
 	return tx, nil
@@ -313,9 +313,9 @@ func (sh *cluster) lockStep(ctx context.Context, boards []string) (podium.WriteT
 func (sh *cluster) commitStep(ctx context.Context, tx podium.WriteTx, g *Group) {
 	sh.writeThrough(g)
 	if g.err = tx.Commit(ctx, &g.batch); g.err != nil {
-		sh.e.commitFailed(g.err, false)
+		sh.e.health.commitFailed(g.err, false)
 	}
-	sh.e.finishGroup(g)
+	sh.e.pl.finishGroup(g)
 	if g.err == nil {
 		sh.publishRows(g)
 	}
@@ -348,9 +348,6 @@ func groupBoards(ops []*op) []string {
 			continue
 		case opRestore:
 			ids = append(ids, o.restore().board)
-			continue
-		case opSettle: // settle.go: the tournament and its points boards
-			ids = append(ids, o.settle().boards...)
 			continue
 		}
 		for i := range o.scores {

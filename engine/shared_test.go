@@ -367,7 +367,7 @@ func TestSharedPrunedFeedReloads(t *testing.T) {
 	t.Parallel()
 	c := newCluster(t)
 	a := c.start("a", nodeOpts{noBroker: true, poll: time.Hour})
-	k, secret, err := a.eng.CreateKey(bg, &podium.APIKey{Name: "k", Scopes: []string{podium.ScopeRead}, Boards: []string{}})
+	k, secret, err := a.eng.Keys().Create(bg, &podium.APIKey{Name: "k", Scopes: []string{podium.ScopeRead}, Boards: []string{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,10 +379,10 @@ func TestSharedPrunedFeedReloads(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.eng.Close() })
-	if _, ok := b.eng.Authenticate(secret); !ok {
+	if _, ok := b.eng.Keys().Authenticate(secret); !ok {
 		t.Fatal("b does not know the key")
 	}
-	if err := a.eng.DeleteKey(bg, k.ID); err != nil {
+	if err := a.eng.Keys().Delete(bg, k.ID); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := a.eng.PutBoard(bg, newBoard(t, "new", podium.Best, 1)); err != nil {
@@ -399,7 +399,7 @@ func TestSharedPrunedFeedReloads(t *testing.T) {
 	eventually(t, 10*time.Second, "the waker's broker connects", func() bool { return wake.broker.Err() == nil })
 	eventually(t, 10*time.Second, "b reloads", func() bool {
 		wake.broker.Publish(bg, podium.Notice{Node: "waker", Change: 1})
-		_, known := b.eng.Authenticate(secret)
+		_, known := b.eng.Keys().Authenticate(secret)
 		_, err := b.eng.Board("new")
 		p, _ := b.eng.Player("p")
 		return !known && err == nil && p.Hidden

@@ -34,7 +34,7 @@ func (e *Engine) Steps(boards []string, what string, step func(g *Group) (done b
 func (e *Engine) runStep(ctx context.Context, boards []string, what string, step func(g *Group) (bool, error)) (done bool, err error) {
 	var tx podium.WriteTx
 	if e.sh == nil {
-		e.recover()
+		e.pl.recover()
 	} else {
 		if tx, err = e.sh.lockStep(ctx, boards); err != nil {
 			return false, err
@@ -43,16 +43,16 @@ func (e *Engine) runStep(ctx context.Context, boards []string, what string, step
 	}
 	g := e.newGroup(nil)
 	if done, err = step(g); err != nil {
-		e.releaseHolds(g)
+		e.old.release(g)
 		return false, err
 	}
 	if len(g.batch.Submissions) == 0 {
-		e.releaseHolds(g)
+		e.old.release(g)
 		return done, nil
 	}
 	if e.sh == nil {
-		e.handOff(g)
-		e.barrier()
+		e.pl.handOff(g)
+		e.pl.barrier()
 	} else {
 		e.sh.commitStep(ctx, tx, g)
 	}

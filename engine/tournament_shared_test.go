@@ -16,11 +16,12 @@ import (
 // joined a capped tournament on one node is seen by the other.
 func TestSharedSettleRace(t *testing.T) {
 	c := newCluster(t)
+	tStart := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	clk := &clock{t: tStart}
 	start := func(name string) *node {
 		n, cfg := c.open(name, nodeOpts{})
-		cfg.Now, cfg.SettleEvery = clk.Now, -1
-		n.eng = modules.Engine(cfg)
+		cfg.Now = clk.Now
+		n.eng = modules.Engine(noScheduler(cfg))
 		if err := n.eng.Start(bg); err != nil {
 			t.Fatal(err)
 		}
@@ -38,7 +39,8 @@ func TestSharedSettleRace(t *testing.T) {
 		}
 	}
 	end := tStart.Add(time.Hour)
-	put(cup("cup", end, func(tt *podium.Tournament) { tt.MaxParticipants = 3 }))
+	put(&podium.Board{ID: "cup", Keys: []podium.KeyDef{{Name: "time_ms", Order: podium.Asc}}, Tournament: &podium.Tournament{Start: tStart, End: end,
+		Weight: 1000, Category: "weekly", Series: "weekly", Ladder: "pts", MaxParticipants: 3}})
 	put(&podium.Board{ID: "pts:total", Keys: []podium.KeyDef{{Name: "points", Order: podium.Desc}}, Mode: podium.Sum,
 		Points: &podium.Points{Ladder: "pts", Kind: podium.PointsTotal}})
 	put(&podium.Board{ID: "pts:current", Keys: []podium.KeyDef{{Name: "era", Order: podium.Desc}, {Name: "points", Order: podium.Desc}},
@@ -73,7 +75,7 @@ func TestSharedSettleRace(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				rs, err := n.eng.SettleDue(bg)
+				rs, err := tourneyOf(n.eng).SettleDue(bg)
 				if err != nil {
 					t.Error(err)
 				}
@@ -97,7 +99,7 @@ func TestSharedSettleRace(t *testing.T) {
 			return len(got) == 3 && got["p1"] == want["p1"] && got["p2"] == want["p2"] && got["p3"] == want["p3"]
 		})
 	}
-	st, err := b.eng.Tournament(bg, "cup")
+	st, err := tourneyOf(b.eng).Tournament(bg, "cup")
 	if err != nil || st.State != "settled" || st.Settlement.Runs != 1 || st.Participants != 3 {
 		t.Fatalf("Tournament on b = %+v, %v", st, err)
 	}

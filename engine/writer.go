@@ -22,8 +22,9 @@ type Score struct {
 	// never held.
 	rider Rider
 
-	// at: the date of a settlement's credit (settle.go), the tournament's
-	// end; zero means the writer's clock, as for every client's score.
+	// at: the date of an internal score (Group.SubmitInternal: a
+	// settlement's credit, dated at the tournament's end); zero means the
+	// writer's clock, as for every client's score.
 	at time.Time
 }
 
@@ -38,7 +39,7 @@ type Result struct {
 	Previous *EntryView
 	Err      error // a per-item failure; the other fields are then empty
 	// Reconstructed: the answer was lost after its writes were committed,
-	// and this one was rebuilt (see Engine.Reconstruct): Entry is the
+	// and this one was rebuilt (see Idempotency.Reconstruct): Entry is the
 	// entry now, Previous unknown.
 	Reconstructed bool
 	// Held: the score was held for review (a Holder, hooks_review.go) and not applied;
@@ -56,11 +57,9 @@ const (
 	opPutPlayer
 	opReload
 	opCheck
-	opFunc // run fn on the writer (tests drive checkpoints this way)
-	opSync // shared mode: apply what other nodes changed
-	// A module's work, and tournaments' settlements.
-	opModule // a module's Work (hooks_tourney.go): rides in a group like a score
-	opSettle // a settlement (settle.go): a group of its own
+	opFunc   // run fn on the writer (tests drive checkpoints this way)
+	opSync   // shared mode: apply what other nodes changed
+	opModule // a module's Work (hooks_tourney.go): rides in a group like a score, or alone
 
 	opRestore // restored entries of one board (restore.go): rides in a group like a score
 )
@@ -74,7 +73,7 @@ type op struct {
 	claim   *Claim
 	// p is the payload of every kind but opScores: *deleteEntryOp,
 	// *putBoardOp, a board id (opDeleteBoard), *podium.Player, *checkOp,
-	// func() (opFunc), *syncOp, *workOp, *settleOp or
+	// func() (opFunc), *syncOp, *workOp or
 	// *restoreOp (ops.go). Scores, the hot path, keep their fields.
 	p    any
 	err  error
@@ -143,7 +142,6 @@ type Group struct {
 	ops     []*op
 	now     time.Time
 	batch   podium.Batch
-	rows    moduleRows                 // the feed's, tournaments' and review's, in batch.Parts (parts.go)
 	bodies  []podium.IdempotencyRecord // answers of earlier requests riding along
 	changes []change
 	overlay map[ovKey]ovVal
@@ -151,7 +149,7 @@ type Group struct {
 	periods map[*BoardState]string
 	held    map[bpKey]struct{} // periods kept in memory until it is finished (oldperiods.go)
 
-	internal bool // settlement: points boards may be written (Group.Internal; the tournament module)
+	internal bool // computing internal scores (Group.SubmitInternal, Group.Internal)
 
 	cand   Candidate // the score the hooks are looking at (hooks.go)
 	src    Source    // the change the Effects are looking at (hooks.go)
@@ -173,7 +171,7 @@ func (g *Group) current(k ovKey) ovVal {
 	if v, ok := g.overlay[k]; ok {
 		return v
 	}
-	if v, ok := g.e.pendingEntry(k); ok {
+	if v, ok := g.e.pl.pendingEntry(k); ok {
 		return v
 	}
 	k.bs.mu.RLock()
@@ -192,7 +190,7 @@ func (g *Group) current(k ovKey) ovVal {
 func (g *Group) nextSeq(bs *BoardState) uint64 {
 	s, ok := g.seqs[bs]
 	if !ok {
-		if s, ok = g.e.pendingSeq(bs); !ok {
+		if s, ok = g.e.pl.pendingSeq(bs); !ok {
 			bs.mu.RLock()
 			s = bs.seq
 			bs.mu.RUnlock()
@@ -204,8 +202,8 @@ func (g *Group) nextSeq(bs *BoardState) uint64 {
 // computeGroup computes a group of score and delete ops against memory
 // and hands it to the committer.
 func (e *Engine) computeGroup(ops []*op) {
-	e.recover()
-	e.handOff(e.buildGroup(ops))
+	e.pl.recover()
+	e.pl.handOff(e.buildGroup(ops))
 }
 
 // buildGroup computes a group of score and delete ops against the state so
@@ -223,10 +221,6 @@ func (e *Engine) buildGroup(ops []*op) *Group {
 		}
 		if o.kind == opModule { // hooks_tourney.go
 			e.computeWork(g, o)
-			continue
-		}
-		if o.kind == opSettle { // settle.go
-			e.computeSettle(g, o)
 			continue
 		}
 		if o.kind == opRestore { // restore.go
@@ -249,7 +243,7 @@ func (e *Engine) buildGroup(ops []*op) *Group {
 	g.bodies = e.idem.takePending()
 	g.batch.Idempotency = append(g.batch.Idempotency, g.bodies...)
 	g.one[0] = g
-	e.seal(&g.batch, &g.rows, g.one[:]) // hooks_commit.go
+	e.seal(&g.batch, g.one[:]) // hooks_commit.go
 	return g
 }
 
@@ -279,7 +273,7 @@ func (e *Engine) computeScore(g *Group, s *Score, res *Result) error {
 		// (the clock went back past the previous period): load it, or the
 		// score would be computed against nothing and its index would
 		// hide the stored one.
-		if err := e.holdPeriod(g, bs, period); err != nil {
+		if err := g.Hold(bs, period); err != nil {
 			return err
 		}
 		g.periods[bs] = period
@@ -380,7 +374,7 @@ func (e *Engine) computeDelete(g *Group, o *op) {
 		o.err = err
 		return
 	}
-	if err := e.holdPeriod(g, bs, period); err != nil {
+	if err := g.Hold(bs, period); err != nil {
 		o.err = err
 		return
 	}
@@ -407,15 +401,6 @@ func (e *Engine) computeDelete(g *Group, o *op) {
 	}
 }
 
-// housekeeping runs once a second on the committer: checkpoint entries,
-// persist idempotency answers that no commit carried yet, and forget
-// expired ones.
-func (e *Engine) housekeeping() {
-	e.checkpoint(checkpointMax)
-	e.flushIdempotency()
-	e.pruneIdempotency()
-}
-
 func (e *Engine) flushIdempotency() {
 	recs := e.idem.takePending()
 	if len(recs) == 0 {
@@ -423,7 +408,7 @@ func (e *Engine) flushIdempotency() {
 	}
 	if err := e.store.Commit(context.Background(), &podium.Batch{Idempotency: recs}); err != nil {
 		e.log.Warn("store idempotency answers", "err", err)
-		e.commitFailed(err, errors.Is(err, podium.ErrOutcomeUnknown))
+		e.health.commitFailed(err, errors.Is(err, podium.ErrOutcomeUnknown))
 		e.idem.requeue(recs)
 		return
 	}

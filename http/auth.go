@@ -58,7 +58,7 @@ func (s *base) authenticate(r *http.Request) (*podium.APIKey, error) {
 	if len(h) <= len(prefix) || !strings.EqualFold(h[:len(prefix)], prefix) {
 		return nil, podium.Errorf(podium.ECodeUnauthenticated, "the Authorization header must be \"Bearer <key>\"")
 	}
-	k, ok := s.acc.Authenticate(strings.TrimSpace(h[len(prefix):]))
+	k, ok := s.auth.Authenticate(strings.TrimSpace(h[len(prefix):]))
 	if !ok {
 		return nil, podium.Errorf(podium.ECodeUnauthenticated, "the API key is not valid (unknown or revoked)")
 	}

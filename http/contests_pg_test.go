@@ -36,7 +36,7 @@ func startContestNode(t *testing.T, dsn, schema string, clk *fakeClock, name str
 	eng := modules.Engine(engine.Config{Store: st, Now: clk.Now, Logger: log, Node: name, PollEvery: 50 * time.Millisecond,
 		Modules: modules.With(modules.Config{Store: st, Logger: log,
 			Contests: ctf.ModuleConfig{Broker: br, Node: name, PollEvery: time.Hour}})})
-	eng.SetAdminSecret(adminKey)
+	eng.Keys().SetAdminSecret(adminKey)
 	hub := stream.New(podiumhttp.StreamSource(eng), stream.Config{Logger: log})
 	eng.SetListener(hub)
 	if err := eng.Start(context.Background()); err != nil {

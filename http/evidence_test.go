@@ -40,7 +40,7 @@ func evNode(t *testing.T, st podium.Store, clk *fakeClock, name string, shared r
 	mods := modules.With(modules.Config{Store: st, Logger: log, Evidence: evidence.Config{SweepEvery: -1}})
 	eng := modules.Engine(engine.Config{Store: st, Now: clk.Now, Logger: log, Node: name, PollEvery: 50 * time.Millisecond,
 		Modules: mods})
-	eng.SetAdminSecret(adminKey)
+	eng.Keys().SetAdminSecret(adminKey)
 	hub := stream.New(podiumhttp.StreamSource(eng), stream.Config{Logger: log})
 	eng.SetListener(hub)
 	if err := eng.Start(context.Background()); err != nil {

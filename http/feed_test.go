@@ -27,7 +27,7 @@ func startNode(t *testing.T, st podium.Store, clk *fakeClock, name string) *serv
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	eng := modules.Engine(engine.Config{Store: st, Now: clk.Now, Logger: log, Node: name, PollEvery: 50 * time.Millisecond})
-	eng.SetAdminSecret(adminKey)
+	eng.Keys().SetAdminSecret(adminKey)
 	hub := stream.New(podiumhttp.StreamSource(eng), stream.Config{Logger: log})
 	eng.SetListener(hub)
 	if err := eng.Start(context.Background()); err != nil {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/tournament"
 )
 
 // Handler groups. The API's handlers are split by feature into small
@@ -19,15 +20,20 @@ import (
 // base is what every group shares: the request's principal (auth.go,
 // authenticated once per request), the board read rule and the body limit.
 type base struct {
+	auth      authenticator
 	acc       access
 	maxBody   int64
 	afterAuth func(r *http.Request) // tests: runs after principal accepted a key
 }
 
-// access is what authentication and the read rule need: a key by its
-// secret, and a board by its id.
-type access interface {
+// authenticator finds the key a secret belongs to: the engine's keyring
+// (engine.Keys).
+type authenticator interface {
 	Authenticate(secret string) (*podium.APIKey, bool)
+}
+
+// access is what the read rule needs: a board by its id.
+type access interface {
 	Board(id string) (engine.BoardInfo, error)
 }
 
@@ -41,20 +47,20 @@ type engineState interface {
 // wire builds the handler groups over e.
 func (s *Server) wire(e *engine.Engine, cfg *Config) {
 	s.state = e
-	s.base = &base{acc: e, maxBody: cfg.MaxBody}
+	s.base = &base{auth: e.Keys(), acc: e, maxBody: cfg.MaxBody}
 	live := &streamer{hub: s.hub, streamCfg: &s.streamCfg, origins: s.origins, clientIP: s.clientIP}
 	s.findContests(e) // contests.go: the contests module, like sessions and evidence below
 	s.boards = &boardHandlers{base: s.base, eng: e}
-	s.scores = &scoreHandlers{base: s.base, eng: e}
+	s.scores = &scoreHandlers{base: s.base, eng: e, idem: e.Idempotency()}
 	s.players = &playerHandlers{base: s.base, eng: e}
-	s.admin = &adminHandlers{base: s.base, eng: e, store: cfg.Store, contests: s.contests}
-	// Sessions, evidence, review and tournaments' joins are modules
+	s.admin = &adminHandlers{base: s.base, checker: e.Checker(), keys: e.Keys(), store: cfg.Store, contests: s.contests}
+	// Sessions, evidence, review and tournaments are modules
 	// (engine/module.go): their groups take the engine's module with the
 	// interface they need, and without one answer 503.
 	var ses sessionStore = noSessions{}
 	var ev evidenceStore = noEvidence{}
 	var rv reviewStore = noReview{}
-	var joins joinStore = noTournaments{}
+	var tm tournamentModule = noTournaments{}
 	for _, m := range e.Modules() {
 		if x, ok := m.(sessionStore); ok {
 			ses = x
@@ -65,8 +71,8 @@ func (s *Server) wire(e *engine.Engine, cfg *Config) {
 		if x, ok := m.(reviewStore); ok {
 			rv = x
 		}
-		if x, ok := m.(joinStore); ok {
-			joins = x
+		if x, ok := m.(tournamentModule); ok {
+			tm = x
 		}
 	}
 	s.sessions = &sessionHandlers{base: s.base, eng: ses}
@@ -75,24 +81,32 @@ func (s *Server) wire(e *engine.Engine, cfg *Config) {
 	s.review = &reviewHandlers{base: s.base, eng: e, rv: rv, ev: ev}
 	s.feed = &feedHandlers{base: s.base, streamer: live, eng: findFeed(e)} // feed.go: the feed module
 	s.streams = &streamHandlers{base: s.base, streamer: live, eng: e, feed: s.feed}
-	s.tourneys = &tournamentHandlers{base: s.base, eng: e, joins: joins}
+	s.tourneys = &tournamentHandlers{base: s.base, eng: e, mod: tm}
+	s.admin.settlements = tm
 	s.web = &pageHandlers{eng: e, writeError: s.writeError}
 	s.webhooks = &webhookHandlers{base: s.base, wh: findWebhooks(e)} // webhooks.go: the webhooks module
 	s.contest = &contestHandlers{base: s.base, streamer: live, eng: e, contests: s.contests, contestHub: s.contestHub, web: s.web}
 }
 
-// *engine.Engine serves every group but for what its modules serve.
+// *engine.Engine serves every group but for what its modules and its
+// keyring serve.
 var (
+	_ authenticator   = (*engine.Keys)(nil)
+	_ keyAdmin        = (*engine.Keys)(nil)
+	_ idempotent      = (*engine.Idempotency)(nil)
 	_ access          = (*engine.Engine)(nil)
 	_ engineState     = (*engine.Engine)(nil)
 	_ boardStore      = (*engine.Engine)(nil)
 	_ entryReader     = (*engine.Engine)(nil)
 	_ scoreWriter     = (*engine.Engine)(nil)
 	_ playerStore     = (*engine.Engine)(nil)
-	_ adminEngine     = (*engine.Engine)(nil)
+	_ indexChecker    = engine.Checker{}
 	_ evidenceEngine  = (*engine.Engine)(nil)
 	_ reviewEngine    = (*engine.Engine)(nil)
 	_ tournamentStore = (*engine.Engine)(nil)
-	_ pageReader      = (*engine.Engine)(nil)
-	_ contestEngine   = (*engine.Engine)(nil)
+
+	_ tournamentModule = (*tournament.Module)(nil)
+	_ tournamentModule = noTournaments{}
+	_ pageReader       = (*engine.Engine)(nil)
+	_ contestEngine    = (*engine.Engine)(nil)
 )

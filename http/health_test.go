@@ -58,7 +58,7 @@ func TestReadinessAfterStorageFailures(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	reg := prometheus.NewRegistry()
 	eng := modules.Engine(engine.Config{Store: fs, Logger: log, Registerer: reg})
-	eng.SetAdminSecret(adminKey)
+	eng.Keys().SetAdminSecret(adminKey)
 	if err := eng.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

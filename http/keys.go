@@ -14,21 +14,34 @@ import (
 // reload).
 type adminHandlers struct {
 	*base
-	eng      adminEngine
-	store    podium.Store
-	contests *ctf.Service // checked too; nil: none
+	checker     indexChecker
+	keys        keyAdmin
+	settlements settlementChecker // the tournament module
+	store       podium.Store
+	contests    *ctf.Service // checked too; nil: none
 }
 
-// adminEngine is what the admin handlers call.
-type adminEngine interface {
-	CreateKey(ctx context.Context, k *podium.APIKey) (podium.APIKey, string, error)
-	ListKeys(ctx context.Context) ([]podium.APIKey, error)
-	DeleteKey(ctx context.Context, id string) error
-	CheckIndexes(ctx context.Context) ([]engine.Diff, error)
-	CheckLog(ctx context.Context) ([]engine.Diff, error)
+// keyAdmin is what the key handlers call: the engine's keyring
+// (engine.Keys).
+type keyAdmin interface {
+	Create(ctx context.Context, k *podium.APIKey) (podium.APIKey, string, error)
+	List(ctx context.Context) ([]podium.APIKey, error)
+	Delete(ctx context.Context, id string) error
+}
+
+// settlementChecker is what the admin's check and reload call of the
+// tournament module.
+type settlementChecker interface {
 	CheckSettlements(ctx context.Context) ([]engine.Diff, error)
-	Reload(ctx context.Context) error
 	RepairSettlements(ctx context.Context) ([]string, error)
+}
+
+// indexChecker is what the admin handlers check and reload through
+// (engine.Checker).
+type indexChecker interface {
+	Indexes(ctx context.Context) ([]engine.Diff, error)
+	Log(ctx context.Context) ([]engine.Diff, error)
+	Reload(ctx context.Context) error
 }
 
 type keyBody struct {
@@ -82,7 +95,7 @@ func (s *adminHandlers) createKey(w http.ResponseWriter, r *http.Request) error 
 	if err := k.Normalize(); err != nil {
 		return err
 	}
-	out, secret, err := s.eng.CreateKey(r.Context(), k)
+	out, secret, err := s.keys.Create(r.Context(), k)
 	if err != nil {
 		return err
 	}
@@ -94,7 +107,7 @@ func (s *adminHandlers) listKeys(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.requireGlobalAdmin(r); err != nil {
 		return err
 	}
-	keys, err := s.eng.ListKeys(r.Context())
+	keys, err := s.keys.List(r.Context())
 	if err != nil {
 		return err
 	}
@@ -114,7 +127,7 @@ func (s *adminHandlers) deleteKey(w http.ResponseWriter, r *http.Request) error 
 	if _, err := s.requireGlobalAdmin(r); err != nil {
 		return err
 	}
-	if err := s.eng.DeleteKey(r.Context(), r.PathValue("id")); err != nil {
+	if err := s.keys.Delete(r.Context(), r.PathValue("id")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -141,15 +154,15 @@ func (s *adminHandlers) check(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	logDiffs, err := s.eng.CheckLog(r.Context())
+	logDiffs, err := s.checker.Log(r.Context())
 	if err != nil {
 		return err
 	}
-	diffs, err := s.eng.CheckIndexes(r.Context())
+	diffs, err := s.checker.Indexes(r.Context())
 	if err != nil {
 		return err
 	}
-	settleDiffs, err := s.eng.CheckSettlements(r.Context()) // tournaments.go
+	settleDiffs, err := s.settlements.CheckSettlements(r.Context()) // the tournament module
 	if err != nil {
 		return err
 	}
@@ -216,10 +229,10 @@ func (s *adminHandlers) reload(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.requireGlobalAdmin(r); err != nil {
 		return err
 	}
-	if err := s.eng.Reload(r.Context()); err != nil {
+	if err := s.checker.Reload(r.Context()); err != nil {
 		return err
 	}
-	repaired, err := s.eng.RepairSettlements(r.Context()) // tournaments.go
+	repaired, err := s.settlements.RepairSettlements(r.Context()) // the tournament module
 	if err != nil {
 		return err
 	}

@@ -105,8 +105,9 @@ func (noReview) Freeze(context.Context, string, string, string) (podium.Freeze, 
 func (noReview) Unfreeze(context.Context, string) error { return errNoReview }
 func (noReview) Frozen(string) *podium.Freeze           { return nil }
 
-// noTournaments serves the joins and payouts of a server whose engine has no
-// tournament module: they answer 503, as with a store that keeps none.
+// noTournaments serves the tournaments of a server whose engine has no
+// tournament module: they answer 503, as with a store that keeps none,
+// and the admin's check and reload find no settlements to check.
 type noTournaments struct{}
 
 var errNoTournaments = podium.Errorf(podium.ECodeUnavailable, "this server keeps no tournaments")
@@ -120,3 +121,11 @@ func (noTournaments) Joined(context.Context, string, int, int) ([]podium.Join, i
 func (noTournaments) Payouts(context.Context, string) ([]podium.Payout, error) {
 	return nil, errNoTournaments
 }
+func (noTournaments) Tournament(context.Context, string) (tournament.TournamentStatus, error) {
+	return tournament.TournamentStatus{}, errNoTournaments
+}
+func (noTournaments) Settle(context.Context, string) (tournament.SettleReport, error) {
+	return tournament.SettleReport{}, errNoTournaments
+}
+func (noTournaments) CheckSettlements(context.Context) ([]engine.Diff, error) { return nil, nil }
+func (noTournaments) RepairSettlements(context.Context) ([]string, error)     { return nil, nil }

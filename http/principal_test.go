@@ -21,7 +21,7 @@ func TestSubmitAuthenticatedOnce(t *testing.T) {
 	var calls atomic.Int32
 	s.srv.SetAfterAuth(func(r *http.Request) {
 		if r.Header.Get("Authorization") == "Bearer "+gk && calls.Add(1) == 1 {
-			if err := s.eng.DeleteKey(context.Background(), id); err != nil {
+			if err := s.eng.Keys().Delete(context.Background(), id); err != nil {
 				t.Error(err)
 			}
 		}

@@ -49,7 +49,7 @@ func startQuotaNode(t *testing.T, dsn, schema string, clk *fakeClock, name strin
 		t.Fatal(err)
 	}
 	eng := modules.Engine(engine.Config{Store: st, Broker: br, Now: clk.Now, Logger: log, Node: name, PollEvery: 50 * time.Millisecond})
-	eng.SetAdminSecret(adminKey)
+	eng.Keys().SetAdminSecret(adminKey)
 	hub := stream.New(podiumhttp.StreamSource(eng), stream.Config{Logger: log})
 	eng.SetListener(hub)
 	if err := eng.Start(context.Background()); err != nil {

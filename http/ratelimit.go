@@ -52,7 +52,7 @@ func (s *Server) ratePrincipal(r *http.Request) (kind, id string, ok, bad bool) 
 	k, err := s.principal(r)
 	if err == nil && k == nil && r.Pattern == "GET /v1/stream" && r.URL.Query().Get("key") != "" {
 		var found bool
-		if k, found = s.acc.Authenticate(r.URL.Query().Get("key")); !found {
+		if k, found = s.auth.Authenticate(r.URL.Query().Get("key")); !found {
 			return "", "", false, true
 		}
 	}

@@ -102,7 +102,7 @@ func benchServer(b *testing.B, rl *podiumhttp.RateLimits) http.Handler {
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	eng := modules.Engine(engine.Config{Store: st, Logger: log})
-	eng.SetAdminSecret(adminKey)
+	eng.Keys().SetAdminSecret(adminKey)
 	if err := eng.Start(context.Background()); err != nil {
 		b.Fatal(err)
 	}

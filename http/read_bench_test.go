@@ -30,7 +30,7 @@ func BenchmarkHotRoutes(b *testing.B) {
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	eng := modules.Engine(engine.Config{Store: st, Logger: log})
-	eng.SetAdminSecret(adminKey)
+	eng.Keys().SetAdminSecret(adminKey)
 	if err := eng.Start(context.Background()); err != nil {
 		b.Fatal(err)
 	}

@@ -40,7 +40,7 @@ func TestLostAnswerIsReconstructedHonestly(t *testing.T) {
 	}
 	body := `{"player":"a","score":50}`
 	hash := sha256.Sum256([]byte(body))
-	claim, prior, err := eng.ClaimIdempotency(ctx, "admin /v1/boards/b/scores", "lost", hash[:])
+	claim, prior, err := eng.Idempotency().Claim(ctx, "admin /v1/boards/b/scores", "lost", hash[:])
 	if err != nil || prior != nil {
 		t.Fatal(prior, err)
 	}
@@ -64,7 +64,7 @@ func TestLostAnswerIsReconstructedHonestly(t *testing.T) {
 		t.Fatal(err)
 	}
 	eng = modules.Engine(engine.Config{Store: st, Logger: log})
-	eng.SetAdminSecret(adminKey)
+	eng.Keys().SetAdminSecret(adminKey)
 	if err := eng.Start(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -17,15 +17,21 @@ import (
 // Idempotency-Key.
 type scoreHandlers struct {
 	*base
-	eng scoreWriter
+	eng  scoreWriter
+	idem idempotent
+}
+
+// idempotent is what the submit handlers call for an Idempotency-Key: the
+// engine's engine.Idempotency.
+type idempotent interface {
+	Claim(ctx context.Context, scope, key string, hash []byte) (*engine.Claim, *podium.IdempotencyRecord, error)
+	Reconstruct(ctx context.Context, rec podium.IdempotencyRecord, scores []engine.Score) []engine.Result
 }
 
 // scoreWriter is what the submit handlers call.
 type scoreWriter interface {
 	Board(id string) (engine.BoardInfo, error)
 	Submit(ctx context.Context, scores []engine.Score, single bool, claim *engine.Claim) ([]engine.Result, error)
-	Reconstruct(ctx context.Context, rec podium.IdempotencyRecord, scores []engine.Score) []engine.Result
-	ClaimIdempotency(ctx context.Context, scope, key string, hash []byte) (*engine.Claim, *podium.IdempotencyRecord, error)
 	AwaitIdempotency(ctx context.Context, rec podium.IdempotencyRecord, wait time.Duration) podium.IdempotencyRecord
 }
 
@@ -80,7 +86,7 @@ func (s *scoreHandlers) idempotent(w http.ResponseWriter, r *http.Request, k *po
 		return nil, false, podium.Errorf(podium.ECodeInvalid, "Idempotency-Key is longer than 255 bytes")
 	}
 	h := sha256.Sum256(body)
-	claim, prior, err := s.eng.ClaimIdempotency(r.Context(), k.ID+" "+r.URL.Path, key, h[:])
+	claim, prior, err := s.idem.Claim(r.Context(), k.ID+" "+r.URL.Path, key, h[:])
 	if err != nil {
 		return nil, false, err
 	}
@@ -140,7 +146,7 @@ func (s *scoreHandlers) submit(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	replay := func(w http.ResponseWriter, rec podium.IdempotencyRecord) error {
-		res := s.eng.Reconstruct(r.Context(), rec, []engine.Score{sc})
+		res := s.idem.Reconstruct(r.Context(), rec, []engine.Score{sc})
 		if res[0].Err != nil {
 			return res[0].Err
 		}
@@ -235,7 +241,7 @@ func (s *scoreHandlers) submitBatch(w http.ResponseWriter, r *http.Request) erro
 		return append(out, "]}"...)
 	}
 	replay := func(w http.ResponseWriter, rec podium.IdempotencyRecord) error {
-		writeJSON(w, http.StatusOK, render(s.eng.Reconstruct(r.Context(), rec, scores)))
+		writeJSON(w, http.StatusOK, render(s.idem.Reconstruct(r.Context(), rec, scores)))
 		return nil
 	}
 	claim, done, err := s.idempotent(w, r, k, buf.Bytes(), replay)

@@ -100,7 +100,7 @@ func newServerAt(t *testing.T, cfg stream.Config, fakeHubClock bool, opts func(*
 	clk := &fakeClock{t: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	eng := modules.Engine(engine.Config{Store: st, Now: clk.Now, Logger: log})
-	eng.SetAdminSecret(adminKey)
+	eng.Keys().SetAdminSecret(adminKey)
 	if fakeHubClock {
 		cfg.Now = clk.Now
 	}

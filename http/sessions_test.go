@@ -238,7 +238,7 @@ func TestIssueSessionKeyRevokedMidRequest(t *testing.T) {
 	var calls atomic.Int32
 	s.srv.SetAfterAuth(func(r *http.Request) {
 		if r.Header.Get("Authorization") == "Bearer "+gk && calls.Add(1) == 2 {
-			if err := s.eng.DeleteKey(context.Background(), id); err != nil {
+			if err := s.eng.Keys().Delete(context.Background(), id); err != nil {
 				t.Error(err)
 			}
 		}
@@ -262,7 +262,7 @@ func TestRoutesWithoutModules(t *testing.T) {
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	eng := engine.New(engine.Config{Store: st, Logger: log}) // no module
-	eng.SetAdminSecret(adminKey)
+	eng.Keys().SetAdminSecret(adminKey)
 	if err := eng.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 type streamHandlers struct {
 	*base
 	*streamer
-	eng  access        // handlers.go: keys given as ?key=, and boards
+	eng  access        // handlers.go: boards (a ?key= goes to base.auth)
 	feed *feedHandlers // the WebSocket's feed subscriptions
 }
 
@@ -300,7 +300,7 @@ func (s *streamHandlers) ws(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if key == nil && r.URL.Query().Get("key") != "" {
-		if k, ok := s.eng.Authenticate(r.URL.Query().Get("key")); ok {
+		if k, ok := s.auth.Authenticate(r.URL.Query().Get("key")); ok {
 			key = k
 		} else {
 			return podium.Errorf(podium.ECodeUnauthenticated, "the API key is not valid (unknown or revoked)")

@@ -15,6 +15,7 @@ import (
 	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/sqlite"
 	"github.com/podiumhq/podium/stream"
+	"github.com/podiumhq/podium/tournament"
 )
 
 // newFormatsServer is newTourneyServer on SQLite with a hub that sends
@@ -28,8 +29,9 @@ func newFormatsServer(t *testing.T, now time.Time) *server {
 	t.Cleanup(func() { st.Close() })
 	clk := &fakeClock{t: now}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	eng := modules.Engine(engine.Config{Store: st, Now: clk.Now, Logger: log, SettleEvery: -1, PollEvery: 50 * time.Millisecond})
-	eng.SetAdminSecret(adminKey)
+	eng := modules.Engine(engine.Config{Store: st, Now: clk.Now, Logger: log, PollEvery: 50 * time.Millisecond,
+		Modules: modules.With(modules.Config{Store: st, Logger: log, Tournament: tournament.Config{SettleEvery: -1}})})
+	eng.Keys().SetAdminSecret(adminKey)
 	hub := stream.New(podiumhttp.StreamSource(eng), stream.Config{Logger: log, SnapshotEvery: 300 * time.Millisecond})
 	eng.SetListener(hub)
 	if err := eng.Start(context.Background()); err != nil {

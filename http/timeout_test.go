@@ -31,7 +31,7 @@ func newTimedServer(t *testing.T, body, request time.Duration) *server {
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	eng := modules.Engine(engine.Config{Store: st, Logger: log})
-	eng.SetAdminSecret(adminKey)
+	eng.Keys().SetAdminSecret(adminKey)
 	hub := stream.New(podiumhttp.StreamSource(eng), stream.Config{Logger: log, Coalesce: 10 * time.Millisecond})
 	eng.SetListener(hub)
 	if err := eng.Start(context.Background()); err != nil {

@@ -15,20 +15,22 @@ import (
 // participants, settlement and payouts.
 type tournamentHandlers struct {
 	*base
-	eng   tournamentStore
-	joins joinStore // the tournament module
+	eng tournamentStore
+	mod tournamentModule // the tournament module
 }
 
-// tournamentStore is what the tournament handlers call.
+// tournamentStore is what the tournament handlers call of the engine.
 type tournamentStore interface {
 	Tournaments() []engine.BoardInfo
-	Tournament(ctx context.Context, board string) (engine.TournamentStatus, error)
-	Settle(ctx context.Context, board string) (engine.SettleReport, error)
 }
 
-// joinStore is what the join and payout handlers call: the tournament
-// module.
-type joinStore interface {
+// tournamentModule is what the status, join, participant, settle and
+// payout handlers call, and the admin's check and reload
+// (settlementChecker): the tournament module.
+type tournamentModule interface {
+	settlementChecker
+	Tournament(ctx context.Context, board string) (tournament.TournamentStatus, error)
+	Settle(ctx context.Context, board string) (tournament.SettleReport, error)
 	Join(ctx context.Context, board, player string) (tournament.JoinResult, error)
 	Joined(ctx context.Context, board string, offset, limit int) ([]podium.Join, int64, error)
 	Payouts(ctx context.Context, board string) ([]podium.Payout, error)
@@ -196,7 +198,7 @@ func (s *tournamentHandlers) getTournament(w http.ResponseWriter, r *http.Reques
 	if err != nil {
 		return err
 	}
-	st, err := s.eng.Tournament(r.Context(), bi.ID)
+	st, err := s.mod.Tournament(r.Context(), bi.ID)
 	if err != nil {
 		return err
 	}
@@ -270,7 +272,7 @@ func (s *tournamentHandlers) join(w http.ResponseWriter, r *http.Request) error 
 	if err := podium.ValidPlayerID(body.Player); err != nil {
 		return err
 	}
-	res, err := s.joins.Join(r.Context(), id, body.Player)
+	res, err := s.mod.Join(r.Context(), id, body.Player)
 	if err != nil {
 		return err
 	}
@@ -303,7 +305,7 @@ func (s *tournamentHandlers) participants(w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return err
 	}
-	list, total, err := s.joins.Joined(r.Context(), bi.ID, offset, limit)
+	list, total, err := s.mod.Joined(r.Context(), bi.ID, offset, limit)
 	if err != nil {
 		return err
 	}
@@ -346,7 +348,7 @@ func (s *tournamentHandlers) settle(w http.ResponseWriter, r *http.Request) erro
 			return err
 		}
 	}
-	rep, err := s.eng.Settle(r.Context(), id)
+	rep, err := s.mod.Settle(r.Context(), id)
 	if err != nil {
 		return err
 	}
@@ -385,7 +387,7 @@ func (s *tournamentHandlers) payouts(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	list, err := s.joins.Payouts(r.Context(), bi.ID)
+	list, err := s.mod.Payouts(r.Context(), bi.ID)
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,18 @@ import (
 	"github.com/podiumhq/podium/scoring"
 	"github.com/podiumhq/podium/sqlite"
 	"github.com/podiumhq/podium/stream"
+	"github.com/podiumhq/podium/tournament"
 )
+
+// tourneyOf is the engine's tournament module.
+func tourneyOf(e *engine.Engine) *tournament.Module {
+	for _, m := range e.Modules() {
+		if x, ok := m.(*tournament.Module); ok {
+			return x
+		}
+	}
+	panic("no tournament module")
+}
 
 // newTourneyServer starts a server on st with a fake clock and no
 // settlement scheduler (the test runs it with SettleDue).
@@ -28,8 +39,9 @@ func newTourneyServer(t *testing.T, st podium.Store, now time.Time) *server {
 	t.Helper()
 	clk := &fakeClock{t: now}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	eng := modules.Engine(engine.Config{Store: st, Now: clk.Now, Logger: log, SettleEvery: -1, PollEvery: 50 * time.Millisecond})
-	eng.SetAdminSecret(adminKey)
+	eng := modules.Engine(engine.Config{Store: st, Now: clk.Now, Logger: log, PollEvery: 50 * time.Millisecond,
+		Modules: modules.With(modules.Config{Store: st, Logger: log, Tournament: tournament.Config{SettleEvery: -1}})})
+	eng.Keys().SetAdminSecret(adminKey)
 	hub := stream.New(podiumhttp.StreamSource(eng), stream.Config{Logger: log})
 	eng.SetListener(hub)
 	if err := eng.Start(context.Background()); err != nil {
@@ -160,7 +172,7 @@ func tournamentScenario(t *testing.T, st podium.Store) {
 	}
 
 	// Run 1: the scheduler. Run 2: by hand; it pays nothing more.
-	rs, err := s.eng.SettleDue(context.Background())
+	rs, err := tourneyOf(s.eng).SettleDue(context.Background())
 	if err != nil || len(rs) != 1 {
 		t.Fatalf("SettleDue = %+v, %v", rs, err)
 	}

@@ -32,6 +32,9 @@ type Config struct {
 	Contests ctf.ModuleConfig // CTF contests (shared mode: broker, node, --poll-every)
 	Feed     feed.Config      // the activity feed (--feed-cap)
 	Webhooks webhooks.Config  // webhooks (--webhook-* flags)
+	// Tournament configures tournaments: the settlement scheduler's
+	// period (negative: none, for tests and tools that settle themselves).
+	Tournament tournament.Config
 }
 
 // All returns the standard modules over store with their defaults.
@@ -46,7 +49,7 @@ func With(c Config) []engine.Module {
 		limits.New(c.Store, c.Logger), // key bounds and quotas
 		aggregate.New(),               // aggregate and best-k-sum boards over others
 		feed.New(c.Feed),              // the activity feed (before tournament and review: its Finisher, Forgetter and part come first, as in the core before)
-		tournament.New(),              // tournament windows, joins, points boards (after aggregate: a DELETE hears its refusal first)
+		tournament.New(c.Tournament),  // tournament windows, joins, points boards, settlement (after aggregate: a DELETE hears its refusal first)
 		sessions.New(c.Sessions),      // player sessions (authentication, change feed)
 		evidence.New(c.Evidence),      // evidence uploads (storage, sweeper)
 		review.New(),                  // moderation: holds, freezes, decisions (its part after the feed's)

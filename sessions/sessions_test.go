@@ -83,7 +83,7 @@ func TestSessionExpiry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k, ok := eng.Authenticate(atok); !ok || k.Player != "alice" || k.ID != a.ID || len(k.Scopes) != 0 {
+	if k, ok := eng.Keys().Authenticate(atok); !ok || k.Player != "alice" || k.ID != a.ID || len(k.Scopes) != 0 {
 		t.Fatalf("Authenticate = %+v, %v", k, ok)
 	}
 	clk.Set(clk.Now().Add(50 * time.Second))
@@ -91,11 +91,11 @@ func TestSessionExpiry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := eng.Authenticate(atok); ok {
+	if _, ok := eng.Keys().Authenticate(atok); ok {
 		t.Fatal("the token before the refresh still works")
 	}
 	clk.Set(clk.Now().Add(10 * time.Second)) // bob's expiry; alice's was moved
-	if _, ok := eng.Authenticate(btok); ok {
+	if _, ok := eng.Keys().Authenticate(btok); ok {
 		t.Fatal("an expired session authenticates")
 	}
 	if n := ses.ExpireSessions(); n != 1 {
@@ -104,7 +104,7 @@ func TestSessionExpiry(t *testing.T) {
 	if ids := rev.take(); len(ids) != 1 {
 		t.Fatalf("revoked %v", ids)
 	}
-	if _, ok := eng.Authenticate(atok2); !ok {
+	if _, ok := eng.Keys().Authenticate(atok2); !ok {
 		t.Fatal("the refreshed session was expired by its earlier expiry")
 	}
 	if n := ses.ExpireSessions(); n != 0 {
@@ -126,7 +126,7 @@ func TestSessionExpiry(t *testing.T) {
 	// A restart after alice's expiry loads carol's sessions only.
 	clk.Set(clk.Now().Add(2 * time.Minute))
 	eng, ses = startSessionEngine(t, path, clk, rev)
-	if _, ok := eng.Authenticate(atok2); ok {
+	if _, ok := eng.Keys().Authenticate(atok2); ok {
 		t.Fatal("an expired session came back after a restart")
 	}
 	if list, err := ses.PlayerSessions(ctx, "carol"); err != nil || len(list) != 2 {

@@ -2,7 +2,10 @@
 // podium.Tournament and podium.Points, is at the root): a tournament's
 // window and joins on the write path, the join op, the reads of who
 // joined, and the rules of changing or deleting a tournament or points
-// board (boards.go).
+// board (boards.go); the settlement that turns final ranks into points
+// credits (settle.go, settle_credit.go), its lease and scheduler
+// (settle_run.go), a tournament's status (status.go) and the offline
+// check and repair of settlements (settle_check.go).
 //
 // On the write path the window, joins and the participant cap are checked
 // where a score is computed (a ScoreGuard, after the core's period checks
@@ -27,10 +30,22 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
 )
+
+// Config configures the module; the zero value means the defaults.
+type Config struct {
+	// SettleEvery is how often the settlement scheduler looks for ended
+	// tournaments to settle (default 1s; negative: no scheduler, for
+	// tests and tools that call SettleDue themselves).
+	SettleEvery time.Duration
+}
 
 // Module is the tournaments module. Lock order: docs/LOCKS.md.
 type Module struct {
@@ -39,13 +54,38 @@ type Module struct {
 	store podium.Store
 	log   *slog.Logger
 
+	every time.Duration // scheduler period; < 0: no scheduler
+	// passes counts the scheduler's completed looks for due tournaments
+	// (podium_settle_scheduler_passes_total): tests wait for looks
+	// instead of sleeping through them.
+	passes atomic.Uint64
+
+	// settleMu makes this node's settlers (the scheduler, admins) take
+	// turns: the lease is per node, and two of them under one lease would
+	// both find a tournament due.
+	settleMu sync.Mutex
+
+	smu sync.Mutex
+	// settled is what this node knows of settlements (from the store at
+	// start and after its own runs; the scheduler re-reads the store
+	// before it settles).
+	settled map[string]podium.Settlement
+	// failed holds when the scheduler last failed to settle a board: it
+	// waits settleRetry before trying that one again.
+	failed map[string]time.Time
+
 	mu    sync.Mutex
 	joins map[*engine.BoardState]*joinSet
 }
 
-// New returns the module; it takes the engine and its store at Provision.
-func New() *Module {
-	return &Module{joins: map[*engine.BoardState]*joinSet{}}
+// New returns the module configured by c; it takes the engine and its
+// store at Provision.
+func New(c Config) *Module {
+	if c.SettleEvery == 0 {
+		c.SettleEvery = time.Second
+	}
+	return &Module{every: c.SettleEvery, joins: map[*engine.BoardState]*joinSet{},
+		settled: map[string]podium.Settlement{}, failed: map[string]time.Time{}}
 }
 
 var (
@@ -56,14 +96,23 @@ var (
 	_ engine.Finisher    = (*Module)(nil)
 	_ engine.Forgetter   = (*Module)(nil)
 	_ engine.BoardGuard  = (*Module)(nil)
+	_ engine.Loader      = (*Module)(nil)
+	_ engine.Starter     = (*Module)(nil)
 )
 
 // Name implements engine.Module.
 func (m *Module) Name() string { return "tournament" }
 
-// Provision takes the engine and its store.
+// Provision takes the engine and its store, and registers the
+// scheduler's metric.
 func (m *Module) Provision(h engine.Host) {
 	m.host, m.eng, m.store, m.log = h, h.Engine(), h.Store(), h.Logger()
+	if reg := h.Registerer(); reg != nil {
+		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "podium_settle_scheduler_passes_total",
+			Help: "Looks the settlement scheduler took for tournaments that are due (one every --settle-every).",
+		}, func() float64 { return float64(m.passes.Load()) }))
+	}
 }
 
 func (m *Module) tourneyStore() (podium.TourneyStore, error) {
@@ -74,9 +123,11 @@ func (m *Module) tourneyStore() (podium.TourneyStore, error) {
 	return ts, nil
 }
 
-// rows is what the module keeps with a group: its joins.
+// rows is what the module keeps with a group: its joins, or a
+// settlement's payouts, status and fence (a group of its own).
 type rows struct {
-	joins []podium.Join
+	joins  []podium.Join
+	settle *podium.TourneyBatch
 }
 
 func (m *Module) rows(g *engine.Group) *rows {
@@ -89,12 +140,22 @@ func (m *Module) rows(g *engine.Group) *rows {
 }
 
 // Parts gives the store the joins of the groups sharing a transaction,
-// as one part.
+// and a settlement's rows, as one part: a fencing part, which the store
+// writes before anything else of the transaction, its fence first. A
+// settlement's group commits alone, so its fence is the part's.
 func (m *Module) Parts(store podium.Store, gs []*engine.Group) []podium.Part {
 	var tb *podium.TourneyBatch
 	for _, g := range gs {
-		if r, _ := g.Slot(m).(*rows); r != nil && len(r.joins) > 0 {
+		r, _ := g.Slot(m).(*rows)
+		if r == nil {
+			continue
+		}
+		if len(r.joins) > 0 {
 			tb = podium.MergeTourney(tb, &podium.TourneyBatch{Joins: r.joins})
+		}
+		if r.settle != nil {
+			tb = podium.MergeTourney(tb, r.settle)
+			tb.Fence = r.settle.Fence
 		}
 	}
 	if tb.Len() == 0 {
@@ -108,11 +169,19 @@ func (m *Module) Parts(store podium.Store, gs []*engine.Group) []podium.Part {
 }
 
 // Finished marks a committed group's joins durable, or drops the join
-// sets of a failed group's boards (they are reloaded on next use).
+// sets of a failed group's boards (they are reloaded on next use); a
+// committed settlement is what this node knows settled.
 func (m *Module) Finished(g *engine.Group, err error) {
 	r, _ := g.Slot(m).(*rows)
 	if r == nil {
 		return
+	}
+	if r.settle != nil && err == nil {
+		m.smu.Lock()
+		for _, st := range r.settle.Settlements {
+			m.settled[st.Board] = st
+		}
+		m.smu.Unlock()
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()

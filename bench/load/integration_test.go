@@ -42,7 +42,7 @@ func TestHarnessAgainstPodiumAndRedis(t *testing.T) {
 	defer st.Close()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	eng := modules.Engine(engine.Config{Store: st, Logger: log})
-	eng.SetAdminSecret("harness-test")
+	eng.Keys().SetAdminSecret("harness-test")
 	if err := eng.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -14,9 +14,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/podiumhq/podium/aggregate"
 	"github.com/podiumhq/podium/ctf"
 	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/sqlite"
+	"github.com/podiumhq/podium/tournament"
 )
 
 type opsFlags struct {
@@ -144,18 +146,21 @@ ask a server (--url) for want of an admin key, or when the server refuses it.`)
 	}
 	report(stdout, "entries vs log", diffLines(diffs))
 	bad += len(diffs)
-	diffs, err = engine.CheckSettlements(ctx, store, time.Now()) // tournaments and points
+	diffs, err = tournament.CheckSettlements(ctx, store, time.Now()) // tournaments and points
 	if err != nil {
 		return err
 	}
 	report(stdout, "tournament payouts and points boards", diffLines(diffs))
 	bad += len(diffs)
 
-	eng := engine.New(engine.Config{Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), SettleEvery: -1})
+	// The aggregate module checks each aggregate against its sources
+	// (an engine.IndexChecker); no other module is needed to check.
+	eng := engine.New(engine.Config{Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Modules: []engine.Module{aggregate.New()}})
 	if err := eng.Start(ctx); err != nil {
 		return err
 	}
-	diffs, err = eng.CheckIndexes(ctx)
+	diffs, err = eng.Checker().Indexes(ctx)
 	eng.Close()
 	if err != nil {
 		return err

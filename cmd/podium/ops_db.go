@@ -12,6 +12,7 @@ import (
 	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/postgres"
 	"github.com/podiumhq/podium/redis"
+	"github.com/podiumhq/podium/tournament"
 )
 
 // The operations commands on a shared deployment: check and rebuild with
@@ -141,7 +142,7 @@ func checkDB(ctx context.Context, w io.Writer, dsn string) (int, error) {
 		what += fmt.Sprintf("; %d entries written by the nodes during the check were left out", r.Moved)
 	}
 	report(w, what, diffLines(r.Diffs))
-	sd, err := engine.CheckSettlements(ctx, st, time.Now()) // tournaments and points
+	sd, err := tournament.CheckSettlements(ctx, st, time.Now()) // tournaments and points
 	if err != nil {
 		return 0, err
 	}

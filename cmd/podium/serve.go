@@ -139,7 +139,7 @@ func (m *Main) Open(ctx context.Context) (err error) {
 			Contests: ctf.ModuleConfig{Broker: m.Broker, Node: m.Config.Node, PollEvery: m.Config.PollEvery},
 			Webhooks: webhooks.Config{AllowPrivate: m.Config.WebhookAllowPrivate, Timeout: m.Config.WebhookTimeout,
 				Backoff: webhooks.Backoff{Window: m.Config.WebhookWindow}}})})
-	m.Engine.SetAdminSecret(adminKey)
+	m.Engine.Keys().SetAdminSecret(adminKey)
 	m.Contests = contestService(m.Engine) // contests.go
 	m.Hub = stream.New(podiumhttp.StreamSource(m.Engine), stream.Config{Coalesce: m.Config.Coalesce,
 		SnapshotEvery: m.Config.SnapshotEvery, MaxPerIP: m.Config.StreamsPerIP, MaxTotal: m.Config.StreamsMax,

@@ -12,22 +12,24 @@ import (
 	"github.com/podiumhq/podium/aggregate"
 	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/feed"
+	"github.com/podiumhq/podium/tournament"
 )
 
 // repairSettlements settles again, on a stopped server's store, every
-// tournament whose payouts differ from its final ranks (engine.
-// RepairSettlements): the part of rebuild that tournaments need.
+// tournament whose payouts differ from its final ranks (tournament.
+// Module.RepairSettlements): the part of rebuild that tournaments need.
 func repairSettlements(ctx context.Context, store podium.Store) ([]string, error) {
 	// The aggregates over points boards follow the credits a repair
 	// writes, as on a server, and the feed gets the events of a run that
 	// changed payouts (its "tournament settled", the credits' bests).
-	eng := engine.New(engine.Config{Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), SettleEvery: -1,
-		Modules: []engine.Module{aggregate.New(), feed.New(feed.Config{})}})
+	tm := tournament.New(tournament.Config{SettleEvery: -1})
+	eng := engine.New(engine.Config{Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Modules: []engine.Module{aggregate.New(), feed.New(feed.Config{}), tm}})
 	if err := eng.Start(ctx); err != nil {
 		return nil, err
 	}
 	defer eng.Close()
-	return eng.RepairSettlements(ctx)
+	return tm.RepairSettlements(ctx)
 }
 
 // copyTourney copies what the tournaments of boards accumulated (joins,

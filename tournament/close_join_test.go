@@ -1,4 +1,4 @@
-package engine
+package tournament
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/sqlite"
 )
 
@@ -69,7 +70,8 @@ func TestCloseJoinsScheduler(t *testing.T) {
 	var mu sync.Mutex
 	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	e := New(Config{Store: st, Now: clock, SettleEvery: time.Millisecond, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	e := engine.New(engine.Config{Store: st, Now: clock, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Modules: []engine.Module{New(Config{SettleEvery: time.Millisecond})}})
 	if err := e.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +82,7 @@ func TestCloseJoinsScheduler(t *testing.T) {
 	if _, _, err := e.PutBoard(ctx, b); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Submit(ctx, []Score{{Board: "cup", Player: "a", Keys: []int64{5}}}, true, nil); err != nil {
+	if _, err := e.Submit(ctx, []engine.Score{{Board: "cup", Player: "a", Keys: []int64{5}}}, true, nil); err != nil {
 		t.Fatal(err)
 	}
 	mu.Lock()

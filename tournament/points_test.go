@@ -1,4 +1,4 @@
-package engine_test
+package tournament_test
 
 // Points ladders fed by settled tournaments: the decaying current board,
 // its rebase, best-by-score credits, and the dates credits and their feed
@@ -16,6 +16,7 @@ import (
 	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/feed"
 	"github.com/podiumhq/podium/scoring"
+	"github.com/podiumhq/podium/tournament"
 )
 
 // TestCurrentDecays: two tournaments half a life apart; the current board
@@ -31,14 +32,14 @@ func TestCurrentDecays(t *testing.T) {
 	end1 := tStart.Add(5 * time.Hour)
 	play(t, te, "t1", end1, 1000, map[string]int64{"a": 1, "b": 2})
 	te.clock.Set(end1)
-	if _, err := te.eng.SettleDue(ctx); err != nil {
+	if _, err := tourneyOf(te.eng).SettleDue(ctx); err != nil {
 		t.Fatal(err)
 	}
 	// Two days later (one half-life, the next era): b wins 1000, a 500.
 	end2 := end1.Add(48 * time.Hour)
 	play(t, te, "t2", end2, 1000, map[string]int64{"b": 1, "a": 2})
 	te.clock.Set(end2)
-	rs, err := te.eng.SettleDue(ctx)
+	rs, err := tourneyOf(te.eng).SettleDue(ctx)
 	if err != nil || len(rs) != 1 || rs[0].Rebased != 2 {
 		t.Fatalf("SettleDue = %+v, %v; want one run that rebased 2 entries", rs, err)
 	}
@@ -66,7 +67,7 @@ func TestCurrentDecays(t *testing.T) {
 	}
 	// check recomputes the decayed points from the payouts, rebase included.
 	te.clock.Set(end2.Add(100 * 24 * time.Hour))
-	if d, err := engine.CheckSettlements(ctx, te.store, te.clock.Now()); err != nil || len(d) != 0 {
+	if d, err := tournament.CheckSettlements(ctx, te.store, te.clock.Now()); err != nil || len(d) != 0 {
 		t.Fatalf("CheckSettlements = %v, %v", d, err)
 	}
 }
@@ -91,13 +92,13 @@ func TestRebaseKeepsTieOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	te.clock.Set(end1)
-	if _, err := te.eng.SettleDue(ctx); err != nil {
+	if _, err := tourneyOf(te.eng).SettleDue(ctx); err != nil {
 		t.Fatal(err)
 	}
 	end2 := end1.Add(27 * 24 * time.Hour)
 	play(t, te, "t2", end2, 3, map[string]int64{"c": 1})
 	te.clock.Set(end2)
-	rs, err := te.eng.SettleDue(ctx)
+	rs, err := tourneyOf(te.eng).SettleDue(ctx)
 	if err != nil || len(rs) != 1 || rs[0].Rebased != 3 {
 		t.Fatalf("SettleDue = %+v, %v", rs, err)
 	}
@@ -142,7 +143,7 @@ func TestSettleFeedEvent(t *testing.T) {
 		return out
 	}
 	te.clock.Set(end)
-	if _, err := te.eng.SettleDue(ctx); err != nil {
+	if _, err := tourneyOf(te.eng).SettleDue(ctx); err != nil {
 		t.Fatal(err)
 	}
 	evs := settled()
@@ -166,7 +167,7 @@ func TestSettleFeedEvent(t *testing.T) {
 		len(data.Top) != 3 || data.Top[2].Player != "c" || data.Top[2].Points != 333 {
 		t.Fatalf("event %+v data %+v", evs[0].FeedEvent, data)
 	}
-	if _, err := te.eng.Settle(ctx, "w1"); err != nil {
+	if _, err := tourneyOf(te.eng).Settle(ctx, "w1"); err != nil {
 		t.Fatal(err)
 	}
 	if evs := settled(); len(evs) != 1 {
@@ -176,7 +177,7 @@ func TestSettleFeedEvent(t *testing.T) {
 	if err := te.eng.DeleteEntry(ctx, "w1", "", "a"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := te.eng.Settle(ctx, "w1"); err != nil {
+	if _, err := tourneyOf(te.eng).Settle(ctx, "w1"); err != nil {
 		t.Fatal(err)
 	}
 	if evs := settled(); len(evs) != 2 || evs[0].Player != "b" {
@@ -197,13 +198,13 @@ func TestBestByScoreHearsOfBetterTimeAtSameRank(t *testing.T) {
 		Points: &podium.Points{Ladder: "pts", Kind: podium.PointsBest, Series: "weekly", By: "rank"}})
 	end := tStart.Add(time.Hour)
 	play(t, te, "w1", end, 1000, map[string]int64{"a": 40000, "b": 50000})
-	if r, err := te.eng.Settle(ctx, "w1"); err != nil || r.Credits != 4 {
+	if r, err := tourneyOf(te.eng).Settle(ctx, "w1"); err != nil || r.Credits != 4 {
 		t.Fatalf("first settle = %+v, %v; want 4 credits", r, err)
 	}
 	if err := te.submit("w1", "b", 45000); err != nil { // still rank 2
 		t.Fatal(err)
 	}
-	r, err := te.eng.Settle(ctx, "w1")
+	r, err := tourneyOf(te.eng).Settle(ctx, "w1")
 	if err != nil || r.Changed != 0 || r.Credits != 1 {
 		t.Fatalf("second settle = %+v, %v; want no payout changed, 1 credit (b's time)", r, err)
 	}
@@ -213,14 +214,14 @@ func TestBestByScoreHearsOfBetterTimeAtSameRank(t *testing.T) {
 	if br := values(t, te.eng, "pts:br"); br["a"][0] != 1 || br["b"][0] != 2 {
 		t.Fatalf("best by rank = %v, want a 1, b 2", br)
 	}
-	if r, err := te.eng.Settle(ctx, "w1"); err != nil || r.Credits != 0 {
+	if r, err := tourneyOf(te.eng).Settle(ctx, "w1"); err != nil || r.Credits != 0 {
 		t.Fatalf("third settle = %+v, %v; want nothing credited", r, err)
 	}
 	// A worse time in a later tournament of the series leaves the best.
 	end2 := end.Add(2 * time.Hour)
 	play(t, te, "w2", end2, 1000, map[string]int64{"b": 47000})
 	te.clock.Set(end2)
-	if _, err := te.eng.SettleDue(ctx); err != nil {
+	if _, err := tourneyOf(te.eng).SettleDue(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if bs := values(t, te.eng, "pts:bs"); bs["b"][0] != 45000 {
@@ -244,11 +245,11 @@ func TestCreditsDatedAtTheEnd(t *testing.T) {
 	play(t, te, "a", endA, 500, map[string]int64{"x": 10})
 	play(t, te, "b", endB, 500, map[string]int64{"y": 10})
 	te.clock.Set(endB.Add(time.Minute))
-	if _, err := te.eng.Settle(ctx, "b"); err != nil {
+	if _, err := tourneyOf(te.eng).Settle(ctx, "b"); err != nil {
 		t.Fatal(err)
 	}
 	te.clock.Set(endB.Add(time.Hour)) // a settled an hour late, after b
-	if _, err := te.eng.Settle(ctx, "a"); err != nil {
+	if _, err := tourneyOf(te.eng).Settle(ctx, "a"); err != nil {
 		t.Fatal(err)
 	}
 	check := func(when string) {
@@ -291,7 +292,7 @@ func TestCreditFeedEventsAtTheRun(t *testing.T) {
 	play(t, te, "w1", end, 1000, map[string]int64{"a": 10, "b": 20})
 	run := end.Add(2 * time.Hour)
 	te.clock.Set(run)
-	if _, err := te.eng.SettleDue(ctx); err != nil {
+	if _, err := tourneyOf(te.eng).SettleDue(ctx); err != nil {
 		t.Fatal(err)
 	}
 	items, err := feedOf(te.eng).Feed(ctx, feed.Read{Board: "pts:best", Limit: 50})

@@ -1,4 +1,4 @@
-package engine_test
+package tournament_test
 
 import (
 	"context"
@@ -13,9 +13,11 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/feed"
 	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/scoring"
 	"github.com/podiumhq/podium/sqlite"
+	"github.com/podiumhq/podium/tournament"
 )
 
 // tenv is an engine on SQLite with a fake clock and no settlement
@@ -27,6 +29,19 @@ type tenv struct {
 	store podium.Store
 	eng   *engine.Engine
 	wrap  func(*sqlite.Store) podium.Store
+}
+
+// clock is a fake clock the test moves.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) Set(t time.Time) {
+	c.mu.Lock()
+	c.t = t
+	c.mu.Unlock()
 }
 
 var tStart = time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
@@ -48,11 +63,38 @@ func (te *tenv) open() {
 	if te.wrap != nil {
 		te.store = te.wrap(st)
 	}
-	te.eng = modules.Engine(engine.Config{Store: te.store, Now: te.clock.Now, SettleEvery: -1,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	te.eng = modules.Engine(noScheduler(engine.Config{Store: te.store, Now: te.clock.Now,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))
 	if err := te.eng.Start(context.Background()); err != nil {
 		te.t.Fatal(err)
 	}
+}
+
+// noScheduler gives cfg the standard modules, the tournament module's
+// settlement scheduler off (tests call SettleDue).
+func noScheduler(cfg engine.Config) engine.Config {
+	cfg.Modules = modules.With(modules.Config{Store: cfg.Store, Logger: cfg.Logger, Tournament: tournament.Config{SettleEvery: -1}})
+	return cfg
+}
+
+// feedOf is the engine's feed module (feed/).
+func feedOf(e *engine.Engine) *feed.Module {
+	for _, m := range e.Modules() {
+		if f, ok := m.(*feed.Module); ok {
+			return f
+		}
+	}
+	return nil
+}
+
+// tourneyOf is the engine's tournament module (tournament/).
+func tourneyOf(e *engine.Engine) *tournament.Module {
+	for _, m := range e.Modules() {
+		if x, ok := m.(*tournament.Module); ok {
+			return x
+		}
+	}
+	panic("no tournament module")
 }
 
 func (te *tenv) restart() {
@@ -160,7 +202,7 @@ func TestTournamentJoins(t *testing.T) {
 	te.put(cup("cap", tStart.Add(time.Hour), func(tt *podium.Tournament) { tt.MaxParticipants = 2 }))
 	// Joining before the start is fine.
 	for _, p := range []string{"a", "b"} {
-		r, err := joins(te.eng).Join(ctx, "req", p)
+		r, err := tourneyOf(te.eng).Join(ctx, "req", p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -168,10 +210,10 @@ func TestTournamentJoins(t *testing.T) {
 			t.Fatalf("join %s: already", p)
 		}
 	}
-	if r, err := joins(te.eng).Join(ctx, "req", "a"); err != nil || !r.Already || r.N != 1 || r.Participants != 2 {
+	if r, err := tourneyOf(te.eng).Join(ctx, "req", "a"); err != nil || !r.Already || r.N != 1 || r.Participants != 2 {
 		t.Fatalf("join a again = %+v, %v; want already, n 1, 2 participants", r, err)
 	}
-	_, err := joins(te.eng).Join(ctx, "req", "c")
+	_, err := tourneyOf(te.eng).Join(ctx, "req", "c")
 	wantCode(t, err, podium.ECodeTournamentFull)
 	te.clock.Set(tStart)
 	if err := te.submit("req", "a", 10); err != nil {
@@ -195,12 +237,12 @@ func TestTournamentJoins(t *testing.T) {
 	if err := te.submit("req", "b", 7); err != nil {
 		t.Fatal(err)
 	}
-	js, total, err := joins(te.eng).Joined(ctx, "cap", 0, 10)
+	js, total, err := tourneyOf(te.eng).Joined(ctx, "cap", 0, 10)
 	if err != nil || total != 2 || js[0].Player != "x" || js[1].Player != "y" {
 		t.Fatalf("Joined(cap) = %+v, %d, %v", js, total, err)
 	}
 	te.clock.Set(tStart.Add(time.Hour))
-	_, err = joins(te.eng).Join(ctx, "cap", "late")
+	_, err = tourneyOf(te.eng).Join(ctx, "cap", "late")
 	wantCode(t, err, podium.ECodeTournamentClosed)
 }
 
@@ -225,11 +267,11 @@ func TestSettleTwice(t *testing.T) {
 	ladder(te)
 	end := tStart.Add(time.Hour)
 	play(t, te, "w1", end, 1000, map[string]int64{"a": 10, "b": 20, "c": 30, "d": 40, "e": 50, "f": 60, "g": 70, "h": 80, "i": 90, "j": 100, "k": 110, "l": 120, "m": 130, "n": 140, "o": 150, "p": 160})
-	if rs, err := te.eng.SettleDue(ctx); err != nil || len(rs) != 0 {
+	if rs, err := tourneyOf(te.eng).SettleDue(ctx); err != nil || len(rs) != 0 {
 		t.Fatalf("SettleDue before the end = %+v, %v", rs, err)
 	}
 	te.clock.Set(end)
-	rs, err := te.eng.SettleDue(ctx)
+	rs, err := tourneyOf(te.eng).SettleDue(ctx)
 	if err != nil || len(rs) != 1 || rs[0].Runs != 1 || rs[0].Players != 16 {
 		t.Fatalf("SettleDue = %+v, %v", rs, err)
 	}
@@ -253,17 +295,17 @@ func TestSettleTwice(t *testing.T) {
 		}
 	}
 	check("first run")
-	if rs, err := te.eng.SettleDue(ctx); err != nil || len(rs) != 0 {
+	if rs, err := tourneyOf(te.eng).SettleDue(ctx); err != nil || len(rs) != 0 {
 		t.Fatalf("SettleDue again = %+v, %v; want nothing due", rs, err)
 	}
-	r, err := te.eng.Settle(ctx, "w1")
+	r, err := tourneyOf(te.eng).Settle(ctx, "w1")
 	if err != nil || r.Runs != 2 || r.Changed != 0 || r.Credits != 0 || r.Paid != 3380 {
 		t.Fatalf("Settle by hand = %+v, %v; want run 2 changing nothing, 3380 paid", r, err)
 	}
 	check("second run")
 	te.restart()
 	check("after a restart")
-	st, err := te.eng.Tournament(ctx, "w1")
+	st, err := tourneyOf(te.eng).Tournament(ctx, "w1")
 	if err != nil || st.State != "settled" || st.Settlement.Runs != 2 || st.Settlement.Paid != 3380 {
 		t.Fatalf("Tournament = %+v, %v", st, err)
 	}
@@ -273,7 +315,7 @@ func TestSettleTwice(t *testing.T) {
 	if err := te.eng.DeleteEntry(ctx, "w1", "", "a"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := te.eng.Settle(ctx, "w1"); err != nil {
+	if _, err := tourneyOf(te.eng).Settle(ctx, "w1"); err != nil {
 		t.Fatal(err)
 	}
 	tot := values(t, te.eng, "pts:total")
@@ -348,14 +390,14 @@ func TestSettleCrashMidway(t *testing.T) {
 			} else {
 				cs.after.Store(true)
 			}
-			if _, err := te.eng.Settle(ctx, "w1"); err == nil {
+			if _, err := tourneyOf(te.eng).Settle(ctx, "w1"); err == nil {
 				t.Fatal("the injected crash did not fail the settlement")
 			}
 			if got := values(t, te.eng, "pts:total"); len(got) != 0 {
 				t.Fatalf("memory shows credits of a failed settlement: %v", got)
 			}
 			te.restart() // the crash: a new process on what the disk holds
-			rs, err := te.eng.SettleDue(ctx)
+			rs, err := tourneyOf(te.eng).SettleDue(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -365,7 +407,7 @@ func TestSettleCrashMidway(t *testing.T) {
 			if when == "after" && len(rs) != 0 {
 				t.Fatalf("after a crash after the commit: %+v; want nothing due", rs)
 			}
-			r, err := te.eng.Settle(ctx, "w1")
+			r, err := tourneyOf(te.eng).Settle(ctx, "w1")
 			if err != nil || r.Credits != 0 {
 				t.Fatalf("one more run = %+v, %v; want no credits", r, err)
 			}
@@ -391,12 +433,12 @@ func TestCheckSettlements(t *testing.T) {
 	end := tStart.Add(time.Hour)
 	play(t, te, "w1", end, 1000, map[string]int64{"a": 1, "b": 2, "c": 3})
 	te.clock.Set(end)
-	if _, err := te.eng.SettleDue(ctx); err != nil {
+	if _, err := tourneyOf(te.eng).SettleDue(ctx); err != nil {
 		t.Fatal(err)
 	}
 	check := func() []engine.Diff {
 		t.Helper()
-		d, err := engine.CheckSettlements(ctx, te.store, te.clock.Now())
+		d, err := tournament.CheckSettlements(ctx, te.store, te.clock.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -413,7 +455,7 @@ func TestCheckSettlements(t *testing.T) {
 	if len(d) != 3 || d[0].Board != "w1" || d[0].Player != "a" || d[0].Want != "no payout (not ranked)" {
 		t.Fatalf("after a removal: %v", d)
 	}
-	ids, err := te.eng.RepairSettlements(ctx)
+	ids, err := tourneyOf(te.eng).RepairSettlements(ctx)
 	if err != nil || len(ids) != 1 || ids[0] != "w1" {
 		t.Fatalf("RepairSettlements = %v, %v", ids, err)
 	}
@@ -430,7 +472,7 @@ func TestCheckSettlements(t *testing.T) {
 	if len(d) != 4 { // w1 payout of b, and b on pts:current, pts:total, pts:weekly
 		t.Fatalf("a damaged payout: %v", d)
 	}
-	if ids, err := te.eng.RepairSettlements(ctx); err != nil || len(ids) != 0 {
+	if ids, err := tourneyOf(te.eng).RepairSettlements(ctx); err != nil || len(ids) != 0 {
 		t.Fatalf("RepairSettlements on a damaged payout = %v, %v; want nothing settled", ids, err)
 	}
 	if tot := values(t, te.eng, "pts:total"); tot["b"][0] != 1000 {
@@ -463,21 +505,21 @@ func TestSettleRetryLater(t *testing.T) {
 	end := tStart.Add(time.Hour)
 	play(t, te, "w1", end, 1000, map[string]int64{"a": 1})
 	te.clock.Set(end)
-	if rs, err := te.eng.SettleDue(ctx); err != nil || len(rs) != 0 {
+	if rs, err := tourneyOf(te.eng).SettleDue(ctx); err != nil || len(rs) != 0 {
 		t.Fatalf("SettleDue = %+v, %v; want the failed run left out", rs, err)
 	}
-	if _, err := te.eng.Settle(ctx, "w1"); podium.ErrorCode(err) != podium.ECodeUnprocessable {
+	if _, err := tourneyOf(te.eng).Settle(ctx, "w1"); podium.ErrorCode(err) != podium.ECodeUnprocessable {
 		t.Fatalf("Settle = %v, want unprocessable", err)
 	}
 	if err := te.eng.DeleteBoard(ctx, "pts:bestscore"); err != nil {
 		t.Fatal(err)
 	}
 	te.clock.Set(end.Add(30 * time.Second))
-	if rs, _ := te.eng.SettleDue(ctx); len(rs) != 0 {
+	if rs, _ := tourneyOf(te.eng).SettleDue(ctx); len(rs) != 0 {
 		t.Fatalf("retried after 30 s: %+v", rs)
 	}
 	te.clock.Set(end.Add(61 * time.Second))
-	if rs, err := te.eng.SettleDue(ctx); err != nil || len(rs) != 1 || rs[0].Paid != 1000 {
+	if rs, err := tourneyOf(te.eng).SettleDue(ctx); err != nil || len(rs) != 1 || rs[0].Paid != 1000 {
 		t.Fatalf("a minute later: %+v, %v", rs, err)
 	}
 	if tot := values(t, te.eng, "pts:total"); tot["a"][0] != 1000 {
@@ -495,7 +537,7 @@ func TestSettleRecreatedTournament(t *testing.T) {
 	end := tStart.Add(time.Hour)
 	play(t, te, "w1", end, 1000, map[string]int64{"a": 1})
 	te.clock.Set(end.Add(10 * time.Hour)) // settled late
-	if rs, err := te.eng.SettleDue(ctx); err != nil || len(rs) != 1 {
+	if rs, err := tourneyOf(te.eng).SettleDue(ctx); err != nil || len(rs) != 1 {
 		t.Fatalf("first SettleDue = %+v, %v", rs, err)
 	}
 	// Its points are credited: deleting it would orphan them.
@@ -509,7 +551,7 @@ func TestSettleRecreatedTournament(t *testing.T) {
 	if err := te.eng.DeleteEntry(ctx, "w1", "", "a"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := te.eng.Settle(ctx, "w1"); err != nil {
+	if _, err := tourneyOf(te.eng).Settle(ctx, "w1"); err != nil {
 		t.Fatal(err)
 	}
 	if err := te.eng.DeleteBoard(ctx, "w1"); err != nil {
@@ -520,11 +562,11 @@ func TestSettleRecreatedTournament(t *testing.T) {
 	}
 	te.clock.Set(end.Add(11 * time.Hour))
 	te.put(cup("w1", end, nil)) // the same window, long past
-	rs, err := te.eng.SettleDue(ctx)
+	rs, err := tourneyOf(te.eng).SettleDue(ctx)
 	if err != nil || len(rs) != 1 || rs[0].Runs != 1 {
 		t.Fatalf("SettleDue of the new w1 = %+v, %v; want its first run", rs, err)
 	}
-	st, err := te.eng.Tournament(ctx, "w1")
+	st, err := tourneyOf(te.eng).Tournament(ctx, "w1")
 	if err != nil || st.State != "settled" || st.Settlement.Runs != 1 {
 		t.Fatalf("Tournament = %+v, %v", st, err)
 	}

@@ -1,4 +1,4 @@
-package engine_test
+package tournament_test
 
 import (
 	"context"
@@ -24,7 +24,7 @@ func BenchmarkSettle(b *testing.B) {
 			end := tStart.Add(time.Hour)
 			fill(b, te, "t0", end, others)
 			te.clock.Set(end)
-			if _, err := te.eng.Settle(ctx, "t0"); err != nil {
+			if _, err := tourneyOf(te.eng).Settle(ctx, "t0"); err != nil {
 				b.Fatal(err)
 			}
 			b.ResetTimer()
@@ -35,7 +35,7 @@ func BenchmarkSettle(b *testing.B) {
 				fill(b, te, id, end, 1000)
 				te.clock.Set(end)
 				b.StartTimer()
-				r, err := te.eng.Settle(ctx, id)
+				r, err := tourneyOf(te.eng).Settle(ctx, id)
 				if err != nil || r.Credits != 3000 {
 					b.Fatalf("Settle = %+v, %v", r, err)
 				}

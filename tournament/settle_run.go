@@ -1,10 +1,11 @@
-package engine
+package tournament
 
 import (
 	"context"
 	"time"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/engine"
 )
 
 // When settlements run: the scheduler, the lease that makes one node in the
@@ -20,11 +21,11 @@ const leaseTTL = 30 * time.Second
 // tournament whose settlement failed (an admin's settle is not held back).
 const settleRetry = time.Minute
 
-func (e *Engine) releaseLease(ts podium.TourneyStore, l podium.Lease) {
+func (m *Module) releaseLease(ts podium.TourneyStore, l podium.Lease) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := ts.ReleaseLease(ctx, l.Name, l.Holder, l.Epoch); err != nil {
-		e.log.Warn("release the settlement lease", "err", err)
+		m.log.Warn("release the settlement lease", "err", err)
 	}
 }
 
@@ -32,7 +33,7 @@ func (e *Engine) releaseLease(ts podium.TourneyStore, l podium.Lease) {
 // runs (a large one, which moves a decaying board to a new era, may take
 // longer than the lease), until stop is called. A renewal that finds the
 // lease taken changes nothing: the fence then fails the commit.
-func (e *Engine) keepLease(ts podium.TourneyStore, l podium.Lease) (stop func()) {
+func (m *Module) keepLease(ts podium.TourneyStore, l podium.Lease) (stop func()) {
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
@@ -45,10 +46,10 @@ func (e *Engine) keepLease(ts podium.TourneyStore, l podium.Lease) (stop func())
 				return
 			case <-tick.C:
 				ctx, cancel := context.WithTimeout(context.Background(), leaseTTL/3)
-				r, ok, err := ts.AcquireLease(ctx, l.Name, l.Holder, e.now(), leaseTTL)
+				r, ok, err := ts.AcquireLease(ctx, l.Name, l.Holder, m.host.Now(), leaseTTL)
 				cancel()
 				if err != nil || !ok || r.Epoch != l.Epoch {
-					e.log.Warn("settlement lease not renewed", "err", err, "holder", r.Holder, "epoch", r.Epoch)
+					m.log.Warn("settlement lease not renewed", "err", err, "holder", r.Holder, "epoch", r.Epoch)
 					return
 				}
 			}
@@ -57,9 +58,12 @@ func (e *Engine) keepLease(ts podium.TourneyStore, l podium.Lease) (stop func())
 	return func() { close(done); <-finished }
 }
 
+// Load reads the settlement status of every tournament (engine.Loader).
+func (m *Module) Load(ctx context.Context) error { return m.loadSettlements(ctx) }
+
 // loadSettlements reads the settlement status of every tournament.
-func (e *Engine) loadSettlements(ctx context.Context) error {
-	ts, ok := e.store.(podium.TourneyStore)
+func (m *Module) loadSettlements(ctx context.Context) error {
+	ts, ok := m.store.(podium.TourneyStore)
 	if !ok {
 		return nil
 	}
@@ -67,21 +71,21 @@ func (e *Engine) loadSettlements(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	m := make(map[string]podium.Settlement, len(sts))
+	s := make(map[string]podium.Settlement, len(sts))
 	for _, st := range sts {
-		m[st.Board] = st
+		s[st.Board] = st
 	}
-	e.tn.mu.Lock()
-	e.tn.settled = m // whole: a deleted board's settlement is gone
-	e.tn.mu.Unlock()
+	m.smu.Lock()
+	m.settled = s // whole: a deleted board's settlement is gone
+	m.smu.Unlock()
 	return nil
 }
 
 // settledSince returns the settlement of board def that counts: one made
 // since the board was created (a board deleted and made again under the
-// same id starts unsettled). The caller holds tn.mu.
-func (e *Engine) settledSince(def *podium.Board) (podium.Settlement, bool) {
-	st, ok := e.tn.settled[def.ID]
+// same id starts unsettled). The caller holds smu.
+func (m *Module) settledSince(def *podium.Board) (podium.Settlement, bool) {
+	st, ok := m.settled[def.ID]
 	if !ok || st.SettledAt.Before(def.CreatedAt) {
 		return podium.Settlement{}, false
 	}
@@ -90,20 +94,20 @@ func (e *Engine) settledSince(def *podium.Board) (podium.Settlement, bool) {
 
 // due lists the tournaments whose end has passed and that have no
 // settlement since, by what this node knows.
-func (e *Engine) due(now time.Time) []string {
+func (m *Module) due(now time.Time) []string {
 	var ids []string
-	e.tn.mu.Lock()
-	defer e.tn.mu.Unlock()
-	for _, bs := range e.kind(tourneyBoards) {
-		def := bs.def.Load()
+	m.smu.Lock()
+	defer m.smu.Unlock()
+	for _, bs := range m.eng.BoardsOf(engine.TournamentBoards) {
+		def := bs.Def()
 		t := def.Tournament
 		if t == nil || now.Before(t.End) {
 			continue
 		}
-		if st, ok := e.settledSince(def); ok && !st.SettledAt.Before(t.End) {
+		if st, ok := m.settledSince(def); ok && !st.SettledAt.Before(t.End) {
 			continue
 		}
-		if at, ok := e.tn.failed[def.ID]; ok && now.Sub(at) < settleRetry {
+		if at, ok := m.failed[def.ID]; ok && now.Sub(at) < settleRetry {
 			continue
 		}
 		ids = append(ids, def.ID)
@@ -115,61 +119,68 @@ func (e *Engine) due(now time.Time) []string {
 // settled since, if this node gets the settlement lease; it returns the
 // reports of the settlements it ran. The scheduler calls it every
 // Config.SettleEvery; tests call it with a fake clock.
-func (e *Engine) SettleDue(ctx context.Context) ([]SettleReport, error) {
-	if len(e.due(e.now())) == 0 {
+func (m *Module) SettleDue(ctx context.Context) ([]SettleReport, error) {
+	if len(m.due(m.host.Now())) == 0 {
 		return nil, nil
 	}
-	ts, err := e.tourneyStore()
+	ts, err := m.tourneyStore()
 	if err != nil {
 		return nil, err
 	}
-	e.tn.settleMu.Lock()
-	defer e.tn.settleMu.Unlock()
-	l, ok, err := ts.AcquireLease(ctx, leaseName, e.nodeName(), e.now(), leaseTTL)
+	m.settleMu.Lock()
+	defer m.settleMu.Unlock()
+	l, ok, err := ts.AcquireLease(ctx, leaseName, m.host.Node(), m.host.Now(), leaseTTL)
 	if err != nil || !ok {
 		return nil, err // another node settles
 	}
-	stop := e.keepLease(ts, l)
-	defer e.releaseLease(ts, l)
+	stop := m.keepLease(ts, l)
+	defer m.releaseLease(ts, l)
 	defer stop()
 	// Under the lease: what other nodes settled before is in the store.
-	if err := e.loadSettlements(ctx); err != nil {
+	if err := m.loadSettlements(ctx); err != nil {
 		return nil, err
 	}
 	var out []SettleReport
-	for _, id := range e.due(e.now()) {
-		r, err := e.settleUnder(ctx, id, l)
+	for _, id := range m.due(m.host.Now()) {
+		r, err := m.settleUnder(ctx, id, l)
 		if err != nil {
-			e.log.Error("settlement failed; retrying later", "board", id, "err", err, "retry_in", settleRetry)
-			e.tn.mu.Lock()
-			e.tn.failed[id] = e.now()
-			e.tn.mu.Unlock()
+			m.log.Error("settlement failed; retrying later", "board", id, "err", err, "retry_in", settleRetry)
+			m.smu.Lock()
+			m.failed[id] = m.host.Now()
+			m.smu.Unlock()
 			continue
 		}
-		e.log.Info("tournament settled", "board", id, "players", r.Players, "paid", r.Paid, "changed", r.Changed, "runs", r.Runs, "epoch", r.Epoch)
+		m.log.Info("tournament settled", "board", id, "players", r.Players, "paid", r.Paid, "changed", r.Changed, "runs", r.Runs, "epoch", r.Epoch)
 		out = append(out, r)
 	}
 	return out, nil
 }
 
-// scheduler runs SettleDue every tn.every until the engine stops.
-func (e *Engine) scheduler() {
-	if e.tn.every < 0 {
+// Start starts the settlement scheduler (engine.Starter), unless
+// Config.SettleEvery is negative.
+func (m *Module) Start() {
+	if m.every < 0 {
 		return
 	}
-	tick := time.NewTicker(e.tn.every)
+	m.host.Go(m.scheduler)
+}
+
+// scheduler runs SettleDue every m.every until ctx ends (the engine
+// stops).
+func (m *Module) scheduler(stop context.Context) {
+	tick := time.NewTicker(m.every)
 	defer tick.Stop()
 	for {
 		select {
-		case <-e.stop:
+		case <-stop.Done():
 			return
 		case <-tick.C:
-			ctx, cancel := context.WithTimeout(e.stopCtx, leaseTTL)
-			if _, err := e.SettleDue(ctx); err != nil {
-				e.log.Warn("settlement scheduler", "err", err)
+			ctx, cancel := context.WithTimeout(stop, leaseTTL)
+			if _, err := m.SettleDue(ctx); err != nil {
+				m.log.Warn("settlement scheduler", "err", err)
 			}
 			cancel()
-			e.tn.passes.Add(1)
+			m.passes.Add(1)
 		}
 	}
 }

@@ -1,13 +1,13 @@
-package engine
+package tournament
 
 import (
 	"context"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/engine"
 )
 
-// Reads of a tournament: its status (its payouts are the tournament
-// module's).
+// Reads of a tournament: its status (its payouts: payouts.go).
 
 // TournamentStatus is a tournament's settings with where it stands.
 type TournamentStatus struct {
@@ -23,38 +23,38 @@ type TournamentStatus struct {
 // Tournament returns a tournament's status; the settlement is read from
 // the store, so every node answers the same. Errors: ECodeBoardNotFound,
 // ECodeNotFound (not a tournament).
-func (e *Engine) Tournament(ctx context.Context, board string) (TournamentStatus, error) {
-	bs := e.board(board)
+func (m *Module) Tournament(ctx context.Context, board string) (TournamentStatus, error) {
+	bs := m.eng.Lookup(board)
 	if bs == nil {
-		return TournamentStatus{}, errBoardNotFound(board)
+		return TournamentStatus{}, podium.BoardNotFound(board)
 	}
-	def := bs.def.Load()
+	def := bs.Def()
 	if def.Tournament == nil {
 		return TournamentStatus{}, podium.Errorf(podium.ECodeNotFound, "board %q is not a tournament", board)
 	}
-	st := TournamentStatus{Board: def.ID, Tournament: *def.Tournament, Targets: e.settleTargetIDs(def.Tournament)}
-	if err := e.loadSettlements(ctx); err != nil {
-		e.log.Error("read settlements", "err", err)
+	st := TournamentStatus{Board: def.ID, Tournament: *def.Tournament, Targets: m.targetIDs(def.Tournament)}
+	if err := m.loadSettlements(ctx); err != nil {
+		m.log.Error("read settlements", "err", err)
 		return TournamentStatus{}, podium.Errorf(podium.ECodeUnavailable, "could not read the settlements; retry shortly")
 	}
 	if tracksJoins(def.Tournament) {
-		n, err := e.joinCount(ctx, bs)
+		n, err := m.JoinCount(ctx, bs)
 		if err != nil {
 			return TournamentStatus{}, err
 		}
 		st.Participants = n
 	}
-	page, err := e.Top(ctx, Query{Board: def.ID}, 0, 0)
+	page, err := m.eng.Top(ctx, engine.Query{Board: def.ID}, 0, 0)
 	if err != nil {
 		return TournamentStatus{}, err
 	}
 	st.Entries = page.Total
-	now := e.now()
-	e.tn.mu.Lock()
-	if s, ok := e.settledSince(def); ok {
+	now := m.host.Now()
+	m.smu.Lock()
+	if s, ok := m.settledSince(def); ok {
 		st.Settlement = &s
 	}
-	e.tn.mu.Unlock()
+	m.smu.Unlock()
 	switch t := def.Tournament; {
 	case now.Before(t.Start):
 		st.State = "upcoming"

@@ -1,4 +1,4 @@
-package engine
+package tournament
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/rank"
 	"github.com/podiumhq/podium/scoring"
 )
@@ -13,15 +14,18 @@ import (
 // Settlement turns a tournament's final ranks into points on its ladder's
 // points boards.
 //
-// Exactly once. A settlement is one group (op opSettle) that the writer
-// computes and commits alone: the credits to the points boards (sum
-// submissions, logged like any score), the payouts (what each player now
-// holds from this tournament) and the settlement status go in one
-// transaction. A run pays each player the difference between the points
-// their final rank earns and the payout stored, so a second run pays
-// nothing, a run after a crash either finds the first one committed whole
-// or not at all, and a rank that changed since (an admin removed an
-// entry) is corrected by its difference.
+// Exactly once. A settlement is one engine.Work that runs alone: the
+// writer computes it against everything committed before it and commits
+// it before it computes anything after it. The credits to the points
+// boards (sum submissions, logged like any score, submitted as internal
+// scores: only they may write a points board), the payouts (what each
+// player now holds from this tournament) and the settlement status go in
+// one transaction, the latter two as the module's part. A run pays each
+// player the difference between the points their final rank earns and the
+// payout stored, so a second run pays nothing, a run after a crash either
+// finds the first one committed whole or not at all, and a rank that
+// changed since (an admin removed an entry) is corrected by its
+// difference.
 //
 // Once in the cluster. The scheduler of every node looks for tournaments
 // whose end has passed and that have no settlement since; before it
@@ -47,20 +51,13 @@ type SettleReport struct {
 	Targets   []string // the points boards credited
 }
 
-// settleOp is the settlement part of an op.
-type settleOp struct {
+// settleRun is one settlement being computed.
+type settleRun struct {
 	board   string // the tournament
 	fence   podium.Fence
 	boards  []string // the tournament and its targets (shared mode locks them)
 	report  SettleReport
-	targets []*BoardState
-}
-
-func (e *Engine) nodeName() string {
-	if e.sh != nil {
-		return e.sh.node
-	}
-	return "local"
+	targets []*engine.BoardState
 }
 
 // Settle settles a tournament now (admin), whether or not it has ended:
@@ -68,58 +65,58 @@ func (e *Engine) nodeName() string {
 // once it ends, paying only differences. Errors: ECodeBoardNotFound,
 // ECodeNotFound (not a tournament), ECodeConflict (another node holds the
 // settlement lease), ECodeUnprocessable (a points board's keys do not fit).
-func (e *Engine) Settle(ctx context.Context, board string) (SettleReport, error) {
-	bs := e.board(board)
+func (m *Module) Settle(ctx context.Context, board string) (SettleReport, error) {
+	bs := m.eng.Lookup(board)
 	if bs == nil {
-		return SettleReport{}, errBoardNotFound(board)
+		return SettleReport{}, podium.BoardNotFound(board)
 	}
-	if bs.def.Load().Tournament == nil {
+	if bs.Def().Tournament == nil {
 		return SettleReport{}, podium.Errorf(podium.ECodeNotFound, "board %q is not a tournament", board)
 	}
-	ts, err := e.tourneyStore()
+	ts, err := m.tourneyStore()
 	if err != nil {
 		return SettleReport{}, err
 	}
-	e.tn.settleMu.Lock()
-	defer e.tn.settleMu.Unlock()
-	l, ok, err := ts.AcquireLease(ctx, leaseName, e.nodeName(), e.now(), leaseTTL)
+	m.settleMu.Lock()
+	defer m.settleMu.Unlock()
+	l, ok, err := ts.AcquireLease(ctx, leaseName, m.host.Node(), m.host.Now(), leaseTTL)
 	if err != nil {
-		e.log.Error("settlement lease", "err", err)
+		m.log.Error("settlement lease", "err", err)
 		return SettleReport{}, podium.Errorf(podium.ECodeUnavailable, "could not take the settlement lease; retry shortly")
 	}
 	if !ok {
 		return SettleReport{}, podium.Errorf(podium.ECodeConflict, "node %q is settling tournaments until %s at the latest; retry then",
 			l.Holder, l.Expires.UTC().Format(time.RFC3339))
 	}
-	stop := e.keepLease(ts, l)
-	defer e.releaseLease(ts, l)
+	stop := m.keepLease(ts, l)
+	defer m.releaseLease(ts, l)
 	defer stop()
-	return e.settleUnder(ctx, board, l)
+	return m.settleUnder(ctx, board, l)
 }
 
 // settleUnder runs one settlement under lease l.
-func (e *Engine) settleUnder(ctx context.Context, board string, l podium.Lease) (SettleReport, error) {
-	so := &settleOp{fence: podium.Fence{Name: l.Name, Holder: l.Holder, Epoch: l.Epoch}, boards: []string{board}}
-	if bs := e.board(board); bs != nil {
-		so.boards = append(so.boards, e.settleTargetIDs(bs.def.Load().Tournament)...)
+func (m *Module) settleUnder(ctx context.Context, board string, l podium.Lease) (SettleReport, error) {
+	so := &settleRun{board: board, fence: podium.Fence{Name: l.Name, Holder: l.Holder, Epoch: l.Epoch}, boards: []string{board}}
+	if bs := m.eng.Lookup(board); bs != nil {
+		so.boards = append(so.boards, m.targetIDs(bs.Def().Tournament)...)
 	}
-	so.board = board
-	o := &op{kind: opSettle, p: so}
-	if err := e.send(ctx, o); err != nil {
+	w := &engine.Work{Boards: so.boards, Alone: true, Compute: func(g *engine.Group) error { return m.computeSettle(g, so) }}
+	if err := m.eng.Do(ctx, w); err != nil {
 		return SettleReport{}, err
 	}
+	so.report.Epoch = so.fence.Epoch
 	return so.report, nil
 }
 
-// settleTargetIDs lists the points boards a settlement of t credits.
-func (e *Engine) settleTargetIDs(t *podium.Tournament) []string {
+// targetIDs lists the points boards a settlement of t credits.
+func (m *Module) targetIDs(t *podium.Tournament) []string {
 	if t == nil {
 		return nil
 	}
 	var ids []string
-	for _, bs := range e.kind(pointsBoards) {
-		if p := bs.def.Load().Points; p != nil && p.Credits(t) {
-			ids = append(ids, bs.def.Load().ID)
+	for _, bs := range m.eng.BoardsOf(engine.PointsBoards) {
+		if p := bs.Def().Points; p != nil && p.Credits(t) {
+			ids = append(ids, bs.Def().ID)
 		}
 	}
 	slices.Sort(ids)
@@ -134,62 +131,48 @@ type ranked struct {
 }
 
 // computeSettle computes a settlement in group g, which holds nothing
-// else. On any error the group is left empty, so nothing of it commits.
-func (e *Engine) computeSettle(g *Group, o *op) {
-	so := o.settle()
-	if err := e.buildSettle(g, o); err != nil {
-		o.err = err
-		g.batch = podium.Batch{}
-		g.rows = moduleRows{}
-		g.changes = nil
-		clear(g.overlay)
-		clear(g.seqs)
-		o.results = nil
-		return
-	}
-	so.report.Epoch = so.fence.Epoch
-}
-
-func (e *Engine) buildSettle(g *Group, o *op) error {
+// else (the Work runs alone). On an error the engine empties the group,
+// and the module's rows are set in its slot only once nothing can fail.
+func (m *Module) computeSettle(g *engine.Group, so *settleRun) error {
 	ctx := context.Background()
-	so := o.settle()
-	bs := e.board(so.board)
+	bs := g.Board(so.board)
 	if bs == nil {
-		return errBoardNotFound(so.board)
+		return podium.BoardNotFound(so.board)
 	}
-	def := bs.def.Load()
+	def := bs.Def()
 	t := def.Tournament
 	if t == nil {
 		return podium.Errorf(podium.ECodeNotFound, "board %q is not a tournament", def.ID)
 	}
-	ts, err := e.tourneyStore()
+	ts, err := m.tourneyStore()
 	if err != nil {
 		return err
 	}
-	period := podium.PeriodAt(def.Reset, g.now).ID
-	if err := e.holdPeriod(g, bs, period); err != nil {
+	period := podium.PeriodAt(def.Reset, g.Now()).ID
+	if err := g.Hold(bs, period); err != nil {
 		return err
 	}
 	// The final ranking as players see it: hidden players are not ranked
 	// and earn nothing.
 	var final []ranked
-	bs.mu.RLock()
-	if ps := bs.periods[period]; ps != nil {
-		ps.idx.Range(1, ps.idx.Len(), false, func(r int, en rank.Entry) bool {
-			final = append(final, ranked{rank: int64(r), keys: append([]int64(nil), en.Keys[:len(def.Keys)]...), player: e.players.name(en.Player).Player})
-			return true
-		})
+	var pids []uint32
+	bs.Ranked(period, func(en rank.Entry) bool {
+		final = append(final, ranked{rank: int64(len(final) + 1), keys: append([]int64(nil), en.Keys[:len(def.Keys)]...)})
+		pids = append(pids, en.Player)
+		return true
+	})
+	for i, pid := range pids {
+		final[i].player = g.PlayerID(pid)
 	}
-	bs.mu.RUnlock()
 
 	old, err := ts.Payouts(ctx, def.ID)
 	if err != nil {
-		e.log.Error("read payouts", "board", def.ID, "err", err)
+		m.log.Error("read payouts", "board", def.ID, "err", err)
 		return podium.Errorf(podium.ECodeUnavailable, "could not read the tournament's payouts; nothing was settled, retry shortly")
 	}
 	sts, err := ts.Settlements(ctx)
 	if err != nil {
-		e.log.Error("read settlements", "err", err)
+		m.log.Error("read settlements", "err", err)
 		return podium.Errorf(podium.ECodeUnavailable, "could not read the settlements; nothing was settled, retry shortly")
 	}
 	var prev podium.Settlement
@@ -206,11 +189,11 @@ func (e *Engine) buildSettle(g *Group, o *op) error {
 	// Targets, checked before anything is computed.
 	so.targets = so.targets[:0]
 	for _, id := range so.boards[1:] {
-		tb := e.board(id)
+		tb := g.Board(id)
 		if tb == nil {
 			continue // deleted since: nothing to credit
 		}
-		td := tb.def.Load()
+		td := tb.Def()
 		if td.Points == nil || !td.Points.Credits(t) {
 			continue
 		}
@@ -242,7 +225,7 @@ func (e *Engine) buildSettle(g *Group, o *op) error {
 		if was.Rank == r.rank && was.Points == pts {
 			continue
 		}
-		changes = append(changes, change{now: podium.Payout{Board: def.ID, Player: r.player, Rank: r.rank, Points: pts, At: g.now},
+		changes = append(changes, change{now: podium.Payout{Board: def.ID, Player: r.player, Rank: r.rank, Points: pts, At: g.Now()},
 			delta: pts - was.Points})
 	}
 	for _, p := range old {
@@ -250,7 +233,7 @@ func (e *Engine) buildSettle(g *Group, o *op) error {
 			continue
 		}
 		// No longer ranked (removed or hidden): the points go back.
-		changes = append(changes, change{now: podium.Payout{Board: def.ID, Player: p.Player, At: g.now}, delta: -p.Points})
+		changes = append(changes, change{now: podium.Payout{Board: def.ID, Player: p.Player, At: g.Now()}, delta: -p.Points})
 	}
 	slices.SortFunc(changes, func(a, b change) int {
 		switch {
@@ -265,26 +248,26 @@ func (e *Engine) buildSettle(g *Group, o *op) error {
 	})
 
 	// The credits, board by board, in rank order.
-	var scores []Score
+	var scores []engine.Score
 	for _, tb := range so.targets {
-		td := tb.def.Load()
+		td := tb.Def()
 		p := td.Points
 		switch p.Kind {
 		case podium.PointsTotal, podium.PointsCategory:
 			for _, c := range changes {
 				if c.delta != 0 {
-					scores = append(scores, Score{Board: td.ID, Player: c.now.Player, Keys: []int64{c.delta}})
+					scores = append(scores, engine.Score{Board: td.ID, Player: c.now.Player, Keys: []int64{c.delta}})
 				}
 			}
 		case podium.PointsCurrent:
-			cs, rebased, err := e.currentCredits(tb, td, g, date, changes2deltas(changes, func(c change) (string, int64) { return c.now.Player, c.delta }))
+			cs, rebased, err := currentCredits(tb, td, g, date, changes2deltas(changes, func(c change) (string, int64) { return c.now.Player, c.delta }))
 			if err != nil {
 				return err
 			}
 			scores = append(scores, cs...)
 			so.report.Rebased += rebased
 		case podium.PointsBest:
-			cs, err := e.bestCredits(tb, td, g, final)
+			cs, err := bestCredits(tb, td, g, final)
 			if err != nil {
 				return err
 			}
@@ -296,46 +279,25 @@ func (e *Engine) buildSettle(g *Group, o *op) error {
 	// tie-break of equal points, so two players level on a ladder rank by
 	// who reached the total first in tournament time, not by when a run
 	// happened to commit (and a late or repeated run dates the same).
-	for i := range scores {
-		scores[i].at = date
-	}
-	o.scores = scores
-	o.results = make([]Result, len(scores))
-	g.internal = true
-	defer func() { g.internal = false }()
-	for i := range scores {
-		if err := e.computeScore(g, &o.scores[i], &o.results[i]); err != nil {
-			return err
-		}
+	if err := g.SubmitInternal(scores, date); err != nil {
+		return err
 	}
 	tb := &podium.TourneyBatch{Fence: &so.fence}
 	for _, c := range changes {
 		tb.Payouts = append(tb.Payouts, c.now)
 	}
-	st := podium.Settlement{Board: def.ID, SettledAt: g.now, Runs: prev.Runs + 1, Players: players, Paid: total,
+	st := podium.Settlement{Board: def.ID, SettledAt: g.Now(), Runs: prev.Runs + 1, Players: players, Paid: total,
 		Epoch: so.fence.Epoch, Holder: so.fence.Holder}
 	tb.Settlements = []podium.Settlement{st}
-	g.rows.tourney = tb
+	m.rows(g).settle = tb
 	if len(changes) > 0 {
 		// A run that changed payouts is news: the event commits with the
 		// credits. Its id is the tournament's seq, so a run repeated after
 		// a crash stores it once, and a re-settlement after the ranking
 		// moved (a later seq) is an event of its own.
-		g.Emit(settledEvent(def, period, g.nextSeq(bs)-1, g.now, final, st)) // hooks_commit.go: the feed
+		g.Emit(settledEvent(def, period, g.LastSeq(bs), g.Now(), final, st)) // the feed's EventSink
 	}
 	so.report = SettleReport{Board: def.ID, Players: players, Paid: total, Changed: len(changes), Credits: len(scores),
-		Rebased: so.report.Rebased, Runs: st.Runs, SettledAt: g.now, Targets: so.report.Targets}
+		Rebased: so.report.Rebased, Runs: st.Runs, SettledAt: g.Now(), Targets: so.report.Targets}
 	return nil
-}
-
-// tourneyCommitted updates what the engine knows after a group commits.
-func (e *Engine) tourneyCommitted(g *Group) {
-	if g.rows.tourney == nil {
-		return
-	}
-	e.tn.mu.Lock()
-	for _, st := range g.rows.tourney.Settlements {
-		e.tn.settled[st.Board] = st
-	}
-	e.tn.mu.Unlock()
 }

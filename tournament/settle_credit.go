@@ -1,11 +1,11 @@
-package engine
+package tournament
 
 import (
 	"encoding/json"
 	"time"
 
 	"github.com/podiumhq/podium"
-	"github.com/podiumhq/podium/rank"
+	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/scoring"
 )
 
@@ -48,25 +48,25 @@ func sameKeys(a, b *podium.Board) bool {
 // rank changes no payout but is a better entry on a by-score board, and a
 // board created after an earlier run still hears of every result. A run
 // that finds nothing better credits nothing, so runs stay idempotent.
-func (e *Engine) bestCredits(tb *BoardState, td *podium.Board, g *Group, final []ranked) ([]Score, error) {
-	period := podium.PeriodAt(td.Reset, g.now).ID
-	if err := e.holdPeriod(g, tb, period); err != nil {
+func bestCredits(tb *engine.BoardState, td *podium.Board, g *engine.Group, final []ranked) ([]engine.Score, error) {
+	period := podium.PeriodAt(td.Reset, g.Now()).ID
+	if err := g.Hold(tb, period); err != nil {
 		return nil, err
 	}
 	orders := td.Orders()
-	var out []Score
+	var out []engine.Score
 	for _, r := range final {
 		keys := []int64{r.rank}
 		if td.Points.By == "score" {
 			keys = r.keys
 		}
-		if pid, known := e.players.lookup(r.player); known {
-			cur := g.current(ovKey{tb, period, pid})
-			if cur.exists && !podium.Better(orders, keys, cur.entry.Keys[:len(orders)]) {
+		if pid, known := g.PID(r.player); known {
+			cur := g.Current(tb, period, pid)
+			if cur.Exists && !podium.Better(orders, keys, cur.Entry.Keys[:len(orders)]) {
 				continue
 			}
 		}
-		out = append(out, Score{Board: td.ID, Player: r.player, Keys: keys})
+		out = append(out, engine.Score{Board: td.ID, Player: r.player, Keys: keys})
 	}
 	return out, nil
 }
@@ -75,58 +75,47 @@ func (e *Engine) bestCredits(tb *BoardState, td *podium.Board, g *Group, final [
 // to a decaying board (scoring/decay.go): first, if date falls in a later
 // era than the board's, the move of every entry to that era, written in
 // the board's current order so ties keep their order; then each credit in
-// fixed point.
-func (e *Engine) currentCredits(tb *BoardState, td *podium.Board, g *Group, date time.Time, ds []delta) ([]Score, int, error) {
+// fixed point. The group runs alone: the board's entries as of the group
+// are its index's.
+func currentCredits(tb *engine.BoardState, td *podium.Board, g *engine.Group, date time.Time, ds []delta) ([]engine.Score, int, error) {
 	h := int64(td.Points.HalfLifeDays) * 24 * 3600 * 1000
-	period := podium.PeriodAt(td.Reset, g.now).ID
-	if err := e.holdPeriod(g, tb, period); err != nil {
+	period := podium.PeriodAt(td.Reset, g.Now()).ID
+	if err := g.Hold(tb, period); err != nil {
 		return nil, 0, err
 	}
 	target := scoring.Era(podium.Millis(date), h)
-	var out []Score
+	var out []engine.Score
 	era := target
 	rebased := 0
-	tb.mu.RLock()
-	if ps := tb.periods[period]; ps != nil && ps.idx.Len() > 0 {
-		first, _ := ps.idx.At(1, true)
-		era = first.Keys[0]
+	pids, err := g.Players(tb, period) // every entry, hidden ones too, best first
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(pids) > 0 {
+		era = g.Current(tb, period, pids[0]).Entry.Keys[0]
 		if era < target {
 			j := target - era
-			ps.idx.Range(1, ps.idx.Len(), true, func(_ int, en rank.Entry) bool {
-				k := en.Keys[1]
-				out = append(out, Score{Board: td.ID, Player: e.players.name(en.Player).Player, Keys: []int64{j, scoring.Rebase(k, j) - k}})
-				return true
-			})
+			for _, pid := range pids {
+				k := g.Current(tb, period, pid).Entry.Keys[1]
+				out = append(out, engine.Score{Board: td.ID, Player: g.PlayerID(pid), Keys: []int64{j, scoring.Rebase(k, j) - k}})
+			}
 			rebased = len(out)
 			era = target
 		}
 	}
-	tb.mu.RUnlock()
 	for _, d := range ds {
 		sc := scoring.Scaled(d.points, podium.Millis(date), era, h)
 		if sc == 0 {
 			continue
 		}
 		keys := []int64{0, sc}
-		pid, known := e.players.lookup(d.player)
-		if !known || !g.current(ovKey{tb, period, pid}).exists {
+		pid, known := g.PID(d.player)
+		if !known || !g.Current(tb, period, pid).Exists {
 			keys[0] = era
 		}
-		out = append(out, Score{Board: td.ID, Player: d.player, Keys: keys})
+		out = append(out, engine.Score{Board: td.ID, Player: d.player, Keys: keys})
 	}
 	return out, rebased, nil
-}
-
-// decayed returns the points of a current board's entry (keys: era, K)
-// at the engine's clock, for display (scoring.Value); ok is false on any
-// other board.
-func (e *Engine) decayed(def *podium.Board, keys []int64) (v float64, ok bool) {
-	p := def.Points
-	if p == nil || p.Kind != podium.PointsCurrent || len(keys) < 2 {
-		return 0, false
-	}
-	h := int64(p.HalfLifeDays) * 24 * 3600 * 1000
-	return scoring.Value(keys[0], keys[1], podium.Millis(e.now()), h), true
 }
 
 // settledFeedTop is how many of the final ranking a "tournament settled"

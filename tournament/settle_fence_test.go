@@ -1,4 +1,4 @@
-package engine
+package tournament
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/sqlite"
 )
 
@@ -23,7 +24,9 @@ func TestSettleFenced(t *testing.T) {
 	}
 	defer st.Close()
 	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
-	e := New(Config{Store: st, Now: func() time.Time { return now }, SettleEvery: -1, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	m := New(Config{SettleEvery: -1})
+	e := engine.New(engine.Config{Store: st, Now: func() time.Time { return now }, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Modules: []engine.Module{m}})
 	if err := e.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +42,7 @@ func TestSettleFenced(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := e.Submit(ctx, []Score{{Board: "cup", Player: "a", Keys: []int64{5}}}, true, nil); err != nil {
+	if _, err := e.Submit(ctx, []engine.Score{{Board: "cup", Player: "a", Keys: []int64{5}}}, true, nil); err != nil {
 		t.Fatal(err)
 	}
 	stale, ok, err := st.AcquireLease(ctx, leaseName, "local", now, leaseTTL)
@@ -49,13 +52,13 @@ func TestSettleFenced(t *testing.T) {
 	if _, ok, err := st.AcquireLease(ctx, leaseName, "other", now.Add(leaseTTL), leaseTTL); err != nil || !ok {
 		t.Fatal("takeover failed", ok, err)
 	}
-	if _, err := e.settleUnder(ctx, "cup", stale); err == nil {
+	if _, err := m.settleUnder(ctx, "cup", stale); err == nil {
 		t.Fatal("a settlement under a lost lease committed")
 	}
 	if ps, _ := st.Payouts(ctx, "cup"); len(ps) != 0 {
 		t.Fatalf("payouts stored under a lost lease: %+v", ps)
 	}
-	p, _ := e.Top(ctx, Query{Board: "pts:total"}, 0, 10)
+	p, _ := e.Top(ctx, engine.Query{Board: "pts:total"}, 0, 10)
 	if len(p.Entries) != 0 {
 		t.Fatalf("credits applied under a lost lease: %+v", p.Entries)
 	}
@@ -64,7 +67,7 @@ func TestSettleFenced(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatal(ok, err)
 	}
-	if r, err := e.settleUnder(ctx, "cup", fresh); err != nil || r.Paid != 1000 {
+	if r, err := m.settleUnder(ctx, "cup", fresh); err != nil || r.Paid != 1000 {
 		t.Fatalf("settle under a fresh lease = %+v, %v", r, err)
 	}
 }

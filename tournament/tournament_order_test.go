@@ -1,4 +1,4 @@
-package engine_test
+package tournament_test
 
 import (
 	"context"
@@ -25,7 +25,7 @@ func TestTournamentRefusesBeforeQuota(t *testing.T) {
 			t.Fatalf("score before joining: %v, want %s", err, podium.ECodeNotJoined)
 		}
 	}
-	if _, err := joins(te.eng).Join(ctx, "q", "a"); err != nil {
+	if _, err := tourneyOf(te.eng).Join(ctx, "q", "a"); err != nil {
 		t.Fatal(err)
 	}
 	// The refused scores counted nothing: the quota's one is left.

@@ -1,4 +1,4 @@
-package engine
+package tournament
 
 import (
 	"cmp"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/scoring"
 )
 
@@ -29,7 +30,7 @@ import (
 // A difference in the payouts means the settlement must run again (rebuild
 // does it); one on a points board with right payouts means the board was
 // changed behind settlement's back. Exact on a store nobody writes.
-func CheckSettlements(ctx context.Context, store podium.Store, now time.Time) ([]Diff, error) {
+func CheckSettlements(ctx context.Context, store podium.Store, now time.Time) ([]engine.Diff, error) {
 	ts, ok := store.(podium.TourneyStore)
 	if !ok {
 		return nil, nil
@@ -60,7 +61,7 @@ func CheckSettlements(ctx context.Context, store podium.Store, now time.Time) ([
 	for _, st := range sts {
 		settled[st.Board] = st
 	}
-	var diffs []Diff
+	var diffs []engine.Diff
 	payouts := map[string][]podium.Payout{}
 	for i := range boards {
 		b := &boards[i]
@@ -88,13 +89,13 @@ func CheckSettlements(ctx context.Context, store podium.Store, now time.Time) ([
 		for player, w := range want {
 			g := got[player]
 			if g.Rank != w.Rank || g.Points != w.Points {
-				diffs = append(diffs, Diff{Board: b.ID, Period: "payouts", Player: player,
+				diffs = append(diffs, engine.Diff{Board: b.ID, Period: "payouts", Player: player,
 					Want: fmt.Sprintf("rank %d, %d points", w.Rank, w.Points), Got: fmt.Sprintf("rank %d, %d points", g.Rank, g.Points)})
 			}
 		}
 		for player, g := range got {
 			if _, ok := want[player]; !ok && (g.Rank != 0 || g.Points != 0) {
-				diffs = append(diffs, Diff{Board: b.ID, Period: "payouts", Player: player,
+				diffs = append(diffs, engine.Diff{Board: b.ID, Period: "payouts", Player: player,
 					Want: "no payout (not ranked)", Got: fmt.Sprintf("rank %d, %d points", g.Rank, g.Points)})
 			}
 		}
@@ -126,7 +127,7 @@ func CheckSettlements(ctx context.Context, store podium.Store, now time.Time) ([
 				}
 			}
 		}
-		entries, err := LoadedEntries(ctx, store, b, wms[b.ID])
+		entries, err := engine.LoadedEntries(ctx, store, b, wms[b.ID])
 		if err != nil {
 			return nil, fmt.Errorf("board %s: %w", b.ID, err)
 		}
@@ -138,7 +139,7 @@ func CheckSettlements(ctx context.Context, store podium.Store, now time.Time) ([
 				h := int64(p.HalfLifeDays) * 24 * 3600 * 1000
 				v = scoring.Value(e.Keys[0], e.Keys[1], podium.Millis(now), h)
 				if era != math.MinInt64 && e.Keys[0] != era {
-					diffs = append(diffs, Diff{Board: b.ID, Period: e.Period, Player: e.Player, Want: fmt.Sprintf("era %d", era), Got: fmt.Sprintf("era %d", e.Keys[0])})
+					diffs = append(diffs, engine.Diff{Board: b.ID, Period: e.Period, Player: e.Player, Want: fmt.Sprintf("era %d", era), Got: fmt.Sprintf("era %d", e.Keys[0])})
 				}
 				era = e.Keys[0]
 			}
@@ -155,16 +156,16 @@ func CheckSettlements(ctx context.Context, store podium.Store, now time.Time) ([
 				// later (an entry removed) stays; a missing or worse
 				// one is a difference.
 				if w > 0 && (g == 0 || g > w) {
-					diffs = append(diffs, Diff{Board: b.ID, Period: "points", Player: player, Want: formatPoints(w, p.Kind), Got: formatPoints(g, p.Kind)})
+					diffs = append(diffs, engine.Diff{Board: b.ID, Period: "points", Player: player, Want: formatPoints(w, p.Kind), Got: formatPoints(g, p.Kind)})
 				}
 				continue
 			}
 			if math.Abs(w-g) > tol {
-				diffs = append(diffs, Diff{Board: b.ID, Period: "points", Player: player, Want: formatPoints(w, p.Kind), Got: formatPoints(g, p.Kind)})
+				diffs = append(diffs, engine.Diff{Board: b.ID, Period: "points", Player: player, Want: formatPoints(w, p.Kind), Got: formatPoints(g, p.Kind)})
 			}
 		}
 	}
-	slices.SortFunc(diffs, func(a, b Diff) int {
+	slices.SortFunc(diffs, func(a, b engine.Diff) int {
 		return cmp.Or(strings.Compare(a.Board, b.Board), strings.Compare(a.Period, b.Period), strings.Compare(a.Player, b.Player))
 	})
 	return diffs, nil
@@ -196,7 +197,7 @@ func formatPoints(v float64, kind string) string {
 
 // finalPayouts recomputes a tournament's payouts from its entries.
 func finalPayouts(ctx context.Context, store podium.Store, b *podium.Board, watermark uint64, hidden map[string]bool) (map[string]podium.Payout, error) {
-	entries, err := LoadedEntries(ctx, store, b, watermark)
+	entries, err := engine.LoadedEntries(ctx, store, b, watermark)
 	if err != nil {
 		return nil, err
 	}
@@ -217,8 +218,8 @@ func finalPayouts(ctx context.Context, store podium.Store, b *podium.Board, wate
 // rewritten, and a tournament whose payouts disagree with its points
 // boards is not settled again: check reports both. It returns the
 // tournaments settled.
-func (e *Engine) RepairSettlements(ctx context.Context) ([]string, error) {
-	diffs, err := CheckSettlements(ctx, e.store, e.now())
+func (m *Module) RepairSettlements(ctx context.Context) ([]string, error) {
+	diffs, err := CheckSettlements(ctx, m.store, m.host.Now())
 	if err != nil {
 		return nil, err
 	}
@@ -247,10 +248,10 @@ func (e *Engine) RepairSettlements(ctx context.Context) ([]string, error) {
 		}
 	}
 	for id := range skip {
-		e.log.Warn("tournament payouts differ from its final ranks and from its points boards; not settled again", "board", id)
+		m.log.Warn("tournament payouts differ from its final ranks and from its points boards; not settled again", "board", id)
 	}
 	for _, id := range ids {
-		if _, err := e.Settle(ctx, id); err != nil {
+		if _, err := m.Settle(ctx, id); err != nil {
 			return nil, fmt.Errorf("settle %s: %w", id, err)
 		}
 	}
@@ -258,11 +259,11 @@ func (e *Engine) RepairSettlements(ctx context.Context) ([]string, error) {
 }
 
 // CheckSettlements runs the package's CheckSettlements on the engine's
-// store at its clock.
-func (e *Engine) CheckSettlements(ctx context.Context) ([]Diff, error) {
-	diffs, err := CheckSettlements(ctx, e.store, e.now())
+// store at its clock (the admin's check).
+func (m *Module) CheckSettlements(ctx context.Context) ([]engine.Diff, error) {
+	diffs, err := CheckSettlements(ctx, m.store, m.host.Now())
 	if err != nil {
-		e.log.Error("check settlements", "err", err)
+		m.log.Error("check settlements", "err", err)
 		return nil, podium.Errorf(podium.ECodeUnavailable, "could not read the tournaments to check them; retry shortly")
 	}
 	return diffs, nil
