@@ -16,6 +16,7 @@ import (
 	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/feed"
 	"github.com/podiumhq/podium/sqlite"
+	"github.com/podiumhq/podium/tournament"
 	"github.com/podiumhq/podium/webhooks"
 )
 
@@ -42,6 +43,7 @@ type env struct {
 	t        *testing.T
 	eng      *engine.Engine
 	m        *webhooks.Module
+	tour     *tournament.Module
 	store    podium.WebhookStore
 	clk      *clock
 	attempts chan podium.WebhookDelivery
@@ -66,8 +68,9 @@ func start(t *testing.T, st podium.Store, c webhooks.Config) *env {
 	}
 	c.Poll = time.Hour // the tests wake the worker themselves (Poke, commits)
 	e.m = webhooks.New(c)
+	e.tour = tournament.New(tournament.Config{SettleEvery: -1})
 	e.eng = engine.New(engine.Config{Store: st, Now: e.clk.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Modules: []engine.Module{feed.New(feed.Config{}), e.m}})
+		Modules: []engine.Module{feed.New(feed.Config{}), e.tour, e.m}})
 	if err := e.eng.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -457,5 +460,50 @@ func TestRestartEmitsNothing(t *testing.T) {
 	}
 	if n, _ := again.store.WebhookDepth(context.Background()); n != 0 {
 		t.Fatalf("outbox depth %d, want 0", n)
+	}
+}
+
+// A tournament's settlement (now the tournament module's, emitted in its
+// group) is a tournament.settled event with the winner and the payouts.
+func TestTournamentSettled(t *testing.T) {
+	e := start(t, open(t), webhooks.Config{AllowPrivate: true})
+	rcv := newReceiver(t, http.StatusOK)
+	ep := e.endpoint(rcv.srv.URL, "w", webhooks.TypeTournamentSettled)
+	now := e.clk.Now()
+	b := &podium.Board{ID: "w1", Keys: []podium.KeyDef{{Name: "score", Order: podium.Desc}}, Mode: podium.Best,
+		Reset: podium.Reset{Every: podium.Never, TZ: "UTC"}, Public: true,
+		Tournament: &podium.Tournament{Start: now.Add(-time.Hour), End: now.Add(time.Hour)}}
+	if err := b.Normalize(); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.eng.PutBoard(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+	e.submit("w1", "alice", 30)
+	e.submit("w1", "bob", 20)
+	e.clk.Add(2 * time.Hour)
+	if _, err := e.tour.Settle(context.Background(), "w1"); err != nil {
+		t.Fatal(err)
+	}
+	if d := e.next(ep.ID); d.Status != podium.WebhookDelivered || d.Event.Type != webhooks.TypeTournamentSettled {
+		t.Fatalf("delivery %+v", d)
+	}
+	q := <-rcv.hits
+	var body struct {
+		Type string
+		Data struct {
+			Board      string
+			Winner     struct{ Player string }
+			Settlement struct {
+				Top []struct {
+					Player string
+					Rank   int
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(q.body, &body); err != nil || body.Type != "tournament.settled" || body.Data.Board != "w1" ||
+		body.Data.Winner.Player != "alice" || len(body.Data.Settlement.Top) != 2 || body.Data.Settlement.Top[1].Player != "bob" {
+		t.Fatalf("body = %s (%v)", q.body, err)
 	}
 }
