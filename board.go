@@ -418,3 +418,27 @@ func NormalizeMeta(raw json.RawMessage) (json.RawMessage, error) {
 	}
 	return out, nil
 }
+
+// CompareRank is podium's ordering rule, its one definition: the keys
+// compared in turn under orders, then the earlier at (unix milliseconds:
+// whoever reached the value first), then the smaller seq (the earlier
+// accepted submission). seq is unique per board, so the order is total. It
+// returns -1 when a ranks ahead of b, 1 when behind, 0 when equal. The rank
+// index encodes the same order in its rows; its tests and podium check
+// compare that encoding against this function.
+func CompareRank(orders []Order, aKeys []int64, aAt int64, aSeq uint64, bKeys []int64, bAt int64, bSeq uint64) int {
+	if c := CompareKeys(orders, aKeys, bKeys); c != 0 {
+		return c
+	}
+	switch {
+	case aAt < bAt:
+		return -1
+	case aAt > bAt:
+		return 1
+	case aSeq < bSeq:
+		return -1
+	case aSeq > bSeq:
+		return 1
+	}
+	return 0
+}

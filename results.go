@@ -57,11 +57,14 @@ func applyBestK(b *Board, cur *Entry, s *Submission) (Entry, bool) {
 	res := make([]Result, 0, min(len(old)+1, b.Keep))
 	res = append(res, old[:pos]...)
 	res = append(res, nr)
+	// The kept results are copies: the entry must not share keys with cur.
 	for i := pos; i < len(old) && len(res) < b.Keep; i++ {
-		res = append(res, copyResult(old[i]))
+		res = append(res, old[i])
 	}
-	for i := range pos {
-		res[i] = copyResult(res[i])
+	for i := range res {
+		if i != pos {
+			res[i].Keys = append([]int64(nil), res[i].Keys...)
+		}
 	}
 	best := res[0]
 	next := Entry{Board: s.Board, Period: s.Period, Player: s.Player, Keys: append([]int64(nil), best.Keys...),

@@ -22,8 +22,6 @@ type Value struct {
 	Results []podium.Result // best_k boards: the kept results
 }
 
-func (v ovVal) value() Value { return Value{Entry: v.entry, Exists: v.exists, Results: v.results} }
-
 // Write is a row a module adds to a group on a board it derives (an
 // aggregate's new value for a player): logged in the same commit as the
 // change it follows from, and applied to the board's index with it.

@@ -105,23 +105,6 @@ func (bs *BoardState) HasEntries() bool { return bs.hasEntries() }
 // boards).
 func (g *Group) Internal() bool { return g.internal }
 
-// checkScore asks the ScoreGuards about a candidate.
-func (h *hooks) checkScore(g *Group, c *Candidate) error {
-	for _, sg := range h.scoreGuards {
-		if err := sg.CheckScore(g, c); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// scoreLogged tells the ScoreGuards that a candidate was logged.
-func (h *hooks) scoreLogged(g *Group, c *Candidate) {
-	for _, sg := range h.scoreGuards {
-		sg.ScoreLogged(g, c)
-	}
-}
-
 // catchUp asks the CatchUppers to bring board id up to the store.
 func (h *hooks) catchUp(ctx context.Context, id string) error {
 	for _, c := range h.catchUppers {

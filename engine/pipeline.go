@@ -41,43 +41,6 @@ func newPipeline(e *Engine) pipeline {
 	return pipeline{e: e, pipe: make(chan *Group, 8), committed: make(chan struct{}), cp: newCheckpointer(), pend: newPending()}
 }
 
-// pending is what groups handed to the committer will change, until they
-// are applied. Guarded by pipeline.mu.
-type pending struct {
-	entries map[ovKey]pendingVal
-	seqs    map[*BoardState]pendingSeq
-	broken  bool
-	gen     uint64 // last group handed off
-}
-
-type pendingVal struct {
-	v   ovVal
-	gen uint64
-}
-
-type pendingSeq struct {
-	seq uint64
-	gen uint64
-}
-
-func newPending() pending {
-	return pending{entries: map[ovKey]pendingVal{}, seqs: map[*BoardState]pendingSeq{}}
-}
-
-func (p *pipeline) pendingEntry(k ovKey) (ovVal, bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	v, ok := p.pend.entries[k]
-	return v.v, ok
-}
-
-func (p *pipeline) pendingSeq(bs *BoardState) (uint64, bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	s, ok := p.pend.seqs[bs]
-	return s.seq, ok
-}
-
 // handOff publishes a computed group's changes in the overlay and queues it
 // for the committer.
 func (p *pipeline) handOff(g *Group) {

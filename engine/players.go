@@ -39,6 +39,25 @@ func (p *players) intern(player string) uint32 {
 	return id
 }
 
+// internHidden interns player and tells whether it is hidden, under one
+// lock in the common case (a player seen before): the score path's one
+// visit to the players.
+func (p *players) internHidden(player string) (id uint32, hidden bool) {
+	p.mu.RLock()
+	id, ok := p.ids.Lookup(player)
+	if ok {
+		r := p.reg[id]
+		p.mu.RUnlock()
+		return id, r != nil && r.Hidden
+	}
+	p.mu.RUnlock()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	id = p.ids.Intern(player)
+	r := p.reg[id]
+	return id, r != nil && r.Hidden
+}
+
 // internAll interns a batch of players under one lock, writing their ids
 // and hidden flags (the startup path reads a million rows).
 func (p *players) internAll(names []string, ids []uint32, hidden []bool) {

@@ -116,23 +116,10 @@ type change struct {
 	res     *Result
 }
 
-type ovKey struct {
-	bs     *BoardState
-	period string
-	player uint32
-}
-
 // bpKey names one period of one board.
 type bpKey struct {
 	bs     *BoardState
 	period string
-}
-
-type ovVal struct {
-	entry   rank.Entry
-	meta    json.RawMessage
-	exists  bool
-	results []podium.Result // best_k
 }
 
 // group is one group commit on its way through the pipeline.
@@ -162,41 +149,6 @@ type Group struct {
 	barrier      chan struct{} // not a group: closed when the committer reaches it
 
 	err error // why the group failed
-}
-
-// current returns the entry of a player as of everything computed so far:
-// this group, then groups handed to the committer but not applied yet,
-// then the index.
-func (g *Group) current(k ovKey) ovVal {
-	if v, ok := g.overlay[k]; ok {
-		return v
-	}
-	if v, ok := g.e.pl.pendingEntry(k); ok {
-		return v
-	}
-	k.bs.mu.RLock()
-	defer k.bs.mu.RUnlock()
-	ps := k.bs.periods[k.period]
-	if ps == nil {
-		return ovVal{}
-	}
-	en, ok := ps.idx.Get(k.player)
-	if !ok {
-		return ovVal{}
-	}
-	return ovVal{entry: en, meta: ps.meta[k.player], exists: true, results: ps.results[k.player]}
-}
-
-func (g *Group) nextSeq(bs *BoardState) uint64 {
-	s, ok := g.seqs[bs]
-	if !ok {
-		if s, ok = g.e.pl.pendingSeq(bs); !ok {
-			bs.mu.RLock()
-			s = bs.seq
-			bs.mu.RUnlock()
-		}
-	}
-	return s + 1
 }
 
 // computeGroup computes a group of score and delete ops against memory
@@ -285,10 +237,12 @@ func (e *Engine) computeScore(g *Group, s *Score, res *Result) error {
 	}
 	cand := &g.cand // reused: a hook must not keep it
 	*cand = Candidate{Board: bs, Def: def, Period: period, Player: s.Player, Keys: s.Keys, Now: g.now}
-	if err := e.hooks.checkScore(g, cand); err != nil { // hooks_tourney.go: window, joins, points boards
-		return err
+	for _, sg := range e.hooks.scoreGuards { // hooks_tourney.go: window, joins, points boards
+		if err := sg.CheckScore(g, cand); err != nil {
+			return err
+		}
 	}
-	pid := e.players.intern(s.Player)
+	pid, hidden := e.players.internHidden(s.Player)
 	for _, gt := range e.hooks.gates { // hooks.go: quotas
 		if err := gt.Admit(cand); err != nil {
 			return err
@@ -333,14 +287,16 @@ func (e *Engine) computeScore(g *Group, s *Score, res *Result) error {
 	if s.rider != nil {
 		s.rider.Logged(g, seq) // hooks_review.go: an approval's decision
 	}
-	e.hooks.scoreLogged(g, cand) // hooks_tourney.go: a first score on a capped tournament joins
+	for _, sg := range e.hooks.scoreGuards { // hooks_tourney.go: a first score on a capped tournament joins
+		sg.ScoreLogged(g, cand)
+	}
 	*res = Result{Board: def.ID, Period: period, Player: s.Player, Improved: changed, Seq: seq}
 	c := change{bs: bs, period: period, player: pid, changed: changed, res: res}
 	if changed {
 		if !hasMeta(next.Meta) {
 			next.Meta = nil
 		}
-		c.entry = rank.Entry{Player: pid, At: next.At.UnixMilli(), Seq: next.Seq, Hidden: e.players.hidden(pid)}
+		c.entry = rank.Entry{Player: pid, At: next.At.UnixMilli(), Seq: next.Seq, Hidden: hidden}
 		copy(c.entry.Keys[:], next.Keys)
 		c.meta = next.Meta
 		c.results = next.Results
