@@ -175,15 +175,6 @@ func (s *endpointSet) match(typ, board string) []string {
 	return ids
 }
 
-func (s *endpointSet) get(id string) (podium.WebhookEndpoint, bool) {
-	for _, ep := range s.all {
-		if ep.ID == id {
-			return ep, true
-		}
-	}
-	return podium.WebhookEndpoint{}, false
-}
-
 // outbox is what the module keeps with a group (Group.Slot): its events.
 type outbox struct{ events []podium.WebhookEvent }
 
