@@ -61,6 +61,20 @@ type standing struct {
 	Keys   []int64 `json:"keys"`
 }
 
+// feedType is the webhook type of an activity event's kind; "" for a kind
+// this module does not send.
+func feedType(k podium.FeedKind) string {
+	switch k {
+	case podium.FeedNewLeader:
+		return TypeLeaderChanged
+	case podium.FeedPersonalBest:
+		return TypePersonalBest
+	case podium.FeedTournamentSettled:
+		return TypeTournamentSettled
+	}
+	return ""
+}
+
 // fromFeed maps an activity event to its webhook type and data; ok false:
 // no webhook event (a kind this module does not send).
 func fromFeed(ev *podium.FeedEvent) (typ string, data any, ok bool) {

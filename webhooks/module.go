@@ -200,6 +200,11 @@ func (m *Module) newEvent(typ, board, cause string, at time.Time, data any) (pod
 // Event implements engine.EventSink: an activity event of the group
 // becomes an outbox event in the group's commit, if an endpoint takes it.
 func (m *Module) Event(g *engine.Group, ev podium.FeedEvent) {
+	// Most scores' events go to no endpoint: find that out before
+	// anything is built for one (this runs on the writer, per event).
+	if typ := feedType(ev.Kind); typ == "" || m.store == nil || len(m.eps.Load().match(typ, ev.Board)) == 0 {
+		return
+	}
 	typ, data, ok := fromFeed(&ev)
 	if !ok {
 		return
