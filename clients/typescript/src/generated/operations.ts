@@ -1489,6 +1489,156 @@ export interface Operations {
       200: unknown;
     };
   };
+
+  /** The webhook endpoints, without secrets (admin). */
+  listWebhooks: {
+    method: "GET";
+    path: "/v1/webhooks";
+    params: Record<string, never>;
+    query: Record<string, never>;
+    headers: Record<string, never>;
+    body: void;
+    responses: {
+      200: {
+        webhooks: S.Webhook[];
+      };
+    };
+  };
+
+  /**
+   * Register a webhook endpoint (admin); its secret is shown only here.
+   *
+   * The URL must be http or https and, unless the server runs with `--webhook-allow-private`,
+   * not in a loopback, link-local, private or otherwise reserved range (checked again, on the
+   * resolved address, at each delivery). The events are listed under `webhooks` in this document.
+   */
+  createWebhook: {
+    method: "POST";
+    path: "/v1/webhooks";
+    params: Record<string, never>;
+    query: Record<string, never>;
+    headers: Record<string, never>;
+    body: {
+      url: string;
+      types: S.WebhookTypes;
+      /** Only events of boards whose id starts with it. */
+      prefix?: string;
+      disabled?: boolean;
+    };
+    responses: {
+      201: S.WebhookWithSecret;
+    };
+  };
+
+  /** One webhook endpoint, without its secret (admin). */
+  getWebhook: {
+    method: "GET";
+    path: "/v1/webhooks/{id}";
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    headers: Record<string, never>;
+    body: void;
+    responses: {
+      200: S.Webhook;
+    };
+  };
+
+  /** Delete an endpoint and its delivery log (admin). */
+  deleteWebhook: {
+    method: "DELETE";
+    path: "/v1/webhooks/{id}";
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    headers: Record<string, never>;
+    body: void;
+    responses: {
+      204: void;
+    };
+  };
+
+  /** Change an endpoint's url, types, prefix or disabled flag (admin); absent fields are kept. */
+  updateWebhook: {
+    method: "PATCH";
+    path: "/v1/webhooks/{id}";
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    headers: Record<string, never>;
+    body: {
+      url?: string;
+      types?: S.WebhookTypes;
+      prefix?: string;
+      disabled?: boolean;
+    };
+    responses: {
+      200: S.Webhook;
+    };
+  };
+
+  /** Give an endpoint a new secret, shown only here (admin); the old one also signs for 24 hours. */
+  rotateWebhookSecret: {
+    method: "POST";
+    path: "/v1/webhooks/{id}/rotate";
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    headers: Record<string, never>;
+    body: void;
+    responses: {
+      200: S.WebhookWithSecret;
+    };
+  };
+
+  /** An endpoint's delivery log, newest event first (admin). */
+  listWebhookDeliveries: {
+    method: "GET";
+    path: "/v1/webhooks/{id}/deliveries";
+    params: {
+      id: string;
+    };
+    query: {
+      status?: "pending" | "delivered" | "failed";
+      /** The `next_before` of the previous page. */
+      before?: number;
+      limit?: number;
+    };
+    headers: Record<string, never>;
+    body: void;
+    responses: {
+      200: {
+        deliveries: S.WebhookDelivery[];
+        /** Present when the page is full. */
+        next_before?: number;
+      };
+    };
+  };
+
+  /** Deliver again one event, or the events of a time range, to an endpoint (admin). */
+  redeliverWebhooks: {
+    method: "POST";
+    path: "/v1/webhooks/{id}/redeliver";
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    headers: Record<string, never>;
+    body: {
+      event?: string;
+      from?: string;
+      to?: string;
+    };
+    responses: {
+      202: {
+        redelivered: number;
+      };
+    };
+  };
 }
 
 /** The method and path template of every operation, from the spec. */
@@ -1559,6 +1709,14 @@ export const operations = {
   contestCTFtime: { method: "GET", path: "/v1/contests/{contest}/ctftime" },
   exportContest: { method: "GET", path: "/v1/contests/{contest}/export" },
   contestStream: { method: "GET", path: "/v1/contests/{contest}/stream" },
+  listWebhooks: { method: "GET", path: "/v1/webhooks" },
+  createWebhook: { method: "POST", path: "/v1/webhooks" },
+  getWebhook: { method: "GET", path: "/v1/webhooks/{id}" },
+  deleteWebhook: { method: "DELETE", path: "/v1/webhooks/{id}" },
+  updateWebhook: { method: "PATCH", path: "/v1/webhooks/{id}" },
+  rotateWebhookSecret: { method: "POST", path: "/v1/webhooks/{id}/rotate" },
+  listWebhookDeliveries: { method: "GET", path: "/v1/webhooks/{id}/deliveries" },
+  redeliverWebhooks: { method: "POST", path: "/v1/webhooks/{id}/redeliver" },
 } as const;
 
 /** The name of an operation (its operationId). */

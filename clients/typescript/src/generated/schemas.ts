@@ -422,6 +422,60 @@ export type PlayerPut = {
   meta?: Meta;
 };
 
+/** The event types the endpoint receives (see `webhooks`); `personal_best` is high volume. */
+export type WebhookTypes = Array<"leader.changed" | "personal_best" | "tournament.settled" | "board.created" | "board.deleted">;
+
+export type Webhook = {
+  id: string;
+  url: string;
+  types: WebhookTypes;
+  prefix: string;
+  disabled: boolean;
+  created_at: Time;
+  updated_at: Time;
+};
+
+export type WebhookWithSecret = Webhook & {
+  /** Signs the deliveries (Standard Webhooks): shown once. */
+  secret: string;
+};
+
+export type WebhookDelivery = {
+  event: {
+    id: string;
+    type: string;
+    seq: number;
+    board: string;
+    at: Time;
+    data: {
+      [key: string]: unknown;
+    };
+  };
+  status: "pending" | "delivered" | "failed";
+  attempts: number;
+  next_attempt_at?: Time;
+  /** The last HTTP status (0 if none came). */
+  last_status: number;
+  last_error: string;
+  latency_ms: number;
+  updated_at: Time;
+};
+
+export type WebhookStanding = {
+  player: PlayerID;
+  keys: Keys;
+};
+
+/** Every delivery's body. The same `id` is sent again on a retry (deduplicate by it). */
+export type WebhookEnvelope = {
+  id: string;
+  type: string;
+  timestamp: Time;
+  data: {
+    [key: string]: unknown;
+  };
+};
+
 export type APIKey = {
   id: string;
   name: string;
