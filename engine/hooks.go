@@ -95,25 +95,26 @@ type Replayer interface {
 
 // hooks holds the registered modules by hook point, in registration order.
 type hooks struct {
-	modules    []Module
-	preparers  []Preparer
-	validators []Validator
-	gates      []Gate
-	effects    []Effect
-	holders    []Holder       // hooks_review.go
-	watchers   []BoardWatcher // hooks_board.go
-	guards     []BoardGuard
-	putters    []BoardPutter
-	lockers    []Locker
-	restores   []RestoreGuard
-	parts      []PartMaker // hooks_commit.go
-	finishers  []Finisher
-	sinks      []EventSink
-	scorers    []Scorer // hooks_feed.go
-	resetters  []EntryResetter
-	handOffers []HandOffer
-	forgetters []Forgetter
-	replayers  []Replayer
+	modules         []Module
+	preparers       []Preparer
+	validators      []Validator
+	gates           []Gate
+	effects         []Effect
+	holders         []Holder       // hooks_review.go
+	watchers        []BoardWatcher // hooks_board.go
+	guards          []BoardGuard
+	putters         []BoardPutter
+	lockers         []Locker
+	restores        []RestoreGuard
+	boardPartMakers []BoardPartMaker
+	parts           []PartMaker // hooks_commit.go
+	finishers       []Finisher
+	sinks           []EventSink
+	scorers         []Scorer // hooks_feed.go
+	resetters       []EntryResetter
+	handOffers      []HandOffer
+	forgetters      []Forgetter
+	replayers       []Replayer
 
 	scoreGuards []ScoreGuard // hooks_tourney.go
 	catchUppers []CatchUpper
@@ -152,6 +153,9 @@ func newHooks(ms []Module) hooks {
 		}
 		if x, ok := m.(RestoreGuard); ok {
 			h.restores = append(h.restores, x)
+		}
+		if x, ok := m.(BoardPartMaker); ok {
+			h.boardPartMakers = append(h.boardPartMakers, x)
 		}
 		if x, ok := m.(ScoreGuard); ok {
 			h.scoreGuards = append(h.scoreGuards, x)
