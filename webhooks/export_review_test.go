@@ -1,0 +1,4 @@
+package webhooks
+
+// EventID is eventID, for the external tests.
+var EventID = eventID
