@@ -94,6 +94,7 @@ func checkReviewEvent(t *testing.T, d podium.WebhookDelivery, typ, board, id str
 	if d.Event.Type != typ || d.Event.Board != board || d.Event.ID != webhooks.EventID(typ, board, id) {
 		t.Fatalf("event %s %s on %q, want %s of item %s on %q", d.Event.Type, d.Event.ID, d.Event.Board, typ, id, board)
 	}
+	fitsSpec(t, d)
 	var data reviewEvent
 	if err := json.Unmarshal(d.Event.Payload, &data); err != nil || data.ID != id || data.Board != board {
 		t.Fatalf("%s data = %s (%v)", typ, d.Event.Payload, err)
