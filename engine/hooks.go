@@ -95,26 +95,27 @@ type Replayer interface {
 
 // hooks holds the registered modules by hook point, in registration order.
 type hooks struct {
-	modules         []Module
-	preparers       []Preparer
-	validators      []Validator
-	gates           []Gate
-	effects         []Effect
-	holders         []Holder       // hooks_review.go
-	watchers        []BoardWatcher // hooks_board.go
-	guards          []BoardGuard
-	putters         []BoardPutter
-	lockers         []Locker
-	restores        []RestoreGuard
-	boardPartMakers []BoardPartMaker
-	parts           []PartMaker // hooks_commit.go
-	finishers       []Finisher
-	sinks           []EventSink
-	scorers         []Scorer // hooks_feed.go
-	resetters       []EntryResetter
-	handOffers      []HandOffer
-	forgetters      []Forgetter
-	replayers       []Replayer
+	modules    []Module
+	preparers  []Preparer
+	validators []Validator
+	gates      []Gate
+	effects    []Effect
+	holders    []Holder       // hooks_review.go
+	watchers   []BoardWatcher // hooks_board.go
+	guards     []BoardGuard
+	putters    []BoardPutter
+	lockers    []Locker
+	restores   []RestoreGuard
+	boardRows  []BoardPartMaker
+	parts      []PartMaker // hooks_commit.go
+	finishers  []Finisher
+	sinks      []EventSink
+	signals    []SignalSink // hooks_signal.go
+	scorers    []Scorer     // hooks_feed.go
+	resetters  []EntryResetter
+	handOffers []HandOffer
+	forgetters []Forgetter
+	replayers  []Replayer
 
 	scoreGuards []ScoreGuard // hooks_tourney.go
 	catchUppers []CatchUpper
@@ -155,7 +156,7 @@ func newHooks(ms []Module) hooks {
 			h.restores = append(h.restores, x)
 		}
 		if x, ok := m.(BoardPartMaker); ok {
-			h.boardPartMakers = append(h.boardPartMakers, x)
+			h.boardRows = append(h.boardRows, x)
 		}
 		if x, ok := m.(ScoreGuard); ok {
 			h.scoreGuards = append(h.scoreGuards, x)
@@ -171,6 +172,9 @@ func newHooks(ms []Module) hooks {
 		}
 		if x, ok := m.(EventSink); ok {
 			h.sinks = append(h.sinks, x)
+		}
+		if x, ok := m.(SignalSink); ok {
+			h.signals = append(h.signals, x)
 		}
 		if x, ok := m.(Scorer); ok {
 			h.scorers = append(h.scorers, x)

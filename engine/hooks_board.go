@@ -76,7 +76,7 @@ func (h *hooks) boardChanged(old, next *podium.Board) {
 // registration order.
 func (h *hooks) boardParts(st podium.Store, old, next *podium.Board) []podium.Part {
 	var parts []podium.Part
-	for _, pm := range h.boardPartMakers {
+	for _, pm := range h.boardRows {
 		parts = append(parts, pm.BoardParts(st, old, next)...)
 	}
 	return parts
@@ -84,7 +84,7 @@ func (h *hooks) boardParts(st podium.Store, old, next *podium.Board) []podium.Pa
 
 // boardStored tells the BoardPartMakers how a board change's store ended.
 func (h *hooks) boardStored(old, next *podium.Board, err error) {
-	for _, pm := range h.boardPartMakers {
+	for _, pm := range h.boardRows {
 		pm.BoardStored(old, next, err)
 	}
 }
