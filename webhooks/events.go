@@ -27,7 +27,8 @@ const (
 )
 
 // Types lists the event types, in the order the documentation gives them.
-var Types = []string{TypeLeaderChanged, TypePersonalBest, TypeTournamentSettled, TypeBoardCreated, TypeBoardDeleted}
+var Types = []string{TypeLeaderChanged, TypePersonalBest, TypeTournamentSettled, TypeBoardCreated, TypeBoardDeleted,
+	TypePeriodEnded, TypeContestFrozen, TypeContestEnded}
 
 func knownType(t string) bool {
 	for _, k := range Types {
