@@ -80,7 +80,8 @@ func (s *endpointSet) timedTypes() bool {
 }
 
 // EmitDue sends the timed events whose instant (plus the grace) has come
-// and returns how many it stored. The worker's loop calls it each round;
+// and returns how many it wrote to the outbox (one already there, from
+// another node or before a restart, is written again and kept once). The worker's loop calls it each round;
 // tests call it with a fake clock. With nothing due it costs a look at the
 // schedule's top; with no endpoint taking a timed event, the instants
 // are only moved on.
@@ -215,8 +216,13 @@ func (m *Module) emitPeriods(ctx context.Context, jobs []periodJob, now time.Tim
 			}
 		}
 		evs = out
-		if len(out) > 0 {
-			g.SetSlot(m, &outbox{events: out}) // last: nothing can fail after it
+		if len(out) > 0 { // last: nothing can fail after it
+			o, _ := g.Slot(m).(*outbox) // the group's scores may have events of their own
+			if o == nil {
+				o = &outbox{}
+				g.SetSlot(m, o)
+			}
+			o.events = append(o.events, out...)
 		}
 		return nil
 	}}

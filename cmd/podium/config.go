@@ -293,7 +293,7 @@ func (c *Config) validate() error {
 	if c.IdempotencyTTL != 0 && c.IdempotencyTTL < 24*time.Hour {
 		return usagef("serve", "--idempotency-ttl must be at least 24h (the API keeps an answer a day at least)")
 	}
-	if c.WebhookPeriodTop < 1 || c.WebhookPeriodTop > webhooks.MaxPeriodTop {
+	if c.WebhookPeriodTop < 0 || c.WebhookPeriodTop > webhooks.MaxPeriodTop { // 0: the default
 		return usagef("serve", "--webhook-period-top must be from 1 to %d", webhooks.MaxPeriodTop)
 	}
 	if c.FeedCap > maxFeedCap {
