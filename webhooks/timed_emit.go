@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/podiumhq/podium"
@@ -38,6 +39,33 @@ type contestSource interface{ Service() *ctf.Service }
 type timed struct {
 	sch      schedule
 	contests *ctf.Service // nil: no contests
+	// refused is when (host clock, unix ns) this node last found the lease
+	// held by another: it asks the database again only leaseTTL/3 later,
+	// rather than at every round while its own instants wait.
+	refused atomic.Int64
+}
+
+// timedLease reports whether this node holds the worker's lease: the one
+// the last round took, while it lasts, or else the database's answer.
+func (m *Module) timedLease(ctx context.Context, now time.Time) bool {
+	if m.lease == nil {
+		return true
+	}
+	m.w.mu.Lock()
+	l := m.w.lease
+	m.w.mu.Unlock()
+	if l.Epoch != 0 && l.Expires.After(now) {
+		return true
+	}
+	if r := m.tm.refused.Load(); r != 0 && now.Sub(time.Unix(0, r)) < leaseTTL/3 && !now.Before(time.Unix(0, r)) {
+		return false
+	}
+	if m.holdLease(ctx) {
+		m.tm.refused.Store(0)
+		return true
+	}
+	m.tm.refused.Store(now.UnixNano())
+	return false
 }
 
 // loadTimed fills the schedule at Load: every periodic board and every
@@ -94,7 +122,7 @@ func (m *Module) EmitDue(ctx context.Context) (int, error) {
 		return 0, nil
 	}
 	eps := m.eps.Load()
-	if eps.timedTypes() && !m.holdLease(ctx) {
+	if eps.timedTypes() && !m.timedLease(ctx, now) {
 		return 0, nil // another node sends them; this one looks again next round
 	}
 	items := m.tm.sch.popDue(now, timedBatch)
