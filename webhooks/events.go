@@ -28,7 +28,9 @@ const (
 
 // Types lists the event types, in the order the documentation gives them.
 var Types = []string{TypeLeaderChanged, TypePersonalBest, TypeTournamentSettled, TypeBoardCreated, TypeBoardDeleted,
-	TypePeriodEnded, TypeContestFrozen, TypeContestEnded}
+	TypeReviewHeld, TypeReviewDecided, // review.go
+	TypePeriodEnded, TypeContestFrozen, TypeContestEnded, // timed.go
+}
 
 func knownType(t string) bool {
 	for _, k := range Types {

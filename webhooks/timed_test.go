@@ -129,6 +129,7 @@ func TestPeriodEnded(t *testing.T) {
 	if d.Status != podium.WebhookDelivered {
 		t.Fatalf("delivery %+v", d)
 	}
+	fitsSpec(t, d)
 	p := decodePeriod(t, d)
 	if p.Board != "daily" || p.Period != "2026-12-01" || p.Start != "2026-12-01T00:00:00.000Z" || p.End != "2026-12-02T00:00:00.000Z" ||
 		p.Total != 12 || len(p.Top) != 10 {
@@ -258,6 +259,7 @@ func TestContestFrozenEnded(t *testing.T) {
 	solve("blue", "pwn")                            // after the freeze: not in contest.frozen
 	e.emit()
 	d := e.next(ep.ID)
+	fitsSpec(t, d)
 	var c contestEvent
 	if err := json.Unmarshal(d.Event.Payload, &c); err != nil || d.Event.Type != webhooks.TypeContestFrozen ||
 		c.Contest != "ctf" || c.Freeze == nil || *c.Freeze != "2026-12-01T13:00:00.000Z" || c.Teams != 2 ||
@@ -267,6 +269,7 @@ func TestContestFrozenEnded(t *testing.T) {
 	clk.Add(time.Hour) // past the end
 	e.emit()
 	d = e.next(ep.ID)
+	fitsSpec(t, d)
 	if err := json.Unmarshal(d.Event.Payload, &c); err != nil || d.Event.Type != webhooks.TypeContestEnded ||
 		c.End != "2026-12-01T14:00:00.000Z" || len(c.Top) != 2 || c.Top[0].Team != "blue" || c.Top[0].Score != 200 || c.Top[0].Rank != 1 {
 		t.Fatalf("contest.ended = %s %s (%v)", d.Event.Type, d.Event.Payload, err)
