@@ -36,6 +36,14 @@ type Config struct {
 	// Concurrency is how many endpoints are delivered to at once
 	// (default 16): a slow endpoint holds one of them, never the others.
 	Concurrency int
+	// PeriodTop is how many entries a period.ended event lists (default
+	// DefaultPeriodTop, at most MaxPeriodTop; --webhook-period-top), and
+	// how many teams a contest event lists.
+	PeriodTop int
+	// TimedGrace is how long after a period's end, a contest's freeze or
+	// its end the event waits (default DefaultTimedGrace): scores dated
+	// before it may still be in flight on another node.
+	TimedGrace time.Duration
 	// Attempted, if set, hears every attempt's outcome once it is stored
 	// (tests wait on it rather than on time).
 	Attempted func(podium.WebhookDelivery)
@@ -64,6 +72,7 @@ type Module struct {
 
 	poke chan struct{} // wakes the worker (worker.go)
 	w    worker
+	tm   timed // the events that time causes (timed.go)
 
 	m metrics
 }
@@ -88,6 +97,13 @@ func New(c Config) *Module {
 		c.Concurrency = 16
 	}
 	c.Backoff = c.Backoff.withDefaults()
+	if c.PeriodTop <= 0 {
+		c.PeriodTop = DefaultPeriodTop
+	}
+	c.PeriodTop = min(c.PeriodTop, MaxPeriodTop)
+	if c.TimedGrace <= 0 {
+		c.TimedGrace = DefaultTimedGrace
+	}
 	g := Guard{AllowPrivate: c.AllowPrivate}
 	var id [8]byte
 	_, _ = rand.Read(id[:])
@@ -104,6 +120,7 @@ var (
 	_ engine.EventSink      = (*Module)(nil)
 	_ engine.PartMaker      = (*Module)(nil)
 	_ engine.Finisher       = (*Module)(nil)
+	_ engine.BoardWatcher   = (*Module)(nil) // timed.go
 	_ engine.BoardPartMaker = (*Module)(nil)
 	_ engine.SignalSink     = (*Module)(nil) // review.go
 )
@@ -129,12 +146,17 @@ func (m *Module) Provision(h engine.Host) {
 	}
 }
 
-// Load implements engine.Loader: the endpoints.
+// Load implements engine.Loader: the endpoints, and the schedule of the
+// timed events (timed.go).
 func (m *Module) Load(ctx context.Context) error {
 	if m.store == nil {
 		return nil
 	}
-	return m.reload(ctx)
+	if err := m.reload(ctx); err != nil {
+		return err
+	}
+	m.loadTimed()
+	return nil
 }
 
 // reload reads the endpoints into a new snapshot.
@@ -267,6 +289,16 @@ func (m *Module) stored(evs []podium.WebhookEvent) {
 		m.m.events.WithLabelValues(ev.Type).Inc()
 	}
 	m.Poke()
+}
+
+// BoardChanged implements engine.BoardWatcher: the timed events follow
+// every board's definition, whichever node changed it (timed.go). The
+// board events are not written here but in the change's transaction
+// (BoardParts), by the node that stores it.
+func (m *Module) BoardChanged(old, next *podium.Board) {
+	if m.store != nil {
+		m.tm.sch.boardChanged(old, next, m.host.Now(), m.cfg.TimedGrace) // timed.go
+	}
 }
 
 // BoardParts implements engine.BoardPartMaker: a board made or deleted is
