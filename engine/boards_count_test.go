@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -263,14 +264,22 @@ func TestPutBoardCostFlat(t *testing.T) {
 			n++
 		}
 	}
+	// TotalAlloc counts every goroutine's allocations, the engine's
+	// background work (a checkpoint, a sweep) too, which now and then
+	// lands in one window and doubled a figure (1 run in ~6 here): the
+	// least of five windows is the PUT's own cost.
 	perPut := func() float64 {
-		const runs = 200
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		put(runs)
-		runtime.ReadMemStats(&after)
-		return float64(after.TotalAlloc-before.TotalAlloc) / runs
+		const runs = 100
+		best := math.Inf(1)
+		for range 5 {
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			put(runs)
+			runtime.ReadMemStats(&after)
+			best = min(best, float64(after.TotalAlloc-before.TotalAlloc)/runs)
+		}
+		return best
 	}
 	put(100)
 	small := perPut()
