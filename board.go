@@ -117,6 +117,9 @@ type Board struct {
 	Evidence *EvidencePolicy `json:"evidence,omitempty"`
 	// Quota caps a player's submissions per period (quota.go); nil: none.
 	Quota *Quota `json:"quota,omitempty"`
+	// RankStyle "shared" adds rank_shared to the answers (rankstyle.go);
+	// "" is the default, unique ranks only.
+	RankStyle RankStyle `json:"rank_style,omitempty"`
 }
 
 var (
@@ -215,6 +218,9 @@ func (b *Board) Normalize() error {
 	if err := b.normalizeTournament(); err != nil { // tournament.go
 		return err
 	}
+	if err := b.normalizeRankStyle(); err != nil { // rankstyle.go
+		return err
+	}
 	return b.normalizeReview() // review.go
 }
 
@@ -255,6 +261,8 @@ type BoardUpdate struct {
 	Evidence *EvidencePolicy
 	// Quota: nil keeps it; a Max of 0 removes it (quota.go).
 	Quota *Quota
+	// RankStyle: nil keeps it (rankstyle.go).
+	RankStyle *RankStyle
 }
 
 // FullUpdate is the update that replaces every field of a board with b's.
@@ -263,7 +271,7 @@ func FullUpdate(b *Board) *BoardUpdate {
 	return &BoardUpdate{ID: c.ID, Title: &c.Title, Keys: c.Keys, Mode: &c.Mode, Reset: &c.Reset, Public: &c.Public, Meta: c.Meta,
 		Keep: &c.Keep, Aggregate: c.Aggregate.Clone(), Tournament: c.Tournament, Points: c.Points,
 		PlayerSubmit: &c.PlayerSubmit, Review: c.Review, Evidence: c.Evidence,
-		Quota: fullQuota(c.Quota)}
+		Quota: fullQuota(c.Quota), RankStyle: &c.RankStyle}
 }
 
 // Apply returns the board that results from applying u to cur (nil for a
@@ -306,6 +314,9 @@ func (u *BoardUpdate) Apply(cur *Board) Board {
 	}
 	if u.PlayerSubmit != nil {
 		b.PlayerSubmit = *u.PlayerSubmit
+	}
+	if u.RankStyle != nil {
+		b.RankStyle = *u.RankStyle
 	}
 	if u.Review != nil { // review.go
 		b.Review = u.Review

@@ -29,13 +29,16 @@ type boardDocument struct {
 	Evidence *EvidencePolicy `json:"evidence,omitempty"`
 	// Quota (quota.go).
 	Quota *Quota `json:"quota,omitempty"`
+	// RankStyle (rankstyle.go).
+	RankStyle RankStyle `json:"rank_style,omitempty"`
 }
 
 // Document returns b's definition as stores keep it (see SetDocument).
 func (b *Board) Document() ([]byte, error) {
 	return json.Marshal(boardDocument{Title: b.Title, Keys: b.Keys, Mode: b.Mode, Reset: b.Reset, Public: b.Public,
 		Meta: StoredMeta(b.Meta), Keep: b.Keep, Aggregate: b.Aggregate, Tournament: b.Tournament, Points: b.Points,
-		PlayerSubmit: b.PlayerSubmit, Review: b.Review, Evidence: b.Evidence, Quota: b.Quota})
+		PlayerSubmit: b.PlayerSubmit, Review: b.Review, Evidence: b.Evidence, Quota: b.Quota,
+		RankStyle: b.RankStyle})
 }
 
 // SetDocument sets b's definition from a document Document made; the id,
@@ -53,6 +56,7 @@ func (b *Board) SetDocument(doc []byte) error {
 	b.Review = d.Review
 	b.Evidence = d.Evidence
 	b.Quota = d.Quota
+	b.RankStyle = d.RankStyle
 	return nil
 }
 

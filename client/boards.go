@@ -150,6 +150,20 @@ func (c *Client) Top(ctx context.Context, board string, offset, limit int, opts 
 	return &out, err
 }
 
+// TopPercent reads a page of the top percent of board's ranking (above 0,
+// at most 100; sent rounded to 2 decimals): ranks offset+1 to
+// offset+limit, never past Page.TopCount = ceil(Total * percent / 100).
+// The next page is at offset+limit while that is below TopCount.
+func (c *Client) TopPercent(ctx context.Context, board string, percent float64, offset, limit int, opts ReadOptions) (*Page, error) {
+	q := opts.query()
+	q.Set("top_percent", strconv.FormatFloat(percent, 'f', 2, 64))
+	q.Set("offset", strconv.Itoa(offset))
+	q.Set("limit", strconv.Itoa(limit))
+	var out Page
+	_, err := c.call(ctx, request{method: http.MethodGet, path: path("boards", board, "entries"), query: q}, &out)
+	return &out, err
+}
+
 // Players reads the entries of players (at most 1,000) in board order;
 // players without an entry are left out.
 func (c *Client) Players(ctx context.Context, board string, players []string, opts ReadOptions) (*Page, error) {

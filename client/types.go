@@ -114,6 +114,7 @@ type BoardSpec struct {
 	Quota        *Quota          `json:"quota,omitempty"`    // {"max": 0} removes it
 	Evidence     *EvidencePolicy `json:"evidence,omitempty"` // replaced as a whole
 	Review       *ReviewPolicy   `json:"review,omitempty"`
+	RankStyle    string          `json:"rank_style,omitempty"` // unique (default) or shared: adds RankShared
 }
 
 // Bool returns a pointer to v, for the optional booleans of specs.
@@ -136,6 +137,7 @@ type Board struct {
 	Quota        *Quota          `json:"quota,omitempty"`
 	Evidence     *EvidencePolicy `json:"evidence,omitempty"`
 	Review       *ReviewPolicy   `json:"review,omitempty"`
+	RankStyle    string          `json:"rank_style,omitempty"` // "shared", or empty: unique
 	CreatedAt    time.Time       `json:"created_at"`
 	UpdatedAt    time.Time       `json:"updated_at"`
 	Period       string          `json:"period"`
@@ -160,6 +162,13 @@ type Entry struct {
 	Hidden  bool            `json:"hidden,omitempty"`
 	Results []Result        `json:"results,omitempty"` // best_k boards
 	Value   json.Number     `json:"value,omitempty"`   // current points boards
+	// Percentile is the share of the ranked entries strictly behind, in
+	// percent, rounded down to 2 decimals (REST reads; stream entries
+	// leave it 0: compute it from Rank and the event's Total).
+	Percentile float64 `json:"percentile,omitempty"`
+	// RankShared is the standard competition rank (1, 2, 2, 4) on a board
+	// with rank_style shared (REST reads); 0 otherwise.
+	RankShared int `json:"rank_shared,omitempty"`
 }
 
 // Page is a list of entries: a top page, some players, or the entries
@@ -170,6 +179,10 @@ type Page struct {
 	Seq     uint64  `json:"seq"`
 	Total   int     `json:"total"`
 	Entries []Entry `json:"entries"`
+	// TopPercent and TopCount answer TopPercent: the entries in the top
+	// TopPercent percent, which the page never goes past.
+	TopPercent float64 `json:"top_percent,omitempty"`
+	TopCount   int     `json:"top_count,omitempty"`
 }
 
 // PlayerEntry is one player's entry (GET .../entries/{player}).
@@ -222,6 +235,10 @@ type SubmittedEntry struct {
 	Seq     uint64          `json:"seq"`
 	Meta    json.RawMessage `json:"meta"`
 	Results []Result        `json:"results,omitempty"`
+	// Percentile and RankShared as in Entry, counted as the submission
+	// left the board.
+	Percentile float64 `json:"percentile,omitempty"`
+	RankShared int     `json:"rank_shared,omitempty"`
 }
 
 // Previous is the entry a submission replaced.
@@ -229,6 +246,9 @@ type Previous struct {
 	Rank int       `json:"rank"`
 	Keys []int64   `json:"keys"`
 	At   time.Time `json:"at"`
+	// Percentile and RankShared as in Entry, as the board was before.
+	Percentile float64 `json:"percentile,omitempty"`
+	RankShared int     `json:"rank_shared,omitempty"`
 }
 
 // BatchResult is one item of a batch answer: the submission's answer, or

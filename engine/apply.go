@@ -69,6 +69,7 @@ func (e *Engine) applyChanges(g *Group) {
 			if had {
 				r, _ = ps.idx.Rank(c.player, false)
 				prev = &EntryView{Rank: r, Keys: append([]int64(nil), cur.Keys[:n]...), At: podium.FromMillis(cur.At), Seq: cur.Seq}
+				rankExtras(prev, def, ps.idx, &cur)
 			}
 			// An unchanged entry (a best board's worse score) answers
 			// with what was just read: two index lookups fewer.
@@ -90,6 +91,11 @@ func (e *Engine) applyChanges(g *Group) {
 				meta = emptyMeta
 			}
 			c.res.Entry = EntryView{Rank: r, Keys: append([]int64(nil), cur.Keys[:n]...), At: podium.FromMillis(cur.At), Seq: cur.Seq, Meta: meta, Results: ps.results[c.player]}
+			if prev != nil && !c.changed {
+				c.res.Entry.Of, c.res.Entry.Shared = prev.Of, prev.Shared // nothing moved
+			} else {
+				rankExtras(&c.res.Entry, def, ps.idx, &cur)
+			}
 			c.res.Previous = prev
 		}
 		if seq := g.seqs[c.bs]; seq > c.bs.seq {

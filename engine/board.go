@@ -152,7 +152,15 @@ func (e *Engine) Boards(publicOnly bool) []BoardInfo {
 
 // EntryView is one ranked entry as readers see it.
 type EntryView struct {
-	Rank   int
+	Rank int
+	// Of is the number of ranked entries Rank counts among (the page's
+	// total: visible entries, or all with include_hidden), for the
+	// percentile; 0 when unknown.
+	Of int
+	// Shared is the rank in standard competition ranking (entries equal
+	// on every key share the first one's rank) when the board reports it
+	// (podium.RankShared), in the numbering of Rank; 0 otherwise.
+	Shared int
 	Player string
 	Name   string
 	Keys   []int64

@@ -9,15 +9,16 @@ import (
 )
 
 // ETags of ranking pages. A page's content is fixed by the board's
-// incarnation (gen), its applied seq, the period read and the registered
-// players (names, hidden flags), given the request's URL (offset, limit,
-// include_hidden). The tag holds all of them plus a nonce of this process,
-// so that a restart, another node or another binary never matches a tag it
-// did not make. Every change moves one of them after it is applied (seq
-// under the board's lock; players.ver after a player's change is
-// installed), and the tag is read before the answer, so a stored answer is
-// never older than its tag: If-None-Match can only match an answer that is
-// still current. Current points boards decay with the clock: no tag.
+// incarnation (gen), its applied seq, the period read, the registered
+// players (names, hidden flags) and its rank_style, given the request's
+// URL (offset, limit, include_hidden, top_percent). The tag holds all of
+// them plus a nonce of this process, so that a restart, another node or
+// another binary never matches a tag it did not make. Every change moves
+// one of them after it is applied (seq under the board's lock; players.ver
+// after a player's change is installed; the definition's style with the
+// definition the read used), and the tag is read before the answer, so a
+// stored answer is never older than its tag: If-None-Match can only match
+// an answer that is still current. Current points boards decay with the clock: no tag.
 
 // processNonce tells this process's tags from any other's.
 var processNonce = func() uint64 {
@@ -43,6 +44,12 @@ func (bs *BoardState) tag(def *podium.Board, period string, players uint64) stri
 	b = strconv.AppendUint(b, players, 36)
 	b = append(b, '.')
 	b = append(b, period...)
+	if def.ReportsShared() {
+		// rank_style changes the answers without moving seq: the
+		// tag names the style so a page cached under the other one is
+		// never served.
+		b = append(b, ".s"...)
+	}
 	return string(append(b, '"'))
 }
 

@@ -21,6 +21,10 @@ type Page struct {
 	// Tag is the page's ETag (TopEach sets it; etag.go), "" when the
 	// answer changes with the clock (decaying points).
 	Tag string
+	// TopPercent is Query.TopPercent; TopCount the number of entries in
+	// the top TopPercent percent of Total (podium.TopPercentCount), which
+	// bounds the page.
+	TopPercent, TopCount int
 }
 
 // Query selects what a read sees.
@@ -28,6 +32,9 @@ type Query struct {
 	Board         string
 	Period        string // selector: "", current, previous or an id
 	IncludeHidden bool
+	// TopPercent, in hundredths of a percent (1 to 10000; 0: not asked),
+	// ends a TopEach page at the last entry of the top TopPercent percent.
+	TopPercent int
 }
 
 // view runs fn with the board's period locked for reading. ps is nil when
@@ -69,8 +76,9 @@ func (e *Engine) view(ctx context.Context, q Query, fn func(bs *BoardState, def 
 	return err
 }
 
-// fill turns index entries into views, joining names and meta.
-func (e *Engine) fill(def *podium.Board, ps *periodState, ranks []int, es []rank.Entry) []EntryView {
+// fill turns index entries into views, joining names and meta; ranks
+// count all entries (hidden) or visible ones.
+func (e *Engine) fill(def *podium.Board, ps *periodState, ranks []int, es []rank.Entry, hidden bool) []EntryView {
 	n := len(def.Keys)
 	keys := make([]int64, len(es)*n)
 	ids := make([]uint32, len(es))
@@ -79,6 +87,8 @@ func (e *Engine) fill(def *podium.Board, ps *periodState, ranks []int, es []rank
 	}
 	names := e.players.view(ids, make([]nameView, 0, len(es)))
 	out := make([]EntryView, len(es))
+	of := e.total(ps, hidden)
+	var sh sharedRanks
 	for i, en := range es {
 		k := keys[i*n : (i+1)*n : (i+1)*n]
 		copy(k, en.Keys[:n])
@@ -89,6 +99,10 @@ func (e *Engine) fill(def *podium.Board, ps *periodState, ranks []int, es []rank
 		out[i] = EntryView{Rank: ranks[i], Player: names[i].Player, Name: names[i].Name, Keys: k,
 			At: podium.FromMillis(en.At), Seq: en.Seq, Meta: m, Hidden: en.Hidden, Results: ps.results[en.Player]}
 		out[i].Value, out[i].Decayed = def.Points.Decayed(k, e.now())
+		out[i].Of = of
+		if def.ReportsShared() {
+			out[i].Shared = sh.of(ps.idx, ranks[i], &en, hidden, len(k))
+		}
 	}
 	return out
 }
@@ -127,7 +141,7 @@ func (e *Engine) topLocked(bs *BoardState, def *podium.Board, period string, ps 
 		es = append(es, en)
 		return true
 	})
-	page.Entries = e.fill(def, ps, ranks, es)
+	page.Entries = e.fill(def, ps, ranks, es, hidden)
 	return page
 }
 
@@ -139,12 +153,20 @@ func (e *Engine) topLocked(bs *BoardState, def *podium.Board, period string, ps 
 func (e *Engine) TopEach(ctx context.Context, q Query, offset, limit int, head func(*Page), each func(*EntryView)) error {
 	return e.view(ctx, q, func(bs *BoardState, def *podium.Board, period string, ps *periodState) error {
 		page := Page{Board: def.ID, Period: period, Seq: bs.seq, Total: e.total(ps, q.IncludeHidden), Tag: bs.tag(def, period, e.players.ver.Load())}
+		if q.TopPercent > 0 {
+			// The cut is taken from the total under the same lock as
+			// the entries, so the page and its top_count agree.
+			page.TopPercent, page.TopCount = q.TopPercent, podium.TopPercentCount(page.Total, q.TopPercent)
+			limit = min(limit, page.TopCount-offset)
+		}
 		head(&page)
 		if ps == nil {
 			return nil
 		}
 		n := len(def.Keys)
-		ev := EntryView{Keys: make([]int64, n)}
+		ev := EntryView{Keys: make([]int64, n), Of: page.Total}
+		shared := def.ReportsShared()
+		var sh sharedRanks
 		e.players.mu.RLock()
 		defer e.players.mu.RUnlock()
 		ps.idx.Range(offset+1, limit, q.IncludeHidden, func(r int, en rank.Entry) bool {
@@ -156,6 +178,9 @@ func (e *Engine) TopEach(ctx context.Context, q Query, offset, limit int, head f
 			}
 			ev.Rank, ev.Player, ev.Name, ev.At, ev.Seq, ev.Meta, ev.Hidden = r, nv.Player, nv.Name, podium.FromMillis(en.At), en.Seq, m, en.Hidden
 			ev.Results = ps.results[en.Player]
+			if shared {
+				ev.Shared = sh.of(ps.idx, r, &en, q.IncludeHidden, n)
+			}
 			ev.Value, ev.Decayed = def.Points.Decayed(ev.Keys, e.now())
 			each(&ev)
 			return true
@@ -200,7 +225,7 @@ func (e *Engine) Players(ctx context.Context, q Query, players []string) (Page, 
 		for i, j := range order {
 			sr[i], se[i] = ranks[j], es[j]
 		}
-		page.Entries = e.fill(def, ps, sr, se)
+		page.Entries = e.fill(def, ps, sr, se, q.IncludeHidden)
 		return nil
 	})
 	return page, err
@@ -240,7 +265,7 @@ func (e *Engine) Around(ctx context.Context, q Query, player string, radius int)
 			es = append(es, en)
 			return true
 		})
-		page.Entries = e.fill(def, ps, ranks, es)
+		page.Entries = e.fill(def, ps, ranks, es, q.IncludeHidden)
 		return nil
 	})
 	return page, err

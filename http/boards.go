@@ -52,6 +52,8 @@ type boardBody struct {
 	Evidence *podium.EvidencePolicy `json:"evidence"`
 	// Quota caps each player's submissions per period (quota.go).
 	Quota *podium.Quota `json:"quota"`
+	// RankStyle "shared" adds rank_shared to the answers.
+	RankStyle *podium.RankStyle `json:"rank_style"`
 }
 
 type resetBody struct {
@@ -120,6 +122,10 @@ func appendBoard(b []byte, bi *engine.BoardInfo) []byte {
 		b = append(b, ev...)
 	}
 	b = appendQuota(b, bi.Quota) // quota.go
+	if bi.RankStyle != "" {
+		b = append(b, `,"rank_style":`...)
+		b = appendString(b, string(bi.RankStyle))
+	}
 	return append(b, '}')
 }
 
@@ -217,7 +223,7 @@ func (s *boardHandlers) putBoard(w http.ResponseWriter, r *http.Request) error {
 	}
 	u := &podium.BoardUpdate{ID: id, Title: body.Title, Keys: body.Keys, Mode: body.Mode, Public: body.Public, Meta: body.Meta,
 		Keep: body.Keep, Aggregate: body.Aggregate, PlayerSubmit: body.PlayerSubmit, Review: body.Review, Evidence: body.Evidence,
-		Quota: body.Quota}
+		Quota: body.Quota, RankStyle: body.RankStyle}
 	if body.Reset != nil {
 		u.Reset = &podium.Reset{Every: body.Reset.Every, TZ: body.Reset.TZ}
 	}

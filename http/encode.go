@@ -6,6 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
 )
 
@@ -106,7 +107,8 @@ func appendMeta(b []byte, m json.RawMessage) []byte {
 	return append(b, m...)
 }
 
-// appendEntry appends {"rank","player","name","keys","at","meta"}; the
+// appendEntryFields appends {"rank","player","name","keys","at","meta",
+// then the optional fields, "percentile" and "rank_shared" last}; the
 // caller closes the object so more fields can follow.
 func appendEntryFields(b []byte, e *engine.EntryView) []byte {
 	b = append(b, `"rank":`...)
@@ -129,7 +131,7 @@ func appendEntryFields(b []byte, e *engine.EntryView) []byte {
 		b = append(b, `,"value":`...)
 		b = strconv.AppendFloat(b, e.Value, 'f', 6, 64)
 	}
-	return b
+	return appendRankExtras(b, e) // last: the fields before keep their bytes
 }
 
 func appendEntry(b []byte, e *engine.EntryView) []byte {
@@ -148,6 +150,12 @@ func appendPageHead(b []byte, p *engine.Page) []byte {
 	b = strconv.AppendUint(b, p.Seq, 10)
 	b = append(b, `,"total":`...)
 	b = strconv.AppendInt(b, int64(p.Total), 10)
+	if p.TopPercent > 0 {
+		b = append(b, `,"top_percent":`...)
+		b = appendHundredths(b, p.TopPercent)
+		b = append(b, `,"top_count":`...)
+		b = strconv.AppendInt(b, int64(p.TopCount), 10)
+	}
 	return b
 }
 
@@ -189,6 +197,7 @@ func appendResult(b []byte, r *engine.Result) []byte {
 	b = append(b, `,"meta":`...)
 	b = appendMeta(b, r.Entry.Meta)
 	b = appendResults(b, r.Entry.Results) // best_k boards
+	b = appendRankExtras(b, &r.Entry)
 	b = append(b, `},"previous":`...)
 	if p := r.Previous; p == nil {
 		b = append(b, "null"...)
@@ -199,10 +208,32 @@ func appendResult(b []byte, r *engine.Result) []byte {
 		b = appendKeys(b, p.Keys)
 		b = append(b, `,"at":`...)
 		b = appendTime(b, p.At)
+		b = appendRankExtras(b, p)
 		b = append(b, '}')
 	}
 	if r.Reconstructed {
 		b = append(b, `,"reconstructed":true`...)
 	}
 	return append(b, '}')
+}
+
+// appendRankExtras appends what follows a rank: "percentile" (when the
+// number of ranked entries is known) and "rank_shared" (a board with
+// rank_style shared).
+func appendRankExtras(b []byte, e *engine.EntryView) []byte {
+	if e.Of > 0 {
+		b = append(b, `,"percentile":`...)
+		b = appendHundredths(b, podium.PercentileHundredths(e.Rank, e.Of))
+	}
+	if e.Shared > 0 {
+		b = append(b, `,"rank_shared":`...)
+		b = strconv.AppendInt(b, int64(e.Shared), 10)
+	}
+	return b
+}
+
+// appendHundredths appends h/100 with two decimals (7525 -> 75.25).
+func appendHundredths(b []byte, h int) []byte {
+	b = strconv.AppendInt(b, int64(h/100), 10)
+	return append(b, '.', byte('0'+h%100/10), byte('0'+h%10))
 }

@@ -69,7 +69,13 @@ func (s *entryHandlers) entries(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if q.TopPercent, err = queryPercent(r, "top_percent"); err != nil {
+		return err
+	}
 	if players, ok := queryValue(r, "players"); ok {
+		if q.TopPercent > 0 {
+			return podium.Errorf(podium.ECodeInvalid, "top_percent and players cannot be used together")
+		}
 		list := strings.Split(players, ",")
 		if len(list) > MaxPlayersPerRead {
 			return podium.Errorf(podium.ECodeInvalid, "players lists more than %d players", MaxPlayersPerRead)

@@ -11,7 +11,7 @@ import (
 )
 
 // pageCache keeps the encoded bytes of ranking pages by ETag and URL
-// (offset, limit, include_hidden): the bytes under a tag never change
+// (offset, limit, include_hidden, top_percent): the bytes under a tag never change
 // (engine/etag.go), so every reader of an unchanged page gets the same
 // slice, and a burst of readers after a change encodes the page once
 // (singleflight). Memory is bounded by budget bytes, oldest out first;
@@ -55,15 +55,19 @@ func newPageCache(reg prometheus.Registerer, budget int64) *pageCache {
 	return c
 }
 
-func pageKey(tag string, offset, limit int, hidden bool) string {
-	b := make([]byte, 0, len(tag)+24)
+func pageKey(tag string, offset, limit int, q *engine.Query) string {
+	b := make([]byte, 0, len(tag)+32)
 	b = append(b, tag...)
 	b = append(b, '|')
 	b = strconv.AppendInt(b, int64(offset), 10)
 	b = append(b, ',')
 	b = strconv.AppendInt(b, int64(limit), 10)
-	if hidden {
+	if q.IncludeHidden {
 		b = append(b, ",h"...)
+	}
+	if q.TopPercent > 0 { // another page of the same board state
+		b = append(b, ",t"...)
+		b = strconv.AppendInt(b, int64(q.TopPercent), 10)
 	}
 	return string(b)
 }
@@ -108,7 +112,7 @@ type cachedPage struct {
 // readers asking for it at the same time, and cached under the tag the
 // read saw.
 func (c *pageCache) page(tag string, offset, limit int, q engine.Query, encode func() (cachedPage, error)) (cachedPage, error) {
-	key := pageKey(tag, offset, limit, q.IncludeHidden)
+	key := pageKey(tag, offset, limit, &q)
 	if b, ok := c.get(key); ok {
 		c.hits.Inc()
 		return cachedPage{body: b, tag: tag}, nil
@@ -117,7 +121,7 @@ func (c *pageCache) page(tag string, offset, limit int, q engine.Query, encode f
 		c.misses.Inc()
 		p, err := encode()
 		if err == nil && p.tag != "" {
-			c.put(pageKey(p.tag, offset, limit, q.IncludeHidden), p.body)
+			c.put(pageKey(p.tag, offset, limit, &q), p.body)
 		}
 		return p, err
 	})

@@ -144,3 +144,27 @@ func queryPage(r *http.Request) (offset, limit int, err error) {
 	}
 	return offset, limit, nil
 }
+
+// queryPercent parses a percentage query parameter greater than 0 and at
+// most 100 with at most two decimals ("10", "2.5", "0.25") into hundredths
+// of a percent (1000, 250, 25); absent is 0.
+func queryPercent(r *http.Request, name string) (int, error) {
+	v, ok := queryValue(r, name)
+	if !ok {
+		return 0, nil
+	}
+	whole, frac, dot := strings.Cut(v, ".")
+	h, good := 0, len(whole) >= 1 && len(whole) <= 3 && (!dot || len(frac) >= 1 && len(frac) <= 2)
+	for _, c := range whole + frac {
+		good = good && c >= '0' && c <= '9'
+	}
+	if good {
+		n, _ := strconv.Atoi(whole)
+		f, _ := strconv.Atoi((frac + "00")[:2])
+		h = n*100 + f
+	}
+	if !good || h < 1 || h > 10000 {
+		return 0, podium.Errorf(podium.ECodeInvalid, "%s must be a number above 0 and at most 100, with at most two decimals (like 10 or 2.5)", name)
+	}
+	return h, nil
+}

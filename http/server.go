@@ -191,7 +191,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("DELETE /v1/boards/{board}", s.api(s.boards.deleteBoard))
 	s.mux.HandleFunc("POST /v1/boards/{board}/scores", s.api(s.scores.submit))
 	s.mux.HandleFunc("POST /v1/scores", s.api(s.scores.submitBatch))
-	s.mux.HandleFunc("GET /v1/boards/{board}/entries", s.api(s.entries.entries, "period", "offset", "limit", "players", "include_hidden"))
+	s.mux.HandleFunc("GET /v1/boards/{board}/entries", s.api(s.entries.entries, "period", "offset", "limit", "players", "include_hidden", "top_percent"))
 	s.mux.HandleFunc("GET /v1/boards/{board}/entries/{player}", s.api(s.entries.entry, "period", "include_hidden"))
 	s.mux.HandleFunc("DELETE /v1/boards/{board}/entries/{player}", s.api(s.entries.deleteEntry, "period"))
 	s.mux.HandleFunc("GET /v1/boards/{board}/entries/{player}/around", s.api(s.entries.around, "period", "include_hidden", "radius"))

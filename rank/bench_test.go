@@ -160,6 +160,24 @@ func BenchmarkRank(b *testing.B) {
 	})
 }
 
+// BenchmarkAhead: the shared rank of a random entry (the keys of the
+// entry of a random player), the cost rank_shared adds to a read.
+func BenchmarkAhead(b *testing.B) {
+	eachSize(b, func(b *testing.B, n int, ids string) {
+		x := loaded(b, 1, n, ids)
+		ps := randPlayers(n, ids)
+		keys := make([][4]int64, len(ps))
+		for i, p := range ps {
+			e, _ := x.Get(p)
+			keys[i] = e.Keys
+		}
+		b.ResetTimer()
+		for i := range b.N {
+			x.Ahead(keys[i&(1<<20-1)], false)
+		}
+	})
+}
+
 func BenchmarkAt(b *testing.B) {
 	for _, s := range sizes {
 		b.Run(s.name, func(b *testing.B) {

@@ -38,6 +38,7 @@ type impl interface {
 	del(p uint32) (Entry, bool)
 	setHidden(p uint32, hidden bool) bool
 	rank(p uint32, all bool) (int, bool)
+	ahead(keys *[4]int64, all bool) int
 	at(rank int, all bool) (Entry, bool)
 	scan(start, n int, all bool, fn func(int, Entry) bool)
 	load(es []Entry)

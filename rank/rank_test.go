@@ -257,3 +257,46 @@ func TestBytesGrows(t *testing.T) {
 		t.Errorf("Bytes says %.1f B/entry for 1 key, want 28..64", per)
 	}
 }
+
+// TestAheadSharesRanks: entries equal on every key share the rank of the
+// first of them (1, 2, 2, 4), counted over all entries or visible ones.
+func TestAheadSharesRanks(t *testing.T) {
+	x := New([]bool{true, false}) // points desc, then time asc
+	put := func(p uint32, pts, ms int64, seq uint64, hidden bool) {
+		x.Put(Entry{Player: p, Keys: [4]int64{pts, ms}, At: int64(seq), Seq: seq, Hidden: hidden})
+	}
+	put(1, 100, 50, 1, false)
+	put(2, 90, 60, 2, false)
+	put(3, 90, 60, 3, false) // ties with 2
+	put(4, 90, 70, 4, false) // same points, slower
+	put(5, 100, 50, 5, true) // ties with 1, hidden
+	put(6, 80, 10, 6, false)
+	for _, c := range []struct {
+		keys     [4]int64
+		all, vis int
+	}{
+		{[4]int64{100, 50}, 0, 0},
+		{[4]int64{90, 60}, 2, 1},
+		{[4]int64{90, 70}, 4, 3},
+		{[4]int64{80, 10}, 5, 4},
+		{[4]int64{90, 65}, 4, 3},       // no such entry: where it would go
+		{[4]int64{200, 0}, 0, 0},       // ahead of everyone
+		{[4]int64{-1, 0}, 6, 5},        // behind everyone
+		{[4]int64{90, 60, 7, 7}, 2, 1}, // keys past the second are ignored
+	} {
+		if got := x.Ahead(c.keys, true); got != c.all {
+			t.Errorf("Ahead(%v, all) = %d, want %d", c.keys, got, c.all)
+		}
+		if got := x.Ahead(c.keys, false); got != c.vis {
+			t.Errorf("Ahead(%v, visible) = %d, want %d", c.keys, got, c.vis)
+		}
+	}
+	var shared []int
+	x.Range(1, 10, false, func(_ int, e Entry) bool {
+		shared = append(shared, x.Ahead(e.Keys, false)+1)
+		return true
+	})
+	if want := []int{1, 2, 2, 4, 5}; !slices.Equal(shared, want) {
+		t.Errorf("shared ranks of the visible entries = %v, want %v", shared, want)
+	}
+}

@@ -93,6 +93,7 @@ func testBoards(t *testing.T, open func(*testing.T) podium.Store) {
 		Mode:  podium.Best, Reset: podium.Reset{Every: podium.Weekly, TZ: "Asia/Shanghai"},
 		Public: true, Meta: json.RawMessage(`{"game": "minesweeper", "n": [1, 2]}`),
 		CreatedAt: t0, UpdatedAt: at(1500),
+		RankStyle: podium.RankShared, // rankstyle.go: kept in the board's document
 	}
 	plain := podium.Board{ID: "points", Keys: []podium.KeyDef{{Name: "points", Order: podium.Desc}}, Mode: podium.Sum, CreatedAt: at(-1), UpdatedAt: at(-1)}
 

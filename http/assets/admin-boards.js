@@ -104,6 +104,7 @@
     if (b.tournament) parts.push("tournament");
     if (b.points) parts.push("points: " + b.points.kind);
     if (b.player_submit) parts.push("player submit");
+    if (b.rank_style === "shared") parts.push("shared ranks");
     return parts.join(", ");
   }
 
@@ -217,6 +218,7 @@
     tz.setAttribute("list", "tz-list");
     const pub = el("input", { type: "checkbox", checked: !!src.public, id: "board-public" });
     const ps = el("input", { type: "checkbox", checked: !!src.player_submit, id: "board-player-submit" });
+    const shared = el("input", { type: "checkbox", checked: src.rank_style === "shared", id: "board-rank-shared" });
     const meta = el("textarea", { rows: 2, id: "board-meta", spellcheck: false }, src.meta && Object.keys(src.meta).length ? json(src.meta) : "");
     const raw = {};
     const rawField = (name, help) => {
@@ -242,7 +244,8 @@
       el("fieldset", { class: "row" }, el("legend", {}, "Reset"), field("Every", every), field("Time zone", tz)),
       el("div", { class: "checks" },
         el("label", {}, pub, " Public (anyone may read it)"),
-        el("label", {}, ps, " Players may submit with a session (player_submit)")),
+        el("label", {}, ps, " Players may submit with a session (player_submit)"),
+        el("label", {}, shared, " Also report shared ranks, 1, 2, 2, 4, for entries equal on every key (rank_style shared)")),
       field("Meta (JSON object)", meta),
       advanced, err,
       el("div", { class: "row" }, save,
@@ -267,6 +270,7 @@
       put("reset", JSON.stringify(reset));
       put("public", String(pub.checked));
       put("player_submit", String(ps.checked));
+      put("rank_style", JSON.stringify(shared.checked ? "shared" : "unique"));
       const fields = [["meta", meta], ...Object.entries(raw)];
       for (const [name, area] of fields) {
         const text = area.value.trim();

@@ -93,6 +93,10 @@ namespace Podium
         public JsonValue Meta = JsonValue.Null;
         /// <summary>Set on admin reads with include_hidden for a hidden player.</summary>
         public bool Hidden;
+        /// <summary>REST reads: the share of the ranked entries strictly behind, in percent, rounded down to 2 decimals (0 in stream entries).</summary>
+        public double Percentile;
+        /// <summary>REST reads of a board with rank_style shared: the standard competition rank (1, 2, 2, 4); else 0.</summary>
+        public int RankShared;
         /// <summary>The entry as sent.</summary>
         public JsonValue Raw = JsonValue.Null;
 
@@ -102,7 +106,8 @@ namespace Podium
             return new Entry
             {
                 Rank = v["rank"].AsInt(), Player = v["player"].AsString(), Name = v["name"].AsString(),
-                Keys = v["keys"].AsLongArray() ?? new long[0], At = v["at"].AsTime(), Meta = v["meta"], Hidden = v["hidden"].AsBool(), Raw = v,
+                Keys = v["keys"].AsLongArray() ?? new long[0], At = v["at"].AsTime(), Meta = v["meta"], Hidden = v["hidden"].AsBool(),
+                Percentile = v["percentile"].AsDouble(), RankShared = v["rank_shared"].AsInt(), Raw = v,
             };
         }
 
@@ -210,11 +215,16 @@ namespace Podium
         public long Seq;
         /// <summary>The entry's meta.</summary>
         public JsonValue Meta = JsonValue.Null;
+        /// <summary>The percentile at Rank (see Entry.Percentile).</summary>
+        public double Percentile;
+        /// <summary>The shared rank on a board with rank_style shared, else 0.</summary>
+        public int RankShared;
 
         internal static SubmittedEntry From(JsonValue v)
         {
             if (v.IsNull) return null;
-            return new SubmittedEntry { Rank = v["rank"].AsInt(), Keys = v["keys"].AsLongArray() ?? new long[0], At = v["at"].AsTime(), Seq = v["seq"].AsLong(), Meta = v["meta"] };
+            return new SubmittedEntry { Rank = v["rank"].AsInt(), Keys = v["keys"].AsLongArray() ?? new long[0], At = v["at"].AsTime(), Seq = v["seq"].AsLong(), Meta = v["meta"],
+                Percentile = v["percentile"].AsDouble(), RankShared = v["rank_shared"].AsInt() };
         }
     }
 

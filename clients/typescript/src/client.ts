@@ -338,12 +338,15 @@ export class PodiumClient {
 
   /**
    * Reads ranks offset+1 to offset+limit of a board (limit 1 to 1000,
-   * default 100). `total` counts every entry, for paging.
+   * default 100). `total` counts every entry, for paging. `topPercent`
+   * (above 0, at most 100, 2 decimals) ends the page at the top that many
+   * percent: the answer's `top_count` entries (page on with offset).
    */
-  async top(board: string, opts: ReadOptions & { offset?: number; limit?: number } = {}): Promise<S.Page> {
+  async top(board: string, opts: ReadOptions & { offset?: number; limit?: number; topPercent?: number } = {}): Promise<S.Page> {
     return (await this.call("entries", {
       params: { board },
-      query: { period: opts.period, offset: opts.offset, limit: opts.limit, include_hidden: opts.includeHidden || undefined },
+      query: { period: opts.period, offset: opts.offset, limit: opts.limit, include_hidden: opts.includeHidden || undefined,
+        top_percent: opts.topPercent },
       signal: opts.signal,
     })).data;
   }

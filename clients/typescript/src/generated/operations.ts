@@ -199,6 +199,8 @@ export interface Operations {
       players?: string;
       /** Show hidden players (admin reads; for contests, the live view). Read case-insensitively. */
       include_hidden?: S.QueryBool;
+      /** The top P percent: the page ends at entry top_count = ceil(total * P / 100), and is still bounded by offset and limit (page on with offset while offset + entries < top_count). Above 0, at most 100, at most 2 decimals. Not with players=. */
+      top_percent?: string;
     };
     headers: Record<string, never>;
     body: void;

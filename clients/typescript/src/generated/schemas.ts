@@ -126,6 +126,8 @@ export type BoardPut = {
     max: number;
   };
   review?: ReviewPolicy;
+  /** shared adds rank_shared (1, 2, 2, 4) next to every rank of the board's answers; it changes no order, so it may change on a board with entries. */
+  rank_style?: "unique" | "shared";
 };
 
 export type Board = {
@@ -166,6 +168,8 @@ export type Board = {
     max: number;
   };
   review?: ReviewPolicy;
+  /** Present only when shared (the default is unique). */
+  rank_style?: "shared";
 };
 
 /** A board's evidence limits and visibility; every field optional (0 or absent, the default). Replaced as a whole on update; shown when set. */
@@ -343,7 +347,15 @@ export type EntryFields = {
   hidden?: true;
   /** A current points board's decayed points (6 decimals). */
   value?: number;
+  percentile?: Percentile;
+  rank_shared?: RankShared;
 };
+
+/** The share of the ranked entries strictly behind this one, in percent, rounded down to 2 decimals: floor(10000 * (total - rank) / total) / 100, total counting the entries the rank counts among. REST answers carry it with every rank; stream entries do not (compute it from rank and the event's total). */
+export type Percentile = number;
+
+/** On a board with rank_style shared: the standard competition rank (entries equal on every key share the first one's rank, 1, 2, 2, 4), in the numbering of rank. REST answers only. */
+export type RankShared = number;
 
 export type Entry = EntryFields;
 
@@ -353,6 +365,10 @@ export type Page = {
   seq: number;
   /** The period's public entries. */
   total: number;
+  /** The top_percent asked for. */
+  top_percent?: number;
+  /** With top_percent: the entries in the top top_percent percent, ceil(total * top_percent / 100); the page never goes past it. */
+  top_count?: number;
   entries: Entry[];
 };
 
@@ -392,6 +408,8 @@ export type SubmitResult = {
   seq: number;
   entry: {
     rank: number;
+    percentile?: Percentile;
+    rank_shared?: RankShared;
     keys: Keys;
     at: Time;
     seq: number;
@@ -400,6 +418,8 @@ export type SubmitResult = {
   };
   previous: null | {
     rank: number;
+    percentile?: Percentile;
+    rank_shared?: RankShared;
     keys: Keys;
     at: Time;
   };
