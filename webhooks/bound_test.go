@@ -4,10 +4,14 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"os"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/webhooks"
 )
 
@@ -212,4 +216,74 @@ func TestRetentionPrunes(t *testing.T) {
 	if n := e.metric("podium_webhook_pruned_total", "table", "events"); n != 3 {
 		t.Fatalf("pruned_total{table=events} = %v, want 3 (the pending delivery's is kept)", n)
 	}
+}
+
+// TestBudgetOvershoot measures (PODIUM_MEASURE=1) how far past the budget
+// the pending deliveries go between the worker's rounds while clients
+// submit personal bests as fast as the writer takes them, to an endpoint
+// whose receiver is dead: docs/ARCHITECTURE.md quotes it. It asserts only
+// what does not depend on speed: once the flood ends, a round brings the
+// outbox back to the budget.
+func TestBudgetOvershoot(t *testing.T) {
+	if os.Getenv("PODIUM_MEASURE") == "" {
+		t.Skip("a measurement: set PODIUM_MEASURE=1 to run it")
+	}
+	budget, clients, each := 2000, 8, 250
+	if os.Getenv("PODIUM_MEASURE") == "nobudget" {
+		budget = 1 << 30
+	}
+	e := start(t, open(t), webhooks.Config{AllowPrivate: true, Budget: budget})
+	dead := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusInternalServerError) }))
+	t.Cleanup(dead.Close)
+	e.board("b")
+	e.endpoint(dead.URL, "", webhooks.TypePersonalBest, webhooks.TypeLeaderChanged)
+	e.endpoint(dead.URL, "", webhooks.TypePersonalBest)
+	stop := make(chan struct{})
+	peak := make(chan int)
+	go func() { // the dead receiver's attempts are not waited for
+		for {
+			select {
+			case <-e.attempts:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	go func() { // samples the outbox as often as it can be counted
+		top := 0
+		for {
+			select {
+			case <-stop:
+				peak <- top
+				return
+			default:
+			}
+			if n, err := e.store.WebhookDepth(context.Background()); err == nil {
+				top = max(top, n)
+			}
+		}
+	}()
+	start := time.Now()
+	var wg sync.WaitGroup
+	for c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				score := []engine.Score{{Board: "b", Player: fmt.Sprintf("c%d-%d", c, i), Keys: []int64{int64(i)}}}
+				if _, err := e.eng.Submit(context.Background(), score, true, nil); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	took := time.Since(start)
+	close(stop)
+	top := <-peak
+	t.Logf("%d submissions in %v (%.0f/s), %d deliveries each; peak pending %d with a budget of %d (%.1f%% over); dropped %v",
+		clients*each, took, float64(clients*each)/took.Seconds(), 2, top, budget, 100*float64(top-budget)/float64(budget),
+		e.metric("podium_webhook_dropped_total", "reason", "over_budget"))
+	e.settle(budget)
 }
