@@ -48,6 +48,14 @@ type Config struct {
 	// once pruned, the same cause replayed would be a new event, so it
 	// must outlast any replay.
 	Retention time.Duration
+	// PeriodTop is how many entries a period.ended event lists (default
+	// DefaultPeriodTop, at most MaxPeriodTop; --webhook-period-top), and
+	// how many teams a contest event lists.
+	PeriodTop int
+	// TimedGrace is how long after a period's end, a contest's freeze or
+	// its end the event waits (default DefaultTimedGrace): scores dated
+	// before it may still be in flight on another node.
+	TimedGrace time.Duration
 	// Attempted, if set, hears every attempt's outcome once it is stored
 	// (tests wait on it rather than on time).
 	Attempted func(podium.WebhookDelivery)
@@ -75,6 +83,7 @@ type Module struct {
 
 	poke chan struct{} // wakes the worker (worker.go)
 	w    worker
+	tm   timed // the events that time causes (timed.go)
 
 	m metrics
 }
@@ -106,6 +115,13 @@ func New(c Config) *Module {
 		c.Retention = DefaultRetention
 	}
 	c.Retention = max(c.Retention, c.Backoff.Window)
+	if c.PeriodTop <= 0 {
+		c.PeriodTop = DefaultPeriodTop
+	}
+	c.PeriodTop = min(c.PeriodTop, MaxPeriodTop)
+	if c.TimedGrace <= 0 {
+		c.TimedGrace = DefaultTimedGrace
+	}
 	g := Guard{AllowPrivate: c.AllowPrivate}
 	var id [8]byte
 	_, _ = rand.Read(id[:])
@@ -147,12 +163,17 @@ func (m *Module) Provision(h engine.Host) {
 	}
 }
 
-// Load implements engine.Loader: the endpoints.
+// Load implements engine.Loader: the endpoints, and the schedule of the
+// timed events (timed.go).
 func (m *Module) Load(ctx context.Context) error {
 	if m.store == nil {
 		return nil
 	}
-	return m.reload(ctx)
+	if err := m.reload(ctx); err != nil {
+		return err
+	}
+	m.loadTimed()
+	return nil
 }
 
 // reload reads the endpoints into a new snapshot.
@@ -293,6 +314,9 @@ func (m *Module) stored(evs []podium.WebhookEvent) {
 // answered. Every node that applies the change stores the event under the
 // same id, so one is kept.
 func (m *Module) BoardChanged(old, next *podium.Board) {
+	if m.store != nil {
+		m.tm.sch.boardChanged(old, next, m.host.Now(), m.cfg.TimedGrace) // timed.go
+	}
 	var (
 		typ string
 		b   *podium.Board

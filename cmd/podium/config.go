@@ -65,6 +65,7 @@ type Config struct {
 	WebhookWindow       time.Duration
 	WebhookBudget       int
 	WebhookRetention    time.Duration
+	WebhookPeriodTop    int
 	// OldPeriodsBytes bounds the periods older than each board's
 	// previous one kept in memory after a read; 0 keeps none.
 	OldPeriodsBytes int64
@@ -205,6 +206,7 @@ func (c *Config) flags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.WebhookWindow, "webhook-retry-window", 24*time.Hour, "webhooks: how long a failed delivery is retried (exponential backoff with jitter) before it is marked failed")
 	fs.IntVar(&c.WebhookBudget, "webhook-outbox-budget", webhooks.DefaultBudget, "webhooks: deliveries that may be pending, every endpoint together; past it the oldest of disabled endpoints, then of the endpoint with the most pending, are dropped (podium_webhook_dropped_total)")
 	fs.DurationVar(&c.WebhookRetention, "webhook-retention", webhooks.DefaultRetention, "webhooks: how long delivered, failed and dropped deliveries, and events no delivery refers to, are kept (at least --webhook-retry-window)")
+	fs.IntVar(&c.WebhookPeriodTop, "webhook-period-top", webhooks.DefaultPeriodTop, "webhooks: how many entries a period.ended event lists (and teams a contest event), 1 to 100")
 	fs.IntVar(&c.FeedCap, "feed-cap", 200, "activity feed: events kept per board (older ones are pruned; GET /v1/feed's largest limit)")
 	c.RateLimit.flags(fs) // ratelimit.go
 	c.Evidence.flags(fs)  // evidence.go
@@ -299,6 +301,9 @@ func (c *Config) validate() error {
 	}
 	if c.WebhookRetention != 0 && c.WebhookRetention < max(c.WebhookWindow, 24*time.Hour) {
 		return usagef("serve", "--webhook-retention must be at least --webhook-retry-window and 24h (an event's id is kept that long, so that a replay does not emit it twice)")
+	}
+	if c.WebhookPeriodTop < 0 || c.WebhookPeriodTop > webhooks.MaxPeriodTop { // 0: the default
+		return usagef("serve", "--webhook-period-top must be from 1 to %d", webhooks.MaxPeriodTop)
 	}
 	if c.FeedCap > maxFeedCap {
 		return usagef("serve", "--feed-cap must be at most %d", maxFeedCap)
