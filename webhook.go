@@ -54,6 +54,9 @@ const (
 	WebhookPending   = "pending"
 	WebhookDelivered = "delivered"
 	WebhookFailed    = "failed"
+	// WebhookDropped is a delivery the worker gave up on, untried or
+	// not, because the outbox was over its budget (webhooks.Config.Budget).
+	WebhookDropped = "dropped"
 )
 
 // WebhookDelivery is one event's delivery to one endpoint.
@@ -103,6 +106,17 @@ func (ev *WebhookEvent) Check() error {
 	return nil
 }
 
+// CheckWebhookEvents reports what no store can keep of evs (the Check of
+// every store's WebhookPart).
+func CheckWebhookEvents(evs []WebhookEvent) error {
+	for i := range evs {
+		if err := evs[i].Check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // WebhookStore is the optional Store ability that webhooks need; both
 // sqlite.Store and postgres.Store have it, and storetest covers it.
 type WebhookStore interface {
@@ -123,7 +137,8 @@ type WebhookStore interface {
 	WebhookQueue(ctx context.Context, endpoint string, limit int) ([]WebhookDelivery, error)
 	// SetWebhookDelivery stores how a delivery went: its Status,
 	// Attempts, Next, LastError, LastStatus, Latency and UpdatedAt
-	// (found by Endpoint and Event.ID; false if it no longer exists).
+	// (found by Endpoint and Event.ID; false if it no longer exists or
+	// is no longer pending: a drop while it was tried wins).
 	SetWebhookDelivery(ctx context.Context, d *WebhookDelivery) (bool, error)
 	// WebhookDeliveries returns a page of an endpoint's deliveries, each
 	// with its event, newest first.
@@ -133,4 +148,16 @@ type WebhookStore interface {
 	RedeliverWebhooks(ctx context.Context, r WebhookRedelivery, now time.Time) (int, error)
 	// WebhookDepth returns the number of pending deliveries.
 	WebhookDepth(ctx context.Context) (int, error)
+	// WebhookBacklog returns the number of pending deliveries of each
+	// endpoint that has any.
+	WebhookBacklog(ctx context.Context) (map[string]int, error)
+	// DropWebhooks marks up to limit of an endpoint's pending
+	// deliveries, the oldest (lowest event seq) first, WebhookDropped
+	// with LastError reason and UpdatedAt now; it returns how many.
+	DropWebhooks(ctx context.Context, endpoint string, limit int, reason string, now time.Time) (int, error)
+	// PruneWebhooks deletes up to limit deliveries that are not pending
+	// and were last updated before before, then up to limit events made
+	// before before that no delivery refers to; it returns how many rows
+	// of each it deleted.
+	PruneWebhooks(ctx context.Context, before time.Time, limit int) (deliveries, events int, err error)
 }

@@ -42,16 +42,8 @@ type webhookPart struct {
 }
 
 func (p *webhookPart) Len() int       { return len(p.evs) }
+func (p *webhookPart) Check() error   { return podium.CheckWebhookEvents(p.evs) }
 func (p *webhookPart) madeBy() *Store { return p.s }
-
-func (p *webhookPart) Check() error {
-	for i := range p.evs {
-		if err := p.evs[i].Check(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
 
 // queue queues the inserts of the events and their deliveries.
 func (p *webhookPart) queue(w *writer, pb *pgconn.Batch, _ *statements) {
@@ -180,4 +172,50 @@ func (s webhookRows) WebhookDepth(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("webhook depth: %w", err)
 	}
 	return int(n), nil
+}
+
+// WebhookBacklog returns the pending deliveries of each endpoint.
+func (s webhookRows) WebhookBacklog(ctx context.Context) (map[string]int, error) {
+	rows, err := s.pool.Query(ctx, sqlstore.WebhookBacklog.Postgres)
+	if err != nil {
+		return nil, fmt.Errorf("webhook backlog: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var (
+			ep string
+			n  int64
+		)
+		if err := rows.Scan(&ep, &n); err != nil {
+			return nil, fmt.Errorf("webhook backlog: %w", err)
+		}
+		out[ep] = int(n)
+	}
+	return out, wrap("webhook backlog", rows.Err())
+}
+
+// DropWebhooks marks up to limit of an endpoint's oldest pending
+// deliveries dropped.
+func (s webhookRows) DropWebhooks(ctx context.Context, endpoint string, limit int, reason string, now time.Time) (int, error) {
+	tag, err := s.pool.Exec(ctx, sqlstore.DropWebhooks.Postgres, reason, podium.Millis(now), endpoint, endpoint, int64(limit))
+	if err != nil {
+		return 0, fmt.Errorf("drop webhooks: %w", err)
+	}
+	return int(tag.RowsAffected()), nil
+}
+
+// PruneWebhooks deletes up to limit ended deliveries and up to limit
+// unreferenced events, made before before: two statements, each its own
+// short transaction.
+func (s webhookRows) PruneWebhooks(ctx context.Context, before time.Time, limit int) (int, int, error) {
+	var n [2]int
+	for i, q := range []string{sqlstore.PruneWebhookDeliveries.Postgres, sqlstore.PruneWebhookEvents.Postgres} {
+		tag, err := s.pool.Exec(ctx, q, podium.Millis(before), int64(limit))
+		if err != nil {
+			return n[0], n[1], fmt.Errorf("prune webhooks: %w", err)
+		}
+		n[i] = int(tag.RowsAffected())
+	}
+	return n[0], n[1], nil
 }

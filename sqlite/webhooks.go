@@ -36,16 +36,8 @@ type webhookPart struct {
 }
 
 func (p *webhookPart) Len() int       { return len(p.evs) }
+func (p *webhookPart) Check() error   { return podium.CheckWebhookEvents(p.evs) }
 func (p *webhookPart) madeBy() *Store { return p.s }
-
-func (p *webhookPart) Check() error {
-	for i := range p.evs {
-		if err := p.evs[i].Check(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
 
 // write stores the events and their deliveries in commit's transaction:
 // a few rows a commit, at most, so a statement each.
@@ -203,4 +195,65 @@ func (s webhookRows) WebhookDepth(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("webhook depth: %w", err)
 	}
 	return n, nil
+}
+
+// WebhookBacklog returns the pending deliveries of each endpoint.
+func (s webhookRows) WebhookBacklog(ctx context.Context) (map[string]int, error) {
+	rows, err := s.r.QueryContext(ctx, sqlstore.WebhookBacklog.SQLite)
+	if err != nil {
+		return nil, fmt.Errorf("webhook backlog: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var (
+			ep string
+			n  int
+		)
+		if err := rows.Scan(&ep, &n); err != nil {
+			return nil, fmt.Errorf("webhook backlog: %w", err)
+		}
+		out[ep] = n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("webhook backlog: %w", err)
+	}
+	return out, nil
+}
+
+// DropWebhooks marks up to limit of an endpoint's oldest pending
+// deliveries dropped.
+func (s webhookRows) DropWebhooks(ctx context.Context, endpoint string, limit int, reason string, now time.Time) (int, error) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	res, err := s.w.ExecContext(ctx, sqlstore.DropWebhooks.SQLite, reason, podium.Millis(now), endpoint, endpoint, limit)
+	if err != nil {
+		return 0, fmt.Errorf("drop webhooks: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("drop webhooks: %w", err)
+	}
+	return int(n), s.durable(ctx)
+}
+
+// PruneWebhooks deletes up to limit ended deliveries and up to limit
+// unreferenced events, made before before: two statements, each its own
+// short transaction, so the writer waits for no more than a batch.
+func (s webhookRows) PruneWebhooks(ctx context.Context, before time.Time, limit int) (int, int, error) {
+	var n [2]int
+	for i, q := range []string{sqlstore.PruneWebhookDeliveries.SQLite, sqlstore.PruneWebhookEvents.SQLite} {
+		s.wmu.Lock()
+		res, err := s.w.ExecContext(ctx, q, podium.Millis(before), limit)
+		s.wmu.Unlock()
+		if err != nil {
+			return n[0], n[1], fmt.Errorf("prune webhooks: %w", err)
+		}
+		k, err := res.RowsAffected()
+		if err != nil {
+			return n[0], n[1], fmt.Errorf("prune webhooks: %w", err)
+		}
+		n[i] = int(k)
+	}
+	return n[0], n[1], s.durable(ctx)
 }

@@ -2,6 +2,8 @@ package storetest
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"testing"
@@ -21,7 +23,13 @@ import (
 //     pending deliveries by seq; the log is newest first, by status, in
 //     pages before a seq;
 //   - a redelivery makes the selected deliveries pending, due now, with
-//     attempts 0 and a window from now.
+//     attempts 0 and a window from now;
+//   - the backlog counts each endpoint's pending deliveries; a drop marks
+//     an endpoint's oldest pending ones (by seq) dropped, up to a limit,
+//     and a delivery's outcome stored after its drop is refused;
+//   - a prune deletes, up to a limit each, ended deliveries last updated
+//     before a time, then events made before it that no delivery refers
+//     to; a pending delivery and its event are never pruned.
 
 func webhookStore(t *testing.T, s podium.Store) podium.WebhookStore {
 	t.Helper()
@@ -231,6 +239,99 @@ func testWebhooks(t *testing.T, open func(*testing.T) podium.Store) {
 		}
 		if q := webhookQueue(t, ws, "y"); !slices.Equal(q, []string{"e3"}) {
 			t.Fatalf("queue of y after x's delete = %v", q)
+		}
+	})
+
+	t.Run("Budget", func(t *testing.T) {
+		s := open(t)
+		ws := webhookStore(t, s)
+		var evs []podium.WebhookEvent
+		for i := range 6 {
+			evs = append(evs, webhookEvent(fmt.Sprintf("e%d", i), int64(i), "x", "y"))
+		}
+		commit(t, s, &podium.Batch{Parts: []podium.Part{ws.WebhookPart(evs[:3])}})
+		commit(t, s, &podium.Batch{Parts: []podium.Part{ws.WebhookPart(evs[3:])}})
+		if b, err := ws.WebhookBacklog(ctx); err != nil || !maps.Equal(b, map[string]int{"x": 6, "y": 6}) {
+			t.Fatalf("WebhookBacklog = %v, %v", b, err)
+		}
+		// A delivery in flight when its endpoint's oldest are dropped.
+		head, _ := ws.WebhookQueue(ctx, "x", 1)
+		if n, err := ws.DropWebhooks(ctx, "x", 4, "over budget", at(50)); n != 4 || err != nil {
+			t.Fatalf("DropWebhooks(x, 4) = %d, %v", n, err)
+		}
+		if q := webhookQueue(t, ws, "x"); !slices.Equal(q, []string{"e4", "e5"}) {
+			t.Fatalf("queue of x after dropping 4 = %v", q)
+		}
+		if q := webhookQueue(t, ws, "y"); len(q) != 6 {
+			t.Fatalf("queue of y after x's drop = %v", q)
+		}
+		head[0].Status, head[0].Attempts, head[0].UpdatedAt = podium.WebhookDelivered, 1, at(51)
+		if ok, err := ws.SetWebhookDelivery(ctx, &head[0]); ok || err != nil {
+			t.Fatalf("SetWebhookDelivery of a dropped delivery = %v, %v; want false", ok, err)
+		}
+		dropped := webhookLog(t, ws, podium.WebhookDeliveryQuery{Endpoint: "x", Status: podium.WebhookDropped, Limit: 10})
+		if ids := deliveryIDs(dropped); !slices.Equal(ids, []string{"e3", "e2", "e1", "e0"}) {
+			t.Fatalf("dropped log of x = %v", ids)
+		}
+		if d := dropped[3]; d.LastError != "over budget" || !d.UpdatedAt.Equal(msAt(50)) || d.Attempts != 0 {
+			t.Fatalf("dropped row = %+v", d)
+		}
+		if n, err := ws.DropWebhooks(ctx, "x", 10, "over budget", at(50)); n != 2 || err != nil {
+			t.Fatalf("DropWebhooks(x, 10) = %d, %v; want the 2 left", n, err)
+		}
+		if b, err := ws.WebhookBacklog(ctx); err != nil || !maps.Equal(b, map[string]int{"y": 6}) {
+			t.Fatalf("WebhookBacklog after the drops = %v, %v", b, err)
+		}
+		// A dropped delivery can be redelivered.
+		if n, err := ws.RedeliverWebhooks(ctx, podium.WebhookRedelivery{Endpoint: "x", Event: "e0"}, at(60)); n != 1 || err != nil {
+			t.Fatalf("RedeliverWebhooks(dropped e0) = %d, %v", n, err)
+		}
+		if q := webhookQueue(t, ws, "x"); !slices.Equal(q, []string{"e0"}) {
+			t.Fatalf("queue of x after redelivering e0 = %v", q)
+		}
+	})
+
+	t.Run("Prune", func(t *testing.T) {
+		s := open(t)
+		ws := webhookStore(t, s)
+		var evs []podium.WebhookEvent
+		for i := range 5 {
+			evs = append(evs, webhookEvent(fmt.Sprintf("e%d", i), int64(i), "x"))
+		}
+		evs = append(evs, webhookEvent("lone", 5)) // no endpoint took it
+		commit(t, s, &podium.Batch{Parts: []podium.Part{ws.WebhookPart(evs)}})
+		// e0, e1 delivered long ago, e2 failed long ago, e3 dropped
+		// recently, e4 pending.
+		for i, st := range []string{podium.WebhookDelivered, podium.WebhookDelivered, podium.WebhookFailed} {
+			d := podium.WebhookDelivery{Endpoint: "x", Event: podium.WebhookEvent{ID: evs[i].ID}, Status: st, UpdatedAt: at(10)}
+			if ok, err := ws.SetWebhookDelivery(ctx, &d); !ok || err != nil {
+				t.Fatalf("SetWebhookDelivery = %v, %v", ok, err)
+			}
+		}
+		if _, err := ws.DropWebhooks(ctx, "x", 1, "over budget", at(1000)); err != nil {
+			t.Fatal(err)
+		}
+		dn, en, err := ws.PruneWebhooks(ctx, at(500), 2)
+		if dn != 2 || en != 2 || err != nil {
+			t.Fatalf("PruneWebhooks(limit 2) = %d, %d, %v; want 2 deliveries, then 2 of the 3 events left without one", dn, en, err)
+		}
+		dn, en, err = ws.PruneWebhooks(ctx, at(500), 100)
+		if dn != 1 || en != 2 || err != nil {
+			t.Fatalf("PruneWebhooks = %d, %d, %v; want the last old delivery and 2 events", dn, en, err)
+		}
+		if dn, en, err := ws.PruneWebhooks(ctx, at(500), 100); dn != 0 || en != 0 || err != nil {
+			t.Fatalf("PruneWebhooks again = %d, %d, %v", dn, en, err)
+		}
+		log := webhookLog(t, ws, podium.WebhookDeliveryQuery{Endpoint: "x", Limit: 10})
+		if ids := deliveryIDs(log); !slices.Equal(ids, []string{"e4", "e3"}) {
+			t.Fatalf("log of x after the prune = %v", ids)
+		}
+		// The pending delivery's event is old, but it is kept while a
+		// delivery refers to it; e0, stored again, is a new event.
+		commit(t, s, &podium.Batch{Parts: []podium.Part{ws.WebhookPart([]podium.WebhookEvent{webhookEvent("e0", 0, "x")})}})
+		q, _ := ws.WebhookQueue(ctx, "x", 10)
+		if len(q) != 2 || q[0].Event.ID != "e4" || q[1].Event.ID != "e0" || q[1].Event.Seq <= log[0].Event.Seq+1 {
+			t.Fatalf("queue after storing a pruned id again = %+v", q)
 		}
 	})
 

@@ -237,9 +237,9 @@ func (m *Module) Deliveries(ctx context.Context, q podium.WebhookDeliveryQuery) 
 		return nil, podium.Errorf(podium.ECodeInvalid, "limit is 1 to %d", MaxPage)
 	}
 	switch q.Status {
-	case "", podium.WebhookPending, podium.WebhookDelivered, podium.WebhookFailed:
+	case "", podium.WebhookPending, podium.WebhookDelivered, podium.WebhookFailed, podium.WebhookDropped:
 	default:
-		return nil, podium.Errorf(podium.ECodeInvalid, "status is pending, delivered or failed")
+		return nil, podium.Errorf(podium.ECodeInvalid, "status is pending, delivered, failed or dropped")
 	}
 	if q.Before < 0 {
 		return nil, podium.Errorf(podium.ECodeInvalid, "before is a positive event seq")

@@ -36,6 +36,18 @@ type Config struct {
 	// Concurrency is how many endpoints are delivered to at once
 	// (default 16): a slow endpoint holds one of them, never the others.
 	Concurrency int
+	// Budget is how many deliveries may be pending, every endpoint
+	// together, before the oldest are dropped (default DefaultBudget;
+	// --webhook-outbox-budget): first those of disabled endpoints, then
+	// those of the endpoint with the most pending (bound.go).
+	Budget int
+	// Retention is how long a delivery that ended (delivered, failed,
+	// dropped), and an event no delivery refers to, are kept (default
+	// DefaultRetention, at least Backoff.Window; --webhook-retention).
+	// An event's id is derived from its cause and a stored id is kept:
+	// once pruned, the same cause replayed would be a new event, so it
+	// must outlast any replay.
+	Retention time.Duration
 	// PeriodTop is how many entries a period.ended event lists (default
 	// DefaultPeriodTop, at most MaxPeriodTop; --webhook-period-top), and
 	// how many teams a contest event lists.
@@ -47,6 +59,9 @@ type Config struct {
 	// Attempted, if set, hears every attempt's outcome once it is stored
 	// (tests wait on it rather than on time).
 	Attempted func(podium.WebhookDelivery)
+	// Bounded, if set, hears the pending deliveries each round's budget
+	// check left (tests wait on it rather than on time).
+	Bounded func(pending int)
 }
 
 // Module is the webhooks module.
@@ -97,6 +112,13 @@ func New(c Config) *Module {
 		c.Concurrency = 16
 	}
 	c.Backoff = c.Backoff.withDefaults()
+	if c.Budget <= 0 {
+		c.Budget = DefaultBudget
+	}
+	if c.Retention <= 0 {
+		c.Retention = DefaultRetention
+	}
+	c.Retention = max(c.Retention, c.Backoff.Window)
 	if c.PeriodTop <= 0 {
 		c.PeriodTop = DefaultPeriodTop
 	}
@@ -353,6 +375,8 @@ type metrics struct {
 	attempts   *prometheus.CounterVec
 	lag        prometheus.Histogram
 	depth      prometheus.Gauge
+	dropped    *prometheus.CounterVec
+	pruned     *prometheus.CounterVec
 }
 
 func newMetrics() metrics {
@@ -378,9 +402,17 @@ func newMetrics() metrics {
 			Name: "podium_webhook_outbox_depth",
 			Help: "Webhook deliveries pending (to every endpoint), as of the delivering node's last round.",
 		}),
+		dropped: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "podium_webhook_dropped_total",
+			Help: "Pending webhook deliveries this node dropped because the outbox was over its budget, by reason (disabled: a disabled endpoint's; over_budget: an enabled endpoint's, the enabled ones alone being over it).",
+		}, []string{"reason"}),
+		pruned: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "podium_webhook_pruned_total",
+			Help: "Webhook rows this node deleted past the retention, by table (deliveries that ended, events no delivery refers to).",
+		}, []string{"table"}),
 	}
 }
 
 func (x metrics) register(reg prometheus.Registerer) {
-	reg.MustRegister(x.events, x.deliveries, x.attempts, x.lag, x.depth)
+	reg.MustRegister(x.events, x.deliveries, x.attempts, x.lag, x.depth, x.dropped, x.pruned)
 }

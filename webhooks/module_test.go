@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/feed"
@@ -47,6 +49,8 @@ type env struct {
 	store    podium.WebhookStore
 	clk      *clock
 	attempts chan podium.WebhookDelivery
+	bounded  chan int // the pending deliveries each round's budget check left
+	reg      *prometheus.Registry
 }
 
 func open(t *testing.T) *sqlite.Store {
@@ -61,15 +65,22 @@ func open(t *testing.T) *sqlite.Store {
 
 func start(t *testing.T, st podium.Store, c webhooks.Config) *env {
 	t.Helper()
-	e := &env{t: t, clk: &clock{t: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}, attempts: make(chan podium.WebhookDelivery, 100)}
+	e := &env{t: t, clk: &clock{t: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}, attempts: make(chan podium.WebhookDelivery, 100),
+		bounded: make(chan int, 1), reg: prometheus.NewRegistry()}
 	c.Attempted = func(d podium.WebhookDelivery) { e.attempts <- d }
+	c.Bounded = func(n int) {
+		select { // the latest only: a test that waits reads the store
+		case e.bounded <- n:
+		default:
+		}
+	}
 	if c.Backoff.Base == 0 {
 		c.Backoff = webhooks.Backoff{Base: time.Second, Max: time.Minute, Window: time.Hour}
 	}
 	c.Poll = time.Hour // the tests wake the worker themselves (Poke, commits)
 	e.m = webhooks.New(c)
 	e.tour = tournament.New(tournament.Config{SettleEvery: -1})
-	e.eng = engine.New(engine.Config{Store: st, Now: e.clk.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	e.eng = engine.New(engine.Config{Store: st, Now: e.clk.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Registerer: e.reg,
 		Modules: []engine.Module{feed.New(feed.Config{}), e.tour, e.m}})
 	if err := e.eng.Start(context.Background()); err != nil {
 		t.Fatal(err)

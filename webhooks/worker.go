@@ -40,6 +40,8 @@ type worker struct {
 	again map[string]bool
 	lease podium.Lease
 
+	nextTidy time.Time // when the retention is applied next (read and written by run's goroutine only)
+
 	sem     chan struct{} // a token per running drain
 	starved atomic.Bool   // a round found every slot taken: a drain that ends wakes the worker
 	drains  sync.WaitGroup
@@ -91,14 +93,26 @@ func (m *Module) run(ctx context.Context) {
 // this node holds the lease.
 func (m *Module) round(ctx context.Context) {
 	eps := m.eps.Load().all
-	if !slices.ContainsFunc(eps, func(ep podium.WebhookEndpoint) bool { return !ep.Disabled }) {
-		return // nothing to deliver to: no lease taken, nothing read or written
+	enabled := slices.ContainsFunc(eps, func(ep podium.WebhookEndpoint) bool { return !ep.Disabled })
+	now := m.host.Now()
+	tidy := !now.Before(m.w.nextTidy)
+	if !enabled && !tidy {
+		return // nothing to deliver to, the outbox does not grow: no lease taken, nothing read or written
 	}
 	if !m.holdLease(ctx) {
 		return
 	}
-	if n, err := m.store.WebhookDepth(ctx); err == nil {
-		m.m.depth.Set(float64(n))
+	// The budget: every round while an endpoint takes events (the outbox
+	// grows only then), once a tidy otherwise (bound.go).
+	if m.bound(ctx) {
+		m.Poke() // more to drop than a round drops: another round at once
+	}
+	if tidy {
+		m.w.nextTidy = now.Add(tidyEvery)
+		m.prune(ctx)
+	}
+	if !enabled {
+		return
 	}
 	for _, ep := range eps {
 		if ep.Disabled {
@@ -256,11 +270,15 @@ func (m *Module) attempt(ctx context.Context, ep podium.WebhookEndpoint, d *podi
 			m.m.deliveries.WithLabelValues("failed").Inc()
 		}
 	}
-	if _, err := m.store.SetWebhookDelivery(ctx, d); err != nil {
+	ok, err := m.store.SetWebhookDelivery(ctx, d)
+	if err != nil {
 		if ctx.Err() == nil {
 			m.log.Warn("webhooks: store a delivery's outcome", "endpoint", ep.ID, "event", d.Event.ID, "err", err)
 		}
 		return false
+	}
+	if !ok {
+		return true // dropped (the budget) or deleted while it was tried: it stays so; on to the next
 	}
 	if m.cfg.Attempted != nil {
 		m.cfg.Attempted(*d)

@@ -57,11 +57,14 @@ type Config struct {
 	PollEvery time.Duration
 
 	FeedCap int // activity feed events kept per board
-	// Webhooks: private destinations allowed, one attempt's timeout, and
-	// how long a delivery is retried.
+	// Webhooks: private destinations allowed, one attempt's timeout, how
+	// long a delivery is retried, the outbox's budget of pending
+	// deliveries and how long ended ones are kept.
 	WebhookAllowPrivate bool
 	WebhookTimeout      time.Duration
 	WebhookWindow       time.Duration
+	WebhookBudget       int
+	WebhookRetention    time.Duration
 	WebhookPeriodTop    int
 	// OldPeriodsBytes bounds the periods older than each board's
 	// previous one kept in memory after a read; 0 keeps none.
@@ -201,6 +204,8 @@ func (c *Config) flags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.WebhookAllowPrivate, "webhook-allow-private", false, "webhooks: allow endpoints in loopback, link-local and private ranges (refused by default: SSRF)")
 	fs.DurationVar(&c.WebhookTimeout, "webhook-timeout", 10*time.Second, "webhooks: how long one delivery attempt may take")
 	fs.DurationVar(&c.WebhookWindow, "webhook-retry-window", 24*time.Hour, "webhooks: how long a failed delivery is retried (exponential backoff with jitter) before it is marked failed")
+	fs.IntVar(&c.WebhookBudget, "webhook-outbox-budget", webhooks.DefaultBudget, "webhooks: deliveries that may be pending, every endpoint together; past it the oldest of disabled endpoints, then of the endpoint with the most pending, are dropped (podium_webhook_dropped_total)")
+	fs.DurationVar(&c.WebhookRetention, "webhook-retention", webhooks.DefaultRetention, "webhooks: how long delivered, failed and dropped deliveries, and events no delivery refers to, are kept (at least --webhook-retry-window)")
 	fs.IntVar(&c.WebhookPeriodTop, "webhook-period-top", webhooks.DefaultPeriodTop, "webhooks: how many entries a period.ended event lists (and teams a contest event), 1 to 100")
 	fs.IntVar(&c.FeedCap, "feed-cap", 200, "activity feed: events kept per board (older ones are pruned; GET /v1/feed's largest limit)")
 	c.RateLimit.flags(fs) // ratelimit.go
@@ -285,6 +290,7 @@ func (c *Config) validate() error {
 		{"body-min-rate", c.BodyMinRate}, {"conns-per-ip", int64(c.ConnsPerIP)},
 		{"log-repeat-every", int64(c.LogRepeatEvery)}, {"sqlite-wal-max", c.SQLiteWALMax},
 		{"webhook-timeout", int64(c.WebhookTimeout)}, {"webhook-retry-window", int64(c.WebhookWindow)},
+		{"webhook-outbox-budget", int64(c.WebhookBudget)}, {"webhook-retention", int64(c.WebhookRetention)},
 	} {
 		if n.v < 0 {
 			return usagef("serve", "--%s must not be negative", n.name)
@@ -292,6 +298,9 @@ func (c *Config) validate() error {
 	}
 	if c.IdempotencyTTL != 0 && c.IdempotencyTTL < 24*time.Hour {
 		return usagef("serve", "--idempotency-ttl must be at least 24h (the API keeps an answer a day at least)")
+	}
+	if c.WebhookRetention != 0 && c.WebhookRetention < max(c.WebhookWindow, 24*time.Hour) {
+		return usagef("serve", "--webhook-retention must be at least --webhook-retry-window and 24h (an event's id is kept that long, so that a replay does not emit it twice)")
 	}
 	if c.WebhookPeriodTop < 0 || c.WebhookPeriodTop > webhooks.MaxPeriodTop { // 0: the default
 		return usagef("serve", "--webhook-period-top must be from 1 to %d", webhooks.MaxPeriodTop)

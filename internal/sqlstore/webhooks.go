@@ -29,8 +29,9 @@ var (
 	WebhookQueue              = New("SELECT " + webhookDeliveryCols + ` FROM webhook_deliveries d
 		JOIN webhook_events e ON e.id = d.event
 		WHERE d.endpoint = ? AND d.status = 'pending' ORDER BY d.seq LIMIT ?`)
+	// A delivery dropped while it was tried stays dropped.
 	SetWebhookDelivery = New(`UPDATE webhook_deliveries SET status = ?, attempts = ?, next_ms = ?, last_error = ?,
-		last_status = ?, latency_ms = ?, updated_ms = ? WHERE endpoint = ? AND event = ?`)
+		last_status = ?, latency_ms = ?, updated_ms = ? WHERE endpoint = ? AND event = ? AND status = 'pending'`)
 	WebhookDeliveries = New("SELECT " + webhookDeliveryCols + ` FROM webhook_deliveries d
 		JOIN webhook_events e ON e.id = d.event
 		WHERE d.endpoint = ? AND (? = '' OR d.status = ?) AND (? = 0 OR d.seq < ?) ORDER BY d.seq DESC LIMIT ?`)
@@ -38,7 +39,18 @@ var (
 		updated_ms = ? WHERE endpoint = ? AND event = ?`)
 	RedeliverWebhooks = New(`UPDATE webhook_deliveries SET status = 'pending', attempts = 0, born_ms = ?, next_ms = ?,
 		updated_ms = ? WHERE endpoint = ? AND event IN (SELECT id FROM webhook_events WHERE at_ms >= ? AND at_ms < ?)`)
-	WebhookDepth = New("SELECT count(*) FROM webhook_deliveries WHERE status = 'pending'")
+	WebhookDepth   = New("SELECT count(*) FROM webhook_deliveries WHERE status = 'pending'")
+	WebhookBacklog = New("SELECT endpoint, count(*) FROM webhook_deliveries WHERE status = 'pending' GROUP BY endpoint")
+	// (endpoint, seq) is unique: an event has one seq and one delivery
+	// per endpoint. The queue's index serves both scans.
+	DropWebhooks = New(`UPDATE webhook_deliveries SET status = 'dropped', last_error = ?, updated_ms = ?
+		WHERE endpoint = ? AND status = 'pending' AND seq IN (SELECT seq FROM webhook_deliveries
+		WHERE endpoint = ? AND status = 'pending' ORDER BY seq LIMIT ?)`)
+	// The prunes, in bounded batches (0130_webhook_retention's indexes).
+	PruneWebhookDeliveries = New(`DELETE FROM webhook_deliveries WHERE (endpoint, event) IN (SELECT endpoint, event
+		FROM webhook_deliveries WHERE status IN ('delivered', 'failed', 'dropped') AND updated_ms < ? LIMIT ?)`)
+	PruneWebhookEvents = New(`DELETE FROM webhook_events WHERE seq IN (SELECT e.seq FROM webhook_events e
+		WHERE e.at_ms < ? AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event = e.id) LIMIT ?)`)
 )
 
 // WebhookTypesJSON is the types column of ep: a JSON array, never null.

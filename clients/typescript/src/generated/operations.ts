@@ -1605,7 +1605,7 @@ export interface Operations {
       id: string;
     };
     query: {
-      status?: "pending" | "delivered" | "failed";
+      status?: "pending" | "delivered" | "failed" | "dropped";
       /** The `next_before` of the previous page. */
       before?: number;
       limit?: number;

@@ -471,7 +471,8 @@ export type WebhookDelivery = {
       [key: string]: unknown;
     };
   };
-  status: "pending" | "delivered" | "failed";
+  /** dropped: past the outbox budget (docs/API.md "Webhooks", Bounds); not sent, kept in the log until the retention. */
+  status: "pending" | "delivered" | "failed" | "dropped";
   attempts: number;
   next_attempt_at?: Time;
   /** The last HTTP status (0 if none came). */
