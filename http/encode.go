@@ -206,3 +206,15 @@ func appendResult(b []byte, r *engine.Result) []byte {
 	}
 	return append(b, '}')
 }
+
+// appendList appends the elements of list, comma-separated, each by item
+// (the inside of a JSON array: the caller writes the brackets).
+func appendList[T any](b []byte, list []T, item func(b []byte, v *T) []byte) []byte {
+	for i := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = item(b, &list[i])
+	}
+	return b
+}
