@@ -39,6 +39,16 @@ const (
 	ReviewRejected = "rejected"
 )
 
+// Signals of moderation (engine.Signal's Kind), each carrying the item as
+// a ReviewItem (a copy) and caused by its ID: an item was held (pending),
+// and a held item was decided (its decision set; an approval's Seq too).
+// The review module announces them in the commit that stores the change;
+// the webhooks module sends them as events of the same names.
+const (
+	SignalReviewHeld    = "review.held"
+	SignalReviewDecided = "review.decided"
+)
+
 // Bounds of moderation input.
 const (
 	MaxReviewTop       = 10000 // review.top

@@ -26,11 +26,12 @@ import (
 type faultyStore struct {
 	*sqlite.Store
 	fail     atomic.Bool // group commits fail, as on a full disk
+	failAll  atomic.Bool // every commit fails (a batch without submissions too)
 	failSync atomic.Bool // fsyncs fail, as on a dying disk
 }
 
 func (f *faultyStore) Commit(ctx context.Context, b *podium.Batch) error {
-	if f.fail.Load() && len(b.Submissions) > 0 {
+	if f.failAll.Load() || f.fail.Load() && len(b.Submissions) > 0 {
 		return errors.New("disk full (injected)")
 	}
 	return f.Store.Commit(ctx, b)

@@ -109,7 +109,8 @@ type hooks struct {
 	parts      []PartMaker // hooks_commit.go
 	finishers  []Finisher
 	sinks      []EventSink
-	scorers    []Scorer // hooks_feed.go
+	signals    []SignalSink // hooks_signal.go
+	scorers    []Scorer     // hooks_feed.go
 	resetters  []EntryResetter
 	handOffers []HandOffer
 	forgetters []Forgetter
@@ -167,6 +168,9 @@ func newHooks(ms []Module) hooks {
 		}
 		if x, ok := m.(EventSink); ok {
 			h.sinks = append(h.sinks, x)
+		}
+		if x, ok := m.(SignalSink); ok {
+			h.signals = append(h.signals, x)
 		}
 		if x, ok := m.(Scorer); ok {
 			h.scorers = append(h.scorers, x)

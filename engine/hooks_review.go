@@ -86,11 +86,14 @@ func (e *Engine) Exclusive(ctx context.Context, fn func(x Exclusive) error) erro
 // holds the board's lock and has caught up with it, after check (nil:
 // none; its error is returned) and followed, if fn succeeds, by telling the
 // other nodes that the change feed moved. commit stores a batch (its
-// parts, made by the store) in that transaction.
-func (x Exclusive) Locked(board string, check func() error, fn func(commit func(*podium.Batch) error) error) error {
+// parts, made by the store) in that transaction, with the SignalSinks'
+// parts for the signals ss the batch's change causes (hooks_signal.go).
+func (x Exclusive) Locked(board string, check func() error, fn func(commit func(b *podium.Batch, ss ...Signal) error) error) error {
 	e, ctx := x.e, context.Background()
 	if e.sh == nil {
-		return fn(func(b *podium.Batch) error { return e.store.Commit(ctx, b) })
+		return fn(func(b *podium.Batch, ss ...Signal) error {
+			return e.commitSignalled(func(b *podium.Batch) error { return e.store.Commit(ctx, b) }, b, ss)
+		})
 	}
 	return e.sh.lockedMeta(ctx, board, func(tx podium.WriteTx) error {
 		if check != nil {
@@ -98,7 +101,9 @@ func (x Exclusive) Locked(board string, check func() error, fn func(commit func(
 				return err
 			}
 		}
-		return fn(func(b *podium.Batch) error { return tx.Commit(ctx, b) })
+		return fn(func(b *podium.Batch, ss ...Signal) error {
+			return e.commitSignalled(func(b *podium.Batch) error { return tx.Commit(ctx, b) }, b, ss)
+		})
 	})
 }
 

@@ -84,7 +84,7 @@ func (m *Module) decideOn(x engine.Exclusive, d podium.ReviewDecision) (*podium.
 		return err
 	}
 	if d.Status == podium.ReviewRejected {
-		err := x.Locked(it.Board, recheck, func(commit func(*podium.Batch) error) error {
+		err := x.Locked(it.Board, recheck, func(commit func(*podium.Batch, ...engine.Signal) error) error {
 			return m.commitDecision(d, it, commit)
 		})
 		if err != nil {
@@ -99,7 +99,7 @@ func (m *Module) decideOn(x engine.Exclusive, d podium.ReviewDecision) (*podium.
 	if now := podium.PeriodAt(bs.Def().Reset, m.host.Now()).ID; now != it.Period {
 		return nil, engine.Result{}, errPeriodEnded(it.Period, now)
 	}
-	a := &approval{m: m, d: d, period: it.Period, board: it.Board, player: it.Player}
+	a := &approval{m: m, d: d, it: it}
 	res, err := x.Submit(engine.Score{Board: it.Board, Player: it.Player, Keys: it.Keys, Meta: it.Meta}, a, recheck)
 	if err != nil {
 		return nil, engine.Result{}, err
@@ -108,10 +108,11 @@ func (m *Module) decideOn(x engine.Exclusive, d podium.ReviewDecision) (*podium.
 	return it, res, nil
 }
 
-// commitDecision stores a rejection.
-func (m *Module) commitDecision(d podium.ReviewDecision, it *podium.ReviewItem, commit func(*podium.Batch) error) error {
+// commitDecision stores a rejection, and signals it in the same commit.
+func (m *Module) commitDecision(d podium.ReviewDecision, it *podium.ReviewItem, commit func(*podium.Batch, ...engine.Signal) error) error {
 	d.At = m.host.Now().UTC().Truncate(time.Millisecond)
-	if err := commit(&podium.Batch{Parts: []podium.Part{m.store.ReviewPart(nil, []podium.ReviewDecision{d})}}); err != nil {
+	b := &podium.Batch{Parts: []podium.Part{m.store.ReviewPart(nil, []podium.ReviewDecision{d})}}
+	if err := commit(b, decided(it, &d)); err != nil {
 		if errors.Is(err, podium.ErrDecided) {
 			return podium.ErrDecided
 		}
@@ -126,20 +127,27 @@ func errPeriodEnded(item, now string) error {
 	return podium.Errorf(podium.ECodeConflict, "the item was submitted in period %s, which has ended (now %s): it can only be rejected", item, now)
 }
 
+// decided is the signal of a decision d of the pending item it.
+func decided(it *podium.ReviewItem, d *podium.ReviewDecision) engine.Signal {
+	v := *it
+	v.Status, v.DecidedAt, v.DecidedBy, v.Note, v.Seq = d.Status, d.At, d.By, d.Note, d.Seq
+	return engine.Signal{Kind: podium.SignalReviewDecided, Board: v.Board, Cause: v.ID, At: v.DecidedAt, Value: v}
+}
+
 // approval rides on the score that applies an approved item
 // (engine.Rider): the score applies only in the period it was submitted
-// in, and its decision is recorded in the group that logs it.
+// in, and its decision is recorded, and signalled, in the group that logs
+// it.
 type approval struct {
-	m             *Module
-	d             podium.ReviewDecision
-	period        string
-	board, player string
+	m  *Module
+	d  podium.ReviewDecision
+	it *podium.ReviewItem // the item, pending
 }
 
 // Admit refuses the score once its period has ended.
 func (a *approval) Admit(period string) error {
-	if period != a.period {
-		return errPeriodEnded(a.period, period)
+	if period != a.it.Period {
+		return errPeriodEnded(a.it.Period, period)
 	}
 	return nil
 }
@@ -151,6 +159,7 @@ func (a *approval) Logged(g *engine.Group, seq uint64) {
 	a.d.Evidence = a.evidenceFollow(g)
 	r := a.m.rows(g)
 	r.decisions = append(r.decisions, a.d)
+	g.Signal(decided(a.it, &a.d))
 }
 
 // evidenceFollow says where an approval's held evidence goes: to the
@@ -163,8 +172,8 @@ func (a *approval) evidenceFollow(g *engine.Group) *podium.EvidenceFollow {
 		return nil
 	}
 	var pol *podium.EvidencePolicy
-	if bs := g.Board(a.board); bs != nil {
+	if bs := g.Board(a.it.Board); bs != nil {
 		pol = bs.Def().Evidence
 	}
-	return &podium.EvidenceFollow{Board: a.board, Player: a.player, Expires: pol.RetentionEnd(a.d.At)}
+	return &podium.EvidenceFollow{Board: a.it.Board, Player: a.it.Player, Expires: pol.RetentionEnd(a.d.At)}
 }

@@ -42,6 +42,7 @@ func (m *Module) Hold(g *engine.Group, c *engine.Candidate, a engine.Applied) *p
 	}
 	r := m.rows(g)
 	r.held = append(r.held, it)
+	g.Signal(engine.Signal{Kind: podium.SignalReviewHeld, Board: it.Board, Cause: it.ID, At: it.SubmittedAt, Value: it})
 	return &it
 }
 

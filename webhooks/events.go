@@ -27,7 +27,9 @@ const (
 )
 
 // Types lists the event types, in the order the documentation gives them.
-var Types = []string{TypeLeaderChanged, TypePersonalBest, TypeTournamentSettled, TypeBoardCreated, TypeBoardDeleted}
+var Types = []string{TypeLeaderChanged, TypePersonalBest, TypeTournamentSettled, TypeBoardCreated, TypeBoardDeleted,
+	TypeReviewHeld, TypeReviewDecided, // review.go
+}
 
 func knownType(t string) bool {
 	for _, k := range Types {

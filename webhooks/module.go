@@ -101,6 +101,7 @@ var (
 	_ engine.PartMaker    = (*Module)(nil)
 	_ engine.Finisher     = (*Module)(nil)
 	_ engine.BoardWatcher = (*Module)(nil)
+	_ engine.SignalSink   = (*Module)(nil) // review.go
 )
 
 // Name implements engine.Module.
@@ -215,12 +216,17 @@ func (m *Module) Event(g *engine.Group, ev podium.FeedEvent) {
 	if !ok {
 		return
 	}
+	m.add(g, out)
+}
+
+// add keeps an outbox event with the group, for its commit (Parts).
+func (m *Module) add(g *engine.Group, ev podium.WebhookEvent) {
 	o, _ := g.Slot(m).(*outbox)
 	if o == nil {
 		o = &outbox{}
 		g.SetSlot(m, o)
 	}
-	o.events = append(o.events, out)
+	o.events = append(o.events, ev)
 }
 
 // Parts implements engine.PartMaker: one part for the events of every
@@ -248,7 +254,12 @@ func (m *Module) Finished(g *engine.Group, err error) {
 	if o == nil || err != nil {
 		return
 	}
-	for _, ev := range o.events {
+	m.stored(o.events)
+}
+
+// stored counts committed outbox events and wakes the worker.
+func (m *Module) stored(evs []podium.WebhookEvent) {
+	for _, ev := range evs {
 		m.m.events.WithLabelValues(ev.Type).Inc()
 	}
 	m.Poke()
