@@ -101,27 +101,31 @@ func TestBrowserAdminWebhooks(t *testing.T) {
 	button := func(scope, label string) string {
 		return `Array.from(document.querySelectorAll(` + jsString(scope+" button") + `)).find((b) => b.textContent === ` + jsString(label) + `)`
 	}
-	run(button("#wh-table", "Deliveries") + `.click();`)
+	// click clicks a button once it is there (a list may be reloading).
+	click := func(scope, label string) {
+		t.Helper()
+		wait(`const b = `+button(scope, label)+`; if (!b) return ""; b.click(); return "clicked";`, "clicked")
+	}
+	click("#wh-table", "Deliveries")
 	// Reads the log, then asks for it again (the next call reads that).
 	logRows := `const got = Array.from(document.querySelectorAll("#wh-log-table tbody tr"), (tr) => tr.innerText.replace(/\s+/g, " ")).join(" | ");
 		const r = ` + button("#wh-log", "Refresh") + `; if (r) r.click();
 		return got;`
 	wait(logRows, `status 500: <img src=x onerror="window.pwned=1"><b>down</b>`)
 	wait(logRows, "leader.changed")
-	var injected string
-	if err := wd.exec(&injected, `return String(document.querySelectorAll("#panel-webhooks img, #panel-webhooks b").length) + " " + String(window.pwned);`); err != nil {
-		t.Fatal(err)
-	}
+	// Read while the log shows the error (a refresh may be under way).
+	injected, _ := wd.waitString(30*time.Second, `const tr = document.querySelector("#wh-log-table tbody tr");
+		if (!tr || !tr.innerText.includes("status 500")) return "";
+		return String(document.querySelectorAll("#panel-webhooks img, #panel-webhooks b").length) + " " + String(window.pwned);`,
+		func(s string) bool { return s != "" })
 	if injected != "0 undefined" {
-		t.Fatalf("markup from a URL or a receiver's answer became elements: %s", injected)
+		t.Fatalf("markup from a URL or a receiver's answer became elements: %q", injected)
 	}
 
 	// The receiver recovers; the retry delivers; a redelivery sends the
 	// event again.
-	var event string
-	if err := wd.exec(&event, `return document.querySelector("#wh-log-table tbody tr").dataset.event;`); err != nil {
-		t.Fatal(err)
-	}
+	event, _ := wd.waitString(30*time.Second, `const tr = document.querySelector("#wh-log-table tbody tr"); return tr ? tr.dataset.event : "";`,
+		func(s string) bool { return strings.HasPrefix(s, "evt_") })
 	mu.Lock()
 	accept = true
 	mu.Unlock()
@@ -129,7 +133,7 @@ func TestBrowserAdminWebhooks(t *testing.T) {
 	if n := okOf(event); n != 1 {
 		t.Fatalf("event %s received %d times before the redelivery, want 1", event, n)
 	}
-	run(button("#wh-log-table", "Redeliver") + `.click();`)
+	click("#wh-log-table", "Redeliver")
 	wait(`const n = document.getElementById("notice"); return n.hidden ? "" : n.innerText;`, "queued for redelivery")
 	deadline := time.Now().Add(30 * time.Second)
 	for okOf(event) != 2 {
@@ -140,24 +144,24 @@ func TestBrowserAdminWebhooks(t *testing.T) {
 	}
 
 	// Disable, enable.
-	run(button("#wh-table", "Disable") + `.click();`)
+	click("#wh-table", "Disable")
 	wait(rows, "disabled")
 	if list(); !eps.Webhooks[0].Disabled {
 		t.Fatal("the console's Disable left the endpoint enabled")
 	}
-	run(button("#wh-table", "Enable") + `.click();`)
+	click("#wh-table", "Enable")
 	wait(rows, "enabled")
 	if list(); eps.Webhooks[0].Disabled {
 		t.Fatal("the console's Enable left the endpoint disabled")
 	}
 
 	// Rotate (confirmed): a new secret, shown once.
-	run(button("#wh-table", "Rotate") + `.click();`)
+	click("#wh-table", "Rotate")
 	run(`document.getElementById("confirm-ok").click();`)
 	wait(`const e = document.getElementById("wh-secret"); return e && e.textContent !== `+jsString(first)+` ? e.textContent : "";`, "whsec_")
 
 	// Delete (confirmed).
-	run(button("#wh-table", "Delete") + `.click();`)
+	click("#wh-table", "Delete")
 	run(`document.getElementById("confirm-ok").click();`)
 	wait(text("#panel-webhooks .empty"), "No webhook endpoints.")
 	if list(); len(eps.Webhooks) != 0 {
