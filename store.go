@@ -38,11 +38,15 @@ type Store interface {
 type BoardStore interface {
 	// Boards lists every board.
 	Boards(ctx context.Context) ([]Board, error)
-	// PutBoard creates or replaces a board.
-	PutBoard(ctx context.Context, b *Board) error
-	// DeleteBoard removes a board, its entries and its log. A missing board
-	// is ECodeBoardNotFound.
-	DeleteBoard(ctx context.Context, id string) error
+	// PutBoard creates or replaces a board, and writes parts (made by this
+	// store, as for Commit) in the same transaction: nothing of either is
+	// stored unless both are. A part that Batch.Check refuses, or that
+	// another store made, fails the call before anything is written.
+	PutBoard(ctx context.Context, b *Board, parts ...Part) error
+	// DeleteBoard removes a board, its entries and its log, and writes
+	// parts in the same transaction, as PutBoard does. A missing board
+	// is ECodeBoardNotFound (and nothing is written).
+	DeleteBoard(ctx context.Context, id string, parts ...Part) error
 }
 
 // PlayerStore keeps the registered players.

@@ -52,6 +52,21 @@ func (s *Service) Standings(id string, view View) (*Board, error) {
 	return &Board{Contest: def, Challenges: chals, Standings: res, Frozen: !cutoff.IsZero()}, nil
 }
 
+// StandingsAt returns a contest's standings with the solves made before
+// cutoff (zero: every solve), as the public view shows them once frozen
+// at cutoff: what a webhook reports of a contest's freeze.
+func (s *Service) StandingsAt(id string, cutoff time.Time) (*Board, error) {
+	st, err := s.get(id)
+	if err != nil {
+		return nil, err
+	}
+	st.mu.Lock()
+	def := st.def
+	st.mu.Unlock()
+	res, chals := s.standingsWith(st, cutoff)
+	return &Board{Contest: def, Challenges: chals, Standings: res, Frozen: !cutoff.IsZero()}, nil
+}
+
 // standingsWith computes (or takes from the cache) st's standings with
 // the solves before cutoff (zero: all), with the challenges they were
 // computed with (a copy).

@@ -89,8 +89,11 @@ func (bs *BoardState) hasEntries() bool {
 
 // applyPutBoard runs a board update on the writer: merge, validate, check
 // the conflicts against the board's entries, store (with put, which is the
-// store's PutBoard, or a SharedStore transaction's) and apply.
-func (e *Engine) applyPutBoard(o *putBoardOp, put func(*podium.Board) error) error {
+// store's PutBoard, or a SharedStore transaction's) and apply. put writes
+// the modules' rows of the change (BoardPartMaker) in its transaction:
+// parts returns them, once b is as it is stored (a SharedStore's PutBoard
+// sets its Gen, which a module's rows may name).
+func (e *Engine) applyPutBoard(o *putBoardOp, put func(b *podium.Board, parts func() []podium.Part) error) error {
 	bs := e.board(o.update.ID)
 	var old *podium.Board
 	if bs != nil {
@@ -118,7 +121,9 @@ func (e *Engine) applyPutBoard(o *putBoardOp, put func(*podium.Board) error) err
 	if err := e.hooks.checkPut(b); err != nil { // hooks_board.go: aggregates, tournaments' points boards
 		return err
 	}
-	if err := put(b); err != nil {
+	err := put(b, func() []podium.Part { return e.hooks.boardParts(e.store, old, b) })
+	e.hooks.boardStored(old, b, err)
+	if err != nil {
 		return e.health.storeFailed("put board", err)
 	}
 	o.created, o.stored = bs == nil, b
@@ -165,14 +170,22 @@ func (e *Engine) installBoard(b *podium.Board) {
 	}
 }
 
-func (e *Engine) applyDeleteBoard(id string, del func(id string) error) error {
-	if e.board(id) == nil {
+// applyDeleteBoard runs a board's delete on the writer: check, store (with
+// del, which is the store's DeleteBoard, or a SharedStore transaction's,
+// writing parts, the modules' rows of the change, in its transaction) and
+// apply.
+func (e *Engine) applyDeleteBoard(id string, del func(id string, parts []podium.Part) error) error {
+	bs := e.board(id)
+	if bs == nil {
 		return errBoardNotFound(id)
 	}
 	if err := e.hooks.checkDelete(id); err != nil { // hooks_board.go: aggregates, then tournaments with payouts
 		return err
 	}
-	if err := del(id); err != nil {
+	old := bs.def.Load()
+	err := del(id, e.hooks.boardParts(e.store, old, nil))
+	e.hooks.boardStored(old, nil, err)
+	if err != nil {
 		return e.health.storeFailed("delete board", err)
 	}
 	e.removeBoard(id)

@@ -106,6 +106,7 @@ type hooks struct {
 	putters    []BoardPutter
 	lockers    []Locker
 	restores   []RestoreGuard
+	boardRows  []BoardPartMaker
 	parts      []PartMaker // hooks_commit.go
 	finishers  []Finisher
 	sinks      []EventSink
@@ -153,6 +154,9 @@ func newHooks(ms []Module) hooks {
 		}
 		if x, ok := m.(RestoreGuard); ok {
 			h.restores = append(h.restores, x)
+		}
+		if x, ok := m.(BoardPartMaker); ok {
+			h.boardRows = append(h.boardRows, x)
 		}
 		if x, ok := m.(ScoreGuard); ok {
 			h.scoreGuards = append(h.scoreGuards, x)

@@ -19,6 +19,21 @@ type BoardWatcher interface {
 	BoardChanged(old, next *podium.Board)
 }
 
+// BoardPartMaker adds a module's rows to the transaction that stores a
+// board change, so that they are stored exactly when the change is (a
+// transactional outbox: webhooks' board.created and board.deleted). old
+// is nil when the board is made, next nil when it is deleted; both are
+// set for an update. Both run on the writer, after the BoardGuards:
+// BoardParts once next is as it will be stored (a SharedStore has set its
+// Gen; nil or empty: no rows), and BoardStored once the store has answered
+// (err nil: committed; the change is then applied and the BoardWatchers
+// hear of it). BoardStored also follows a change that failed before its
+// parts were asked for.
+type BoardPartMaker interface {
+	BoardParts(store podium.Store, old, next *podium.Board) []podium.Part
+	BoardStored(old, next *podium.Board, err error)
+}
+
 // BoardGuard may refuse a board change before it is stored (on the writer;
 // in shared mode under the board's lock, caught up with every definition
 // committed before it). CheckPut gets the normalized board about to be
@@ -54,6 +69,23 @@ type RestoreGuard interface {
 func (h *hooks) boardChanged(old, next *podium.Board) {
 	for _, w := range h.watchers {
 		w.BoardChanged(old, next)
+	}
+}
+
+// boardParts asks the BoardPartMakers for their rows of a board change, in
+// registration order.
+func (h *hooks) boardParts(st podium.Store, old, next *podium.Board) []podium.Part {
+	var parts []podium.Part
+	for _, pm := range h.boardRows {
+		parts = append(parts, pm.BoardParts(st, old, next)...)
+	}
+	return parts
+}
+
+// boardStored tells the BoardPartMakers how a board change's store ended.
+func (h *hooks) boardStored(old, next *podium.Board, err error) {
+	for _, pm := range h.boardRows {
+		pm.BoardStored(old, next, err)
 	}
 }
 

@@ -291,11 +291,15 @@ func (c localCommitter) group(ops []*op) { c.e.computeGroup(ops) }
 func (c localCommitter) quiesce() { c.e.pl.barrier() }
 
 func (c localCommitter) putBoard(o *putBoardOp) error {
-	return c.e.applyPutBoard(o, func(b *podium.Board) error { return c.e.store.PutBoard(context.Background(), b) })
+	return c.e.applyPutBoard(o, func(b *podium.Board, parts func() []podium.Part) error {
+		return c.e.store.PutBoard(context.Background(), b, parts()...)
+	})
 }
 
 func (c localCommitter) deleteBoard(id string) error {
-	return c.e.applyDeleteBoard(id, func(id string) error { return c.e.store.DeleteBoard(context.Background(), id) })
+	return c.e.applyDeleteBoard(id, func(id string, parts []podium.Part) error {
+		return c.e.store.DeleteBoard(context.Background(), id, parts...)
+	})
 }
 
 // tick queues the housekeeping for the committer goroutine, behind the

@@ -142,11 +142,11 @@ func (sh *cluster) putBoard(o *putBoardOp) error {
 		if err := sh.metaCaughtUp(ctx, tx); err != nil {
 			return err
 		}
-		return e.applyPutBoard(o, func(b *podium.Board) error {
-			if err := tx.PutBoard(ctx, b); err != nil {
+		return e.applyPutBoard(o, func(b *podium.Board, parts func() []podium.Part) error {
+			if err := tx.PutBoard(ctx, b); err != nil { // sets b.Gen
 				return err
 			}
-			return tx.Commit(ctx, &podium.Batch{})
+			return tx.Commit(ctx, &podium.Batch{Parts: parts()}) // the modules' rows ride the board's commit
 		})
 	}, e.hooks.putLocks(o.update, cur)...)
 }
@@ -157,11 +157,11 @@ func (sh *cluster) deleteBoard(id string) error {
 		if err := sh.metaCaughtUp(ctx, tx); err != nil {
 			return err
 		}
-		return e.applyDeleteBoard(id, func(id string) error {
+		return e.applyDeleteBoard(id, func(id string, parts []podium.Part) error {
 			if err := tx.DeleteBoard(ctx, id); err != nil {
 				return err
 			}
-			return tx.Commit(ctx, &podium.Batch{})
+			return tx.Commit(ctx, &podium.Batch{Parts: parts})
 		})
 	})
 }

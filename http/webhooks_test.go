@@ -1,8 +1,12 @@
 package http_test
 
 import (
+	"database/sql"
 	"strings"
 	"testing"
+
+	"github.com/podiumhq/podium/sqlite"
+	"github.com/podiumhq/podium/stream"
 )
 
 // Webhook endpoints through the API: the secret shows once (and again at
@@ -68,4 +72,36 @@ func TestWebhookEndpoints(t *testing.T) {
 	}
 	s.must(204, s.do("DELETE", "/v1/webhooks/"+id, adminKey, nil))
 	s.must(404, s.do("GET", "/v1/webhooks/"+id, adminKey, nil))
+}
+
+// A board change whose webhook event cannot be stored (a trigger makes the
+// outbox refuse rows) is answered 503 unavailable and changes nothing: the
+// event rides the board's transaction. No event is ever stored, so nothing
+// is delivered (the endpoint's host is not resolved).
+func TestWebhookBoardEventFails(t *testing.T) {
+	var path string
+	s := newServerAt(t, stream.Config{}, false, nil, sqlite.Options{Sync: "normal"}, func(p string) { path = p })
+	body := `{"keys":[{"name":"score","order":"desc"}],"mode":"best","public":true}`
+	s.must(201, s.do("PUT", "/v1/boards/kept", adminKey, body)) // before any endpoint: no event
+	s.must(201, s.do("POST", "/v1/webhooks", adminKey, `{"url":"https://hooks.example.com/a","types":["board.created","board.deleted"]}`))
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec("CREATE TRIGGER outbox_fault BEFORE INSERT ON webhook_events BEGIN SELECT RAISE(ABORT, 'injected outbox fault'); END"); err != nil {
+		t.Fatal(err)
+	}
+	if r := s.must(503, s.do("PUT", "/v1/boards/made", adminKey, body)); r.errCode(t) != "unavailable" {
+		t.Fatalf("PUT: code %s, want unavailable", r.errCode(t))
+	}
+	s.must(404, s.do("GET", "/v1/boards/made", adminKey, nil))
+	if r := s.must(503, s.do("DELETE", "/v1/boards/kept", adminKey, nil)); r.errCode(t) != "unavailable" {
+		t.Fatalf("DELETE: code %s, want unavailable", r.errCode(t))
+	}
+	s.must(200, s.do("GET", "/v1/boards/kept", adminKey, nil))
+	var n int
+	if err := db.QueryRow("SELECT count(*) FROM webhook_events").Scan(&n); err != nil || n != 0 {
+		t.Fatalf("webhook events stored: %d, %v", n, err)
+	}
 }

@@ -97,10 +97,14 @@ const (
 // and sets b.Gen: a new board gets a new generation, and so does a board
 // whose keys, mode or reset change. It stores b as given; validation is
 // the caller's (podium.Board.Normalize). The head, the change feed and the
-// board are written in one transaction, one round trip.
-func (s *Store) PutBoard(ctx context.Context, b *podium.Board) error {
+// board are written in one transaction, one round trip; parts, if any, in
+// the same transaction, after them.
+func (s *Store) PutBoard(ctx context.Context, b *podium.Board, parts ...podium.Part) error {
 	body, err := boardJSON(b)
 	if err != nil {
+		return fmt.Errorf("put board: %w", err)
+	}
+	if err := s.checkParts(parts); err != nil {
 		return fmt.Errorf("put board: %w", err)
 	}
 	var batch pgx.Batch
@@ -111,7 +115,17 @@ func (s *Store) PutBoard(ctx context.Context, b *podium.Board) error {
 	batch.Queue(sqlstore.PutBoard.Postgres, b.ID, body, podium.Millis(b.CreatedAt), podium.Millis(b.UpdatedAt))
 	var gen int64
 	batch.Queue("SELECT gen FROM board_heads WHERE board = $1", b.ID).QueryRow(func(r pgx.Row) error { return r.Scan(&gen) })
-	if err := s.pool.SendBatch(ctx, &batch).Close(); err != nil {
+	if len(parts) == 0 {
+		err = s.pool.SendBatch(ctx, &batch).Close()
+	} else {
+		err = inWriteTx(ctx, s.pool, func(tx pgx.Tx) error {
+			if err := tx.SendBatch(ctx, &batch).Close(); err != nil {
+				return err
+			}
+			return s.writeParts(ctx, tx, parts)
+		})
+	}
+	if err != nil {
 		return fmt.Errorf("put board: %w", err)
 	}
 	b.Gen = uint64(gen)
@@ -139,9 +153,13 @@ func queueDeleteBoard(b *pgx.Batch, id string) {
 	b.Queue(sqlstore.DeleteBoardReviewItems.Postgres, id) // a board made again starts with no review queue
 }
 
-// DeleteBoard removes a board with its head, entries, log and watermark, in
-// one transaction. A missing board is podium.ECodeBoardNotFound.
-func (s *Store) DeleteBoard(ctx context.Context, id string) error {
+// DeleteBoard removes a board with its head, entries, log and watermark,
+// and writes parts, in one transaction. A missing board is
+// podium.ECodeBoardNotFound.
+func (s *Store) DeleteBoard(ctx context.Context, id string, parts ...podium.Part) error {
+	if err := s.checkParts(parts); err != nil {
+		return fmt.Errorf("delete board: %w", err)
+	}
 	err := inWriteTx(ctx, s.pool, func(tx pgx.Tx) error {
 		var b pgx.Batch
 		// The head first: the row that writers of the board lock.
@@ -156,7 +174,7 @@ func (s *Store) DeleteBoard(ctx context.Context, id string) error {
 		if !found {
 			return podium.Errorf(podium.ECodeBoardNotFound, "board %q does not exist", id)
 		}
-		return nil
+		return s.writeParts(ctx, tx, parts)
 	})
 	if podium.ErrorCode(err) == podium.ECodeBoardNotFound {
 		return err

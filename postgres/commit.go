@@ -161,6 +161,40 @@ func (s *Store) ownParts(parts []podium.Part) error {
 	return nil
 }
 
+// checkParts refuses the parts of a board change (PutBoard, DeleteBoard)
+// that Commit would refuse, before anything is written.
+func (s *Store) checkParts(parts []podium.Part) error {
+	if len(parts) == 0 {
+		return nil
+	}
+	if err := (&podium.Batch{Parts: parts}).Check(); err != nil {
+		return err
+	}
+	return s.ownParts(parts)
+}
+
+// writeParts writes parts in tx, a board change's transaction, as Commit
+// queues them (the fencers first); checkParts has checked them.
+func (s *Store) writeParts(ctx context.Context, tx pgx.Tx, parts []podium.Part) error {
+	if len(parts) == 0 {
+		return nil
+	}
+	st, err := prepare(ctx, tx.Conn())
+	if err != nil {
+		return err
+	}
+	w := s.writer()
+	defer s.scratch.Put(w)
+	w.queued = 0
+	var pb pgconn.Batch
+	w.parts(&pb, st, parts, true)
+	w.parts(&pb, st, parts, false)
+	if err := execBatch(ctx, tx.Conn().PgConn(), &pb); err != nil {
+		return commitError(err, parts)
+	}
+	return nil
+}
+
 // commitError adds context to the error of a commit's statements: a
 // part's own error as the part maps it.
 func commitError(err error, parts []podium.Part) error {

@@ -39,14 +39,18 @@ func (s *Store) Boards(ctx context.Context) ([]podium.Board, error) {
 	return out, nil
 }
 
-// PutBoard creates b or replaces the board with its id, times included. It
-// stores b as given; validation is the caller's (podium.Board.Normalize).
-func (s *Store) PutBoard(ctx context.Context, b *podium.Board) error {
+// PutBoard creates b or replaces the board with its id, times included,
+// and writes parts in the same transaction. It stores b as given;
+// validation is the caller's (podium.Board.Normalize).
+func (s *Store) PutBoard(ctx context.Context, b *podium.Board, parts ...podium.Part) error {
 	body, err := b.Document()
 	if err != nil {
 		return fmt.Errorf("put board: %w", err)
 	}
-	st, err := s.putBoard(ctx, b.ID, body, b)
+	if err := s.checkParts(parts); err != nil {
+		return fmt.Errorf("put board: %w", err)
+	}
+	st, err := s.putBoard(ctx, b.ID, body, b, parts)
 	if err != nil {
 		return fmt.Errorf("put board: %w", err)
 	}
@@ -61,9 +65,9 @@ func (s *Store) PutBoard(ctx context.Context, b *podium.Board) error {
 	return s.durable(ctx)
 }
 
-// putBoard writes a board's row and its player index state in one
+// putBoard writes a board's row, its player index state and parts in one
 // transaction and returns that state.
-func (s *Store) putBoard(ctx context.Context, id string, body []byte, b *podium.Board) (indexState, error) {
+func (s *Store) putBoard(ctx context.Context, id string, body []byte, b *podium.Board, parts []podium.Part) (indexState, error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	tx, err := s.w.BeginTx(ctx, nil)
@@ -80,6 +84,9 @@ func (s *Store) putBoard(ctx context.Context, id string, body []byte, b *podium.
 	if err != nil {
 		return 0, err
 	}
+	if err := writeAllParts(ctx, tx, parts); err != nil {
+		return 0, err
+	}
 	if err := s.commitTx(tx); err != nil {
 		return 0, err
 	}
@@ -87,9 +94,13 @@ func (s *Store) putBoard(ctx context.Context, id string, body []byte, b *podium.
 	return st, nil
 }
 
-// DeleteBoard removes a board with its entries, its log and its watermark, in one
-// transaction. A missing board is podium.ECodeBoardNotFound.
-func (s *Store) DeleteBoard(ctx context.Context, id string) error {
+// DeleteBoard removes a board with its entries, its log and its watermark,
+// and writes parts, in one transaction. A missing board is
+// podium.ECodeBoardNotFound.
+func (s *Store) DeleteBoard(ctx context.Context, id string, parts ...podium.Part) error {
+	if err := s.checkParts(parts); err != nil {
+		return fmt.Errorf("delete board: %w", err)
+	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	tx, err := s.w.BeginTx(ctx, nil)
@@ -115,6 +126,9 @@ func (s *Store) DeleteBoard(ctx context.Context, id string) error {
 		}
 	}
 	if err := deleteTourney(ctx, tx, id); err != nil { // tourney.go
+		return fmt.Errorf("delete board: %w", err)
+	}
+	if err := writeAllParts(ctx, tx, parts); err != nil {
 		return fmt.Errorf("delete board: %w", err)
 	}
 	if err := s.commitTx(tx); err != nil {

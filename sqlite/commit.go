@@ -192,6 +192,27 @@ func (s *Store) ownParts(parts []podium.Part) error {
 	return nil
 }
 
+// checkParts refuses the parts of a board change (PutBoard, DeleteBoard)
+// that Commit would refuse, before anything is written.
+func (s *Store) checkParts(parts []podium.Part) error {
+	if len(parts) == 0 {
+		return nil
+	}
+	if err := (&podium.Batch{Parts: parts}).Check(); err != nil {
+		return err
+	}
+	return s.ownParts(parts)
+}
+
+// writeAllParts writes parts as Commit does, the fencers first, in a
+// board change's transaction; checkParts has checked them.
+func writeAllParts(ctx context.Context, tx *sql.Tx, parts []podium.Part) error {
+	if err := writeParts(ctx, tx, parts, true); err != nil {
+		return err
+	}
+	return writeParts(ctx, tx, parts, false)
+}
+
 // writeParts writes, in order, the parts that are fencers (fences true)
 // or the others; ownParts has checked them.
 func writeParts(ctx context.Context, tx *sql.Tx, parts []podium.Part, fences bool) error {

@@ -44,6 +44,7 @@ func Run(t *testing.T, open func(t *testing.T) podium.Store) {
 	})
 	t.Run("Boards", func(t *testing.T) { testBoards(t, open) })
 	t.Run("DeleteBoard", func(t *testing.T) { testDeleteBoard(t, open) })
+	t.Run("BoardParts", func(t *testing.T) { testBoardParts(t, open) }) // board_parts.go
 	t.Run("Players", func(t *testing.T) { testPlayers(t, open) })
 	t.Run("Keys", func(t *testing.T) { testKeys(t, open) })
 	t.Run("Commit", func(t *testing.T) { testCommit(t, open) })

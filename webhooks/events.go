@@ -29,6 +29,7 @@ const (
 // Types lists the event types, in the order the documentation gives them.
 var Types = []string{TypeLeaderChanged, TypePersonalBest, TypeTournamentSettled, TypeBoardCreated, TypeBoardDeleted,
 	TypeReviewHeld, TypeReviewDecided, // review.go
+	TypePeriodEnded, TypeContestFrozen, TypeContestEnded, // timed.go
 }
 
 func knownType(t string) bool {

@@ -36,6 +36,14 @@ type Config struct {
 	// Concurrency is how many endpoints are delivered to at once
 	// (default 16): a slow endpoint holds one of them, never the others.
 	Concurrency int
+	// PeriodTop is how many entries a period.ended event lists (default
+	// DefaultPeriodTop, at most MaxPeriodTop; --webhook-period-top), and
+	// how many teams a contest event lists.
+	PeriodTop int
+	// TimedGrace is how long after a period's end, a contest's freeze or
+	// its end the event waits (default DefaultTimedGrace): scores dated
+	// before it may still be in flight on another node.
+	TimedGrace time.Duration
 	// Attempted, if set, hears every attempt's outcome once it is stored
 	// (tests wait on it rather than on time).
 	Attempted func(podium.WebhookDelivery)
@@ -58,8 +66,13 @@ type Module struct {
 	// each snapshot it installs holds them all. Lock order: docs/LOCKS.md.
 	amu sync.Mutex
 
+	// board is the event of the board change being stored, from
+	// BoardParts to BoardStored (the writer's alone).
+	board *podium.WebhookEvent
+
 	poke chan struct{} // wakes the worker (worker.go)
 	w    worker
+	tm   timed // the events that time causes (timed.go)
 
 	m metrics
 }
@@ -84,6 +97,13 @@ func New(c Config) *Module {
 		c.Concurrency = 16
 	}
 	c.Backoff = c.Backoff.withDefaults()
+	if c.PeriodTop <= 0 {
+		c.PeriodTop = DefaultPeriodTop
+	}
+	c.PeriodTop = min(c.PeriodTop, MaxPeriodTop)
+	if c.TimedGrace <= 0 {
+		c.TimedGrace = DefaultTimedGrace
+	}
 	g := Guard{AllowPrivate: c.AllowPrivate}
 	var id [8]byte
 	_, _ = rand.Read(id[:])
@@ -94,14 +114,15 @@ func New(c Config) *Module {
 }
 
 var (
-	_ engine.Provisioner  = (*Module)(nil)
-	_ engine.Loader       = (*Module)(nil)
-	_ engine.Starter      = (*Module)(nil)
-	_ engine.EventSink    = (*Module)(nil)
-	_ engine.PartMaker    = (*Module)(nil)
-	_ engine.Finisher     = (*Module)(nil)
-	_ engine.BoardWatcher = (*Module)(nil)
-	_ engine.SignalSink   = (*Module)(nil) // review.go
+	_ engine.Provisioner    = (*Module)(nil)
+	_ engine.Loader         = (*Module)(nil)
+	_ engine.Starter        = (*Module)(nil)
+	_ engine.EventSink      = (*Module)(nil)
+	_ engine.PartMaker      = (*Module)(nil)
+	_ engine.Finisher       = (*Module)(nil)
+	_ engine.BoardWatcher   = (*Module)(nil) // timed.go
+	_ engine.BoardPartMaker = (*Module)(nil)
+	_ engine.SignalSink     = (*Module)(nil) // review.go
 )
 
 // Name implements engine.Module.
@@ -125,12 +146,17 @@ func (m *Module) Provision(h engine.Host) {
 	}
 }
 
-// Load implements engine.Loader: the endpoints.
+// Load implements engine.Loader: the endpoints, and the schedule of the
+// timed events (timed.go).
 func (m *Module) Load(ctx context.Context) error {
 	if m.store == nil {
 		return nil
 	}
-	return m.reload(ctx)
+	if err := m.reload(ctx); err != nil {
+		return err
+	}
+	m.loadTimed()
+	return nil
 }
 
 // reload reads the endpoints into a new snapshot.
@@ -265,12 +291,22 @@ func (m *Module) stored(evs []podium.WebhookEvent) {
 	m.Poke()
 }
 
-// BoardChanged implements engine.BoardWatcher: a board made or deleted.
-// A board's definition is stored by its own transaction, which no part
-// rides; its event is stored right after it, before the change is
-// answered. Every node that applies the change stores the event under the
-// same id, so one is kept.
+// BoardChanged implements engine.BoardWatcher: the timed events follow
+// every board's definition, whichever node changed it (timed.go). The
+// board events are not written here but in the change's transaction
+// (BoardParts), by the node that stores it.
 func (m *Module) BoardChanged(old, next *podium.Board) {
+	if m.store != nil {
+		m.tm.sch.boardChanged(old, next, m.host.Now(), m.cfg.TimedGrace) // timed.go
+	}
+}
+
+// BoardParts implements engine.BoardPartMaker: a board made or deleted is
+// an event written in the transaction that stores the change, so that it
+// is stored exactly when the change is. Only the node that stores the
+// change writes it (the others follow the change, and write nothing).
+func (m *Module) BoardParts(_ podium.Store, old, next *podium.Board) []podium.Part {
+	m.board = nil // the writer's: BoardStored reads it next
 	var (
 		typ string
 		b   *podium.Board
@@ -281,7 +317,7 @@ func (m *Module) BoardChanged(old, next *podium.Board) {
 	case old != nil && next == nil:
 		typ, b = TypeBoardDeleted, old
 	default:
-		return
+		return nil
 	}
 	// A board's creation time (and, with several nodes, its generation)
 	// tells it from an earlier board of the same id, deleted and made
@@ -293,22 +329,26 @@ func (m *Module) BoardChanged(old, next *podium.Board) {
 	}
 	ev, ok := m.newEvent(typ, b.ID, cause, at, boardData(b))
 	if !ok {
+		return nil
+	}
+	m.board = &ev
+	return []podium.Part{m.store.WebhookPart([]podium.WebhookEvent{ev})}
+}
+
+// BoardStored implements engine.BoardPartMaker: a board event committed
+// with its change is counted, and the worker woken to deliver it.
+func (m *Module) BoardStored(_, _ *podium.Board, err error) {
+	ev := m.board
+	m.board = nil
+	if ev == nil || err != nil {
 		return
 	}
-	batch := &podium.Batch{Parts: []podium.Part{m.store.WebhookPart([]podium.WebhookEvent{ev})}}
-	if err := m.host.Store().Commit(context.Background(), batch); err != nil {
-		m.m.lost.Inc()
-		m.log.Error("webhooks: board event not stored", "type", typ, "board", b.ID, "err", err)
-		return
-	}
-	m.m.events.WithLabelValues(typ).Inc()
-	m.Poke()
+	m.stored([]podium.WebhookEvent{*ev})
 }
 
 // metrics are the module's Prometheus metrics.
 type metrics struct {
 	events     *prometheus.CounterVec
-	lost       prometheus.Counter
 	deliveries *prometheus.CounterVec
 	attempts   *prometheus.CounterVec
 	lag        prometheus.Histogram
@@ -319,12 +359,8 @@ func newMetrics() metrics {
 	return metrics{
 		events: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "podium_webhook_events_total",
-			Help: "Webhook events this node wrote to the outbox, by type (the same event written by two nodes counts on each).",
+			Help: "Webhook events this node wrote to the outbox, by type.",
 		}, []string{"type"}),
-		lost: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "podium_webhook_events_lost_total",
-			Help: "Board events this node could not write to the outbox after the board's change was stored.",
-		}),
 		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "podium_webhook_deliveries_total",
 			Help: "Webhook deliveries this node ended, by outcome (delivered, failed after the retry window).",
@@ -346,5 +382,5 @@ func newMetrics() metrics {
 }
 
 func (x metrics) register(reg prometheus.Registerer) {
-	reg.MustRegister(x.events, x.lost, x.deliveries, x.attempts, x.lag, x.depth)
+	reg.MustRegister(x.events, x.deliveries, x.attempts, x.lag, x.depth)
 }

@@ -407,7 +407,7 @@ func TestEndpointInput(t *testing.T) {
 		{"Localhost", "http://localhost:8080/", []string{"leader.changed"}, ""},
 		{"Scheme", "file:///etc/passwd", []string{"leader.changed"}, ""},
 		{"NoTypes", "https://example.com/", []string{}, ""},
-		{"UnknownType", "https://example.com/", []string{"period.ended"}, ""},
+		{"UnknownType", "https://example.com/", []string{"period.started"}, ""},
 		{"Twice", "https://example.com/", []string{"leader.changed", "leader.changed"}, ""},
 		{"Prefix", "https://example.com/", []string{"leader.changed"}, "UPPER"},
 	} {

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/feed"
@@ -21,11 +23,12 @@ import (
 
 // pgNode is one node of a PostgreSQL cluster with the feed and webhooks.
 type pgNode struct {
-	eng *engine.Engine
-	m   *webhooks.Module
+	eng   *engine.Engine
+	m     *webhooks.Module
+	store *postgres.Store
 }
 
-func startPG(t *testing.T, dsn, env, name string, attempts chan<- string) pgNode {
+func startPG(t *testing.T, dsn, env, name string, attempts chan<- string, reg ...prometheus.Registerer) pgNode {
 	t.Helper()
 	ctx := context.Background()
 	st, err := postgres.Open(ctx, dsn, postgres.Options{})
@@ -43,13 +46,17 @@ func startPG(t *testing.T, dsn, env, name string, attempts chan<- string) pgNode
 	// poll (its own commits wake it at once).
 	m := webhooks.New(webhooks.Config{AllowPrivate: true, Poll: 50 * time.Millisecond,
 		Attempted: func(d podium.WebhookDelivery) { attempts <- name + " " + d.Event.ID + " " + d.Status }})
-	eng := engine.New(engine.Config{Store: st, Node: name, Broker: br, PollEvery: 50 * time.Millisecond, Logger: log,
-		Modules: []engine.Module{feed.New(feed.Config{}), m}})
+	cfg := engine.Config{Store: st, Node: name, Broker: br, PollEvery: 50 * time.Millisecond, Logger: log,
+		Modules: []engine.Module{feed.New(feed.Config{}), m}}
+	if len(reg) > 0 {
+		cfg.Registerer = reg[0]
+	}
+	eng := engine.New(cfg)
 	if err := eng.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { eng.Close() })
-	return pgNode{eng, m}
+	return pgNode{eng, m, st}
 }
 
 // On two PostgreSQL nodes: each change has exactly one event whichever

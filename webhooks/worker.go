@@ -71,6 +71,9 @@ func (m *Module) run(ctx context.Context) {
 	defer m.w.drains.Wait()
 	for {
 		m.round(ctx)
+		if _, err := m.EmitDue(ctx); err != nil && ctx.Err() == nil { // timed_emit.go
+			m.log.Warn("webhooks: timed events", "err", err)
+		}
 		select {
 		case <-ctx.Done():
 			return

@@ -15,6 +15,7 @@ import (
 	"github.com/podiumhq/podium/engine"
 	podiumhttp "github.com/podiumhq/podium/http"
 	"github.com/podiumhq/podium/redis"
+	"github.com/podiumhq/podium/webhooks"
 )
 
 // Config is the configuration of podium serve. Every field is a flag and a
@@ -61,6 +62,7 @@ type Config struct {
 	WebhookAllowPrivate bool
 	WebhookTimeout      time.Duration
 	WebhookWindow       time.Duration
+	WebhookPeriodTop    int
 	// OldPeriodsBytes bounds the periods older than each board's
 	// previous one kept in memory after a read; 0 keeps none.
 	OldPeriodsBytes int64
@@ -199,6 +201,7 @@ func (c *Config) flags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.WebhookAllowPrivate, "webhook-allow-private", false, "webhooks: allow endpoints in loopback, link-local and private ranges (refused by default: SSRF)")
 	fs.DurationVar(&c.WebhookTimeout, "webhook-timeout", 10*time.Second, "webhooks: how long one delivery attempt may take")
 	fs.DurationVar(&c.WebhookWindow, "webhook-retry-window", 24*time.Hour, "webhooks: how long a failed delivery is retried (exponential backoff with jitter) before it is marked failed")
+	fs.IntVar(&c.WebhookPeriodTop, "webhook-period-top", webhooks.DefaultPeriodTop, "webhooks: how many entries a period.ended event lists (and teams a contest event), 1 to 100")
 	fs.IntVar(&c.FeedCap, "feed-cap", 200, "activity feed: events kept per board (older ones are pruned; GET /v1/feed's largest limit)")
 	c.RateLimit.flags(fs) // ratelimit.go
 	c.Evidence.flags(fs)  // evidence.go
@@ -289,6 +292,9 @@ func (c *Config) validate() error {
 	}
 	if c.IdempotencyTTL != 0 && c.IdempotencyTTL < 24*time.Hour {
 		return usagef("serve", "--idempotency-ttl must be at least 24h (the API keeps an answer a day at least)")
+	}
+	if c.WebhookPeriodTop < 0 || c.WebhookPeriodTop > webhooks.MaxPeriodTop { // 0: the default
+		return usagef("serve", "--webhook-period-top must be from 1 to %d", webhooks.MaxPeriodTop)
 	}
 	if c.FeedCap > maxFeedCap {
 		return usagef("serve", "--feed-cap must be at most %d", maxFeedCap)

@@ -138,7 +138,7 @@ func (m *Main) Open(ctx context.Context) (err error) {
 			Sessions: sessions.Config{TTL: m.Config.SessionTTL, MaxTTL: m.Config.SessionMaxTTL, Cap: m.Config.SessionCap},
 			Contests: ctf.ModuleConfig{Broker: m.Broker, Node: m.Config.Node, PollEvery: m.Config.PollEvery},
 			Webhooks: webhooks.Config{AllowPrivate: m.Config.WebhookAllowPrivate, Timeout: m.Config.WebhookTimeout,
-				Backoff: webhooks.Backoff{Window: m.Config.WebhookWindow}}})})
+				Backoff: webhooks.Backoff{Window: m.Config.WebhookWindow}, PeriodTop: m.Config.WebhookPeriodTop}})})
 	m.Engine.Keys().SetAdminSecret(adminKey)
 	m.Contests = contestService(m.Engine) // contests.go
 	m.Hub = stream.New(podiumhttp.StreamSource(m.Engine), stream.Config{Coalesce: m.Config.Coalesce,

@@ -423,7 +423,7 @@ export type PlayerPut = {
 };
 
 /** The event types the endpoint receives (see `webhooks`); `personal_best` is high volume. */
-export type WebhookTypes = Array<"leader.changed" | "personal_best" | "tournament.settled" | "board.created" | "board.deleted" | "review.held" | "review.decided">;
+export type WebhookTypes = Array<"leader.changed" | "personal_best" | "tournament.settled" | "board.created" | "board.deleted" | "review.held" | "review.decided" | "period.ended" | "contest.frozen" | "contest.ended">;
 
 export type Webhook = {
   id: string;
