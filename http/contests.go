@@ -419,16 +419,12 @@ func (s *contestHandlers) contestAttempts(w http.ResponseWriter, r *http.Request
 // appendContestProblems appends the contest_differences of POST
 // /v1/admin/check.
 func appendContestProblems(b []byte, ps []ctf.Problem) []byte {
-	b = append(b, `,"contest_differences":[`...)
-	for i, p := range ps {
-		if i > 0 {
-			b = append(b, ',')
-		}
+	b = appendList(append(b, `,"contest_differences":[`...), ps, func(b []byte, p *ctf.Problem) []byte {
 		b = append(b, `{"contest":`...)
 		b = appendString(b, p.Contest)
 		b = append(b, `,"what":`...)
 		b = appendString(b, p.What)
-		b = append(b, '}')
-	}
+		return append(b, '}')
+	})
 	return append(b, ']')
 }

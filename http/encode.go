@@ -237,3 +237,15 @@ func appendHundredths(b []byte, h int) []byte {
 	b = strconv.AppendInt(b, int64(h/100), 10)
 	return append(b, '.', byte('0'+h%100/10), byte('0'+h%10))
 }
+
+// appendList appends the elements of list, comma-separated, each by item
+// (the inside of a JSON array: the caller writes the brackets).
+func appendList[T any](b []byte, list []T, item func(b []byte, v *T) []byte) []byte {
+	for i := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = item(b, &list[i])
+	}
+	return b
+}

@@ -162,13 +162,7 @@ func (s *sessionHandlers) listSessions(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
-	b := []byte(`{"sessions":[`)
-	for i := range list {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendSession(b, &list[i], "")
-	}
+	b := appendList([]byte(`{"sessions":[`), list, func(b []byte, s *podium.Session) []byte { return appendSession(b, s, "") })
 	writeJSON(w, http.StatusOK, append(b, "]}"...))
 	return nil
 }

@@ -195,13 +195,7 @@ func (s *webhookHandlers) listEndpoints(w http.ResponseWriter, r *http.Request) 
 	if err != nil {
 		return err
 	}
-	b := []byte(`{"webhooks":[`)
-	for i := range eps {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendEndpoint(b, &eps[i], "")
-	}
+	b := appendList([]byte(`{"webhooks":[`), eps, func(b []byte, ep *podium.WebhookEndpoint) []byte { return appendEndpoint(b, ep, "") })
 	writeJSON(w, http.StatusOK, append(b, "]}"...))
 	return nil
 }
@@ -294,13 +288,7 @@ func (s *webhookHandlers) deliveries(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	b := []byte(`{"deliveries":[`)
-	for i := range ds {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendDelivery(b, &ds[i])
-	}
+	b := appendList([]byte(`{"deliveries":[`), ds, appendDelivery)
 	b = append(b, ']')
 	if len(ds) == limit {
 		b = append(b, `,"next_before":`...)

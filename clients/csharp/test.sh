@@ -14,11 +14,21 @@ trap 'rm -rf "$out"' EXIT
 echo "csharp: building podium"
 (cd "$repo" && go build -o "$out/podium" ./cmd/podium)
 
-echo "csharp: compiling the library, the tests and README's Unity example (C# 7, warnings are errors)"
+echo "csharp: compiling the library, the tests (with docs/API.md's webhook snippet) and README's Unity example (C# 7, warnings are errors)"
 mcs -target:library -langversion:7 -warnaserror+ -nologo -r:System.Net.Http.dll \
   -doc:"$out/Podium.xml" -out:"$out/Podium.dll" "$here"/src/*.cs
+# docs/API.md's C# webhook verification snippet, as published, added to the
+# tests' class (the WebhookSnippet test calls it).
+awk '/^```csharp$/ { buf = ""; inb = 1; next }
+     inb && /^```$/ { if (buf ~ /^\/\/ C# \(/) printf "%s", buf; inb = 0; next }
+     inb { buf = buf $0 "\n" }' "$repo/docs/API.md" >"$out/snippet.txt"
+grep -q 'static bool Verify(' "$out/snippet.txt"
+{ grep '^using ' "$out/snippet.txt"
+  echo 'namespace Podium.Tests { static partial class Program {'
+  grep -v '^using ' "$out/snippet.txt"
+  echo '} }'; } >"$out/WebhookSnippet.cs"
 mcs -langversion:7 -warnaserror+ -nologo -r:"$out/Podium.dll" -r:System.Net.Http.dll \
-  -out:"$out/Podium.Tests.exe" "$here"/tests/*.cs
+  -out:"$out/Podium.Tests.exe" "$here"/tests/*.cs "$out/WebhookSnippet.cs"
 
 # README.md's Unity example, against stubs of the few UnityEngine types it uses.
 awk '/^```csharp$/ { buf = ""; inb = 1; next }

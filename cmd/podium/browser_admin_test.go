@@ -128,6 +128,10 @@ func TestBrowserAdminConsole(t *testing.T) {
 	if st, _ := call("GET", "/v1/review?limit=1", browserAdminKey, ""); st != 404 {
 		wantTabs += "|Moderation"
 	}
+	// So does the Webhooks tab on a server that keeps webhooks.
+	if st, _ := call("GET", "/v1/webhooks", browserAdminKey, ""); st == 200 {
+		wantTabs += "|Webhooks"
+	}
 	wait(5*time.Second, `return Array.from(document.querySelectorAll("#tabs [role=tab]"), (b) => b.hidden ? "" : b.textContent).filter(Boolean).join("|");`,
 		is(wantTabs), "the tabs")
 	wait(5*time.Second, text("#panel-boards .empty"), has("No boards yet"), "the empty board list")

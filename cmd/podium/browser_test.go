@@ -286,12 +286,15 @@ func (a browserAPI) submit(board, player string, keys ...int64) {
 // directory and the browser tests' admin key, closes it when t ends
 // (printing its log if t failed), and returns its base URL and an API
 // caller.
-func startBrowserServer(t *testing.T) (string, browserAPI) {
+func startBrowserServer(t *testing.T, configure ...func(*Config)) (string, browserAPI) {
 	t.Helper()
 	addr := "127.0.0.1:" + strconv.Itoa(browserFreePort(t))
 	var serverLog browserOutput
 	m := &Main{Config: Config{Addr: addr, Data: t.TempDir(), Sync: "normal", AdminKey: browserAdminKey,
 		Shutdown: 2 * time.Second, LogLevel: "warn"}, Stderr: &serverLog}
+	for _, f := range configure {
+		f(&m.Config)
+	}
 	if err := m.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}

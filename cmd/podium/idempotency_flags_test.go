@@ -1,7 +1,6 @@
 package main
 
 import (
-	"io"
 	"testing"
 	"time"
 
@@ -13,21 +12,15 @@ import (
 // engine's budget, 0 reaches the engine as "keep none", and a negative
 // size is refused. Both come from the environment too.
 func TestIdempotencyFlags(t *testing.T) {
-	parsed := func(args ...string) (Config, error) {
-		var c Config
-		fs := newFlagSet("serve", "", io.Discard)
-		c.flags(fs)
-		return c, parse(fs, args)
-	}
-	c, err := parsed()
+	c, err := parseServe()
 	if err != nil || c.IdempotencyTTL != 48*time.Hour || c.idempotencyBytes() != engine.DefaultIdempotencyBytes || c.validate() != nil {
 		t.Fatalf("defaults: %v %d (%v, %v)", c.IdempotencyTTL, c.idempotencyBytes(), err, c.validate())
 	}
-	if c, err = parsed("--idempotency-bytes", "0"); err != nil || c.idempotencyBytes() >= 0 {
+	if c, err = parseServe("--idempotency-bytes", "0"); err != nil || c.idempotencyBytes() >= 0 {
 		t.Fatalf("0 keeps none: engine gets %d (%v)", c.idempotencyBytes(), err)
 	}
 	for _, bad := range [][]string{{"--idempotency-ttl", "23h"}, {"--idempotency-bytes", "-1"}} {
-		if c, err = parsed(bad...); err != nil {
+		if c, err = parseServe(bad...); err != nil {
 			t.Fatal(err)
 		}
 		if err := c.validate(); err == nil {
@@ -36,7 +29,7 @@ func TestIdempotencyFlags(t *testing.T) {
 	}
 	t.Setenv("PODIUM_IDEMPOTENCY_TTL", "72h")
 	t.Setenv("PODIUM_IDEMPOTENCY_BYTES", "1048576")
-	if c, err = parsed(); err != nil || c.IdempotencyTTL != 72*time.Hour || c.idempotencyBytes() != 1<<20 || c.validate() != nil {
+	if c, err = parseServe(); err != nil || c.IdempotencyTTL != 72*time.Hour || c.idempotencyBytes() != 1<<20 || c.validate() != nil {
 		t.Fatalf("from the environment: %v %d (%v)", c.IdempotencyTTL, c.idempotencyBytes(), err)
 	}
 }

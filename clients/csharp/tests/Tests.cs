@@ -12,7 +12,7 @@ using System.Threading.Tasks;
 
 namespace Podium.Tests
 {
-    static class Program
+    static partial class Program
     {
         static Server server;
         static PodiumClient admin;
@@ -22,6 +22,7 @@ namespace Podium.Tests
             var tests = new List<KeyValuePair<string, Func<Task>>>
             {
                 T("Json", Json),
+                T("WebhookSnippet", WebhookSnippet),
                 T("RetryPolicyKinds", RetryPolicyKinds),
                 T("SubmitAndRead", SubmitAndRead),
                 T("SubmitRetrySameKey", SubmitRetrySameKey),
