@@ -2,8 +2,6 @@ package webhooks
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"log/slog"
 	"strconv"
@@ -73,7 +71,7 @@ type Module struct {
 	log    *slog.Logger
 	store  podium.WebhookStore // nil: the store keeps no webhooks; the module is off
 	lease  leaser              // nil: no lease (one node)
-	holder string              // this node's name for the lease
+	holder string              // the lease's holder: this node's name
 
 	// eps is the endpoints now, read by the writer without a lock.
 	eps atomic.Pointer[endpointSet]
@@ -127,10 +125,7 @@ func New(c Config) *Module {
 		c.TimedGrace = DefaultTimedGrace
 	}
 	g := Guard{AllowPrivate: c.AllowPrivate}
-	var id [8]byte
-	_, _ = rand.Read(id[:])
-	m := &Module{cfg: c, guard: g, client: NewClient(g, c.Timeout), holder: "webhooks-" + hex.EncodeToString(id[:]),
-		poke: make(chan struct{}, 1)}
+	m := &Module{cfg: c, guard: g, client: NewClient(g, c.Timeout), poke: make(chan struct{}, 1)}
 	m.eps.Store(&endpointSet{})
 	return m
 }
@@ -154,6 +149,11 @@ func (m *Module) Name() string { return "webhooks" }
 // the metrics.
 func (m *Module) Provision(h engine.Host) {
 	m.host, m.log = h, h.Logger()
+	// The lease's holder is the node's name, as the settlement's is: a
+	// node restarted after a crash (one SQLite node is always "local")
+	// takes back the lease it held at once, rather than waiting out the
+	// TTL of its own dead process.
+	m.holder = "webhooks/" + h.Node()
 	ws, ok := h.Store().(podium.WebhookStore)
 	if !ok {
 		return

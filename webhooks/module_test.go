@@ -518,3 +518,24 @@ func TestTournamentSettled(t *testing.T) {
 		t.Fatalf("body = %s (%v)", q.body, err)
 	}
 }
+
+// A node restarted after a crash delivers at once: the lease its dead
+// process left, unexpired, is its own (the holder is the node's name), so
+// it does not wait out the TTL. The clock stands still, so with any other
+// holder the lease would never expire and nothing would be delivered.
+func TestRestartTakesBackItsLease(t *testing.T) {
+	st := open(t)
+	e := start(t, st, webhooks.Config{AllowPrivate: true})
+	// What a process killed while it delivered leaves: the lease, held
+	// for another minute, by this node.
+	if _, ok, err := podium.TourneyStore(st).AcquireLease(context.Background(), "webhooks", "webhooks/local", e.clk.Now(), time.Minute); err != nil || !ok {
+		t.Fatalf("AcquireLease = %v, %v", ok, err)
+	}
+	e.board("b")
+	rcv := newReceiver(t, http.StatusOK)
+	ep := e.endpoint(rcv.srv.URL, "", webhooks.TypeLeaderChanged)
+	e.submit("b", "alice", 1)
+	if d := e.next(ep.ID); d.Status != podium.WebhookDelivered {
+		t.Fatalf("delivery = %+v", d)
+	}
+}
