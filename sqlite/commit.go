@@ -43,6 +43,8 @@ const (
 type writeStmts struct {
 	sub, entry, idem []*sql.Stmt
 	feed             []*sql.Stmt // feed.go
+	whEvent          []*sql.Stmt // webhooks.go
+	whDelivery       []*sql.Stmt
 	del              *sql.Stmt
 }
 
@@ -66,6 +68,14 @@ func (ws *writeStmts) prepare(db *sql.DB) error {
 			return err
 		}
 		ws.feed = append(ws.feed, st)
+		if st, err = prep(insertWebhookEvent + rows(webhookEventRow, n) + insertWebhookEventEnd); err != nil {
+			return err
+		}
+		ws.whEvent = append(ws.whEvent, st)
+		if st, err = prep(insertWebhookDelivery + rows(webhookDeliveryRow, n) + insertWebhookDeliveryEnd); err != nil {
+			return err
+		}
+		ws.whDelivery = append(ws.whDelivery, st)
 	}
 	var err error
 	ws.del, err = prep(deleteEntry)
@@ -73,7 +83,7 @@ func (ws *writeStmts) prepare(db *sql.DB) error {
 }
 
 func (ws *writeStmts) close() {
-	for _, group := range [][]*sql.Stmt{ws.sub, ws.entry, ws.idem, ws.feed, {ws.del}} {
+	for _, group := range [][]*sql.Stmt{ws.sub, ws.entry, ws.idem, ws.feed, ws.whEvent, ws.whDelivery, {ws.del}} {
 		for _, st := range group {
 			if st != nil {
 				st.Close()

@@ -15,12 +15,21 @@ var _ podium.WebhookStore = (*Store)(nil)
 // webhookRows is the Store's webhooks (podium.WebhookStore).
 type webhookRows struct{ *Store }
 
+// The outbox's statements, one per chunk size (writeStmts.prepare, in
+// execChunks): an event is kept as first stored; a delivery is made from
+// its event's row (its seq and time), unless the endpoint has one of it.
 const (
-	insertWebhookEvent = `INSERT INTO webhook_events (id, type, board, at_ms, payload) VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT (id) DO NOTHING`
+	insertWebhookEvent    = "INSERT INTO webhook_events (id, type, board, at_ms, payload) VALUES "
+	webhookEventRow       = "(?,?,?,?,?)"
+	insertWebhookEventEnd = " ON CONFLICT (id) DO NOTHING"
 	insertWebhookDelivery = `INSERT INTO webhook_deliveries (endpoint, event, seq, status, attempts, born_ms, next_ms,
 		last_error, last_status, latency_ms, updated_ms)
-		SELECT ?, id, seq, 'pending', 0, at_ms, at_ms, '', 0, 0, at_ms FROM webhook_events WHERE id = ?
+		SELECT v.column1, e.id, e.seq, 'pending', 0, e.at_ms, e.at_ms, '', 0, 0, e.at_ms
+		FROM (VALUES `
+	webhookDeliveryRow = "(?,?)"
+	// WHERE true: SQLite reads an ON CONFLICT after a join's ON as the
+	// join's otherwise.
+	insertWebhookDeliveryEnd = `) AS v JOIN webhook_events e ON e.id = v.column2 WHERE true
 		ON CONFLICT (endpoint, event) DO NOTHING`
 )
 
@@ -39,19 +48,31 @@ func (p *webhookPart) Len() int       { return len(p.evs) }
 func (p *webhookPart) Check() error   { return podium.CheckWebhookEvents(p.evs) }
 func (p *webhookPart) madeBy() *Store { return p.s }
 
-// write stores the events and their deliveries in commit's transaction:
-// a few rows a commit, at most, so a statement each.
+// write stores the events and their deliveries in commit's transaction,
+// with the commit path's prepared statements, many rows a statement (a
+// statement a row, prepared each time, made an outbox row cost more than
+// the score that caused it: BENCHMARKS.md, issue 20).
 func (p *webhookPart) write(ctx context.Context, tx *sql.Tx) error {
-	for i := range p.evs {
-		ev := &p.evs[i]
-		if _, err := tx.ExecContext(ctx, insertWebhookEvent, ev.ID, ev.Type, ev.Board, podium.Millis(ev.At), string(ev.Payload)); err != nil {
-			return fmt.Errorf("webhook events: %w", err)
+	evs := p.evs
+	err := p.s.execChunks(ctx, tx, p.s.ws.whEvent, len(evs), func(args []any, i int) []any {
+		ev := &evs[i]
+		return append(args, ev.ID, ev.Type, ev.Board, podium.Millis(ev.At), string(ev.Payload))
+	})
+	if err != nil {
+		return fmt.Errorf("webhook events: %w", err)
+	}
+	type delivery struct{ endpoint, event string }
+	var ds []delivery
+	for i := range evs {
+		for _, ep := range evs[i].Endpoints {
+			ds = append(ds, delivery{ep, evs[i].ID})
 		}
-		for _, ep := range ev.Endpoints {
-			if _, err := tx.ExecContext(ctx, insertWebhookDelivery, ep, ev.ID); err != nil {
-				return fmt.Errorf("webhook deliveries: %w", err)
-			}
-		}
+	}
+	err = p.s.execChunks(ctx, tx, p.s.ws.whDelivery, len(ds), func(args []any, i int) []any {
+		return append(args, ds[i].endpoint, ds[i].event)
+	})
+	if err != nil {
+		return fmt.Errorf("webhook deliveries: %w", err)
 	}
 	return nil
 }
