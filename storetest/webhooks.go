@@ -242,6 +242,43 @@ func testWebhooks(t *testing.T, open func(*testing.T) podium.Store) {
 		}
 	})
 
+	// A commit of many events (a store may write them many rows a
+	// statement): every event once, in order, each endpoint's delivery
+	// once, even with an id twice in the same part.
+	t.Run("ManyInOneCommit", func(t *testing.T) {
+		s := open(t)
+		ws := webhookStore(t, s)
+		var evs []podium.WebhookEvent
+		var want []string
+		for i := range 150 {
+			id := fmt.Sprintf("m%03d", i)
+			evs = append(evs, webhookEvent(id, int64(i+1), "x", "y"))
+			want = append(want, id)
+		}
+		dup := webhookEvent("m007", 999, "x", "z")
+		dup.Payload = json.RawMessage(`{"second":true}`)
+		evs = append(evs, dup)
+		commit(t, s, &podium.Batch{Parts: []podium.Part{ws.WebhookPart(evs)}})
+		ds, err := ws.WebhookQueue(ctx, "x", 1000)
+		if err != nil || len(ds) != 150 {
+			t.Fatalf("WebhookQueue(x) = %d deliveries, %v; want 150", len(ds), err)
+		}
+		for i, d := range ds {
+			if d.Event.ID != want[i] || (i > 0 && d.Event.Seq <= ds[i-1].Event.Seq) {
+				t.Fatalf("delivery %d of x = %s (seq %d); want %s in seq order", i, d.Event.ID, d.Event.Seq, want[i])
+			}
+		}
+		if string(ds[7].Event.Payload) != `{"board":"a","id":"m007"}` {
+			t.Fatalf("m007 = %s; want the first stored", ds[7].Event.Payload)
+		}
+		if zs, _ := ws.WebhookQueue(ctx, "z", 10); len(zs) != 1 || zs[0].Event.ID != "m007" {
+			t.Fatalf("queue of z = %+v; want m007 alone", zs)
+		}
+		if n, err := ws.WebhookDepth(ctx); n != 301 || err != nil {
+			t.Fatalf("WebhookDepth = %d, %v; want 301", n, err)
+		}
+	})
+
 	t.Run("Budget", func(t *testing.T) {
 		s := open(t)
 		ws := webhookStore(t, s)
