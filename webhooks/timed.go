@@ -144,13 +144,6 @@ func (s *schedule) set(k dueKey, at, due time.Time) {
 	s.setLocked(k, at, due)
 }
 
-func (s *schedule) drop(k dueKey) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.cur, k)
-	delete(s.contests, k)
-}
-
 // pendingLocked reports whether k's instant has passed and waits for its
 // event: a change of the board must not move it past that instant.
 func (s *schedule) pendingLocked(k dueKey, now time.Time) bool {
