@@ -2,9 +2,7 @@ package webhooks_test
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -16,7 +14,6 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
-	"github.com/podiumhq/podium/internal/pgtest"
 	"github.com/podiumhq/podium/sqlite"
 	"github.com/podiumhq/podium/webhooks"
 )
@@ -127,9 +124,8 @@ func TestBoardEventsAtomic(t *testing.T) {
 }
 
 func TestBoardEventsAtomicPostgres(t *testing.T) {
-	dsn, schema := pgtest.Schema(t)
-	dsn = pgtest.WithParam(t, dsn, "application_name", schema)
-	n := startPG(t, dsn, newEnv(), "a", make(chan string, 100))
+	dsn, env := pgCluster(t)
+	n := startPG(t, dsn, env, "a", make(chan string, 100))
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
@@ -149,19 +145,11 @@ func TestBoardEventsAtomicPostgres(t *testing.T) {
 	})
 }
 
-func newEnv() string {
-	var b [4]byte
-	rand.Read(b[:])
-	return "test-" + hex.EncodeToString(b[:])
-}
-
 // On two PostgreSQL nodes, each board made or deleted, on either node, is
 // one event in the outbox, written by the node that made the change (in
 // its transaction) and by no node that follows it.
 func TestTwoNodesBoardEventsPostgres(t *testing.T) {
-	dsn, schema := pgtest.Schema(t)
-	dsn = pgtest.WithParam(t, dsn, "application_name", schema)
-	env := newEnv()
+	dsn, env := pgCluster(t)
 	attempts := make(chan string, 100)
 	regs := []*prometheus.Registry{prometheus.NewRegistry(), prometheus.NewRegistry()}
 	a := startPG(t, dsn, env, "a", attempts, regs[0])

@@ -2,8 +2,6 @@ package webhooks_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -15,8 +13,6 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
-	"github.com/podiumhq/podium/internal/pgtest"
-	"github.com/podiumhq/podium/postgres"
 	"github.com/podiumhq/podium/review"
 	"github.com/podiumhq/podium/sqlite"
 	"github.com/podiumhq/podium/webhooks"
@@ -222,26 +218,9 @@ func TestReviewEvents(t *testing.T) {
 // webhooks.
 func startReviewPG(t *testing.T, dsn, env, name string) (*engine.Engine, *review.Module, *webhooks.Module) {
 	t.Helper()
-	ctx := context.Background()
-	st, err := postgres.Open(ctx, dsn, postgres.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	br, err := postgres.NewBroker(dsn, postgres.BrokerOptions{Env: env, Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { br.Close() })
 	m := webhooks.New(webhooks.Config{AllowPrivate: true, Poll: time.Hour})
 	rv := review.New()
-	eng := engine.New(engine.Config{Store: st, Node: name, Broker: br, PollEvery: 50 * time.Millisecond, Logger: log,
-		Modules: []engine.Module{rv, m}})
-	if err := eng.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { eng.Close() })
+	eng, _ := startPGNode(t, dsn, env, name, func(c *engine.Config) { c.Modules = []engine.Module{rv, m} })
 	return eng, rv, m
 }
 
@@ -249,11 +228,7 @@ func startReviewPG(t *testing.T, dsn, env, name string) (*engine.Engine, *review
 // holds it; a decision, on either node, is one review.decided, also when
 // both nodes decide the same item at once (one wins).
 func TestReviewEventsTwoNodesPostgres(t *testing.T) {
-	dsn, schema := pgtest.Schema(t)
-	dsn = pgtest.WithParam(t, dsn, "application_name", schema)
-	var b [4]byte
-	rand.Read(b[:])
-	env := "test-" + hex.EncodeToString(b[:])
+	dsn, env := pgCluster(t)
 	ea, ra, ma := startReviewPG(t, dsn, env, "a")
 	eb, rb, mb := startReviewPG(t, dsn, env, "b")
 	ctx := context.Background()

@@ -30,6 +30,38 @@ type pgNode struct {
 
 func startPG(t *testing.T, dsn, env, name string, attempts chan<- string, reg ...prometheus.Registerer) pgNode {
 	t.Helper()
+	// The lease holder finds what another node committed at its next
+	// poll (its own commits wake it at once).
+	m := webhooks.New(webhooks.Config{AllowPrivate: true, Poll: 50 * time.Millisecond,
+		Attempted: func(d podium.WebhookDelivery) { attempts <- name + " " + d.Event.ID + " " + d.Status }})
+	eng, st := startPGNode(t, dsn, env, name, func(c *engine.Config) {
+		c.Modules = []engine.Module{feed.New(feed.Config{}), m}
+		if len(reg) > 0 {
+			c.Registerer = reg[0]
+		}
+	})
+	return pgNode{eng, m, st}
+}
+
+// pgCluster is a fresh schema's DSN and a broker env of its own: what the
+// nodes of one test share.
+func pgCluster(t *testing.T) (dsn, env string) {
+	t.Helper()
+	dsn, schema := pgtest.Schema(t)
+	return pgtest.WithParam(t, dsn, "application_name", schema), newEnv()
+}
+
+func newEnv() string {
+	var b [4]byte
+	rand.Read(b[:])
+	return "test-" + hex.EncodeToString(b[:])
+}
+
+// startPGNode starts node name of the cluster (dsn, env): its store,
+// broker and engine, with what set adds to the engine's config (its
+// modules, a clock), all closed when the test ends.
+func startPGNode(t *testing.T, dsn, env, name string, set func(*engine.Config)) (*engine.Engine, *postgres.Store) {
+	t.Helper()
 	ctx := context.Background()
 	st, err := postgres.Open(ctx, dsn, postgres.Options{})
 	if err != nil {
@@ -42,32 +74,21 @@ func startPG(t *testing.T, dsn, env, name string, attempts chan<- string, reg ..
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { br.Close() })
-	// The lease holder finds what another node committed at its next
-	// poll (its own commits wake it at once).
-	m := webhooks.New(webhooks.Config{AllowPrivate: true, Poll: 50 * time.Millisecond,
-		Attempted: func(d podium.WebhookDelivery) { attempts <- name + " " + d.Event.ID + " " + d.Status }})
-	cfg := engine.Config{Store: st, Node: name, Broker: br, PollEvery: 50 * time.Millisecond, Logger: log,
-		Modules: []engine.Module{feed.New(feed.Config{}), m}}
-	if len(reg) > 0 {
-		cfg.Registerer = reg[0]
-	}
+	cfg := engine.Config{Store: st, Node: name, Broker: br, PollEvery: 50 * time.Millisecond, Logger: log}
+	set(&cfg)
 	eng := engine.New(cfg)
 	if err := eng.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { eng.Close() })
-	return pgNode{eng, m, st}
+	return eng, st
 }
 
 // On two PostgreSQL nodes: each change has exactly one event whichever
 // node made it (a board's creation, which both nodes apply, included),
 // and one node at a time, under the lease, delivers each once.
 func TestTwoNodesPostgres(t *testing.T) {
-	dsn, schema := pgtest.Schema(t)
-	dsn = pgtest.WithParam(t, dsn, "application_name", schema)
-	var b [4]byte
-	rand.Read(b[:])
-	env := "test-" + hex.EncodeToString(b[:])
+	dsn, env := pgCluster(t)
 	attempts := make(chan string, 100)
 	a := startPG(t, dsn, env, "a", attempts)
 	bn := startPG(t, dsn, env, "b", attempts)

@@ -2,11 +2,7 @@ package webhooks_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net/http"
 	"testing"
 	"time"
@@ -14,7 +10,6 @@ import (
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/feed"
-	"github.com/podiumhq/podium/internal/pgtest"
 	"github.com/podiumhq/podium/postgres"
 	"github.com/podiumhq/podium/webhooks"
 )
@@ -24,26 +19,11 @@ import (
 // timed events) every 50 ms.
 func startPGClock(t *testing.T, dsn, env, name string, clk *clock, attempts chan<- podium.WebhookDelivery) (*engine.Engine, *webhooks.Module, *postgres.Store) {
 	t.Helper()
-	ctx := context.Background()
-	st, err := postgres.Open(ctx, dsn, postgres.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	br, err := postgres.NewBroker(dsn, postgres.BrokerOptions{Env: env, Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { br.Close() })
 	m := webhooks.New(webhooks.Config{AllowPrivate: true, Poll: 50 * time.Millisecond,
 		Attempted: func(d podium.WebhookDelivery) { attempts <- d }})
-	eng := engine.New(engine.Config{Store: st, Node: name, Broker: br, PollEvery: 50 * time.Millisecond, Logger: log, Now: clk.Now,
-		Modules: []engine.Module{feed.New(feed.Config{}), m}})
-	if err := eng.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { eng.Close() })
+	eng, st := startPGNode(t, dsn, env, name, func(c *engine.Config) {
+		c.Now, c.Modules = clk.Now, []engine.Module{feed.New(feed.Config{}), m}
+	})
 	return eng, m, st
 }
 
@@ -51,11 +31,7 @@ func startPGClock(t *testing.T, dsn, env, name string, clk *clock, attempts chan
 // end is one period.ended event, delivered once, whose top holds the
 // scores both nodes took (the last one, node b's, just before the end).
 func TestPeriodEndedTwoNodesPostgres(t *testing.T) {
-	dsn, schema := pgtest.Schema(t)
-	dsn = pgtest.WithParam(t, dsn, "application_name", schema)
-	var b [4]byte
-	rand.Read(b[:])
-	env := "test-" + hex.EncodeToString(b[:])
+	dsn, env := pgCluster(t)
 	clk := &clock{t: time.Date(2026, 12, 1, 23, 0, 0, 0, time.UTC)}
 	attempts := make(chan podium.WebhookDelivery, 100)
 	a, am, st := startPGClock(t, dsn, env, "a", clk, attempts)
