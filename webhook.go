@@ -146,8 +146,6 @@ type WebhookStore interface {
 	// RedeliverWebhooks makes the deliveries r selects pending again, due
 	// at now with a new retry window from now; it returns how many.
 	RedeliverWebhooks(ctx context.Context, r WebhookRedelivery, now time.Time) (int, error)
-	// WebhookDepth returns the number of pending deliveries.
-	WebhookDepth(ctx context.Context) (int, error)
 	// WebhookBacklog returns the number of pending deliveries of each
 	// endpoint that has any.
 	WebhookBacklog(ctx context.Context) (map[string]int, error)

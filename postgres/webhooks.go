@@ -165,15 +165,6 @@ func (s webhookRows) RedeliverWebhooks(ctx context.Context, r podium.WebhookRede
 	return int(tag.RowsAffected()), nil
 }
 
-// WebhookDepth returns the number of pending deliveries.
-func (s webhookRows) WebhookDepth(ctx context.Context) (int, error) {
-	var n int64
-	if err := s.pool.QueryRow(ctx, sqlstore.WebhookDepth.Postgres).Scan(&n); err != nil {
-		return 0, fmt.Errorf("webhook depth: %w", err)
-	}
-	return int(n), nil
-}
-
 // WebhookBacklog returns the pending deliveries of each endpoint.
 func (s webhookRows) WebhookBacklog(ctx context.Context) (map[string]int, error) {
 	rows, err := s.pool.Query(ctx, sqlstore.WebhookBacklog.Postgres)

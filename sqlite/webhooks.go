@@ -209,15 +209,6 @@ func (s webhookRows) RedeliverWebhooks(ctx context.Context, r podium.WebhookRede
 	return int(n), s.durable(ctx)
 }
 
-// WebhookDepth returns the number of pending deliveries.
-func (s webhookRows) WebhookDepth(ctx context.Context) (int, error) {
-	var n int
-	if err := s.r.QueryRowContext(ctx, sqlstore.WebhookDepth.SQLite).Scan(&n); err != nil {
-		return 0, fmt.Errorf("webhook depth: %w", err)
-	}
-	return n, nil
-}
-
 // WebhookBacklog returns the pending deliveries of each endpoint.
 func (s webhookRows) WebhookBacklog(ctx context.Context) (map[string]int, error) {
 	rows, err := s.r.QueryContext(ctx, sqlstore.WebhookBacklog.SQLite)

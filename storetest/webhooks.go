@@ -45,6 +45,16 @@ func webhookEvent(id string, atMS int64, endpoints ...string) podium.WebhookEven
 		Payload: json.RawMessage(`{"board":"a","id":"` + id + `"}`), Endpoints: endpoints}
 }
 
+// webhookDepth is the number of pending deliveries, every endpoint's.
+func webhookDepth(s podium.WebhookStore) (int, error) {
+	backlog, err := s.WebhookBacklog(ctx)
+	n := 0
+	for _, k := range backlog {
+		n += k
+	}
+	return n, err
+}
+
 func webhookQueue(t *testing.T, s podium.WebhookStore, endpoint string) []string {
 	t.Helper()
 	ds, err := s.WebhookQueue(ctx, endpoint, 100)
@@ -163,8 +173,8 @@ func testWebhooks(t *testing.T, open func(*testing.T) podium.Store) {
 			!zs[0].Event.At.Equal(msAt(1)) {
 			t.Fatalf("queue of z = %+v; want e1 as first stored", zs)
 		}
-		if n, err := ws.WebhookDepth(ctx); n != 5 || err != nil {
-			t.Fatalf("WebhookDepth = %d, %v; want 5", n, err)
+		if n, err := webhookDepth(ws); n != 5 || err != nil {
+			t.Fatalf("pending deliveries = %d, %v; want 5", n, err)
 		}
 
 		// Outcomes: delivered leaves the queue, a retry stays in it.
@@ -274,8 +284,8 @@ func testWebhooks(t *testing.T, open func(*testing.T) podium.Store) {
 		if zs, _ := ws.WebhookQueue(ctx, "z", 10); len(zs) != 1 || zs[0].Event.ID != "m007" {
 			t.Fatalf("queue of z = %+v; want m007 alone", zs)
 		}
-		if n, err := ws.WebhookDepth(ctx); n != 301 || err != nil {
-			t.Fatalf("WebhookDepth = %d, %v; want 301", n, err)
+		if n, err := webhookDepth(ws); n != 301 || err != nil {
+			t.Fatalf("pending deliveries = %d, %v; want 301", n, err)
 		}
 	})
 
@@ -394,8 +404,8 @@ func testWebhooks(t *testing.T, open func(*testing.T) podium.Store) {
 		if err := s.Commit(ctx, b); err == nil {
 			t.Fatal("a batch with an oversized payload was stored")
 		}
-		if n, err := ws.WebhookDepth(ctx); n != 0 || err != nil {
-			t.Fatalf("WebhookDepth = %d, %v; want 0", n, err)
+		if n, err := webhookDepth(ws); n != 0 || err != nil {
+			t.Fatalf("pending deliveries = %d, %v; want 0", n, err)
 		}
 	})
 }

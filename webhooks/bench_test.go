@@ -82,7 +82,7 @@ func BenchmarkDeliveryThroughput(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	pending, err := st.WebhookDepth(ctx)
+	pending, err := depth(st)
 	if err != nil || pending < b.N {
 		b.Fatalf("%d events pending, want at least %d (%v)", pending, b.N, err)
 	}

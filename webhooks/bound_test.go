@@ -44,7 +44,7 @@ func (e *env) settle(want int) int {
 	e.t.Helper()
 	deadline := time.After(30 * time.Second)
 	for {
-		n, err := e.store.WebhookDepth(context.Background())
+		n, err := depth(e.store)
 		if err != nil {
 			e.t.Fatal(err)
 		}
@@ -258,7 +258,7 @@ func TestBudgetOvershoot(t *testing.T) {
 				return
 			default:
 			}
-			if n, err := e.store.WebhookDepth(context.Background()); err == nil {
+			if n, err := depth(e.store); err == nil {
 				top = max(top, n)
 			}
 		}

@@ -125,7 +125,7 @@ func TestReviewEvents(t *testing.T) {
 	if _, _, err := rv.Approve(ctx, it.ID, "admin", ""); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := fs.WebhookDepth(ctx); err != nil || n != 0 {
+	if n, err := depth(fs); err != nil || n != 0 {
 		t.Fatalf("outbox depth %d (%v) without an endpoint for review events", n, err)
 	}
 

@@ -39,7 +39,6 @@ var (
 		updated_ms = ? WHERE endpoint = ? AND event = ?`)
 	RedeliverWebhooks = New(`UPDATE webhook_deliveries SET status = 'pending', attempts = 0, born_ms = ?, next_ms = ?,
 		updated_ms = ? WHERE endpoint = ? AND event IN (SELECT id FROM webhook_events WHERE at_ms >= ? AND at_ms < ?)`)
-	WebhookDepth   = New("SELECT count(*) FROM webhook_deliveries WHERE status = 'pending'")
 	WebhookBacklog = New("SELECT endpoint, count(*) FROM webhook_deliveries WHERE status = 'pending' GROUP BY endpoint")
 	// (endpoint, seq) is unique: an event has one seq and one delivery
 	// per endpoint. The queue's index serves both scans.
