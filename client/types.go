@@ -114,7 +114,8 @@ type BoardSpec struct {
 	Quota        *Quota          `json:"quota,omitempty"`    // {"max": 0} removes it
 	Evidence     *EvidencePolicy `json:"evidence,omitempty"` // replaced as a whole
 	Review       *ReviewPolicy   `json:"review,omitempty"`
-	RankStyle    string          `json:"rank_style,omitempty"` // unique (default) or shared: adds RankShared
+	RankStyle    string          `json:"rank_style,omitempty"`   // unique (default) or shared: adds RankShared
+	KeepPeriods  int             `json:"keep_periods,omitempty"` // past periods kept besides the current one; 0: every period
 }
 
 // Bool returns a pointer to v, for the optional booleans of specs.
@@ -137,7 +138,8 @@ type Board struct {
 	Quota        *Quota          `json:"quota,omitempty"`
 	Evidence     *EvidencePolicy `json:"evidence,omitempty"`
 	Review       *ReviewPolicy   `json:"review,omitempty"`
-	RankStyle    string          `json:"rank_style,omitempty"` // "shared", or empty: unique
+	RankStyle    string          `json:"rank_style,omitempty"`   // "shared", or empty: unique
+	KeepPeriods  int             `json:"keep_periods,omitempty"` // 0: keeps every period
 	CreatedAt    time.Time       `json:"created_at"`
 	UpdatedAt    time.Time       `json:"updated_at"`
 	Period       string          `json:"period"`
