@@ -123,6 +123,10 @@ type Board struct {
 	// KeepPeriods keeps that many past periods besides the current one
 	// and deletes older ones (retention.go); 0 keeps every period.
 	KeepPeriods int `json:"keep_periods,omitempty"`
+	// PeriodsFrom is the oldest period the board may still have: those
+	// before it expired under an earlier keep_periods and stay gone
+	// (RetainedFloor). Set by the engine, never by a request.
+	PeriodsFrom string `json:"-"`
 }
 
 var (

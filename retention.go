@@ -20,11 +20,28 @@ func (b *Board) normalizeKeepPeriods() error {
 }
 
 // KeptFrom returns the id of the oldest period board b keeps at now: the
-// period KeepPeriods before the current one. It returns "" when b keeps
-// every period (KeepPeriods 0, or a board that never resets). Period ids
-// of one cadence sort in time order (byte order), so the periods b no
-// longer keeps are exactly those whose id sorts before it.
+// period KeepPeriods before the current one, or PeriodsFrom if that is
+// later. It returns "" when b keeps every period (KeepPeriods 0, or a
+// board that never resets, and no PeriodsFrom). Period ids of one cadence
+// sort in time order (byte order), so the periods b no longer keeps are
+// exactly those whose id sorts before it.
 func (b *Board) KeptFrom(now time.Time) string {
+	from := b.keptByNumber(now)
+	if b.PeriodsFrom > from {
+		return b.PeriodsFrom
+	}
+	return from
+}
+
+// RetainedFloor is the PeriodsFrom of the board that replaces b at now
+// with the same cadence: what b no longer keeps stays gone, whatever the
+// new keep_periods (raising it, or 0, keeps more from now on; the sweep
+// may already have deleted some of an expired period's rows, so bringing
+// it back would show a torn period).
+func (b *Board) RetainedFloor(now time.Time) string { return b.KeptFrom(now) }
+
+// keptByNumber is KeptFrom by KeepPeriods alone.
+func (b *Board) keptByNumber(now time.Time) string {
 	n := b.KeepPeriods
 	if n <= 0 || b.Reset.Every == Never || b.Reset.Every == "" {
 		return ""
@@ -45,6 +62,10 @@ func (b *Board) KeptFrom(now time.Time) string {
 	}
 	return PeriodAt(b.Reset, t).ID
 }
+
+// Retains reports whether b may have expired periods: it keeps a number
+// of them, or an earlier definition did.
+func (b *Board) Retains() bool { return b.KeepPeriods > 0 || b.PeriodsFrom != "" }
 
 // PeriodExpired reports whether board b no longer keeps period id at now:
 // b keeps a number of periods and id is a period of its cadence older than

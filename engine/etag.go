@@ -31,7 +31,7 @@ var processNonce = func() uint64 {
 // tag returns the ETag of a page of period on bs, whose players are at
 // version players (players.ver); the caller holds bs.mu for reading.
 func (bs *BoardState) tag(def *podium.Board, period string, players uint64, now time.Time) string {
-	if def.Points != nil || def.KeepPeriods > 0 && def.PeriodExpired(now, period) {
+	if def.Points != nil || def.Retains() && def.PeriodExpired(now, period) {
 		// A period past keep_periods (retention.go) turns empty without
 		// moving seq: its empty answer carries no tag, so that no 304
 		// confirms a page cached before and no cache keeps it.

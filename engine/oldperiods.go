@@ -285,7 +285,7 @@ func (c *oldPeriods) sweepOld() {
 	now := c.now()
 	for _, bs := range c.src.boardStates() {
 		def := bs.def.Load()
-		if def.KeepPeriods > 0 {
+		if def.Retains() {
 			c.dropExpired(bs, def, now)
 		}
 		bs.mu.RLock()

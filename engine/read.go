@@ -52,7 +52,7 @@ func (e *Engine) view(ctx context.Context, q Query, fn func(bs *BoardState, def 
 		return err
 	}
 	bs.mu.RLock()
-	if def.KeepPeriods > 0 && def.PeriodExpired(e.now(), period) {
+	if def.Retains() && def.PeriodExpired(e.now(), period) {
 		// Past the board's keep_periods (retention.go): it reads as a
 		// period that never had entries, on every node, whether or not
 		// the sweep has deleted its rows yet.

@@ -36,7 +36,8 @@ const (
 
 // Config configures the sweep; a zero field takes its default.
 type Config struct {
-	// Every is the time between two sweeps.
+	// Every is the time between two sweeps; negative: no sweeps in the
+	// background (tests and tools call Sweep).
 	Every time.Duration
 	// Batch is the most rows (entries and log rows together) one
 	// transaction deletes.
@@ -50,7 +51,7 @@ type Config struct {
 }
 
 func (c Config) withDefaults() Config {
-	if c.Every <= 0 {
+	if c.Every == 0 {
 		c.Every = DefaultEvery
 	}
 	if c.Batch <= 0 {
@@ -138,7 +139,7 @@ func (m *Module) Provision(h engine.Host) {
 
 // Start runs the sweep in the background.
 func (m *Module) Start() {
-	if m.store == nil {
+	if m.store == nil || m.cfg.Every < 0 {
 		return
 	}
 	m.host.Go(m.run)

@@ -96,6 +96,7 @@ func testBoards(t *testing.T, open func(*testing.T) podium.Store) {
 		CreatedAt: t0, UpdatedAt: at(1500),
 		RankStyle:   podium.RankShared, // rankstyle.go: kept in the board's document
 		KeepPeriods: 12,                // retention.go: kept in the board's document
+		PeriodsFrom: "2026-W40",        // retention.go: likewise
 	}
 	plain := podium.Board{ID: "points", Keys: []podium.KeyDef{{Name: "points", Order: podium.Desc}}, Mode: podium.Sum, CreatedAt: at(-1), UpdatedAt: at(-1)}
 
