@@ -358,7 +358,7 @@ export type EntryFields = {
 /** The share of the ranked entries strictly behind this one, in percent, rounded down to 2 decimals: floor(10000 * (total - rank) / total) / 100, total counting the entries the rank counts among. REST answers carry it with every rank; stream entries do not (compute it from rank and the event's total). */
 export type Percentile = number;
 
-/** On a board with rank_style shared: the standard competition rank (entries equal on every key share the first one's rank, 1, 2, 2, 4), in the numbering of rank. REST answers only. */
+/** On a board with rank_style shared: the standard competition rank (entries equal on every key share the first one's rank, 1, 2, 2, 4), in the numbering of rank. REST answers, and the entries of stream snapshots and deltas (a delta lists an entry whose shared rank moved). */
 export type RankShared = number;
 
 export type Entry = EntryFields;
