@@ -131,8 +131,10 @@ func (e *Engine) info(bs *BoardState) BoardInfo {
 }
 
 // Board returns one board. A missing board is ECodeBoardNotFound.
+// With several nodes, a board made on another node an instant ago is
+// found (lookup).
 func (e *Engine) Board(id string) (BoardInfo, error) {
-	bs := e.board(id)
+	bs := e.lookup(e.stopCtx, id)
 	if bs == nil {
 		return BoardInfo{}, errBoardNotFound(id)
 	}
@@ -254,7 +256,7 @@ func (e *Engine) loadLazy(ctx context.Context, bs *BoardState, period string) (*
 
 // Periods lists the periods of a board that have entries, newest first.
 func (e *Engine) Periods(id string) ([]podium.PeriodCount, error) {
-	bs := e.board(id)
+	bs := e.lookup(e.stopCtx, id)
 	if bs == nil {
 		return nil, errBoardNotFound(id)
 	}
