@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"runtime/pprof"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"testing"
 
 	"github.com/podiumhq/podium/engine"
