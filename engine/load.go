@@ -71,7 +71,7 @@ func (l *loader) boardHead(b *podium.Board, seq uint64, pcs []podium.PeriodCount
 	now := l.now()
 	for _, pc := range pcs {
 		if !b.PeriodExpired(now, pc.ID) { // retention.go: going, never loaded
-			bs.known[pc.ID] = pc.Entries
+			bs.setKnown(pc.ID, pc.Entries)
 		}
 	}
 	cur := podium.PeriodAt(b.Reset, now)
