@@ -46,6 +46,11 @@ func TestKeepPeriods(t *testing.T) {
 	if r := s.do("GET", "/v1/boards/d/entries/alice?period="+periods[0], "", ""); r.status != 404 || r.errCode(t) != "entry_not_found" {
 		t.Fatalf("an entry of an expired period: %d %s", r.status, r.body)
 	}
+	// A player's history leaves the expired periods out too.
+	hist := s.must(200, s.do("GET", "/v1/boards/d/entries/alice/history", adminKey, "")).json(t)["items"].([]any)
+	if len(hist) != 2 || hist[0].(map[string]any)["period"] != periods[3] || hist[1].(map[string]any)["period"] != periods[2] {
+		t.Fatalf("history with keep_periods 1: %v", hist)
+	}
 	for _, p := range []string{"current", "previous"} {
 		page := s.must(200, s.do("GET", "/v1/boards/d/entries?period="+p, "", "")).json(t)
 		if page["total"] != float64(1) {
