@@ -120,6 +120,13 @@ type Board struct {
 	// RankStyle "shared" adds rank_shared to the answers (rankstyle.go);
 	// "" is the default, unique ranks only.
 	RankStyle RankStyle `json:"rank_style,omitempty"`
+	// KeepPeriods keeps that many past periods besides the current one
+	// and deletes older ones (retention.go); 0 keeps every period.
+	KeepPeriods int `json:"keep_periods,omitempty"`
+	// PeriodsFrom is the oldest period the board may still have: those
+	// before it expired under an earlier keep_periods and stay gone
+	// (RetainedFloor). Set by the engine, never by a request.
+	PeriodsFrom string `json:"-"`
 }
 
 var (
@@ -221,6 +228,9 @@ func (b *Board) Normalize() error {
 	if err := b.normalizeRankStyle(); err != nil { // rankstyle.go
 		return err
 	}
+	if err := b.normalizeKeepPeriods(); err != nil { // retention.go
+		return err
+	}
 	return b.normalizeReview() // review.go
 }
 
@@ -263,6 +273,8 @@ type BoardUpdate struct {
 	Quota *Quota
 	// RankStyle: nil keeps it (rankstyle.go).
 	RankStyle *RankStyle
+	// KeepPeriods: nil keeps it (retention.go).
+	KeepPeriods *int
 }
 
 // FullUpdate is the update that replaces every field of a board with b's.
@@ -271,7 +283,7 @@ func FullUpdate(b *Board) *BoardUpdate {
 	return &BoardUpdate{ID: c.ID, Title: &c.Title, Keys: c.Keys, Mode: &c.Mode, Reset: &c.Reset, Public: &c.Public, Meta: c.Meta,
 		Keep: &c.Keep, Aggregate: c.Aggregate.Clone(), Tournament: c.Tournament, Points: c.Points,
 		PlayerSubmit: &c.PlayerSubmit, Review: c.Review, Evidence: c.Evidence,
-		Quota: fullQuota(c.Quota), RankStyle: &c.RankStyle}
+		Quota: fullQuota(c.Quota), RankStyle: &c.RankStyle, KeepPeriods: &c.KeepPeriods}
 }
 
 // Apply returns the board that results from applying u to cur (nil for a
@@ -317,6 +329,9 @@ func (u *BoardUpdate) Apply(cur *Board) Board {
 	}
 	if u.RankStyle != nil {
 		b.RankStyle = *u.RankStyle
+	}
+	if u.KeepPeriods != nil {
+		b.KeepPeriods = *u.KeepPeriods
 	}
 	if u.Review != nil { // review.go
 		b.Review = u.Review

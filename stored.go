@@ -31,6 +31,9 @@ type boardDocument struct {
 	Quota *Quota `json:"quota,omitempty"`
 	// RankStyle (rankstyle.go).
 	RankStyle RankStyle `json:"rank_style,omitempty"`
+	// KeepPeriods and PeriodsFrom (retention.go).
+	KeepPeriods int    `json:"keep_periods,omitempty"`
+	PeriodsFrom string `json:"periods_from,omitempty"`
 }
 
 // Document returns b's definition as stores keep it (see SetDocument).
@@ -38,7 +41,7 @@ func (b *Board) Document() ([]byte, error) {
 	return json.Marshal(boardDocument{Title: b.Title, Keys: b.Keys, Mode: b.Mode, Reset: b.Reset, Public: b.Public,
 		Meta: StoredMeta(b.Meta), Keep: b.Keep, Aggregate: b.Aggregate, Tournament: b.Tournament, Points: b.Points,
 		PlayerSubmit: b.PlayerSubmit, Review: b.Review, Evidence: b.Evidence, Quota: b.Quota,
-		RankStyle: b.RankStyle})
+		RankStyle: b.RankStyle, KeepPeriods: b.KeepPeriods, PeriodsFrom: b.PeriodsFrom})
 }
 
 // SetDocument sets b's definition from a document Document made; the id,
@@ -57,6 +60,7 @@ func (b *Board) SetDocument(doc []byte) error {
 	b.Evidence = d.Evidence
 	b.Quota = d.Quota
 	b.RankStyle = d.RankStyle
+	b.KeepPeriods, b.PeriodsFrom = d.KeepPeriods, d.PeriodsFrom
 	return nil
 }
 
