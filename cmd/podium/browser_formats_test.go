@@ -102,7 +102,7 @@ func TestBrowserFormatPages(t *testing.T) {
 	wd.open(base + "/boards/pts:current")
 	waitLive(t, wd, 10*time.Second)
 	waitRows(t, wd, 5*time.Second, "amy:1,bob:2,cid:3")
-	wait(`return Array.from(document.querySelectorAll("#head-row th"), (th) => th.textContent).join("|");`, "#|Player|Points|When", time.Second)
+	wait(`return Array.from(document.querySelectorAll("#head-row th"), (th) => th.textContent).join("|");`, "#|Player|Points|Ahead of|When", time.Second)
 	wait(`const td = document.querySelector('#rows tr[data-player="amy"] td[data-key="points"]');
 		return td.textContent + "|" + td.dataset.value + "|" + td.title;`, "49.15|49.152696|era 28, points 1181831112", time.Second)
 	wait(`const a = document.querySelector("#ladder a"); return a ? a.textContent + "|" + a.getAttribute("href") : "none";`,

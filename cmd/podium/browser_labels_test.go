@@ -47,7 +47,7 @@ func TestBrowserLabelsAndTies(t *testing.T) {
 	wd.open(base + "/boards/lbl")
 	waitLive(t, wd, 10*time.Second)
 	waitRows(t, wd, 5*time.Second, "alice:1,bob:2,carol:3")
-	wait(`return Array.from(document.querySelectorAll("#head-row th"), (th) => th.textContent).join("|");`, "#|Player|Time|3BV|When", time.Second)
+	wait(`return Array.from(document.querySelectorAll("#head-row th"), (th) => th.textContent).join("|");`, "#|Player|Time|3BV|Ahead of|When", time.Second)
 	if got, _ := wd.waitString(time.Second, row("carol"), func(string) bool { return true }); !strings.HasPrefix(got, "3|carol|1:05.000|1,500|") {
 		t.Errorf("carol's row on a wide screen: %q, want 1:05.000 and 1,500 under their labels", got)
 	}
