@@ -26,14 +26,14 @@ const (
 
 // Limits of leagues.
 const (
-	MaxLeagueTiers      = 16
-	MaxCohortSize       = 1000
-	MaxLeagueTierName   = 32
-	DefaultCohortSize   = 30
-	LeagueAbsentKeep    = "keep" // a player who did not play keeps their tier
-	LeagueAbsentDrop    = "drop" // ... or drops one
-	LeagueHistoryLimit  = 100    // periods a history read returns at most
-	LeagueCohortsLimit  = 1000   // cohorts a page of a tier lists at most
+	MaxLeagueTiers     = 16
+	MaxCohortSize      = 1000
+	MaxLeagueTierName  = 32
+	DefaultCohortSize  = 30
+	LeagueAbsentKeep   = "keep" // a player who did not play keeps their tier
+	LeagueAbsentDrop   = "drop" // ... or drops one
+	LeagueHistoryLimit = 100    // periods a history read returns at most
+	LeagueCohortsLimit = 1000   // cohorts a page of a tier lists at most
 )
 
 // League is the league part of a board definition.
