@@ -34,6 +34,8 @@ const (
 	LeagueAbsentDrop   = "drop" // ... or drops one
 	LeagueHistoryLimit = 100    // periods a history read returns at most
 	LeagueCohortsLimit = 1000   // cohorts a page of a tier lists at most
+	MaxLeagueList      = 1000   // leagues GET /v1/leagues lists at most
+	MaxCohortIndex     = 10_000_000
 )
 
 // League is the league part of a board definition.
