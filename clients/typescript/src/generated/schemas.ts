@@ -90,6 +90,51 @@ export type Tournament = {
   ladder?: LadderName;
 };
 
+/** Makes the board a league (it must reset); its tiers, lowest first, and cohorts. See docs/API.md, "Leagues". */
+export type League = {
+  tiers: Array<{
+    name: string;
+    /** How many of each cohort's best move up (0 on the top tier). */
+    promote?: number;
+    /** How many of each cohort's last move down (0 on the lowest tier). */
+    relegate?: number;
+  }>;
+  cohort_size?: number;
+  /** What a player with a tier who did not play a period keeps. */
+  absent?: "keep" | "drop";
+};
+
+export type LeaguePeriod = {
+  period: string;
+  start: Time;
+  settlement: null | {
+    settled_at: Time;
+    players: number;
+    promoted: number;
+    relegated: number;
+    epoch: number;
+    node: string;
+  };
+};
+
+export type LeagueCohort = {
+  board: BoardID;
+  period: string;
+  tier: string;
+  cohort: number;
+  size: number;
+  entries: Array<{
+    /** In the cohort. */
+    rank: number;
+    zone: "promotion" | "safe" | "relegation";
+    player: PlayerID;
+    name: string;
+    /** null: no visible entry (hidden or deleted): ranks last. */
+    keys: number[] | null;
+    board_rank: number | null;
+  }>;
+};
+
 /** Empty when not set. */
 export type LadderName = string;
 
@@ -118,6 +163,7 @@ export type BoardPut = {
   aggregate?: Aggregate;
   tournament?: Tournament;
   points?: Points;
+  league?: League;
   /** Player sessions may submit. */
   player_submit?: boolean;
   evidence?: EvidencePolicy;
@@ -161,6 +207,11 @@ export type Board = {
     ladder: unknown;
   };
   points?: Points;
+  league?: League & {
+    tiers: unknown;
+    cohort_size: unknown;
+    absent: unknown;
+  };
   /** Present only when true. */
   player_submit?: true;
   evidence?: EvidencePolicy;
