@@ -40,31 +40,6 @@ type leagueModule interface {
 
 var _ leagueModule = (*league.Module)(nil)
 
-// noLeagues serves the leagues of a server whose engine has no league
-// module: 503.
-type noLeagues struct{}
-
-var errNoLeagues = podium.Errorf(podium.ECodeUnavailable, "this server keeps no leagues")
-
-func (noLeagues) Status(context.Context, string) (league.Status, error) {
-	return league.Status{}, errNoLeagues
-}
-func (noLeagues) Standing(context.Context, string, string, string) (league.Standing, error) {
-	return league.Standing{}, errNoLeagues
-}
-func (noLeagues) Cohort(context.Context, string, string, int, int) (league.Cohort, error) {
-	return league.Cohort{}, errNoLeagues
-}
-func (noLeagues) Cohorts(context.Context, string, string, int, int, int) ([]podium.CohortCount, int64, string, error) {
-	return nil, 0, "", errNoLeagues
-}
-func (noLeagues) History(context.Context, string, string) ([]league.HistoryItem, error) {
-	return nil, errNoLeagues
-}
-func (noLeagues) Settle(context.Context, string) ([]league.SettleReport, error) {
-	return nil, errNoLeagues
-}
-
 // leagueBoard returns a board the request may read, which must be a
 // league.
 func (s *leagueHandlers) leagueBoard(r *http.Request) (engine.BoardInfo, error) {

@@ -86,8 +86,8 @@ func leagueScenario(t *testing.T, st podium.Store) {
 
 	// Bad leagues are refused, with nothing made.
 	for _, body := range []string{
-		`{"keys": [{"name": "xp", "order": "desc"}], "league": {"tiers": [{"name": "bronze"}]}}`,                                        // no reset
-		`{"keys": [{"name": "xp", "order": "desc"}], "reset": {"every": "week"}, "league": {"tiers": []}}`,                             // no tiers
+		`{"keys": [{"name": "xp", "order": "desc"}], "league": {"tiers": [{"name": "bronze"}]}}`,                                      // no reset
+		`{"keys": [{"name": "xp", "order": "desc"}], "reset": {"every": "week"}, "league": {"tiers": []}}`,                            // no tiers
 		`{"keys": [{"name": "xp", "order": "desc"}], "reset": {"every": "week"}, "league": {"tiers": [{"name": "a", "promote": 1}]}}`, // top promotes
 		`{"keys": [{"name": "xp", "order": "desc"}], "reset": {"every": "week"}, "league": {"tiers": [{"name": "a"}], "extra": 1}}`,   // unknown field
 	} {
@@ -144,6 +144,17 @@ func leagueScenario(t *testing.T, st podium.Store) {
 	rep := s.must(200, s.do("POST", "/v1/leagues/xp/settle", adminKey, nil)).json(t)
 	if sl := rep["settled"].([]any); len(sl) != 1 || sl[0].(map[string]any)["promoted"] != 2.0 || sl[0].(map[string]any)["period"] != "2026-W49" {
 		t.Fatalf("settle: %v", rep)
+	}
+	found := false
+	for _, ev := range s.must(200, s.do("GET", "/v1/feed?board=xp", "", nil)).json(t)["events"].([]any) {
+		e := ev.(map[string]any)
+		if e["kind"] == "league_settled" {
+			d := e["data"].(map[string]any)
+			found = d["promoted"] == 2.0 && len(d["outcomes"].([]any)) == 4 && e["period"] == "2026-W49"
+		}
+	}
+	if !found {
+		t.Fatal("the feed has no league_settled event for week 49")
 	}
 	if rs, err := leagueOf(s.eng).SettleDue(context.Background()); err != nil || len(rs) != 0 {
 		t.Fatalf("settle again: %+v, %v; want nothing due", rs, err)

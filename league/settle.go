@@ -312,7 +312,7 @@ func (m *Module) computeSettle(g *engine.Group, so *settleRun) error {
 	lb.Periods = []podium.LeaguePeriod{st}
 	r := m.rows(g)
 	r.settle, r.settled = lb, def.ID
-	// EVENT
+	g.Emit(settledEvent(def, so.period, g.LastSeq(bs), g.Now(), lb.Results, st)) // the feed's EventSink
 	so.report = SettleReport{Board: def.ID, Period: so.period, Players: st.Players, Promoted: st.Promoted,
 		Relegated: st.Relegated, Dropped: outcomes.dropped, SettledAt: g.Now()}
 	return nil

@@ -117,6 +117,24 @@ export type LeaguePeriod = {
   };
 };
 
+/** league_settled (and the webhook league.settled's settlement) */
+export type LeagueSettled = {
+  league: BoardID;
+  players: number;
+  promoted: number;
+  relegated: number;
+  /** Outcomes left out (the event's data is at most 4 KiB). */
+  truncated: number;
+  outcomes: Array<{
+    player: PlayerID;
+    tier: string;
+    cohort: number | null;
+    rank: number | null;
+    outcome: "promoted" | "stayed" | "relegated" | "absent";
+    next_tier: string;
+  }>;
+};
+
 export type LeagueCohort = {
   board: BoardID;
   period: string;
@@ -494,7 +512,7 @@ export type PlayerPut = {
 };
 
 /** The event types the endpoint receives (see `webhooks`); `personal_best` is high volume. */
-export type WebhookTypes = Array<"leader.changed" | "personal_best" | "tournament.settled" | "board.created" | "board.deleted" | "review.held" | "review.decided" | "period.ended" | "contest.frozen" | "contest.ended">;
+export type WebhookTypes = Array<"leader.changed" | "personal_best" | "tournament.settled" | "league.settled" | "board.created" | "board.deleted" | "review.held" | "review.decided" | "period.ended" | "contest.frozen" | "contest.ended">;
 
 export type Webhook = {
   id: string;
@@ -762,11 +780,11 @@ export type Standing = StandingFields & {
   }>;
 };
 
-/** A notable event. `old`, `previous_player` and `previous_name` belong to `personal_best`/`new_leader`, `data` to `tournament_settled`. */
+/** A notable event. `old`, `previous_player` and `previous_name` belong to `personal_best`/`new_leader`, `data` to `tournament_settled` and `league_settled`. */
 export type FeedEvent = {
   /** `<board>/<seq>/<kind>`, the same on every node. */
   id: string;
-  kind: "personal_best" | "new_leader" | "tournament_settled";
+  kind: "personal_best" | "new_leader" | "tournament_settled" | "league_settled";
   board: BoardID;
   title: string;
   period: PeriodID;
@@ -788,7 +806,7 @@ export type FeedEvent = {
       rank: number;
       points: number;
     }>;
-  };
+  } | LeagueSettled;
 };
 
 /**
