@@ -49,7 +49,7 @@ func TestSharedLeagueCohorts(t *testing.T) {
 	a, b := start("a"), start("b")
 	const size = 5
 	bd := &podium.Board{ID: "lg", Keys: []podium.KeyDef{{Name: "points", Order: podium.Desc}}, Mode: podium.Best,
-		Reset: podium.Reset{Every: podium.Daily, TZ: "UTC"},
+		Reset:  podium.Reset{Every: podium.Daily, TZ: "UTC"},
 		League: &podium.League{CohortSize: size, Tiers: []podium.LeagueTier{{Name: "bronze", Promote: 2}, {Name: "silver", Relegate: 2}}}}
 	if err := bd.Normalize(); err != nil {
 		t.Fatal(err)

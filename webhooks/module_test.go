@@ -555,8 +555,8 @@ func TestLeagueSettled(t *testing.T) {
 				Players, Promoted int
 				Outcomes          []struct {
 					Player, Outcome, Tier string
-					Rank              int
-					NextTier          string `json:"next_tier"`
+					Rank                  int
+					NextTier              string `json:"next_tier"`
 				}
 				Truncated int
 			}
