@@ -331,6 +331,8 @@ func TestOpenAPIScenario(t *testing.T) {
 	c.fails(404, "not_found", "GET", "/v1/leagues/xp/tiers/gold/cohorts", "", "")
 	c.fails(404, "not_found", "GET", "/v1/leagues/ms:expert", "", "")
 	c.must(200, "POST", "/v1/leagues/xp/settle", A, "")
+	c.must(200, "GET", "/leagues/xp", "", "")
+	c.must(404, "GET", "/leagues/nope", "", "")
 
 	// Contests.
 	c.must(201, "PUT", "/v1/contests/ctf:finals", A, `{"title":"Finals","start":"2026-11-30T09:00:00Z","end":"2026-11-30T13:00:00Z","freeze":"2026-11-30T12:30:00Z","first_blood":[10,5,3],"public":true}`)
