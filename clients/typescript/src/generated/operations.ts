@@ -132,7 +132,9 @@ export interface Operations {
    * another body is 409. A tournament board refuses scores outside its window (409
    * `tournament_closed`), from players who did not join (403 `not_joined`) and past its cap
    * (409 `tournament_full`); a points board refuses every score (409 `points_board`), an
-   * aggregate board too (409 `conflict`). A `sum` leaving the int64 range is 422.
+   * aggregate board too (409 `conflict`). A league board refuses a score while its previous
+   * period is not settled yet (503 `league_settling`, Retry-After). A `sum` leaving the int64
+   * range is 422.
    */
   submit: {
     method: "POST";

@@ -19,7 +19,7 @@ export type Error = {
  * unauthenticated, forbidden, not_joined, board_not_found, entry_not_found, not_found,
  * method_not_allowed, request_timeout, conflict, tournament_closed, tournament_full,
  * points_board, too_large, unsupported_media_type, unprocessable, rate_limited,
- * quota_exceeded, internal, unavailable, outcome_unknown.
+ * quota_exceeded, league_settling, internal, unavailable, outcome_unknown.
  */
 export type ErrorCode = string;
 
