@@ -426,3 +426,28 @@ func TestLeagueDefinition(t *testing.T) {
 	_, _, err := le.eng.PutBoard(context.Background(), b)
 	wantCode(t, err, podium.ECodeConflict)
 }
+
+// TestLeagueCheck: podium check finds nothing in placements the engine
+// made, and finds a placement moved to another cohort behind its back.
+func TestLeagueCheck(t *testing.T) {
+	ctx := context.Background()
+	le := newLenv(t, nil)
+	put(t, le.eng, leagueBoard("lg", 2, ""))
+	for _, p := range []string{"a", "b", "c", "d", "e"} {
+		mustSubmit(t, le.eng, "lg", p, 1)
+	}
+	if diffs, err := league.Check(ctx, le.store); err != nil || len(diffs) != 0 {
+		t.Fatalf("check = %v, %v; want nothing", diffs, err)
+	}
+	// A placement written behind the engine's back: a third player in
+	// cohort 0.
+	ls := le.store.(podium.LeagueStore)
+	if err := le.store.Commit(ctx, &podium.Batch{Parts: []podium.Part{ls.LeaguePart(&podium.LeagueBatch{Members: []podium.LeagueMember{
+		{Board: "lg", Period: "2026-12-01", Player: "z", Tier: 0, Cohort: 0, Seq: 6, At: day1}}})}}); err != nil {
+		t.Fatal(err)
+	}
+	diffs, err := league.Check(ctx, le.store)
+	if err != nil || len(diffs) != 1 || diffs[0].Player != "z" {
+		t.Fatalf("check = %v, %v; want z's cohort", diffs, err)
+	}
+}
