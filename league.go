@@ -279,6 +279,8 @@ type LeagueStore interface {
 	// LeaguePeriods returns the periods of a league with placements, by
 	// start.
 	LeaguePeriods(ctx context.Context, board string) ([]LeaguePeriod, error)
+	// LeagueResults returns the results of a period, by player.
+	LeagueResults(ctx context.Context, board, period string) ([]LeagueResult, error)
 	// LeagueHistory returns a player's results, newest first, at most
 	// limit.
 	LeagueHistory(ctx context.Context, board, player string, limit int) ([]LeagueResult, error)

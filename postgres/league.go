@@ -284,6 +284,23 @@ func (s leagueRows) LeaguePeriods(ctx context.Context, board string) ([]podium.L
 	return out, nil
 }
 
+// LeagueResults returns the results of a period, by player.
+func (s leagueRows) LeagueResults(ctx context.Context, board, period string) ([]podium.LeagueResult, error) {
+	rows, err := s.pool.Query(ctx, sqlstore.LeagueResults.Postgres, board, period)
+	if err != nil {
+		return nil, fmt.Errorf("league results: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (podium.LeagueResult, error) {
+		x := podium.LeagueResult{Board: board, Period: period}
+		err := r.Scan(&x.Player, &x.Tier, &x.Cohort, &x.Rank, &x.Outcome, &x.NewTier)
+		return x, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("league results: %w", err)
+	}
+	return out, nil
+}
+
 // LeagueHistory returns a player's results, newest first.
 func (s leagueRows) LeagueHistory(ctx context.Context, board, player string, limit int) ([]podium.LeagueResult, error) {
 	rows, err := s.pool.Query(ctx, sqlstore.LeagueHistory.Postgres, board, player, limit)

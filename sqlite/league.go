@@ -273,6 +273,27 @@ func (s leagueRows) LeaguePeriods(ctx context.Context, board string) ([]podium.L
 	return out, nil
 }
 
+// LeagueResults returns the results of a period, by player.
+func (s leagueRows) LeagueResults(ctx context.Context, board, period string) ([]podium.LeagueResult, error) {
+	rows, err := s.r.QueryContext(ctx, sqlstore.LeagueResults.SQLite, board, period)
+	if err != nil {
+		return nil, fmt.Errorf("league results: %w", err)
+	}
+	defer rows.Close()
+	var out []podium.LeagueResult
+	for rows.Next() {
+		r := podium.LeagueResult{Board: board, Period: period}
+		if err := rows.Scan(&r.Player, &r.Tier, &r.Cohort, &r.Rank, &r.Outcome, &r.NewTier); err != nil {
+			return nil, fmt.Errorf("league results: %w", err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("league results: %w", err)
+	}
+	return out, nil
+}
+
 // LeagueHistory returns a player's results, newest first.
 func (s leagueRows) LeagueHistory(ctx context.Context, board, player string, limit int) ([]podium.LeagueResult, error) {
 	rows, err := s.r.QueryContext(ctx, sqlstore.LeagueHistory.SQLite, board, player, limit)

@@ -119,6 +119,10 @@ func testLeague(t *testing.T, open func(*testing.T) podium.Store) {
 		t.Fatalf("LeagueHistory(amy) = %+v, %v", h, err)
 	}
 
+	if rs, err := ls.LeagueResults(ctx, "lg", day); err != nil || len(rs) != 2 || rs[0].Player != "amy" || rs[1].Player != "dan" ||
+		rs[1].Outcome != podium.OutcomeStayed {
+		t.Fatalf("LeagueResults = %+v, %v", rs, err)
+	}
 	if err := s.DeleteBoard(ctx, "lg"); err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,8 @@ var (
 	LeaguePlayerTier = New("SELECT tier FROM league_tiers WHERE board = ? AND player = ?")
 	LeaguePeriods    = New(`SELECT period, start_ms, settled_ms, players, promoted, relegated, epoch, holder
 		FROM league_periods WHERE board = ? ORDER BY start_ms`)
+	LeagueResults = New(`SELECT player, tier, cohort, rank, outcome, new_tier FROM league_results
+		WHERE board = ? AND period = ? ORDER BY player`)
 	LeagueHistory = New(`SELECT period, tier, cohort, rank, outcome, new_tier FROM league_results
 		WHERE board = ? AND player = ? ORDER BY period DESC LIMIT ?`)
 
