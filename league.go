@@ -50,12 +50,28 @@ type League struct {
 }
 
 // LeagueTier is one tier: how many of each cohort's best move up, and how
-// many of its last move down, at settlement. The top tier promotes no one
-// and the lowest relegates no one.
+// many of its last move down, at settlement, as counts or as percentages
+// of the cohort's members (rounded down; a tier gives one or the other for
+// each). The top tier promotes no one and the lowest relegates no one.
 type LeagueTier struct {
-	Name     string `json:"name"`
-	Promote  int    `json:"promote"`
-	Relegate int    `json:"relegate"`
+	Name        string `json:"name"`
+	Promote     int    `json:"promote"`
+	Relegate    int    `json:"relegate"`
+	PromotePct  int    `json:"promote_pct,omitempty"`
+	RelegatePct int    `json:"relegate_pct,omitempty"`
+}
+
+// Moves returns how many of a cohort of n members tier t promotes and
+// relegates.
+func (t *LeagueTier) Moves(n int) (promote, relegate int) {
+	promote, relegate = t.Promote, t.Relegate
+	if t.PromotePct > 0 {
+		promote = n * t.PromotePct / 100
+	}
+	if t.RelegatePct > 0 {
+		relegate = n * t.RelegatePct / 100
+	}
+	return promote, relegate
 }
 
 // normalizeLeague validates the league part of a board and fills its
@@ -100,10 +116,16 @@ func (b *Board) normalizeLeague() error {
 		if t.Promote < 0 || t.Relegate < 0 || t.Promote+t.Relegate > l.CohortSize {
 			return Errorf(ECodeInvalid, "league.tiers[%d]: promote and relegate must be 0 or more and add up to at most cohort_size", i)
 		}
-		if i == len(l.Tiers)-1 && t.Promote != 0 {
+		if t.PromotePct < 0 || t.RelegatePct < 0 || t.PromotePct+t.RelegatePct > 100 {
+			return Errorf(ECodeInvalid, "league.tiers[%d]: promote_pct and relegate_pct must be 0 or more and add up to at most 100", i)
+		}
+		if t.PromotePct > 0 && t.Promote > 0 || t.RelegatePct > 0 && t.Relegate > 0 {
+			return Errorf(ECodeInvalid, "league.tiers[%d]: give promote or promote_pct, relegate or relegate_pct, not both", i)
+		}
+		if i == len(l.Tiers)-1 && (t.Promote != 0 || t.PromotePct != 0) {
 			return Errorf(ECodeInvalid, "league.tiers[%d]: the top tier promotes no one (promote 0)", i)
 		}
-		if i == 0 && t.Relegate != 0 {
+		if i == 0 && (t.Relegate != 0 || t.RelegatePct != 0) {
 			return Errorf(ECodeInvalid, "league.tiers[0]: the lowest tier relegates no one (relegate 0)")
 		}
 	}
@@ -149,11 +171,11 @@ func (l *League) SameShape(o *League) bool {
 // tier index of a league with tiers tiers): promotion, safe or relegation.
 // Promotion wins where the zones overlap in a short cohort.
 func (l *League) Zone(tier int, rank, n int) string {
-	t := l.Tiers[tier]
-	if tier < len(l.Tiers)-1 && rank <= t.Promote {
+	promote, relegate := l.Tiers[tier].Moves(n)
+	if tier < len(l.Tiers)-1 && rank <= promote {
 		return ZonePromotion
 	}
-	if tier > 0 && rank > n-t.Relegate {
+	if tier > 0 && rank > n-relegate {
 		return ZoneRelegation
 	}
 	return ZoneSafe

@@ -317,7 +317,7 @@ func TestOpenAPIScenario(t *testing.T) {
 
 	// Leagues.
 	c.must(201, "PUT", "/v1/boards/xp", A, `{"title":"XP","public":true,"mode":"sum","keys":[{"name":"xp","order":"desc"}],"reset":{"every":"week","tz":"UTC"},
-		"league":{"cohort_size":2,"absent":"drop","tiers":[{"name":"bronze","promote":1},{"name":"silver","relegate":1}]}}`)
+		"league":{"cohort_size":2,"absent":"drop","tiers":[{"name":"bronze","promote":1},{"name":"silver","relegate_pct":50}]}}`)
 	c.must(200, "POST", "/v1/boards/xp/scores", A, `{"player":"amy","keys":[5]}`)
 	c.must(200, "POST", "/v1/boards/xp/scores", A, `{"player":"ben","keys":[7]}`)
 	c.must(200, "GET", "/v1/leagues", "", "")

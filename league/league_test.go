@@ -409,11 +409,31 @@ func TestLeagueDefinition(t *testing.T) {
 		"bad tier name":  func(b *podium.Board) { b.League.Tiers[1].Name = "Silver!" },
 		"same tier":      func(b *podium.Board) { b.League.Tiers[1].Name = "bronze" },
 		"bad absent":     func(b *podium.Board) { b.League.Absent = "forgive" },
+		"count and pct":  func(b *podium.Board) { b.League.Tiers[1].PromotePct = 10 },
+		"pct over 100": func(b *podium.Board) {
+			b.League.Tiers[1] = podium.LeagueTier{Name: "silver", PromotePct: 60, RelegatePct: 50}
+		},
+		"top pct": func(b *podium.Board) { b.League.Tiers[2].PromotePct = 10 },
 	} {
 		b := leagueBoard("lg", 3, "")
 		mut(b)
 		if err := b.Normalize(); podium.ErrorCode(err) != podium.ECodeInvalid {
 			t.Errorf("%s: %v, want invalid", name, err)
+		}
+	}
+	// Percentages of each cohort's members, rounded down.
+	pb := leagueBoard("pct", 30, "")
+	pb.League.Tiers[1] = podium.LeagueTier{Name: "silver", PromotePct: 20, RelegatePct: 10}
+	if err := pb.Normalize(); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		rank, n int
+		want    string
+	}{{6, 30, podium.ZonePromotion}, {7, 30, podium.ZoneSafe}, {27, 30, podium.ZoneSafe}, {28, 30, podium.ZoneRelegation},
+		{2, 12, podium.ZonePromotion}, {3, 12, podium.ZoneSafe}, {12, 12, podium.ZoneRelegation}, {4, 4, podium.ZoneSafe}} {
+		if got := pb.League.Zone(1, c.rank, c.n); got != c.want {
+			t.Errorf("rank %d of %d at 20%%/10%%: %s, want %s", c.rank, c.n, got, c.want)
 		}
 	}
 	le := newLenv(t, nil)

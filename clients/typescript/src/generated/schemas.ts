@@ -98,6 +98,10 @@ export type League = {
     promote?: number;
     /** How many of each cohort's last move down (0 on the lowest tier). */
     relegate?: number;
+    /** Instead of promote: a percentage of the cohort's members, rounded down. */
+    promote_pct?: number;
+    /** Instead of relegate: a percentage of the cohort's members, rounded down. */
+    relegate_pct?: number;
   }>;
   cohort_size?: number;
   /** What a player with a tier who did not play a period keeps. */
