@@ -107,6 +107,8 @@ type Board struct {
 	// Tournament and points boards (tournament.go); nil on other boards.
 	Tournament *Tournament `json:"tournament,omitempty"`
 	Points     *Points     `json:"points,omitempty"`
+	// League makes the board a league (league.go); nil on other boards.
+	League *League `json:"league,omitempty"`
 	// PlayerSubmit lets player sessions submit their own scores
 	// (session.go).
 	PlayerSubmit bool `json:"player_submit,omitempty"`
@@ -225,6 +227,9 @@ func (b *Board) Normalize() error {
 	if err := b.normalizeTournament(); err != nil { // tournament.go
 		return err
 	}
+	if err := b.normalizeLeague(); err != nil { // league.go
+		return err
+	}
 	if err := b.normalizeRankStyle(); err != nil { // rankstyle.go
 		return err
 	}
@@ -263,6 +268,8 @@ type BoardUpdate struct {
 	// Tournament and points parts (tournament.go); nil: keep.
 	Tournament *Tournament
 	Points     *Points
+	// League: nil keeps it (league.go).
+	League *League
 	// PlayerSubmit: nil keeps it.
 	PlayerSubmit *bool
 	// Review: nil keeps it; Hold "none" removes it (review.go).
@@ -281,7 +288,7 @@ type BoardUpdate struct {
 func FullUpdate(b *Board) *BoardUpdate {
 	c := *b
 	return &BoardUpdate{ID: c.ID, Title: &c.Title, Keys: c.Keys, Mode: &c.Mode, Reset: &c.Reset, Public: &c.Public, Meta: c.Meta,
-		Keep: &c.Keep, Aggregate: c.Aggregate.Clone(), Tournament: c.Tournament, Points: c.Points,
+		Keep: &c.Keep, Aggregate: c.Aggregate.Clone(), Tournament: c.Tournament, Points: c.Points, League: c.League.Clone(),
 		PlayerSubmit: &c.PlayerSubmit, Review: c.Review, Evidence: c.Evidence,
 		Quota: fullQuota(c.Quota), RankStyle: &c.RankStyle, KeepPeriods: &c.KeepPeriods}
 }
@@ -367,6 +374,10 @@ func (u *BoardUpdate) Apply(cur *Board) Board {
 	if u.Points != nil {
 		p := *u.Points
 		b.Points = &p
+	}
+	b.League = b.League.Clone()
+	if u.League != nil {
+		b.League = u.League.Clone()
 	}
 	return b
 }

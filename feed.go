@@ -34,9 +34,13 @@ const (
 	// FeedTournamentSettled: a tournament board was settled (appended by
 	// the component that settles it, see the feed module's AppendFeed, feed/).
 	FeedTournamentSettled FeedKind = 3
+	// FeedLeagueSettled: a league's period was settled (emitted by the
+	// settlement run, league/; Data holds the outcomes).
+	FeedLeagueSettled FeedKind = 4
 )
 
-var feedKindNames = [...]string{FeedPersonalBest: "personal_best", FeedNewLeader: "new_leader", FeedTournamentSettled: "tournament_settled"}
+var feedKindNames = [...]string{FeedPersonalBest: "personal_best", FeedNewLeader: "new_leader", FeedTournamentSettled: "tournament_settled",
+	FeedLeagueSettled: "league_settled"}
 
 // String is the kind's name in the API.
 func (k FeedKind) String() string {
@@ -47,7 +51,7 @@ func (k FeedKind) String() string {
 }
 
 // Valid reports whether k is a known kind.
-func (k FeedKind) Valid() bool { return k >= FeedPersonalBest && k <= FeedTournamentSettled }
+func (k FeedKind) Valid() bool { return k >= FeedPersonalBest && k <= FeedLeagueSettled }
 
 // ParseFeedKind returns the kind named s.
 func ParseFeedKind(s string) (FeedKind, bool) {

@@ -21,6 +21,8 @@ type boardDocument struct {
 	// Tournament and points parts (tournament.go).
 	Tournament *Tournament `json:"tournament,omitempty"`
 	Points     *Points     `json:"points,omitempty"`
+	// League (league.go).
+	League *League `json:"league,omitempty"`
 	// PlayerSubmit (session.go).
 	PlayerSubmit bool `json:"player_submit,omitempty"`
 	// Review (review.go).
@@ -39,7 +41,7 @@ type boardDocument struct {
 // Document returns b's definition as stores keep it (see SetDocument).
 func (b *Board) Document() ([]byte, error) {
 	return json.Marshal(boardDocument{Title: b.Title, Keys: b.Keys, Mode: b.Mode, Reset: b.Reset, Public: b.Public,
-		Meta: StoredMeta(b.Meta), Keep: b.Keep, Aggregate: b.Aggregate, Tournament: b.Tournament, Points: b.Points,
+		Meta: StoredMeta(b.Meta), Keep: b.Keep, Aggregate: b.Aggregate, Tournament: b.Tournament, Points: b.Points, League: b.League,
 		PlayerSubmit: b.PlayerSubmit, Review: b.Review, Evidence: b.Evidence, Quota: b.Quota,
 		RankStyle: b.RankStyle, KeepPeriods: b.KeepPeriods, PeriodsFrom: b.PeriodsFrom})
 }
@@ -55,6 +57,7 @@ func (b *Board) SetDocument(doc []byte) error {
 	b.Meta = LoadedMeta(d.Meta)
 	b.Keep, b.Aggregate = d.Keep, d.Aggregate
 	b.Tournament, b.Points = d.Tournament, d.Points
+	b.League = d.League
 	b.PlayerSubmit = d.PlayerSubmit
 	b.Review = d.Review
 	b.Evidence = d.Evidence

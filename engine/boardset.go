@@ -23,11 +23,14 @@ type boardSet struct {
 	// (the settlement scheduler, GET /v1/tournaments), points the points
 	// boards (the targets of a settlement).
 	aggs, tourneys, points map[string]*BoardState
+	// leagues are the league boards (the league module's settlement
+	// scheduler).
+	leagues map[string]*BoardState
 }
 
 func newBoardSet() boardSet {
 	return boardSet{byID: map[string]*BoardState{}, aggs: map[string]*BoardState{},
-		tourneys: map[string]*BoardState{}, points: map[string]*BoardState{}}
+		tourneys: map[string]*BoardState{}, points: map[string]*BoardState{}, leagues: map[string]*BoardState{}}
 }
 
 func (s *boardSet) len() int { return len(s.byID) }
@@ -56,6 +59,7 @@ func (s *boardSet) track(bs *BoardState) {
 	file(s.aggs, def.Aggregate != nil)
 	file(s.tourneys, def.Tournament != nil)
 	file(s.points, def.Points != nil)
+	file(s.leagues, def.League != nil)
 }
 
 // remove forgets a board and returns its state (nil if none).
@@ -67,6 +71,7 @@ func (s *boardSet) remove(id string) *BoardState {
 		delete(s.aggs, id)
 		delete(s.tourneys, id)
 		delete(s.points, id)
+		delete(s.leagues, id)
 	}
 	return bs
 }
@@ -98,6 +103,7 @@ func (e *Engine) Tournaments() []BoardInfo {
 func aggBoards(s *boardSet) map[string]*BoardState     { return s.aggs }
 func tourneyBoards(s *boardSet) map[string]*BoardState { return s.tourneys }
 func pointsBoards(s *boardSet) map[string]*BoardState  { return s.points }
+func leagueBoards(s *boardSet) map[string]*BoardState  { return s.leagues }
 
 // ListBoards returns, in id order, the boards with ids after after that
 // keep accepts (nil accepts all): at most limit of them, looking at no more
@@ -139,6 +145,7 @@ const (
 	AggregateBoards  BoardKind = iota + 1 // def.Aggregate set
 	TournamentBoards                      // def.Tournament set
 	PointsBoards                          // def.Points set
+	LeagueBoards                          // def.League set
 )
 
 // BoardsOf returns the states of the boards of kind k, in no particular
@@ -151,6 +158,8 @@ func (e *Engine) BoardsOf(k BoardKind) []*BoardState {
 		return e.kind(tourneyBoards)
 	case PointsBoards:
 		return e.kind(pointsBoards)
+	case LeagueBoards:
+		return e.kind(leagueBoards)
 	}
 	return nil
 }

@@ -44,6 +44,8 @@ type boardBody struct {
 	// Tournaments and points (tournaments.go).
 	Tournament *tournamentBody `json:"tournament"`
 	Points     *pointsBody     `json:"points"`
+	// League makes the board a league (leagues.go).
+	League *podium.League `json:"league"`
 	// PlayerSubmit lets player sessions submit (sessions.go).
 	PlayerSubmit *bool `json:"player_submit"`
 	// Review holds submissions for moderators (review.go).
@@ -114,6 +116,10 @@ func appendBoard(b []byte, bi *engine.BoardInfo) []byte {
 	b = append(b, `,"seq":`...)
 	b = strconv.AppendUint(b, bi.Seq, 10)
 	b = appendTourneyFields(b, &bi.Board) // tournaments.go
+	if bi.League != nil {                 // leagues.go
+		b = append(b, `,"league":`...)
+		b = appendLeague(b, bi.League)
+	}
 	if bi.PlayerSubmit {
 		b = append(b, `,"player_submit":true`...) // sessions.go
 	}
@@ -233,6 +239,7 @@ func (s *boardHandlers) putBoard(w http.ResponseWriter, r *http.Request) error {
 	if body.Reset != nil {
 		u.Reset = &podium.Reset{Every: body.Reset.Every, TZ: body.Reset.TZ}
 	}
+	u.League = body.League.Clone()                     // leagues.go
 	if err := applyTourneyBody(&body, u); err != nil { // tournaments.go
 		return err
 	}

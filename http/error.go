@@ -33,6 +33,8 @@ var codeStatus = map[string]int{
 	podium.ECodeNotJoined:        http.StatusForbidden,
 	podium.ECodeTournamentFull:   http.StatusConflict,
 	podium.ECodePointsBoard:      http.StatusConflict,
+	// Leagues (leagues.go): the previous period settles within seconds.
+	podium.ECodeLeagueSettling: http.StatusServiceUnavailable,
 	// Quotas (quota.go).
 	podium.ECodeQuotaExceeded: http.StatusTooManyRequests,
 }

@@ -152,7 +152,7 @@ func appendFeedItem(b []byte, it *feed.Item) []byte {
 		} else {
 			b = append(b, `null,"previous_name":null`...)
 		}
-	case podium.FeedTournamentSettled:
+	case podium.FeedTournamentSettled, podium.FeedLeagueSettled:
 		b = append(b, `,"data":`...)
 		if it.Data != nil && json.Valid(it.Data) {
 			b = append(b, it.Data...)

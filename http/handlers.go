@@ -61,6 +61,7 @@ func (s *Server) wire(e *engine.Engine, cfg *Config) {
 	var ev evidenceStore = noEvidence{}
 	var rv reviewStore = noReview{}
 	var tm tournamentModule = noTournaments{}
+	var lm leagueModule = noLeagues{}
 	for _, m := range e.Modules() {
 		if x, ok := m.(sessionStore); ok {
 			ses = x
@@ -74,6 +75,9 @@ func (s *Server) wire(e *engine.Engine, cfg *Config) {
 		if x, ok := m.(tournamentModule); ok {
 			tm = x
 		}
+		if x, ok := m.(leagueModule); ok {
+			lm = x
+		}
 	}
 	s.sessions = &sessionHandlers{base: s.base, eng: ses}
 	s.evidence = &evidenceHandlers{base: s.base, eng: e, ev: ev}
@@ -82,6 +86,7 @@ func (s *Server) wire(e *engine.Engine, cfg *Config) {
 	s.feed = &feedHandlers{base: s.base, streamer: live, eng: findFeed(e)} // feed.go: the feed module
 	s.streams = &streamHandlers{base: s.base, streamer: live, eng: e, feed: s.feed}
 	s.tourneys = &tournamentHandlers{base: s.base, eng: e, mod: tm}
+	s.leagues = &leagueHandlers{base: s.base, eng: e, mod: lm}
 	s.admin.settlements = tm
 	s.web = &pageHandlers{eng: e, writeError: s.writeError}
 	s.webhooks = &webhookHandlers{base: s.base, wh: findWebhooks(e)} // webhooks.go: the webhooks module

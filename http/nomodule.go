@@ -6,6 +6,7 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/league"
 	"github.com/podiumhq/podium/tournament"
 )
 
@@ -129,3 +130,28 @@ func (noTournaments) Settle(context.Context, string) (tournament.SettleReport, e
 }
 func (noTournaments) CheckSettlements(context.Context) ([]engine.Diff, error) { return nil, nil }
 func (noTournaments) RepairSettlements(context.Context) ([]string, error)     { return nil, nil }
+
+// noLeagues serves the leagues of a server whose engine has no league
+// module: 503.
+type noLeagues struct{}
+
+var errNoLeagues = podium.Errorf(podium.ECodeUnavailable, "this server keeps no leagues")
+
+func (noLeagues) Status(context.Context, string) (league.Status, error) {
+	return league.Status{}, errNoLeagues
+}
+func (noLeagues) Standing(context.Context, string, string, string) (league.Standing, error) {
+	return league.Standing{}, errNoLeagues
+}
+func (noLeagues) Cohort(context.Context, string, string, int, int) (league.Cohort, error) {
+	return league.Cohort{}, errNoLeagues
+}
+func (noLeagues) Cohorts(context.Context, string, string, int, int, int) ([]podium.CohortCount, int64, string, error) {
+	return nil, 0, "", errNoLeagues
+}
+func (noLeagues) History(context.Context, string, string) ([]league.HistoryItem, error) {
+	return nil, errNoLeagues
+}
+func (noLeagues) Settle(context.Context, string) ([]league.SettleReport, error) {
+	return nil, errNoLeagues
+}

@@ -315,6 +315,25 @@ func TestOpenAPIScenario(t *testing.T) {
 	c.must(200, "GET", "/v1/boards/pts:best", "", "")
 	c.fails(404, "not_found", "GET", "/v1/tournaments/ms:expert", "", "")
 
+	// Leagues.
+	c.must(201, "PUT", "/v1/boards/xp", A, `{"title":"XP","public":true,"mode":"sum","keys":[{"name":"xp","order":"desc"}],"reset":{"every":"week","tz":"UTC"},
+		"league":{"cohort_size":2,"absent":"drop","tiers":[{"name":"bronze","promote":1},{"name":"silver","relegate_pct":50}]}}`)
+	c.must(200, "POST", "/v1/boards/xp/scores", A, `{"player":"amy","keys":[5]}`)
+	c.must(200, "POST", "/v1/boards/xp/scores", A, `{"player":"ben","keys":[7]}`)
+	c.must(200, "GET", "/v1/leagues", "", "")
+	c.must(200, "GET", "/v1/leagues/xp", "", "")
+	c.must(200, "GET", "/v1/leagues/xp/players/amy", "", "")
+	c.must(200, "GET", "/v1/leagues/xp/players/cid?period=current", "", "")
+	c.must(200, "GET", "/v1/leagues/xp/players/amy/cohort", "", "")
+	c.must(200, "GET", "/v1/leagues/xp/players/amy/history", "", "")
+	c.must(200, "GET", "/v1/leagues/xp/tiers/bronze/cohorts?limit=10", "", "")
+	c.must(200, "GET", "/v1/leagues/xp/tiers/bronze/cohorts/0", "", "")
+	c.fails(404, "not_found", "GET", "/v1/leagues/xp/tiers/gold/cohorts", "", "")
+	c.fails(404, "not_found", "GET", "/v1/leagues/ms:expert", "", "")
+	c.must(200, "POST", "/v1/leagues/xp/settle", A, "")
+	c.must(200, "GET", "/leagues/xp", "", "")
+	c.must(404, "GET", "/leagues/nope", "", "")
+
 	// Contests.
 	c.must(201, "PUT", "/v1/contests/ctf:finals", A, `{"title":"Finals","start":"2026-11-30T09:00:00Z","end":"2026-11-30T13:00:00Z","freeze":"2026-11-30T12:30:00Z","first_blood":[10,5,3],"public":true}`)
 	c.must(200, "GET", "/contests/ctf:finals", "", "")

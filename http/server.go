@@ -118,6 +118,7 @@ type Server struct {
 	webhooks *webhookHandlers    // webhooks.go
 	streams  *streamHandlers     // stream.go
 	tourneys *tournamentHandlers // tournaments.go
+	leagues  *leagueHandlers     // leagues.go
 	web      *pageHandlers       // web.go
 	contest  *contestHandlers    // contests*.go
 }
@@ -227,6 +228,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /v1/players/{player}/freeze", s.api(s.review.getFreeze))
 	s.mux.HandleFunc("GET /v1/boards/{board}/entries/{player}/history", s.api(s.entries.history, "cursor", "limit"))
 	s.tourneyRoutes() // tournaments.go
+	s.leagueRoutes()  // leagues.go
 	s.sessionRoutes() // sessions.go
 	s.evidenceRoutes()
 	s.timing = map[string]routeTiming{

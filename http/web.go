@@ -36,7 +36,8 @@ func (s *Server) webRoutes() {
 	static := http.FileServerFS(sub)
 	s.mux.HandleFunc("GET /{$}", s.web.page("index.html"))
 	s.mux.HandleFunc("GET /boards/{board}", s.web.page("board.html"))
-	s.mux.HandleFunc("GET /admin", s.web.page("admin.html")) // the console: a client of the public API (docs/CONSOLE.md)
+	s.mux.HandleFunc("GET /leagues/{board}", s.web.page("league.html")) // a league cohort, live (league.js)
+	s.mux.HandleFunc("GET /admin", s.web.page("admin.html"))            // the console: a client of the public API (docs/CONSOLE.md)
 	s.mux.HandleFunc("GET /v1/client.js", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "public, max-age=300")
 		r2 := r.Clone(r.Context())

@@ -15,6 +15,7 @@ import (
 	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/evidence"
 	"github.com/podiumhq/podium/feed"
+	"github.com/podiumhq/podium/league"
 	"github.com/podiumhq/podium/limits"
 	"github.com/podiumhq/podium/retention"
 	"github.com/podiumhq/podium/review"
@@ -38,6 +39,9 @@ type Config struct {
 	Tournament tournament.Config
 	// Retention configures the sweep of periods past keep_periods.
 	Retention retention.Config
+	// League configures leagues: the settlement scheduler's period
+	// (negative: none, for tests and tools that settle themselves).
+	League league.Config
 }
 
 // All returns the standard modules over store with their defaults.
@@ -53,6 +57,7 @@ func With(c Config) []engine.Module {
 		aggregate.New(),               // aggregate and best-k-sum boards over others
 		feed.New(c.Feed),              // the activity feed (before tournament and review: its Finisher, Forgetter and part come first, as in the core before)
 		tournament.New(c.Tournament),  // tournament windows, joins, points boards, settlement (after aggregate: a DELETE hears its refusal first)
+		league.New(c.League),          // leagues: placement on a first score of a period, settlement at its end (after tournament: a league board is neither)
 		sessions.New(c.Sessions),      // player sessions (authentication, change feed)
 		evidence.New(c.Evidence),      // evidence uploads (storage, sweeper)
 		review.New(),                  // moderation: holds, freezes, decisions (its part after the feed's)

@@ -150,6 +150,9 @@ func queueDeleteBoard(b *pgx.Batch, id string) {
 	for _, q := range tourneyDeletes { // tourney.go
 		b.Queue(q, id)
 	}
+	for _, q := range leagueDeletes { // league.go
+		b.Queue(q, id)
+	}
 	b.Queue(sqlstore.DeleteBoardReviewItems.Postgres, id) // a board made again starts with no review queue
 }
 

@@ -126,6 +126,7 @@ type Store struct {
 	reviewRows
 	feedRows
 	tourneyRows
+	leagueRows
 	quotaRows
 	contestRows
 	webhookRows
@@ -139,6 +140,7 @@ func (s *Store) bindRows() {
 	s.reviewRows = reviewRows{s}
 	s.feedRows = feedRows{s}
 	s.tourneyRows = tourneyRows{s}
+	s.leagueRows = leagueRows{s}
 	s.quotaRows = quotaRows{s}
 	s.contestRows = contestRows{s}
 	s.webhookRows = webhookRows{s}

@@ -128,6 +128,9 @@ func (s *Store) DeleteBoard(ctx context.Context, id string, parts ...podium.Part
 	if err := deleteTourney(ctx, tx, id); err != nil { // tourney.go
 		return fmt.Errorf("delete board: %w", err)
 	}
+	if err := deleteLeague(ctx, tx, id); err != nil { // league.go
+		return fmt.Errorf("delete board: %w", err)
+	}
 	if err := writeAllParts(ctx, tx, parts); err != nil {
 		return fmt.Errorf("delete board: %w", err)
 	}

@@ -114,6 +114,7 @@ type Store struct {
 	reviewRows
 	feedRows
 	tourneyRows
+	leagueRows
 	quotaRows
 	contestRows
 	webhookRows
@@ -129,6 +130,7 @@ func (s *Store) bindRows() {
 	s.reviewRows = reviewRows{s}
 	s.feedRows = feedRows{s}
 	s.tourneyRows = tourneyRows{s}
+	s.leagueRows = leagueRows{s}
 	s.quotaRows = quotaRows{s}
 	s.contestRows = contestRows{s}
 	s.webhookRows = webhookRows{s}

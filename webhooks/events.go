@@ -21,13 +21,16 @@ const (
 	TypePersonalBest = "personal_best"
 	// TypeTournamentSettled: a tournament was settled (or settled again).
 	TypeTournamentSettled = "tournament.settled"
+	// TypeLeagueSettled: a league's period was settled, with the
+	// players' outcomes (as many as fit, league/).
+	TypeLeagueSettled = "league.settled"
 	// TypeBoardCreated and TypeBoardDeleted: a board was made or deleted.
 	TypeBoardCreated = "board.created"
 	TypeBoardDeleted = "board.deleted"
 )
 
 // Types lists the event types, in the order the documentation gives them.
-var Types = []string{TypeLeaderChanged, TypePersonalBest, TypeTournamentSettled, TypeBoardCreated, TypeBoardDeleted,
+var Types = []string{TypeLeaderChanged, TypePersonalBest, TypeTournamentSettled, TypeLeagueSettled, TypeBoardCreated, TypeBoardDeleted,
 	TypeReviewHeld, TypeReviewDecided, // review.go
 	TypePeriodEnded, TypeContestFrozen, TypeContestEnded, // timed.go
 }
@@ -74,6 +77,8 @@ func feedType(k podium.FeedKind) string {
 		return TypePersonalBest
 	case podium.FeedTournamentSettled:
 		return TypeTournamentSettled
+	case podium.FeedLeagueSettled:
+		return TypeLeagueSettled
 	}
 	return ""
 }
@@ -118,6 +123,17 @@ func fromFeed(ev *podium.FeedEvent) (typ string, data any, ok bool) {
 			d.Settlement = json.RawMessage("{}")
 		}
 		return TypeTournamentSettled, d, true
+	case podium.FeedLeagueSettled:
+		d := struct {
+			Board      string          `json:"board"`
+			Period     string          `json:"period"`
+			Seq        uint64          `json:"seq"`
+			Settlement json.RawMessage `json:"settlement"`
+		}{Board: ev.Board, Period: ev.Period, Seq: ev.Seq, Settlement: ev.Data}
+		if d.Settlement == nil {
+			d.Settlement = json.RawMessage("{}")
+		}
+		return TypeLeagueSettled, d, true
 	}
 	return "", nil, false
 }

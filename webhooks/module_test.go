@@ -17,6 +17,7 @@ import (
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/feed"
+	"github.com/podiumhq/podium/league"
 	"github.com/podiumhq/podium/sqlite"
 	"github.com/podiumhq/podium/tournament"
 	"github.com/podiumhq/podium/webhooks"
@@ -46,6 +47,7 @@ type env struct {
 	eng      *engine.Engine
 	m        *webhooks.Module
 	tour     *tournament.Module
+	lg       *league.Module
 	store    podium.WebhookStore
 	clk      *clock
 	attempts chan podium.WebhookDelivery
@@ -80,8 +82,9 @@ func start(t *testing.T, st podium.Store, c webhooks.Config) *env {
 	c.Poll = time.Hour // the tests wake the worker themselves (Poke, commits)
 	e.m = webhooks.New(c)
 	e.tour = tournament.New(tournament.Config{SettleEvery: -1})
+	e.lg = league.New(league.Config{SettleEvery: -1})
 	e.eng = engine.New(engine.Config{Store: st, Now: e.clk.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Registerer: e.reg,
-		Modules: []engine.Module{feed.New(feed.Config{}), e.tour, e.m}})
+		Modules: []engine.Module{feed.New(feed.Config{}), e.tour, e.lg, e.m}})
 	if err := e.eng.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -515,6 +518,55 @@ func TestTournamentSettled(t *testing.T) {
 	}
 	if err := json.Unmarshal(q.body, &body); err != nil || body.Type != "tournament.settled" || body.Data.Board != "w1" ||
 		body.Data.Winner.Player != "alice" || len(body.Data.Settlement.Top) != 2 || body.Data.Settlement.Top[1].Player != "bob" {
+		t.Fatalf("body = %s (%v)", q.body, err)
+	}
+}
+
+// A league's settlement is a league.settled event with the period's counts
+// and the players' outcomes, movers first.
+func TestLeagueSettled(t *testing.T) {
+	e := start(t, open(t), webhooks.Config{AllowPrivate: true})
+	rcv := newReceiver(t, http.StatusOK)
+	ep := e.endpoint(rcv.srv.URL, "lg", webhooks.TypeLeagueSettled)
+	b := &podium.Board{ID: "lg", Keys: []podium.KeyDef{{Name: "score", Order: podium.Desc}}, Mode: podium.Best,
+		Reset: podium.Reset{Every: podium.Daily, TZ: "UTC"}, Public: true,
+		League: &podium.League{CohortSize: 3, Tiers: []podium.LeagueTier{{Name: "low", Promote: 1}, {Name: "high", Relegate: 1}}}}
+	if err := b.Normalize(); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.eng.PutBoard(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+	e.submit("lg", "alice", 10)
+	e.submit("lg", "bob", 30)
+	e.clk.Add(24 * time.Hour)
+	if _, err := e.lg.Settle(context.Background(), "lg"); err != nil {
+		t.Fatal(err)
+	}
+	if d := e.next(ep.ID); d.Status != podium.WebhookDelivered || d.Event.Type != webhooks.TypeLeagueSettled {
+		t.Fatalf("delivery %+v", d)
+	}
+	q := <-rcv.hits
+	var body struct {
+		Type string
+		Data struct {
+			Board, Period string
+			Settlement    struct {
+				Players, Promoted int
+				Outcomes          []struct {
+					Player, Outcome, Tier string
+					Rank                  int
+					NextTier              string `json:"next_tier"`
+				}
+				Truncated int
+			}
+		}
+	}
+	s := &body.Data.Settlement
+	if err := json.Unmarshal(q.body, &body); err != nil || body.Type != "league.settled" || body.Data.Board != "lg" ||
+		body.Data.Period != "2026-12-01" || s.Players != 2 || s.Promoted != 1 || len(s.Outcomes) != 2 || s.Truncated != 0 ||
+		s.Outcomes[0].Player != "bob" || s.Outcomes[0].Outcome != "promoted" || s.Outcomes[0].NextTier != "high" ||
+		s.Outcomes[1].Player != "alice" || s.Outcomes[1].Outcome != "stayed" || s.Outcomes[1].Rank != 2 {
 		t.Fatalf("body = %s (%v)", q.body, err)
 	}
 }

@@ -124,7 +124,7 @@ func TestBrowserAdminConsole(t *testing.T) {
 	set("#signin-key", browserAdminKey)
 	submit("#signin-form")
 	// The Moderation tab shows only on a server that has GET /v1/review.
-	wantTabs := "Boards|API keys|Players|Contests & tournaments"
+	wantTabs := "Boards|API keys|Players|Contests & tournaments|Leagues"
 	if st, _ := call("GET", "/v1/review?limit=1", browserAdminKey, ""); st != 404 {
 		wantTabs += "|Moderation"
 	}
@@ -355,6 +355,22 @@ func TestBrowserAdminConsole(t *testing.T) {
 	wait(5*time.Second, text("#notice"), has("Settled con.cup: run 1, 1 players"), "the settlement")
 	wait(5*time.Second, text(`#tournaments-table tr[data-board="con.cup"]`), has("run 1"), "the settled tournament")
 	wd.screenshot(filepath.Join(shots, "admin-contests.png"))
+
+	// Leagues: a league's tiers in the current period, and a settle with
+	// nothing due.
+	api.do("PUT", "/v1/boards/con.league", `{"title": "League", "public": true, "keys": [{"name": "xp", "order": "desc"}], "mode": "sum",
+		"reset": {"every": "week", "tz": "UTC"}, "league": {"cohort_size": 2, "tiers": [{"name": "bronze", "promote": 1}, {"name": "silver", "relegate": 1}]}}`)
+	api.submit("con.league", "alice", 10)
+	api.submit("con.league", "bob", 20)
+	api.submit("con.league", "carol", 30)
+	click("#tab-leagues")
+	wait(5*time.Second, text(`[data-league="con.league"] .league-tiers`), has("bronze"), "the league's tiers")
+	wait(5*time.Second, `const r = document.querySelector('[data-league="con.league"] .league-tiers tbody tr:last-child'); return r ? r.innerText.replace(/\s+/g, " ").trim() : "";`,
+		is("bronze 3 2 1 0"), "bronze's members and cohorts")
+	click(`[data-league="con.league"] button[aria-label="Settle con.league"]`)
+	confirmDialog("Settle the ended periods of con.league")
+	wait(5*time.Second, text("#notice"), has("Nothing was due"), "a settle with nothing due")
+	wd.screenshot(filepath.Join(shots, "admin-leagues.png"))
 
 	// A phone: the board list and entries fit the width.
 	click("#tab-boards")

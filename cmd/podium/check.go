@@ -17,6 +17,7 @@ import (
 	"github.com/podiumhq/podium/aggregate"
 	"github.com/podiumhq/podium/ctf"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/league"
 	"github.com/podiumhq/podium/sqlite"
 	"github.com/podiumhq/podium/tournament"
 )
@@ -151,6 +152,12 @@ ask a server (--url) for want of an admin key, or when the server refuses it.`)
 		return err
 	}
 	report(stdout, "tournament payouts and points boards", diffLines(diffs))
+	bad += len(diffs)
+	diffs, err = league.Check(ctx, store) // leagues' placements
+	if err != nil {
+		return err
+	}
+	report(stdout, "league placements (cohorts within size, filled in order)", diffLines(diffs))
 	bad += len(diffs)
 
 	// The aggregate module checks each aggregate against its sources

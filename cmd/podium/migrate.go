@@ -262,6 +262,9 @@ func (m *migration) copy(ctx context.Context) error {
 	if err := copyTourney(ctx, m.src, m.dst, s.boards, m.out); err != nil { // tourney.go
 		return err
 	}
+	if err := copyLeagues(ctx, m.src, m.dst, s.boards, m.out); err != nil { // league.go
+		return err
+	}
 	if err := copyReview(ctx, m.src, m.dst, m.out); err != nil { // review.go
 		return err
 	}

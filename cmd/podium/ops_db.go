@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/league"
 	"github.com/podiumhq/podium/postgres"
 	"github.com/podiumhq/podium/redis"
 	"github.com/podiumhq/podium/tournament"
@@ -147,11 +148,16 @@ func checkDB(ctx context.Context, w io.Writer, dsn string) (int, error) {
 		return 0, err
 	}
 	report(w, "database: tournament payouts and points boards", diffLines(sd))
+	ld, err := league.Check(ctx, st) // leagues' placements
+	if err != nil {
+		return 0, err
+	}
+	report(w, "database: league placements (cohorts within size, filled in order)", diffLines(ld))
 	n, err := checkContests(ctx, w, st, "database: contests: solves, heads and snapshots")
 	if err != nil {
 		return 0, err
 	}
-	return len(r.Diffs) + len(sd) + n, nil
+	return len(r.Diffs) + len(sd) + len(ld) + n, nil
 }
 
 // checkNodes asks each running node to check its in-memory indexes and

@@ -22,6 +22,7 @@
       el("div", { class: "row toolbar" },
         el("button", { type: "button", id: "board-new", onclick: () => openEditor(null) }, "New board"),
         el("button", { type: "button", class: "secondary", onclick: () => openEditor(null, tournamentTemplate()) }, "New tournament"),
+        el("button", { type: "button", class: "secondary", onclick: () => openEditor(null, leagueTemplate()) }, "New league"),
         el("button", { type: "button", class: "secondary", onclick: load }, "Refresh")),
       listError, listBox, editor, entriesBox);
   }
@@ -102,6 +103,7 @@
     const parts = [b.mode || "best"];
     if (b.mode === "best_k" && b.keep) parts[0] += " (keep " + b.keep + ")";
     if (b.tournament) parts.push("tournament");
+    if (b.league) parts.push("league");
     if (b.points) parts.push("points: " + b.points.kind);
     if (b.player_submit) parts.push("player submit");
     if (b.rank_style === "shared") parts.push("shared ranks");
@@ -127,6 +129,13 @@
     return {
       keys: [{ name: "score", order: "desc" }], public: true,
       tournament: { start: start.toISOString(), end: end.toISOString(), join_required: false, max_participants: 0, weight: 1000 },
+    };
+  }
+
+  function leagueTemplate() {
+    return {
+      keys: [{ name: "xp", order: "desc" }], mode: "sum", public: true, reset: { every: "week", tz: "UTC" },
+      league: { cohort_size: 30, absent: "keep", tiers: [{ name: "bronze", promote: 5 }, { name: "silver", promote: 5, relegate: 5 }, { name: "gold", relegate: 5 }] },
     };
   }
 
@@ -225,13 +234,14 @@
       raw[name] = el("textarea", { rows: 4, id: "board-" + name, spellcheck: false, class: "code" }, json(src[name]));
       return field(name[0].toUpperCase() + name.slice(1) + " (JSON)", raw[name], help);
     };
-    const advanced = el("details", { open: !!(src.tournament || src.points || src.aggregate || src.quota || src.evidence || src.review) },
-      el("summary", {}, "Review, quota, evidence, tournament, points and aggregate settings"),
+    const advanced = el("details", { open: !!(src.tournament || src.points || src.aggregate || src.quota || src.evidence || src.review || src.league) },
+      el("summary", {}, "Review, quota, evidence, tournament, points, league and aggregate settings"),
       rawField("review", "{\"hold\": \"all\" | \"top\" | \"threshold\" | \"none\", \"top\": N, \"threshold\": [...]}: which submissions wait for a moderator."),
       rawField("quota", "{\"max\": N}: score submissions per player and period; {\"max\": 0} removes it."),
       rawField("evidence", "max_bytes, max_inflated_bytes, max_events, max_line_bytes, ttl_seconds, retention_seconds, public."),
       rawField("tournament", "start, end, join_required, max_participants, weight, category, series, ladder (docs/API.md, Tournaments)."),
       rawField("points", "ladder, kind (total, category, current, best), category, half_life_days, series, by."),
+      rawField("league", "tiers [{name, promote, relegate}] lowest first, cohort_size, absent (keep, drop); the board must reset (docs/API.md, Leagues)."),
       rawField("aggregate", "kind (sum_of_bests, best_k_sum), require_all, sources [{board, k, fill}]."),
       el("p", { class: "help" }, "Left empty, a setting is not sent: a new board has none, an existing one keeps its own."));
     const save = el("button", { type: "submit", id: "board-save" }, isNew ? "Create board" : "Save board");

@@ -13,6 +13,7 @@
     ["personal_best", "personal_best: a player's better entry (high volume)"],
     ["period.ended", "period.ended: a period ended, with its top N"],
     ["tournament.settled", "tournament.settled: the payouts"],
+    ["league.settled", "league.settled: a league period's outcomes"],
     ["review.held", "review.held: a score held for review"],
     ["review.decided", "review.decided: a held score approved or rejected"],
     ["contest.frozen", "contest.frozen"],

@@ -70,6 +70,8 @@
           (ev.previous_player ? " from " + Podium.isolate(ev.previous_name || ev.previous_player) + " (" + keys(ev.old, ev.board, ev.at) + ")" : "");
       case "tournament_settled":
         return "Tournament settled" + (who ? ": " + who + " won" : "");
+      case "league_settled":
+        return "League settled: " + ((ev.data && ev.data.promoted) || 0) + " promoted, " + ((ev.data && ev.data.relegated) || 0) + " relegated";
     }
     return ev.kind;
   }

@@ -132,7 +132,9 @@ export interface Operations {
    * another body is 409. A tournament board refuses scores outside its window (409
    * `tournament_closed`), from players who did not join (403 `not_joined`) and past its cap
    * (409 `tournament_full`); a points board refuses every score (409 `points_board`), an
-   * aggregate board too (409 `conflict`). A `sum` leaving the int64 range is 422.
+   * aggregate board too (409 `conflict`). A league board refuses a score while its previous
+   * period is not settled yet (503 `league_settling`, Retry-After). A `sum` leaving the int64
+   * range is 422.
    */
   submit: {
     method: "POST";
@@ -999,6 +1001,217 @@ export interface Operations {
     };
   };
 
+  /** The leagues the caller may read (at most 1000). */
+  listLeagues: {
+    method: "GET";
+    path: "/v1/leagues";
+    params: Record<string, never>;
+    query: Record<string, never>;
+    headers: Record<string, never>;
+    body: void;
+    responses: {
+      200: {
+        leagues: Array<{
+          board: S.BoardID;
+          title: string;
+          period: string;
+          league: S.League;
+        }>;
+      };
+    };
+  };
+
+  /** A league's definition, its current period's tiers (members, cohorts) and its latest 20 periods with their settlements. */
+  getLeague: {
+    method: "GET";
+    path: "/v1/leagues/{board}";
+    params: {
+      board: S.BoardID;
+    };
+    query: Record<string, never>;
+    headers: Record<string, never>;
+    body: void;
+    responses: {
+      200: {
+        board: S.BoardID;
+        league: S.League;
+        period: string;
+        period_end: S.Time;
+        tiers: Array<{
+          tier: string;
+          promote: number;
+          relegate: number;
+          members: number;
+          cohorts: number;
+        }>;
+        periods: S.LeaguePeriod[];
+      };
+    };
+  };
+
+  /** A player's tier and cohort in a period; a player who has not played it yet shows the tier their first score places them in. */
+  leagueStanding: {
+    method: "GET";
+    path: "/v1/leagues/{board}/players/{player}";
+    params: {
+      board: S.BoardID;
+      player: S.PlayerID;
+    };
+    query: {
+      /** `current` (default), `previous` (400 on a board that never resets), or a period id of the board's cadence (`all`, `2026-11-30`, `2026-W48`, `2026-11`). */
+      period?: string;
+    };
+    headers: Record<string, never>;
+    body: void;
+    responses: {
+      200: {
+        player: S.PlayerID;
+        board: S.BoardID;
+        period: string;
+        /** The player has played this period. */
+        placed: boolean;
+        tier: string;
+        /** 0 is the lowest tier. */
+        tier_index: number;
+        /** null until the player has played the period. */
+        cohort: number | null;
+      };
+    };
+  };
+
+  /** The player's cohort in a period, ranked, with its zones (404 when the player has not played the period). */
+  leagueMyCohort: {
+    method: "GET";
+    path: "/v1/leagues/{board}/players/{player}/cohort";
+    params: {
+      board: S.BoardID;
+      player: S.PlayerID;
+    };
+    query: {
+      /** `current` (default), `previous` (400 on a board that never resets), or a period id of the board's cadence (`all`, `2026-11-30`, `2026-W48`, `2026-11`). */
+      period?: string;
+    };
+    headers: Record<string, never>;
+    body: void;
+    responses: {
+      200: S.LeagueCohort & {
+        player: S.PlayerID;
+      };
+    };
+  };
+
+  /** The player's tier per period, newest first (at most 100), with each settled period's rank and outcome. */
+  leagueHistory: {
+    method: "GET";
+    path: "/v1/leagues/{board}/players/{player}/history";
+    params: {
+      board: S.BoardID;
+      player: S.PlayerID;
+    };
+    query: Record<string, never>;
+    headers: Record<string, never>;
+    body: void;
+    responses: {
+      200: {
+        player: S.PlayerID;
+        board: S.BoardID;
+        periods: Array<{
+          period: string;
+          tier: string;
+          /** null: absent (a tier dropped by absent "drop"). */
+          cohort: number | null;
+          settled: boolean;
+          /** In the cohort (settled periods). */
+          rank?: number | null;
+          outcome?: "promoted" | "stayed" | "relegated" | "absent";
+          next_tier?: string;
+        }>;
+      };
+    };
+  };
+
+  /** A tier's cohorts in a period with their member counts. */
+  leagueCohorts: {
+    method: "GET";
+    path: "/v1/leagues/{board}/tiers/{tier}/cohorts";
+    params: {
+      board: S.BoardID;
+      /** A league tier's name. */
+      tier: string;
+    };
+    query: {
+      /** `current` (default), `previous` (400 on a board that never resets), or a period id of the board's cadence (`all`, `2026-11-30`, `2026-W48`, `2026-11`). */
+      period?: string;
+      offset?: number;
+      limit?: number;
+    };
+    headers: Record<string, never>;
+    body: void;
+    responses: {
+      200: {
+        board: S.BoardID;
+        period: string;
+        tier: string;
+        total: number;
+        cohorts: Array<{
+          cohort: number;
+          members: number;
+        }>;
+      };
+    };
+  };
+
+  /** One cohort in a period, ranked by its members' entries on the board, with its zones. */
+  leagueCohort: {
+    method: "GET";
+    path: "/v1/leagues/{board}/tiers/{tier}/cohorts/{cohort}";
+    params: {
+      board: S.BoardID;
+      /** A league tier's name. */
+      tier: string;
+      cohort: number;
+    };
+    query: {
+      /** `current` (default), `previous` (400 on a board that never resets), or a period id of the board's cadence (`all`, `2026-11-30`, `2026-W48`, `2026-11`). */
+      period?: string;
+    };
+    headers: Record<string, never>;
+    body: void;
+    responses: {
+      200: S.LeagueCohort;
+    };
+  };
+
+  /**
+   * Settle the league's ended periods that are not settled yet (admin on the board); the scheduler does it within a second of a period's end.
+   *
+   * 409 while another node holds the league settlement lease. A period already settled is not settled again.
+   */
+  settleLeague: {
+    method: "POST";
+    path: "/v1/leagues/{board}/settle";
+    params: {
+      board: S.BoardID;
+    };
+    query: Record<string, never>;
+    headers: Record<string, never>;
+    body: Record<string, never> | void;
+    responses: {
+      200: {
+        board: S.BoardID;
+        settled: Array<{
+          period: string;
+          already: boolean;
+          players: number;
+          promoted: number;
+          relegated: number;
+          dropped: number;
+          epoch: number;
+        }>;
+      };
+    };
+  };
+
   /** The contests the caller may read. */
   listContests: {
     method: "GET";
@@ -1696,6 +1909,14 @@ export const operations = {
   participants: { method: "GET", path: "/v1/tournaments/{board}/participants" },
   settle: { method: "POST", path: "/v1/tournaments/{board}/settle" },
   payouts: { method: "GET", path: "/v1/tournaments/{board}/payouts" },
+  listLeagues: { method: "GET", path: "/v1/leagues" },
+  getLeague: { method: "GET", path: "/v1/leagues/{board}" },
+  leagueStanding: { method: "GET", path: "/v1/leagues/{board}/players/{player}" },
+  leagueMyCohort: { method: "GET", path: "/v1/leagues/{board}/players/{player}/cohort" },
+  leagueHistory: { method: "GET", path: "/v1/leagues/{board}/players/{player}/history" },
+  leagueCohorts: { method: "GET", path: "/v1/leagues/{board}/tiers/{tier}/cohorts" },
+  leagueCohort: { method: "GET", path: "/v1/leagues/{board}/tiers/{tier}/cohorts/{cohort}" },
+  settleLeague: { method: "POST", path: "/v1/leagues/{board}/settle" },
   listContests: { method: "GET", path: "/v1/contests" },
   getContest: { method: "GET", path: "/v1/contests/{contest}" },
   putContest: { method: "PUT", path: "/v1/contests/{contest}" },

@@ -19,7 +19,7 @@ export type Error = {
  * unauthenticated, forbidden, not_joined, board_not_found, entry_not_found, not_found,
  * method_not_allowed, request_timeout, conflict, tournament_closed, tournament_full,
  * points_board, too_large, unsupported_media_type, unprocessable, rate_limited,
- * quota_exceeded, internal, unavailable, outcome_unknown.
+ * quota_exceeded, league_settling, internal, unavailable, outcome_unknown.
  */
 export type ErrorCode = string;
 
@@ -90,6 +90,73 @@ export type Tournament = {
   ladder?: LadderName;
 };
 
+/** Makes the board a league (it must reset); its tiers, lowest first, and cohorts. See docs/API.md, "Leagues". */
+export type League = {
+  tiers: Array<{
+    name: string;
+    /** How many of each cohort's best move up (0 on the top tier). */
+    promote?: number;
+    /** How many of each cohort's last move down (0 on the lowest tier). */
+    relegate?: number;
+    /** Instead of promote: a percentage of the cohort's members, rounded down. */
+    promote_pct?: number;
+    /** Instead of relegate: a percentage of the cohort's members, rounded down. */
+    relegate_pct?: number;
+  }>;
+  cohort_size?: number;
+  /** What a player with a tier who did not play a period keeps. */
+  absent?: "keep" | "drop";
+};
+
+export type LeaguePeriod = {
+  period: string;
+  start: Time;
+  settlement: null | {
+    settled_at: Time;
+    players: number;
+    promoted: number;
+    relegated: number;
+    epoch: number;
+    node: string;
+  };
+};
+
+/** league_settled (and the webhook league.settled's settlement) */
+export type LeagueSettled = {
+  league: BoardID;
+  players: number;
+  promoted: number;
+  relegated: number;
+  /** Outcomes left out (the event's data is at most 4 KiB). */
+  truncated: number;
+  outcomes: Array<{
+    player: PlayerID;
+    tier: string;
+    cohort: number | null;
+    rank: number | null;
+    outcome: "promoted" | "stayed" | "relegated" | "absent";
+    next_tier: string;
+  }>;
+};
+
+export type LeagueCohort = {
+  board: BoardID;
+  period: string;
+  tier: string;
+  cohort: number;
+  size: number;
+  entries: Array<{
+    /** In the cohort. */
+    rank: number;
+    zone: "promotion" | "safe" | "relegation";
+    player: PlayerID;
+    name: string;
+    /** null: no visible entry (hidden or deleted): ranks last. */
+    keys: number[] | null;
+    board_rank: number | null;
+  }>;
+};
+
 /** Empty when not set. */
 export type LadderName = string;
 
@@ -118,6 +185,7 @@ export type BoardPut = {
   aggregate?: Aggregate;
   tournament?: Tournament;
   points?: Points;
+  league?: League;
   /** Player sessions may submit. */
   player_submit?: boolean;
   evidence?: EvidencePolicy;
@@ -163,6 +231,11 @@ export type Board = {
     ladder: unknown;
   };
   points?: Points;
+  league?: League & {
+    tiers: unknown;
+    cohort_size: unknown;
+    absent: unknown;
+  };
   /** Present only when true. */
   player_submit?: true;
   evidence?: EvidencePolicy;
@@ -447,7 +520,7 @@ export type PlayerPut = {
 };
 
 /** The event types the endpoint receives (see `webhooks`); `personal_best` is high volume. */
-export type WebhookTypes = Array<"leader.changed" | "personal_best" | "tournament.settled" | "board.created" | "board.deleted" | "review.held" | "review.decided" | "period.ended" | "contest.frozen" | "contest.ended">;
+export type WebhookTypes = Array<"leader.changed" | "personal_best" | "tournament.settled" | "league.settled" | "board.created" | "board.deleted" | "review.held" | "review.decided" | "period.ended" | "contest.frozen" | "contest.ended">;
 
 export type Webhook = {
   id: string;
@@ -715,11 +788,11 @@ export type Standing = StandingFields & {
   }>;
 };
 
-/** A notable event. `old`, `previous_player` and `previous_name` belong to `personal_best`/`new_leader`, `data` to `tournament_settled`. */
+/** A notable event. `old`, `previous_player` and `previous_name` belong to `personal_best`/`new_leader`, `data` to `tournament_settled` and `league_settled`. */
 export type FeedEvent = {
   /** `<board>/<seq>/<kind>`, the same on every node. */
   id: string;
-  kind: "personal_best" | "new_leader" | "tournament_settled";
+  kind: "personal_best" | "new_leader" | "tournament_settled" | "league_settled";
   board: BoardID;
   title: string;
   period: PeriodID;
@@ -741,7 +814,7 @@ export type FeedEvent = {
       rank: number;
       points: number;
     }>;
-  };
+  } | LeagueSettled;
 };
 
 /**

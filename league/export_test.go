@@ -1,0 +1,13 @@
+package league
+
+import (
+	"context"
+
+	"github.com/podiumhq/podium"
+)
+
+// SettleUnder runs one settlement of period under lease l (tests: a
+// second run, a stale lease).
+func SettleUnder(m *Module, ctx context.Context, board, period string, l podium.Lease) (SettleReport, error) {
+	return m.settleUnder(ctx, board, period, l)
+}

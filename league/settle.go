@@ -1,0 +1,427 @@
+package league
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/rank"
+)
+
+// Settlement turns a period's cohort ranks into the tiers of the next.
+//
+// Exactly once. A settlement of (league, period) is one engine.Work that
+// runs alone: the writer computes it against everything committed before
+// it and commits it before it computes anything after it. Its rows (each
+// member's result, the tiers that changed and the period's settled
+// status) go in one transaction, so a run after a crash finds the first
+// one committed whole or not at all; a run that finds the period settled
+// writes nothing.
+//
+// Once in the cluster. The scheduler of every node looks for ended
+// periods that are not settled; before it settles it takes the lease
+// "league-settlement" in the database and commits each settlement with a
+// fence on the lease's epoch: the store checks in the settling
+// transaction that the lease is still held at that epoch, so a node that
+// paused past its lease and lost it cannot commit what it computed under
+// it. On SQLite the lease is trivially the one process's; the same code
+// runs.
+
+// leaseName is the lease the league settlers of a cluster share (in the
+// tournaments' leases table, under a name of its own).
+const leaseName = "league-settlement"
+
+// leaseTTL is how long a settler's lease lasts unless renewed.
+const leaseTTL = 30 * time.Second
+
+// settleRetry is how long the scheduler waits before it tries again a
+// league whose settlement failed.
+const settleRetry = time.Minute
+
+// SettleReport is what one settlement run did.
+type SettleReport struct {
+	Board     string
+	Period    string
+	Already   bool  // the period was settled before: nothing was written
+	Players   int64 // results written (members, and absent players dropped)
+	Promoted  int64
+	Relegated int64
+	Dropped   int64 // absent players who dropped a tier
+	SettledAt time.Time
+	Epoch     int64
+}
+
+// settleRun is one settlement being computed.
+type settleRun struct {
+	board, period string
+	fence         podium.Fence
+	report        SettleReport
+}
+
+func (m *Module) tourneyStore() (podium.TourneyStore, error) {
+	ts, ok := m.store.(podium.TourneyStore)
+	if !ok {
+		return nil, podium.Errorf(podium.ECodeUnavailable, "this store keeps no leases")
+	}
+	return ts, nil
+}
+
+func (m *Module) releaseLease(ts podium.TourneyStore, l podium.Lease) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := ts.ReleaseLease(ctx, l.Name, l.Holder, l.Epoch); err != nil {
+		m.log.Warn("release the league settlement lease", "err", err)
+	}
+}
+
+// keepLease renews lease l every third of its life while settlements run,
+// until stop is called. A renewal that finds the lease taken changes
+// nothing: the fence then fails the commit.
+func (m *Module) keepLease(ts podium.TourneyStore, l podium.Lease) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(leaseTTL / 3)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				ctx, cancel := context.WithTimeout(context.Background(), leaseTTL/3)
+				r, ok, err := ts.AcquireLease(ctx, l.Name, l.Holder, m.host.Now(), leaseTTL)
+				cancel()
+				if err != nil || !ok || r.Epoch != l.Epoch {
+					m.log.Warn("league settlement lease not renewed", "err", err, "holder", r.Holder, "epoch", r.Epoch)
+					return
+				}
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+// duePeriod is an ended period with placements and no settlement.
+type duePeriod struct{ board, period string }
+
+// due lists the ended, unsettled periods of the leagues (of board only,
+// if not ""), oldest first per league, as the store has them.
+func (m *Module) due(ctx context.Context, board string, now time.Time, retry bool) ([]duePeriod, error) {
+	ls, err := m.leagueStore()
+	if err != nil {
+		return nil, err
+	}
+	var out []duePeriod
+	for _, bs := range m.eng.BoardsOf(engine.LeagueBoards) {
+		def := bs.Def()
+		if def.League == nil || board != "" && def.ID != board {
+			continue
+		}
+		if !retry {
+			m.mu.Lock()
+			at, failed := m.failed[def.ID]
+			m.mu.Unlock()
+			if failed && now.Sub(at) < settleRetry {
+				continue
+			}
+		}
+		cur := podium.PeriodAt(def.Reset, now)
+		ps, err := ls.LeaguePeriods(ctx, def.ID)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range ps {
+			if !p.Settled() && p.Start.Before(cur.Start) {
+				out = append(out, duePeriod{def.ID, p.Period})
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b duePeriod) int {
+		if a.board < b.board {
+			return -1
+		}
+		if a.board > b.board {
+			return 1
+		}
+		return 0
+	})
+	return out, nil
+}
+
+// SettleDue settles every ended period that is not settled, if this node
+// gets the lease; it returns the reports of the settlements it ran. The
+// scheduler calls it every Config.SettleEvery; tests call it with a fake
+// clock.
+func (m *Module) SettleDue(ctx context.Context) ([]SettleReport, error) {
+	return m.settleDue(ctx, "", false)
+}
+
+// Settle settles the ended periods of one league now (admin). Errors:
+// ECodeBoardNotFound, ECodeNotFound (not a league), ECodeConflict (another
+// node holds the lease).
+func (m *Module) Settle(ctx context.Context, board string) ([]SettleReport, error) {
+	bs := m.eng.Lookup(board)
+	if bs == nil {
+		return nil, podium.BoardNotFound(board)
+	}
+	if bs.Def().League == nil {
+		return nil, notLeague(board)
+	}
+	return m.settleDue(ctx, board, true)
+}
+
+func notLeague(board string) error {
+	return podium.Errorf(podium.ECodeNotFound, "board %q is not a league", board)
+}
+
+func (m *Module) settleDue(ctx context.Context, board string, admin bool) ([]SettleReport, error) {
+	list, err := m.due(ctx, board, m.host.Now(), admin)
+	if err != nil {
+		m.log.Error("league periods", "err", err)
+		return nil, podium.Errorf(podium.ECodeUnavailable, "could not read the leagues' periods; retry shortly")
+	}
+	if len(list) == 0 {
+		return []SettleReport{}, nil
+	}
+	ts, err := m.tourneyStore()
+	if err != nil {
+		return nil, err
+	}
+	m.settleMu.Lock()
+	defer m.settleMu.Unlock()
+	l, ok, err := ts.AcquireLease(ctx, leaseName, m.host.Node(), m.host.Now(), leaseTTL)
+	if err != nil {
+		m.log.Error("league settlement lease", "err", err)
+		return nil, podium.Errorf(podium.ECodeUnavailable, "could not take the league settlement lease; retry shortly")
+	}
+	if !ok {
+		if !admin {
+			return nil, nil // another node settles
+		}
+		return nil, podium.Errorf(podium.ECodeConflict, "node %q is settling leagues until %s at the latest; retry then",
+			l.Holder, l.Expires.UTC().Format(time.RFC3339))
+	}
+	stop := m.keepLease(ts, l)
+	defer m.releaseLease(ts, l)
+	defer stop()
+	out := []SettleReport{}
+	failed := map[string]bool{}
+	for _, d := range list {
+		if failed[d.board] {
+			continue // its periods settle in order
+		}
+		r, err := m.settleUnder(ctx, d.board, d.period, l)
+		if err != nil {
+			failed[d.board] = true
+			m.log.Error("league settlement failed; retrying later", "board", d.board, "period", d.period, "err", err, "retry_in", settleRetry)
+			m.mu.Lock()
+			m.failed[d.board] = m.host.Now()
+			m.mu.Unlock()
+			if admin {
+				return out, err
+			}
+			continue
+		}
+		m.log.Info("league settled", "board", r.Board, "period", r.Period, "players", r.Players, "promoted", r.Promoted,
+			"relegated", r.Relegated, "already", r.Already, "epoch", r.Epoch)
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// settleUnder runs one settlement under lease l.
+func (m *Module) settleUnder(ctx context.Context, board, period string, l podium.Lease) (SettleReport, error) {
+	so := &settleRun{board: board, period: period, fence: podium.Fence{Name: l.Name, Holder: l.Holder, Epoch: l.Epoch}}
+	w := &engine.Work{Boards: []string{board}, Alone: true, Compute: func(g *engine.Group) error { return m.computeSettle(g, so) }}
+	if err := m.eng.Do(ctx, w); err != nil {
+		return SettleReport{}, err
+	}
+	so.report.Epoch = so.fence.Epoch
+	return so.report, nil
+}
+
+// computeSettle computes a settlement in group g, which holds nothing
+// else (the Work runs alone). The module's rows are set in its slot only
+// once nothing can fail.
+func (m *Module) computeSettle(g *engine.Group, so *settleRun) error {
+	ctx := context.Background()
+	bs := g.Board(so.board)
+	if bs == nil {
+		return podium.BoardNotFound(so.board)
+	}
+	def := bs.Def()
+	l := def.League
+	if l == nil {
+		return notLeague(def.ID)
+	}
+	ls, err := m.leagueStore()
+	if err != nil {
+		return err
+	}
+	unavailable := func(what string, err error) error {
+		m.log.Error("read "+what, "board", def.ID, "err", err)
+		return podium.Errorf(podium.ECodeUnavailable, "could not read the league's %s; nothing was settled, retry shortly", what)
+	}
+	so.report = SettleReport{Board: def.ID, Period: so.period}
+	// Under the writer (and the board's lock in shared mode): a run that
+	// finds the period settled (by another node, or an earlier run that
+	// committed before a crash) writes nothing.
+	ps, err := ls.LeaguePeriods(ctx, def.ID)
+	if err != nil {
+		return unavailable("periods", err)
+	}
+	var lp *podium.LeaguePeriod
+	for i := range ps {
+		if ps[i].Period == so.period {
+			lp = &ps[i]
+		}
+	}
+	if lp == nil {
+		return podium.Errorf(podium.ECodeNotFound, "league %q placed no one in period %s", def.ID, so.period)
+	}
+	if lp.Settled() {
+		so.report.Already, so.report.Players, so.report.Promoted, so.report.Relegated = true, lp.Players, lp.Promoted, lp.Relegated
+		so.report.SettledAt = lp.SettledAt
+		return nil
+	}
+	if err := g.Hold(bs, so.period); err != nil {
+		return err
+	}
+	members, err := ls.LeagueMembers(ctx, def.ID, so.period, 0)
+	if err != nil {
+		return unavailable("placements", err)
+	}
+	tierList, err := ls.LeagueTiers(ctx, def.ID)
+	if err != nil {
+		return unavailable("tiers", err)
+	}
+	tiers := make(map[string]int, len(tierList))
+	for _, t := range tierList {
+		tiers[t.Player] = t.Tier
+	}
+	outcomes, lb := settleRows(def, so.period, members, tiers, func(fn func(pid uint32) bool) {
+		bs.Ranked(so.period, func(en rank.Entry) bool { return fn(en.Player) })
+	}, g.PlayerID)
+	lb.Fence = &so.fence
+	st := podium.LeaguePeriod{Board: def.ID, Period: so.period, Start: lp.Start, SettledAt: g.Now(),
+		Players: int64(len(lb.Results)), Promoted: outcomes.promoted, Relegated: outcomes.relegated,
+		Epoch: so.fence.Epoch, Holder: so.fence.Holder}
+	lb.Periods = []podium.LeaguePeriod{st}
+	r := m.rows(g)
+	r.settle, r.settled = lb, def.ID
+	g.Emit(settledEvent(def, so.period, g.LastSeq(bs), g.Now(), lb.Results, st)) // the feed's EventSink
+	so.report = SettleReport{Board: def.ID, Period: so.period, Players: st.Players, Promoted: st.Promoted,
+		Relegated: st.Relegated, Dropped: outcomes.dropped, SettledAt: g.Now()}
+	return nil
+}
+
+type counts struct{ promoted, relegated, dropped int64 }
+
+// settleRows computes a period's results and the tiers that change.
+// ranked calls its fn with the pids of the period's visible entries, best
+// first; name turns a pid into a player id. Members without a visible
+// entry (hidden, or deleted) rank after those with one, in placement
+// order.
+func settleRows(def *podium.Board, period string, members []podium.LeagueMember, tiers map[string]int,
+	ranked func(fn func(pid uint32) bool), name func(pid uint32) string) (counts, *podium.LeagueBatch) {
+	l := def.League
+	idx := make(map[string]int32, len(members))
+	for i := range members {
+		idx[members[i].Player] = int32(i)
+	}
+	// The visible entries in board order; then each member's place.
+	var pids []uint32
+	ranked(func(pid uint32) bool { pids = append(pids, pid); return true })
+	order := make([]int32, 0, len(members))
+	seen := make([]bool, len(members))
+	for _, pid := range pids {
+		if i, ok := idx[name(pid)]; ok && !seen[i] {
+			seen[i] = true
+			order = append(order, i)
+		}
+	}
+	for i := range members { // by seq: the store's order
+		if !seen[i] {
+			order = append(order, int32(i))
+		}
+	}
+	// Cohort sizes, then ranks in each cohort in board order.
+	type ck struct{ tier, cohort int }
+	size := make(map[ck]int, len(members)/max(l.CohortSize, 1)+1)
+	for i := range members {
+		size[ck{members[i].Tier, members[i].Cohort}]++
+	}
+	next := make(map[ck]int, len(size))
+	var c counts
+	lb := &podium.LeagueBatch{Board: def.ID, Results: make([]podium.LeagueResult, 0, len(members))}
+	top := len(l.Tiers) - 1
+	for _, i := range order {
+		mb := &members[i]
+		k := ck{mb.Tier, mb.Cohort}
+		next[k]++
+		r := next[k]
+		tier := min(max(mb.Tier, 0), top)
+		res := podium.LeagueResult{Board: def.ID, Period: period, Player: mb.Player, Tier: mb.Tier, Cohort: mb.Cohort, Rank: r,
+			Outcome: podium.OutcomeStayed, NewTier: tier}
+		switch l.Zone(tier, r, size[k]) {
+		case podium.ZonePromotion:
+			res.Outcome, res.NewTier = podium.OutcomePromoted, tier+1
+			c.promoted++
+		case podium.ZoneRelegation:
+			res.Outcome, res.NewTier = podium.OutcomeRelegated, tier-1
+			c.relegated++
+		}
+		lb.Results = append(lb.Results, res)
+		if res.NewTier != tiers[mb.Player] {
+			lb.Tiers = append(lb.Tiers, podium.LeagueTierOf{Player: mb.Player, Tier: res.NewTier})
+		}
+	}
+	if l.Absent == podium.LeagueAbsentDrop {
+		var absent []string
+		for p, t := range tiers {
+			if _, ok := idx[p]; !ok && t > 0 {
+				absent = append(absent, p)
+			}
+		}
+		slices.Sort(absent)
+		for _, p := range absent {
+			t := min(tiers[p], top)
+			lb.Results = append(lb.Results, podium.LeagueResult{Board: def.ID, Period: period, Player: p, Tier: t, Cohort: -1,
+				Outcome: podium.OutcomeAbsent, NewTier: t - 1})
+			lb.Tiers = append(lb.Tiers, podium.LeagueTierOf{Player: p, Tier: t - 1})
+			c.dropped++
+		}
+	}
+	return c, lb
+}
+
+// Start starts the settlement scheduler (engine.Starter), unless
+// Config.SettleEvery is negative.
+func (m *Module) Start() {
+	if m.every < 0 {
+		return
+	}
+	m.host.Go(m.scheduler)
+}
+
+// scheduler runs SettleDue every m.every until ctx ends.
+func (m *Module) scheduler(stop context.Context) {
+	tick := time.NewTicker(m.every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-stop.Done():
+			return
+		case <-tick.C:
+			ctx, cancel := context.WithTimeout(stop, leaseTTL)
+			if _, err := m.SettleDue(ctx); err != nil {
+				m.log.Warn("league settlement scheduler", "err", err)
+			}
+			cancel()
+			m.passes.Add(1)
+		}
+	}
+}
