@@ -120,6 +120,10 @@ type Board struct {
 	// RankStyle "shared" adds rank_shared to the answers (rankstyle.go);
 	// "" is the default, unique ranks only.
 	RankStyle RankStyle `json:"rank_style,omitempty"`
+	// GroupSet and GroupBoard make a board a set of groups or a ranking
+	// of groups (group.go); nil on other boards.
+	GroupSet   *GroupSet   `json:"group_set,omitempty"`
+	GroupBoard *GroupBoard `json:"group_board,omitempty"`
 }
 
 var (
@@ -179,6 +183,9 @@ func (b *Board) Normalize() error {
 		if b.Aggregate != nil {
 			b.Mode = AggregateMode
 		}
+		if b.GroupSet != nil || b.GroupBoard != nil { // group.go
+			b.Mode = Latest
+		}
 	case Best, Latest, Sum, BestK, AggregateMode:
 	default:
 		return Errorf(ECodeInvalid, "mode must be best, best_k, latest, sum or aggregate")
@@ -219,6 +226,9 @@ func (b *Board) Normalize() error {
 		return err
 	}
 	if err := b.normalizeRankStyle(); err != nil { // rankstyle.go
+		return err
+	}
+	if err := b.normalizeGroup(); err != nil { // group.go
 		return err
 	}
 	return b.normalizeReview() // review.go
@@ -263,6 +273,9 @@ type BoardUpdate struct {
 	Quota *Quota
 	// RankStyle: nil keeps it (rankstyle.go).
 	RankStyle *RankStyle
+	// GroupSet and GroupBoard: nil keeps them (group.go).
+	GroupSet   *GroupSet
+	GroupBoard *GroupBoard
 }
 
 // FullUpdate is the update that replaces every field of a board with b's.
@@ -271,7 +284,7 @@ func FullUpdate(b *Board) *BoardUpdate {
 	return &BoardUpdate{ID: c.ID, Title: &c.Title, Keys: c.Keys, Mode: &c.Mode, Reset: &c.Reset, Public: &c.Public, Meta: c.Meta,
 		Keep: &c.Keep, Aggregate: c.Aggregate.Clone(), Tournament: c.Tournament, Points: c.Points,
 		PlayerSubmit: &c.PlayerSubmit, Review: c.Review, Evidence: c.Evidence,
-		Quota: fullQuota(c.Quota), RankStyle: &c.RankStyle}
+		Quota: fullQuota(c.Quota), RankStyle: &c.RankStyle, GroupSet: c.GroupSet, GroupBoard: c.GroupBoard}
 }
 
 // Apply returns the board that results from applying u to cur (nil for a
@@ -352,6 +365,14 @@ func (u *BoardUpdate) Apply(cur *Board) Board {
 	if u.Points != nil {
 		p := *u.Points
 		b.Points = &p
+	}
+	if u.GroupSet != nil { // group.go
+		gs := *u.GroupSet
+		b.GroupSet = &gs
+	}
+	if u.GroupBoard != nil {
+		gb := *u.GroupBoard
+		b.GroupBoard = &gb
 	}
 	return b
 }

@@ -54,6 +54,9 @@ type boardBody struct {
 	Quota *podium.Quota `json:"quota"`
 	// RankStyle "shared" adds rank_shared to the answers.
 	RankStyle *podium.RankStyle `json:"rank_style"`
+	// Groups (groups.go).
+	GroupSet   *podium.GroupSet   `json:"group_set"`
+	GroupBoard *podium.GroupBoard `json:"group_board"`
 }
 
 type resetBody struct {
@@ -223,7 +226,7 @@ func (s *boardHandlers) putBoard(w http.ResponseWriter, r *http.Request) error {
 	}
 	u := &podium.BoardUpdate{ID: id, Title: body.Title, Keys: body.Keys, Mode: body.Mode, Public: body.Public, Meta: body.Meta,
 		Keep: body.Keep, Aggregate: body.Aggregate, PlayerSubmit: body.PlayerSubmit, Review: body.Review, Evidence: body.Evidence,
-		Quota: body.Quota, RankStyle: body.RankStyle}
+		Quota: body.Quota, RankStyle: body.RankStyle, GroupSet: body.GroupSet, GroupBoard: body.GroupBoard}
 	if body.Reset != nil {
 		u.Reset = &podium.Reset{Every: body.Reset.Every, TZ: body.Reset.TZ}
 	}
