@@ -2,6 +2,9 @@ package groups
 
 import (
 	"cmp"
+	"context"
+	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 
@@ -19,12 +22,18 @@ var chunkGroups = 500
 // and so does podium rebuild. Errors: ECodeBoardNotFound, ECodeInvalid
 // (not a group board), ECodeUnavailable.
 func (m *Module) Recompute(id string) error {
+	_, err := m.recomputeN(id)
+	return err
+}
+
+// recomputeN is Recompute, counting the rows it logged.
+func (m *Module) recomputeN(id string) (int, error) {
 	var (
 		todo   []string
 		period string
-		i      int
+		i, n   int
 	)
-	return m.eng.Steps([]string{id}, "the group board's entries", func(g *engine.Group) (bool, error) {
+	err := m.eng.Steps([]string{id}, "the group board's entries", func(g *engine.Group) (bool, error) {
 		gb := g.Board(id)
 		if gb == nil {
 			return false, podium.BoardNotFound(id)
@@ -62,17 +71,47 @@ func (m *Module) Recompute(id string) error {
 			}
 			slices.Sort(todo)
 		}
-		for n := 0; i < len(todo) && n < chunkGroups; i, n = i+1, n+1 {
+		for c := 0; i < len(todo) && c < chunkGroups; i, c = i+1, c+1 {
 			w, changed, err := m.recompute(g, gb, src, period, todo[i], m.memberIDs(r, todo[i], "", ""), 0, nil)
 			if err != nil {
 				return false, err
 			}
 			if changed {
 				g.Write(w)
+				n++
 			}
 		}
 		return i >= len(todo), nil
 	})
+	return n, err
+}
+
+// Repair brings every group board of a store to what its set and source
+// say (podium rebuild, after the boards are rebuilt from their logs): an
+// engine of its own, with this module alone, recomputes each group board
+// and logs a correcting row for each group entry that differs. It returns
+// the rows logged. The store must have no other writer.
+func Repair(ctx context.Context, store podium.Store, log *slog.Logger) (int, error) {
+	m := New()
+	eng := engine.New(engine.Config{Store: store, Logger: log, Modules: []engine.Module{m}})
+	if err := eng.Start(ctx); err != nil {
+		return 0, err
+	}
+	defer eng.Close()
+	total := 0
+	ids := make([]string, 0, len(m.index().defs))
+	for id := range m.index().defs {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		n, err := m.recomputeN(id)
+		if err != nil {
+			return total, fmt.Errorf("group board %s: %w", id, err)
+		}
+		total += n
+	}
+	return total, nil
 }
 
 // CheckIndexes compares every group board's entries in its period now
