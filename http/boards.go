@@ -129,7 +129,7 @@ func appendBoard(b []byte, bi *engine.BoardInfo) []byte {
 		b = append(b, `,"rank_style":`...)
 		b = appendString(b, string(bi.RankStyle))
 	}
-	return append(b, '}')
+	return appendGroupSettings(b, &bi.Board) // groups.go
 }
 
 // What one page of GET /v1/boards may cost: limit boards at most (the

@@ -201,3 +201,29 @@ func (s *entryHandlers) groupMembers(r *http.Request, ref string) ([]string, err
 	}
 	return s.groups.MemberList(r.Context(), bi.ID, grp)
 }
+
+// appendGroupSettings appends a group set's or group board's settings to
+// a board's JSON, and closes it.
+func appendGroupSettings(b []byte, def *podium.Board) []byte {
+	if gs := def.GroupSet; gs != nil {
+		b = append(b, `,"group_set":{"max_members":`...)
+		b = strconv.AppendInt(b, int64(gs.MaxMembers), 10)
+		b = append(b, `,"max_per_player":`...)
+		b = strconv.AppendInt(b, int64(gs.MaxPerPlayer), 10)
+		b = append(b, `,"max_groups":`...)
+		b = strconv.AppendInt(b, int64(gs.MaxGroups), 10)
+		b = append(b, '}')
+	}
+	if gb := def.GroupBoard; gb != nil {
+		b = append(b, `,"group_board":{"set":`...)
+		b = appendString(b, gb.Set)
+		b = append(b, `,"source":`...)
+		b = appendString(b, gb.Source)
+		b = append(b, `,"rule":`...)
+		b = appendString(b, gb.Rule)
+		b = append(b, `,"k":`...)
+		b = strconv.AppendInt(b, int64(gb.K), 10)
+		b = append(b, '}')
+	}
+	return append(b, '}')
+}

@@ -78,6 +78,12 @@ func groupScenario(t *testing.T, a, b *server, wait func(path string) (map[strin
 		}
 		return r
 	}
+	if bd := must(200, a.do("GET", "/v1/boards/clan-avg", adminKey, nil)).json(t); fmt.Sprint(bd["group_board"]) != "map[k:2 rule:avg set:clans source:pts]" || bd["mode"] != "latest" {
+		t.Fatalf("a group board as GET shows it: %v", bd)
+	}
+	if bd := must(200, b.do("GET", "/v1/boards/clans", adminKey, nil)).json(t); fmt.Sprint(bd["group_set"]) != "map[max_groups:10 max_members:3 max_per_player:2]" {
+		t.Fatalf("a group set as GET shows it: %v", bd)
+	}
 	must(201, join(a, "red", "ann"))
 	must(200, join(b, "red", "ann")) // already a member
 	must(201, join(b, "red", "bob"))
