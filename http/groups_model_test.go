@@ -29,7 +29,7 @@ func TestGroupsModel(t *testing.T) {
 	s := newServer(t)
 	const maxMembers, perPlayer = 3, 2
 	setupGroups(t, s, maxMembers, perPlayer)
-	best := map[string]int64{}              // player -> best score on pts
+	best := map[string]int64{}             // player -> best score on pts
 	groups := map[string]map[string]bool{} // group -> members
 	mine := map[string]int{}               // player -> groups
 	steps := 300

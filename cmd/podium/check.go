@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/podiumhq/podium/aggregate"
-	"github.com/podiumhq/podium/groups"
 	"github.com/podiumhq/podium/ctf"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/groups"
 	"github.com/podiumhq/podium/sqlite"
 	"github.com/podiumhq/podium/tournament"
 )
