@@ -152,7 +152,7 @@ func (e *Engine) installBoard(b *podium.Board) {
 	reset := !old.SameRanking(b) || !old.SameCadence(b)
 	if reset {
 		bs.periods = map[string]*periodState{}
-		bs.known = map[string]int{}
+		bs.known = nil
 	}
 	bs.setDef(b)
 	seq := bs.seq

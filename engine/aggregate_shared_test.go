@@ -125,7 +125,7 @@ func TestSharedAggregateWriterThatHasNotHeard(t *testing.T) {
 	if _, _, err := na.eng.PutBoard(bg, agg); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := nb.eng.Board("agg"); err == nil {
+	if nb.eng.Knows("agg") {
 		t.Fatal("b heard of the aggregate: the test needs a node that has not")
 	}
 	if _, err := submitOn(nb, "src", "y", 7); err != nil {
@@ -175,7 +175,7 @@ func TestSharedAggregateCheckThatHasNotHeard(t *testing.T) {
 	if _, _, err := na.eng.PutBoard(bg, agg); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := nb.eng.Board("agg"); err == nil {
+	if nb.eng.Knows("agg") {
 		t.Fatal("b heard of the aggregate: the test needs a node that has not")
 	}
 	two := newBoard(t, "src", podium.Best, 2) // two keys: no longer a valid source of agg

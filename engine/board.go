@@ -71,7 +71,9 @@ type periodState struct {
 }
 
 func newBoardState(b *podium.Board) *BoardState {
-	bs := &BoardState{periods: map[string]*periodState{}, known: map[string]int{}, loading: map[string]chan struct{}{}, gen: b.Gen}
+	// known and loading stay nil until used (setKnown, load): an empty
+	// board costs less (issue 22: a million boards).
+	bs := &BoardState{periods: map[string]*periodState{}, gen: b.Gen}
 	if bs.gen == 0 {
 		bs.gen = generations.Add(1)
 	}
@@ -83,6 +85,15 @@ func (bs *BoardState) setDef(b *podium.Board) {
 	cp := *b
 	bs.def.Store(&cp)
 	bs.desc = descOf(b)
+}
+
+// setKnown records that a period not loaded holds n entries in the
+// store. bs.mu held for writing (or the state not published yet).
+func (bs *BoardState) setKnown(period string, n int) {
+	if bs.known == nil {
+		bs.known = map[string]int{}
+	}
+	bs.known[period] = n
 }
 
 func descOf(b *podium.Board) []bool {
@@ -131,8 +142,10 @@ func (e *Engine) info(bs *BoardState) BoardInfo {
 }
 
 // Board returns one board. A missing board is ECodeBoardNotFound.
+// With several nodes, a board made on another node an instant ago is
+// found (lookup).
 func (e *Engine) Board(id string) (BoardInfo, error) {
-	bs := e.board(id)
+	bs := e.lookup(e.stopCtx, id)
 	if bs == nil {
 		return BoardInfo{}, errBoardNotFound(id)
 	}
@@ -226,6 +239,9 @@ func (e *Engine) loadLazy(ctx context.Context, bs *BoardState, period string) (*
 			}
 		}
 		done := make(chan struct{})
+		if bs.loading == nil {
+			bs.loading = map[string]chan struct{}{}
+		}
 		bs.loading[period] = done
 		bs.mu.Unlock()
 
@@ -254,7 +270,7 @@ func (e *Engine) loadLazy(ctx context.Context, bs *BoardState, period string) (*
 
 // Periods lists the periods of a board that have entries, newest first.
 func (e *Engine) Periods(id string) ([]podium.PeriodCount, error) {
-	bs := e.board(id)
+	bs := e.lookup(e.stopCtx, id)
 	if bs == nil {
 		return nil, errBoardNotFound(id)
 	}

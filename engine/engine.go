@@ -382,4 +382,26 @@ func (e *Engine) board(id string) *BoardState {
 	return e.boards.byID[id]
 }
 
+// lookupWait bounds how long a lookup waits for the follower's round.
+const lookupWait = 2 * time.Second
+
+// lookup is board for a request: in shared mode a board this node does
+// not know yet may have been made on another node an instant ago (the
+// client was answered there, then came here), so before answering that it
+// does not exist the node waits for one round of its follower that began
+// after the call, which reads the change feed. Concurrent misses share a
+// round; a miss while the database is down, or before the node serves,
+// answers from memory at once, as reads do.
+func (e *Engine) lookup(ctx context.Context, id string) *BoardState {
+	if bs := e.board(id); bs != nil || e.sh == nil || e.sh.DBError() != nil || !e.Ready() {
+		return bs
+	}
+	ctx, cancel := context.WithTimeout(ctx, lookupWait)
+	defer cancel()
+	if e.sh.awaitRound(ctx) != nil {
+		return nil
+	}
+	return e.board(id)
+}
+
 func errBoardNotFound(id string) error { return podium.BoardNotFound(id) }

@@ -92,32 +92,88 @@ func (sh *cluster) follow() {
 		case <-t.C:
 			poll = true
 		}
-		o, err := sh.findNews(ctx, poll)
-		if err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			sh.dbFailed(err)
-			if time.Since(lastLog) > 10*time.Second {
-				e.log.Warn("database: cannot follow the other nodes; serving reads from memory", "err", err)
-				lastLog = time.Now()
-			}
-			continue
+		n := sh.beginRound()
+		stop := sh.round(ctx, poll, &lastLog)
+		sh.endRound(n)
+		if stop {
+			return
 		}
-		sh.dbWorked()
-		if o == nil {
-			continue
+	}
+}
+
+// round is one round of the follower: find what is new and apply it. It
+// reports whether the follower must stop.
+func (sh *cluster) round(ctx context.Context, poll bool, lastLog *time.Time) (stop bool) {
+	e := sh.e
+	o, err := sh.findNews(ctx, poll)
+	if err != nil {
+		if ctx.Err() != nil {
+			return true
 		}
-		if err := e.send(ctx, o); err != nil {
-			if podium.ErrorCode(err) == podium.ECodeUnavailable && e.health.closing.Load() {
-				return
-			}
-			e.log.Warn("follow: apply", "err", err)
-			continue
+		sh.dbFailed(err)
+		if time.Since(*lastLog) > 10*time.Second {
+			e.log.Warn("database: cannot follow the other nodes; serving reads from memory", "err", err)
+			*lastLog = time.Now()
 		}
-		sh.moveCursor(o.sync())
-		if o.sync().more {
-			sh.poke()
+		return false
+	}
+	sh.dbWorked()
+	if o == nil {
+		return false
+	}
+	if err := e.send(ctx, o); err != nil {
+		if podium.ErrorCode(err) == podium.ECodeUnavailable && e.health.closing.Load() {
+			return true
+		}
+		e.log.Warn("follow: apply", "err", err)
+		return false
+	}
+	sh.moveCursor(o.sync())
+	if o.sync().more {
+		sh.poke()
+	}
+	return false
+}
+
+// beginRound and endRound number the follower's rounds for awaitRound.
+func (sh *cluster) beginRound() uint64 {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	sh.begun++
+	return sh.begun
+}
+
+func (sh *cluster) endRound(n uint64) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	sh.done = n
+	close(sh.ended)
+	sh.ended = make(chan struct{})
+}
+
+// awaitRound asks the follower for a round that reads the change feed and
+// waits until one that began after the call has ended (or ctx ends): what
+// another node committed before the call is then applied here, if the
+// database answered. A board made on another node an instant ago is then
+// known (lookup).
+func (sh *cluster) awaitRound(ctx context.Context) error {
+	sh.mu.Lock()
+	sh.changes = true
+	want, ended := sh.begun+1, sh.ended
+	sh.mu.Unlock()
+	sh.poke()
+	for {
+		select {
+		case <-ended:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		sh.mu.Lock()
+		done := sh.done >= want
+		ended = sh.ended
+		sh.mu.Unlock()
+		if done {
+			return nil
 		}
 	}
 }

@@ -69,7 +69,7 @@ func (l *loader) boardHead(b *podium.Board, seq uint64, pcs []podium.PeriodCount
 	bs := newBoardState(b)
 	bs.seq = seq
 	for _, pc := range pcs {
-		bs.known[pc.ID] = pc.Entries
+		bs.setKnown(pc.ID, pc.Entries)
 	}
 	cur := podium.PeriodAt(b.Reset, l.now())
 	want := []string{cur.ID}

@@ -271,7 +271,7 @@ func (c *oldPeriods) evict(bs *BoardState, period string, ps *periodState) {
 	}
 	delete(bs.periods, period)
 	if n := ps.idx.Len(); n > 0 {
-		bs.known[period] = n
+		bs.setKnown(period, n)
 	}
 	c.mu.Lock()
 	c.removeLocked(ps)

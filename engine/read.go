@@ -42,7 +42,7 @@ type Query struct {
 // from the store on first use and kept under the old-period budget
 // (oldperiods.go).
 func (e *Engine) view(ctx context.Context, q Query, fn func(bs *BoardState, def *podium.Board, period string, ps *periodState) error) error {
-	bs := e.board(q.Board)
+	bs := e.lookup(ctx, q.Board)
 	if bs == nil {
 		return errBoardNotFound(q.Board)
 	}

@@ -82,6 +82,10 @@ type cluster struct {
 	nrows   int                     // rows held, bounded by maxNoticeRows
 	changes bool                    // a notice said the change feed moved
 	wake    chan struct{}
+	// rounds counts the follower's rounds, begun and ended, and ended is
+	// closed (and replaced) at the end of each: awaitRound waits on them.
+	begun, done uint64
+	ended       chan struct{}
 
 	// probe is the number of the probe notice a start waits for (0: none),
 	// probed where its arrival is signalled (follow.go, awaitSubscribed).
@@ -91,7 +95,8 @@ type cluster struct {
 
 func newCluster(e *Engine, st podium.SharedStore, b podium.Broker, node string, poll time.Duration) *cluster {
 	return &cluster{e: e, store: st, broker: b, node: node, poll: poll, advance: map[string]uint64{},
-		rows: map[string][]podium.Row{}, wake: make(chan struct{}, 1), probed: make(chan struct{}, 1)}
+		rows: map[string][]podium.Row{}, wake: make(chan struct{}, 1), probed: make(chan struct{}, 1),
+		ended: make(chan struct{})}
 }
 
 // open runs first in Start, before anything is loaded: it subscribes to

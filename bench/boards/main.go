@@ -18,6 +18,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"flag"
@@ -190,19 +191,45 @@ func run(c config) error {
 	fmt.Printf("\nPUT latency, first %d: p50 %s p99 %s; last %d (at %d boards): p50 %s p99 %s\n", w, ms(first[w/2]), ms(first[w*99/100]),
 		w, c.n, ms(last[w/2]), ms(last[w*99/100]))
 
-	// A page of the list, and a restart.
-	t := time.Now()
-	if _, err := get(hc, s.url+"/v1/boards"); err != nil {
-		return err
+	rss := s.rss()
+	fmt.Printf("server RSS with %d boards: %.0f MiB (%.0f B a board, the empty server's included)\n", c.n, float64(rss)/(1<<20), float64(rss)/float64(c.n))
+
+	// Pages of the list (the first, and one near the end: the same cost if
+	// a page is O(page)), and a restart.
+	for _, q := range []string{"", "?cursor=" + base64.RawURLEncoding.EncodeToString(fmt.Appendf(nil, "b%07d", max(c.n-1001, 0)))} {
+		t := time.Now()
+		if _, err := get(hc, s.url+"/v1/boards"+q); err != nil {
+			return err
+		}
+		fmt.Printf("GET /v1/boards%s (a page of 1000): %s\n", q, ms(time.Since(t)))
 	}
-	fmt.Printf("GET /v1/boards (first page): %s\n", ms(time.Since(t)))
 	s.stop()
 	ready, cpu, err := s.start()
 	if err != nil {
 		return err
 	}
-	fmt.Printf("restart with %d boards: ready in %v, %v of CPU\n", c.n, ready.Round(time.Millisecond), cpu.Round(time.Millisecond))
+	rss = s.rss()
+	fmt.Printf("restart with %d boards: ready in %v, %v of CPU; RSS %.0f MiB (%.0f B a board)\n", c.n, ready.Round(time.Millisecond),
+		cpu.Round(time.Millisecond), float64(rss)/(1<<20), float64(rss)/float64(c.n))
 	return nil
+}
+
+// rss is the server's resident set size in bytes (0 if unknown).
+func (s *server) rss() int64 {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return 0
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }

@@ -8,6 +8,8 @@
 #   BEFORE=<git revision> bench/vsredis/run.sh ...   also measures that build
 #
 # Phases:
+#   trivial  a net/http handler writing a constant body (bench/wrk/trivial):
+#            the transport's limit the performance goals are stated against
 #   podium   rank of a player, top 100, durable single submit (--sync full),
 #            batch of 1000 (4 connections)
 #   redis    ZREVRANK, ZREVRANGE 0 99 WITHSCORES, ZADD; once without
@@ -17,7 +19,8 @@
 # Prints, per phase: operations/s, p50 and p99 latency (ms), server CPU
 # in microseconds per operation; then the ratios the performance goals
 # are stated in. Needs wrk and redis-server/redis-benchmark on PATH; uses
-# ports 18190 (podium) and 18191 (Redis) and fresh directories in /tmp.
+# ports 18190 (podium), 18191 (Redis) and 18192 (the trivial handler) and
+# fresh directories in /tmp.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 secs=${1:-10}
@@ -105,6 +108,16 @@ podiumrun() {
   wait "$pod" 2>/dev/null || true
 }
 go build -o "$work/podium" ./cmd/podium
+go build -o "$work/trivial" ./bench/wrk/trivial
+
+# --- the trivial handler, first: the reference of the same run ---
+"$work/trivial" --addr 127.0.0.1:18192 &
+triv=$!
+pids+=("$triv")
+for _ in $(seq 100); do curl -sf 127.0.0.1:18192/ >/dev/null && break; sleep 0.05; done
+wrkphase "trivial" "$triv" http://127.0.0.1:18192/
+kill "$triv"
+wait "$triv" 2>/dev/null || true
 # BEFORE=<git revision> also measures that revision's build, first, in the
 # same run: the before/after figures of one machine state.
 if [ -n "${BEFORE:-}" ]; then
@@ -147,6 +160,11 @@ for r in "${results[@]}"; do
   cpuop[$name]=$us
 done
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
+echo
+echo "ratios (podium / the trivial handler, same run; goals: rank and top 100 >= 0.9x, submit CPU <= 2x):"
+echo "  rank        $(ratio "${rps[podium-rank]}" "${rps[trivial]}")x throughput"
+echo "  top 100     $(ratio "${rps[podium-top100]}" "${rps[trivial]}")x throughput"
+echo "  submit      $(ratio "${cpuop[podium-submit]}" "${cpuop[trivial]}")x CPU per request (${cpuop[podium-submit]} vs ${cpuop[trivial]} us)"
 echo
 echo "ratios (podium / Redis, same run):"
 echo "  rank        vs ZREVRANK (no fsync):        $(ratio "${rps[podium-rank]}" "${rps[redis-nofsync-zrevrank]}")x throughput"
