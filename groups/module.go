@@ -42,7 +42,6 @@ type Module struct {
 	eng   *engine.Engine
 	log   *slog.Logger
 	store podium.GroupStore // nil: the store keeps no groups
-	local bool              // a store of its own (not shared mode)
 
 	// mu guards sets and every roster in it. The writer changes them;
 	// readers take mu. Lock order: docs/LOCKS.md.
@@ -82,7 +81,6 @@ func (m *Module) Name() string { return "groups" }
 func (m *Module) Provision(h engine.Host) {
 	m.eng, m.log = h.Engine(), h.Logger()
 	m.store, _ = h.Store().(podium.GroupStore)
-	m.local = h.Node() == "local"
 }
 
 // member is one player's membership of a group.
