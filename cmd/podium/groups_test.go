@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -49,5 +50,20 @@ func TestGroupsCheckRebuildCLI(t *testing.T) {
 	}
 	if code, out, _ := runCLI(t, "check", "--data", dir); code != 0 || !strings.Contains(out, "check: ok") {
 		t.Fatalf("check after rebuild: exit %d\n%s", code, out)
+	}
+	// After a restart the memberships are read back from the database:
+	// the next change is numbered after them and moves the group.
+	m, err = openMain(t, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	a = &aggAPI{t: t, urls: []string{m.URL()}, key: "admin-secret"}
+	a.submit("pts", "y", 5)
+	if got := a.want(201, "PUT", "/v1/groups/clans/red/members/y", ``); got["n"] != 2.0 || got["members"] != 2.0 {
+		t.Fatalf("a join after a restart: %v", got)
+	}
+	if got := a.want(200, "GET", "/v1/boards/clan-sum/entries/red", ``); fmt.Sprint(got["keys"]) != "[15]" {
+		t.Fatalf("red after the join: %v", got)
 	}
 }
