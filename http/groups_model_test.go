@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/podiumhq/podium/internal/pgtest"
 )
 
 // TestGroupsModel: random scores, joins and leaves through the API; after
@@ -17,6 +19,30 @@ import (
 // set's entries are the groups' sizes, every refusal is the model's, and
 // the check finds nothing. SEED= replays a run.
 func TestGroupsModel(t *testing.T) {
+	s := newServer(t)
+	groupsModel(t, []*server{s}, 300, func(path string) map[string]int64 {
+		got, _ := groupEntries(t, s, path)
+		return got
+	})
+}
+
+// TestGroupsModelTwoNodesPostgres is TestGroupsModel with the writes sent
+// to two nodes in turn; each comparison waits until both nodes agree.
+func TestGroupsModelTwoNodesPostgres(t *testing.T) {
+	dsn, schema := pgtest.Schema(t)
+	clk := &fakeClock{t: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)}
+	a := startContestNode(t, dsn, schema, clk, "a")
+	b := startContestNode(t, dsn, schema, clk, "b")
+	groupsModel(t, []*server{a, b}, 120, func(path string) map[string]int64 {
+		eventually(t, a, b, path, adminKey, func(string) bool { return true })
+		got, _ := groupEntries(t, a, path)
+		return got
+	})
+}
+
+// groupsModel runs steps random operations, each on the next of nodes,
+// and compares the boards read with read against the model.
+func groupsModel(t *testing.T, nodes []*server, steps int, read func(path string) map[string]int64) {
 	seed := uint64(time.Now().UnixNano())
 	if v := os.Getenv("SEED"); v != "" {
 		var err error
@@ -26,17 +52,16 @@ func TestGroupsModel(t *testing.T) {
 	}
 	t.Logf("SEED=%d", seed)
 	rng := rand.New(rand.NewPCG(seed, seed))
-	s := newServer(t)
 	const maxMembers, perPlayer = 3, 2
-	setupGroups(t, s, maxMembers, perPlayer)
+	setupGroups(t, nodes[0], maxMembers, perPlayer)
 	best := map[string]int64{}             // player -> best score on pts
 	groups := map[string]map[string]bool{} // group -> members
 	mine := map[string]int{}               // player -> groups
-	steps := 300
 	if testing.Short() {
-		steps = 100
+		steps /= 3
 	}
 	for step := range steps {
+		s := nodes[step%len(nodes)]
 		p := fmt.Sprintf("p%d", rng.IntN(10))
 		g := fmt.Sprintf("g%d", rng.IntN(5))
 		switch op := rng.IntN(10); {
@@ -110,12 +135,14 @@ func TestGroupsModel(t *testing.T) {
 			"/v1/boards/clan-sum/entries": wantSum, "/v1/boards/clan-avg/entries": wantAvg,
 			"/v1/boards/clan-best/entries": wantBest, "/v1/boards/clans/entries": wantSize,
 		} {
-			if got, _ := groupEntries(t, s, path); !maps.Equal(got, want) {
+			if got := read(path); !maps.Equal(got, want) {
 				t.Fatalf("step %d: %s: got %v, want %v (SEED=%d)", step, path, got, want, seed)
 			}
 		}
 	}
-	if r := s.do("POST", "/v1/admin/check", adminKey, nil); r.status != 200 || !checkClean(r.body) {
-		t.Fatalf("check: %d %s", r.status, r.body)
+	for _, s := range nodes {
+		if r := s.do("POST", "/v1/admin/check", adminKey, nil); r.status != 200 || !checkClean(r.body) {
+			t.Fatalf("check: %d %s", r.status, r.body)
+		}
 	}
 }
