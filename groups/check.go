@@ -117,7 +117,10 @@ func Repair(ctx context.Context, store podium.Store, log *slog.Logger) (int, err
 // CheckIndexes compares every group board's entries in its period now
 // with a recomputation from its set's memberships and its members'
 // entries on the source, in memory (podium check, POST /v1/admin/check;
-// on the writer). Only a period in memory on both boards is compared.
+// on the writer). Only a period in memory on both boards is compared. In
+// shared mode the memberships are those in the store and the boards those
+// this node's follower has applied: a check while other nodes write may
+// report a group that moved meanwhile, which a second check clears.
 func (m *Module) CheckIndexes(c engine.Checker) []engine.Diff {
 	var diffs []engine.Diff
 	x := m.index()
@@ -127,6 +130,13 @@ func (m *Module) CheckIndexes(c engine.Checker) []engine.Diff {
 			continue
 		}
 		r, err := m.rosterOf(set)
+		if err == nil && m.shared {
+			// This node's roster is brought up to the store only when
+			// it writes the set; the check reads what other nodes
+			// committed since (on a store of its own, the roster may be
+			// ahead of the store: changes not yet finished).
+			err = m.CatchUp(context.Background(), def.Set)
+		}
 		if err != nil {
 			diffs = append(diffs, engine.Diff{Board: id, Want: "the memberships of " + def.Set, Got: podium.ErrorMessage(err)})
 			continue

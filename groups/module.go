@@ -42,6 +42,7 @@ type Module struct {
 	eng   *engine.Engine
 	log   *slog.Logger
 	store podium.GroupStore // nil: the store keeps no groups
+	shared bool             // several nodes write the store (shared mode)
 
 	// mu guards sets and every roster in it. The writer changes them;
 	// readers take mu. Lock order: docs/LOCKS.md.
@@ -81,6 +82,7 @@ func (m *Module) Name() string { return "groups" }
 func (m *Module) Provision(h engine.Host) {
 	m.eng, m.log = h.Engine(), h.Logger()
 	m.store, _ = h.Store().(podium.GroupStore)
+	m.shared = h.Node() != "local"
 }
 
 // member is one player's membership of a group.
