@@ -39,10 +39,10 @@ import (
 
 // Module is the groups module.
 type Module struct {
-	eng   *engine.Engine
-	log   *slog.Logger
-	store podium.GroupStore // nil: the store keeps no groups
-	shared bool             // several nodes write the store (shared mode)
+	eng    *engine.Engine
+	log    *slog.Logger
+	store  podium.GroupStore // nil: the store keeps no groups
+	shared bool              // several nodes write the store (shared mode)
 
 	// mu guards sets and every roster in it. The writer changes them;
 	// readers take mu. Lock order: docs/LOCKS.md.

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/podiumhq/podium/internal/gcpace"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
@@ -345,6 +347,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	useDemoDataDir(fs, &cfg) // demo.go
 	cfg.AdminKey = os.Getenv("PODIUM_ADMIN_KEY")
 	m := &Main{Config: cfg, Stderr: stderr}
+	go gcpace.Run(ctx) // the collector's headroom as the indexes grow, the load at start included (internal/gcpace)
 	if err := m.Open(ctx); err != nil {
 		return err
 	}
