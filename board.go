@@ -120,6 +120,13 @@ type Board struct {
 	// RankStyle "shared" adds rank_shared to the answers (rankstyle.go);
 	// "" is the default, unique ranks only.
 	RankStyle RankStyle `json:"rank_style,omitempty"`
+	// KeepPeriods keeps that many past periods besides the current one
+	// and deletes older ones (retention.go); 0 keeps every period.
+	KeepPeriods int `json:"keep_periods,omitempty"`
+	// PeriodsFrom is the oldest period the board may still have: those
+	// before it expired under an earlier keep_periods and stay gone
+	// (RetainedFloor). Set by the engine, never by a request.
+	PeriodsFrom string `json:"-"`
 	// GroupSet and GroupBoard make a board a set of groups or a ranking
 	// of groups (group.go); nil on other boards.
 	GroupSet   *GroupSet   `json:"group_set,omitempty"`
@@ -228,6 +235,9 @@ func (b *Board) Normalize() error {
 	if err := b.normalizeRankStyle(); err != nil { // rankstyle.go
 		return err
 	}
+	if err := b.normalizeKeepPeriods(); err != nil { // retention.go
+		return err
+	}
 	if err := b.normalizeGroup(); err != nil { // group.go
 		return err
 	}
@@ -273,6 +283,8 @@ type BoardUpdate struct {
 	Quota *Quota
 	// RankStyle: nil keeps it (rankstyle.go).
 	RankStyle *RankStyle
+	// KeepPeriods: nil keeps it (retention.go).
+	KeepPeriods *int
 	// GroupSet and GroupBoard: nil keeps them (group.go).
 	GroupSet   *GroupSet
 	GroupBoard *GroupBoard
@@ -284,7 +296,7 @@ func FullUpdate(b *Board) *BoardUpdate {
 	return &BoardUpdate{ID: c.ID, Title: &c.Title, Keys: c.Keys, Mode: &c.Mode, Reset: &c.Reset, Public: &c.Public, Meta: c.Meta,
 		Keep: &c.Keep, Aggregate: c.Aggregate.Clone(), Tournament: c.Tournament, Points: c.Points,
 		PlayerSubmit: &c.PlayerSubmit, Review: c.Review, Evidence: c.Evidence,
-		Quota: fullQuota(c.Quota), RankStyle: &c.RankStyle, GroupSet: c.GroupSet, GroupBoard: c.GroupBoard}
+		Quota: fullQuota(c.Quota), RankStyle: &c.RankStyle, KeepPeriods: &c.KeepPeriods, GroupSet: c.GroupSet, GroupBoard: c.GroupBoard}
 }
 
 // Apply returns the board that results from applying u to cur (nil for a
@@ -330,6 +342,9 @@ func (u *BoardUpdate) Apply(cur *Board) Board {
 	}
 	if u.RankStyle != nil {
 		b.RankStyle = *u.RankStyle
+	}
+	if u.KeepPeriods != nil {
+		b.KeepPeriods = *u.KeepPeriods
 	}
 	if u.Review != nil { // review.go
 		b.Review = u.Review

@@ -114,7 +114,8 @@ type BoardSpec struct {
 	Quota        *Quota          `json:"quota,omitempty"`    // {"max": 0} removes it
 	Evidence     *EvidencePolicy `json:"evidence,omitempty"` // replaced as a whole
 	Review       *ReviewPolicy   `json:"review,omitempty"`
-	RankStyle    string          `json:"rank_style,omitempty"` // unique (default) or shared: adds RankShared
+	RankStyle    string          `json:"rank_style,omitempty"`   // unique (default) or shared: adds RankShared
+	KeepPeriods  int             `json:"keep_periods,omitempty"` // past periods kept besides the current one; 0: every period
 }
 
 // Bool returns a pointer to v, for the optional booleans of specs.
@@ -137,7 +138,8 @@ type Board struct {
 	Quota        *Quota          `json:"quota,omitempty"`
 	Evidence     *EvidencePolicy `json:"evidence,omitempty"`
 	Review       *ReviewPolicy   `json:"review,omitempty"`
-	RankStyle    string          `json:"rank_style,omitempty"` // "shared", or empty: unique
+	RankStyle    string          `json:"rank_style,omitempty"`   // "shared", or empty: unique
+	KeepPeriods  int             `json:"keep_periods,omitempty"` // 0: keeps every period
 	CreatedAt    time.Time       `json:"created_at"`
 	UpdatedAt    time.Time       `json:"updated_at"`
 	Period       string          `json:"period"`
@@ -163,12 +165,23 @@ type Entry struct {
 	Results []Result        `json:"results,omitempty"` // best_k boards
 	Value   json.Number     `json:"value,omitempty"`   // current points boards
 	// Percentile is the share of the ranked entries strictly behind, in
-	// percent, rounded down to 2 decimals (REST reads; stream entries
-	// leave it 0: compute it from Rank and the event's Total).
+	// percent, rounded down to 2 decimals (REST reads; a watch sets it on
+	// State.Entries from Rank and Total, as events do not carry it).
 	Percentile float64 `json:"percentile,omitempty"`
 	// RankShared is the standard competition rank (1, 2, 2, 4) on a board
-	// with rank_style shared (REST reads); 0 otherwise.
+	// with rank_style shared (REST reads and stream events); 0 otherwise.
 	RankShared int `json:"rank_shared,omitempty"`
+}
+
+// Percentile returns the share of total ranked entries strictly behind
+// the one at rank, in percent rounded down to 2 decimals: the percentile
+// REST reads carry, floor(10000 * (total - rank) / total) / 100. It is 0
+// when rank is not in 1..total.
+func Percentile(rank, total int) float64 {
+	if total < 1 || rank < 1 || rank > total {
+		return 0
+	}
+	return float64(10000*int64(total-rank)/int64(total)) / 100
 }
 
 // Page is a list of entries: a top page, some players, or the entries

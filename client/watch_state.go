@@ -108,7 +108,7 @@ func (w *watcher) snapshot(m *message) {
 }
 
 func sameEntry(a, b *Entry) bool {
-	if a.Name != b.Name || len(a.Keys) != len(b.Keys) || !bytes.Equal(a.Meta, b.Meta) || len(a.Results) != len(b.Results) {
+	if a.Name != b.Name || a.RankShared != b.RankShared || len(a.Keys) != len(b.Keys) || !bytes.Equal(a.Meta, b.Meta) || len(a.Results) != len(b.Results) {
 		return false
 	}
 	for i := range a.Keys {
@@ -179,6 +179,11 @@ func (w *watcher) delta(m *message) error {
 
 // commit makes st the state, live, and hands it to fn.
 func (w *watcher) commit(st State, u Update) {
+	// Events carry no percentile (it moves for every entry whenever the
+	// total does): it follows from each rank and the total.
+	for i := range st.Entries {
+		st.Entries[i].Percentile = Percentile(st.Entries[i].Rank, st.Total)
+	}
 	w.state = &st
 	w.following = true
 	w.lastID = st.EventID()

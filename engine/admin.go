@@ -117,6 +117,14 @@ func (e *Engine) applyPutBoard(o *putBoardOp, put func(b *podium.Board, parts fu
 		}
 		b.CreatedAt = old.CreatedAt
 		b.Gen = old.Gen
+		// retention.go: what the old definition no longer kept stays
+		// gone; a new cadence (only without entries) starts afresh.
+		b.PeriodsFrom = ""
+		if old.SameCadence(b) {
+			b.PeriodsFrom = old.RetainedFloor(e.now())
+		}
+	} else {
+		b.PeriodsFrom = ""
 	}
 	if err := e.hooks.checkPut(b); err != nil { // hooks_board.go: aggregates, tournaments' points boards
 		return err

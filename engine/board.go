@@ -268,21 +268,24 @@ func (e *Engine) loadLazy(ctx context.Context, bs *BoardState, period string) (*
 	}
 }
 
-// Periods lists the periods of a board that have entries, newest first.
+// Periods lists the periods of a board that have entries, newest first,
+// but for those past the board's keep_periods (retention.go), which are
+// gone or going.
 func (e *Engine) Periods(id string) ([]podium.PeriodCount, error) {
 	bs := e.lookup(e.stopCtx, id)
 	if bs == nil {
 		return nil, errBoardNotFound(id)
 	}
+	def, now := bs.def.Load(), e.now()
 	bs.mu.RLock()
 	out := make([]podium.PeriodCount, 0, len(bs.periods)+len(bs.known))
 	for pid, ps := range bs.periods {
-		if n := ps.idx.Len(); n > 0 {
+		if n := ps.idx.Len(); n > 0 && !def.PeriodExpired(now, pid) {
 			out = append(out, podium.PeriodCount{ID: pid, Entries: n})
 		}
 	}
 	for pid, n := range bs.known {
-		if bs.periods[pid] == nil {
+		if bs.periods[pid] == nil && !def.PeriodExpired(now, pid) {
 			out = append(out, podium.PeriodCount{ID: pid, Entries: n})
 		}
 	}

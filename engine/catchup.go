@@ -53,6 +53,14 @@ func (sh *cluster) catchUp(ctx context.Context, bs *BoardState, read logReader) 
 		if s.Seq <= bs.seq {
 			return nil
 		}
+		if def.PeriodExpired(e.now(), s.Period) {
+			// retention.go: a period past keep_periods is not kept in
+			// memory; the row only moves the board's seq.
+			bs.mu.Lock()
+			bs.seq = s.Seq
+			bs.mu.Unlock()
+			return nil
+		}
 		sub := *s
 		sub.Keys = append([]int64(nil), s.Keys...)
 		sub.Meta = nil

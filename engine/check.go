@@ -160,7 +160,12 @@ func (c Checker) indexes(ctx context.Context) ([]Diff, error) {
 			diffs = append(diffs, x.CheckIndexes(c)...)
 		}
 	}
-	return diffs, nil
+	defs := map[string]*podium.Board{}
+	for _, bs := range e.boardStates() {
+		def := bs.def.Load()
+		defs[def.ID] = def
+	}
+	return keptDiffs(diffs, defs, e.now()), nil // retention.go
 }
 
 // IndexChecker is a module with a check of its own over the indexes in
@@ -383,7 +388,8 @@ func (c Checker) Log(ctx context.Context) ([]Diff, error) {
 		if err != nil {
 			return nil, err
 		}
-		diffs, err := CheckStore(ctx, snap)
+		r, err := checkStoreAt(ctx, snap, e.now())
+		diffs := r.Diffs
 		if rerr := release(); err == nil {
 			err = rerr
 		}
@@ -393,7 +399,11 @@ func (c Checker) Log(ctx context.Context) ([]Diff, error) {
 		diffs []Diff
 		err   error
 	)
-	o := &op{kind: opFunc, p: func() { diffs, err = CheckStore(context.Background(), e.store) }}
+	o := &op{kind: opFunc, p: func() {
+		var r StoreCheck
+		r, err = checkStoreAt(context.Background(), e.store, e.now())
+		diffs = r.Diffs
+	}}
 	if serr := e.send(ctx, o); serr != nil {
 		return nil, serr
 	}

@@ -42,7 +42,16 @@ type StoreCheck struct {
 // replay stops at the board's head as read first, and every entry that a
 // submission after that head touched (read from the log once more after
 // the entries) is left out and counted in Moved instead of being reported.
+//
+// Periods past their board's keep_periods at the time of the check are
+// left out (engine/retention.go): the retention sweep deletes them.
 func CheckStoreDetail(ctx context.Context, store podium.Store) (StoreCheck, error) {
+	return checkStoreAt(ctx, store, time.Now())
+}
+
+// checkStoreAt is CheckStoreDetail with the clock that decides which
+// periods the boards still keep.
+func checkStoreAt(ctx context.Context, store podium.Store, now time.Time) (StoreCheck, error) {
 	var r StoreCheck
 	boards, err := store.Boards(ctx)
 	if err != nil {
@@ -69,6 +78,11 @@ func CheckStoreDetail(ctx context.Context, store podium.Store) (StoreCheck, erro
 	}
 	r.Diffs = append(r.Diffs, aggDiffs...)
 	r.Moved += aggMoved
+	defs := make(map[string]*podium.Board, len(boards))
+	for i := range boards {
+		defs[boards[i].ID] = &boards[i]
+	}
+	r.Diffs = keptDiffs(r.Diffs, defs, now) // retention.go
 	slices.SortFunc(r.Diffs, func(a, b Diff) int {
 		return cmp.Or(strings.Compare(a.Board, b.Board), strings.Compare(a.Period, b.Period), strings.Compare(a.Player, b.Player))
 	})

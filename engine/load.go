@@ -68,10 +68,13 @@ func (l *loader) loadBoard(ctx context.Context, b *podium.Board, watermark uint6
 func (l *loader) boardHead(b *podium.Board, seq uint64, pcs []podium.PeriodCount, tail []podium.Submission) (*BoardState, []string) {
 	bs := newBoardState(b)
 	bs.seq = seq
+	now := l.now()
 	for _, pc := range pcs {
-		bs.setKnown(pc.ID, pc.Entries)
+		if !b.PeriodExpired(now, pc.ID) { // retention.go: going, never loaded
+			bs.setKnown(pc.ID, pc.Entries)
+		}
 	}
-	cur := podium.PeriodAt(b.Reset, l.now())
+	cur := podium.PeriodAt(b.Reset, now)
 	want := []string{cur.ID}
 	if prev, ok := podium.PreviousPeriod(b.Reset, cur); ok {
 		want = append(want, prev.ID)
@@ -91,8 +94,12 @@ func (l *loader) boardHead(b *podium.Board, seq uint64, pcs []podium.PeriodCount
 // top of its loaded periods.
 func (l *loader) replayTail(bs *BoardState, tail []podium.Submission) error {
 	b := bs.def.Load()
+	now := l.now()
 	for i := range tail {
 		sub := &tail[i]
+		if b.PeriodExpired(now, sub.Period) {
+			continue // retention.go: a period going, never loaded
+		}
 		ps := bs.periods[sub.Period]
 		if ps == nil {
 			ps = newPeriodState(bs.desc)

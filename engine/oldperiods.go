@@ -285,6 +285,9 @@ func (c *oldPeriods) sweepOld() {
 	now := c.now()
 	for _, bs := range c.src.boardStates() {
 		def := bs.def.Load()
+		if def.Retains() {
+			c.dropExpired(bs, def, now)
+		}
 		bs.mu.RLock()
 		for id, ps := range bs.periods {
 			if !ps.inList.Load() && isOld(def, now, id) {
@@ -294,6 +297,29 @@ func (c *oldPeriods) sweepOld() {
 		bs.mu.RUnlock()
 	}
 	c.shrink()
+}
+
+// dropExpired forgets the periods of bs past its keep_periods
+// (retention.go): reads already answer them as empty, and the retention
+// sweep deletes their rows from the store. A period something still
+// needs (the conditions of evict) goes at a later sweep.
+func (c *oldPeriods) dropExpired(bs *BoardState, def *podium.Board, now time.Time) {
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	for id := range bs.known {
+		if def.PeriodExpired(now, id) {
+			delete(bs.known, id)
+		}
+	}
+	for id, ps := range bs.periods {
+		if !def.PeriodExpired(now, id) || bs.pins[id] > 0 || bs.dirty[id] > 0 || ps.readers.Load() > 0 {
+			continue
+		}
+		delete(bs.periods, id)
+		c.mu.Lock()
+		c.removeLocked(ps)
+		c.mu.Unlock()
+	}
 }
 
 // sweeper runs sweepOld every oldSweepEvery until stop is closed (the
@@ -320,6 +346,11 @@ func (c *oldPeriods) hold(g *Group, bs *BoardState, period string) error {
 	k := bpKey{bs, period}
 	if _, ok := g.held[k]; ok {
 		return nil
+	}
+	if def := bs.def.Load(); def.PeriodExpired(c.now(), period) {
+		// retention.go: the sweep deletes it; a write would make rows
+		// that it deletes next, and memory it drops.
+		return podium.Errorf(podium.ECodeConflict, "period %s of board %q is older than the %d past periods the board keeps (keep_periods)", period, def.ID, def.KeepPeriods)
 	}
 	if g.held == nil {
 		g.held = map[bpKey]struct{}{}

@@ -52,6 +52,13 @@ func (e *Engine) view(ctx context.Context, q Query, fn func(bs *BoardState, def 
 		return err
 	}
 	bs.mu.RLock()
+	if def.Retains() && def.PeriodExpired(e.now(), period) {
+		// Past the board's keep_periods (retention.go): it reads as a
+		// period that never had entries, on every node, whether or not
+		// the sweep has deleted its rows yet.
+		defer bs.mu.RUnlock()
+		return fn(bs, def, period, nil)
+	}
 	ps := bs.periods[period]
 	_, known := bs.known[period]
 	if ps != nil || !known {
@@ -152,7 +159,7 @@ func (e *Engine) topLocked(bs *BoardState, def *podium.Board, period string, ps 
 // back into the engine.
 func (e *Engine) TopEach(ctx context.Context, q Query, offset, limit int, head func(*Page), each func(*EntryView)) error {
 	return e.view(ctx, q, func(bs *BoardState, def *podium.Board, period string, ps *periodState) error {
-		page := Page{Board: def.ID, Period: period, Seq: bs.seq, Total: e.total(ps, q.IncludeHidden), Tag: bs.tag(def, period, e.players.ver.Load())}
+		page := Page{Board: def.ID, Period: period, Seq: bs.seq, Total: e.total(ps, q.IncludeHidden), Tag: bs.tag(def, period, e.players.ver.Load(), e.now())}
 		if q.TopPercent > 0 {
 			// The cut is taken from the total under the same lock as
 			// the entries, so the page and its top_count agree.

@@ -330,6 +330,10 @@ func (e *Engine) computeDelete(g *Group, o *op) {
 		o.err = err
 		return
 	}
+	if def.PeriodExpired(g.now, period) { // retention.go: as a period without entries
+		o.err = podium.Errorf(podium.ECodeEntryNotFound, "player %q has no entry on board %q in period %s", do.ref.Player, def.ID, period)
+		return
+	}
 	if err := g.Hold(bs, period); err != nil {
 		o.err = err
 		return

@@ -54,6 +54,8 @@ type boardBody struct {
 	Quota *podium.Quota `json:"quota"`
 	// RankStyle "shared" adds rank_shared to the answers.
 	RankStyle *podium.RankStyle `json:"rank_style"`
+	// KeepPeriods keeps that many past periods (0: all).
+	KeepPeriods *int `json:"keep_periods"`
 	// Groups (groups.go).
 	GroupSet   *podium.GroupSet   `json:"group_set"`
 	GroupBoard *podium.GroupBoard `json:"group_board"`
@@ -128,6 +130,10 @@ func appendBoard(b []byte, bi *engine.BoardInfo) []byte {
 	if bi.RankStyle != "" {
 		b = append(b, `,"rank_style":`...)
 		b = appendString(b, string(bi.RankStyle))
+	}
+	if bi.KeepPeriods > 0 {
+		b = append(b, `,"keep_periods":`...)
+		b = strconv.AppendInt(b, int64(bi.KeepPeriods), 10)
 	}
 	return appendGroupSettings(b, &bi.Board) // groups.go
 }
@@ -226,7 +232,7 @@ func (s *boardHandlers) putBoard(w http.ResponseWriter, r *http.Request) error {
 	}
 	u := &podium.BoardUpdate{ID: id, Title: body.Title, Keys: body.Keys, Mode: body.Mode, Public: body.Public, Meta: body.Meta,
 		Keep: body.Keep, Aggregate: body.Aggregate, PlayerSubmit: body.PlayerSubmit, Review: body.Review, Evidence: body.Evidence,
-		Quota: body.Quota, RankStyle: body.RankStyle, GroupSet: body.GroupSet, GroupBoard: body.GroupBoard}
+		Quota: body.Quota, RankStyle: body.RankStyle, KeepPeriods: body.KeepPeriods, GroupSet: body.GroupSet, GroupBoard: body.GroupBoard}
 	if body.Reset != nil {
 		u.Reset = &podium.Reset{Every: body.Reset.Every, TZ: body.Reset.TZ}
 	}

@@ -125,7 +125,7 @@ func (s source) View(ctx context.Context, board string, limit int) (stream.View,
 	for i, en := range lv.Entries {
 		v.Entries[i] = stream.Entry{Rank: en.Rank, Player: en.Player, Name: en.Name, Keys: en.Keys,
 			AtText: en.At.UTC().Format("2006-01-02T15:04:05.000Z07:00"), Meta: en.Meta,
-			Results: streamResults(en.Results)}
+			Results: streamResults(en.Results), RankShared: en.Shared}
 		if en.Decayed {
 			// The same number as the REST read's "value" (encode.go).
 			v.Entries[i].Value = json.Number(strconv.FormatFloat(en.Value, 'f', 6, 64))

@@ -17,6 +17,7 @@ import (
 	"github.com/podiumhq/podium/feed"
 	"github.com/podiumhq/podium/groups"
 	"github.com/podiumhq/podium/limits"
+	"github.com/podiumhq/podium/retention"
 	"github.com/podiumhq/podium/review"
 	"github.com/podiumhq/podium/sessions"
 	"github.com/podiumhq/podium/tournament"
@@ -36,6 +37,8 @@ type Config struct {
 	// Tournament configures tournaments: the settlement scheduler's
 	// period (negative: none, for tests and tools that settle themselves).
 	Tournament tournament.Config
+	// Retention configures the sweep of periods past keep_periods.
+	Retention retention.Config
 }
 
 // All returns the standard modules over store with their defaults.
@@ -56,6 +59,7 @@ func With(c Config) []engine.Module {
 		evidence.New(c.Evidence),      // evidence uploads (storage, sweeper)
 		review.New(),                  // moderation: holds, freezes, decisions (its part after the feed's)
 		ctf.NewModule(c.Contests),     // CTF contests (package contest's reducer, ctf's service)
+		retention.New(c.Retention),    // deletes the periods boards no longer keep (keep_periods), off the write path
 		webhooks.New(c.Webhooks),      // webhooks: the outbox of the activity and board events, their delivery (last: it hears every module's events)
 	}
 }

@@ -38,8 +38,8 @@ func (m *Module) ReviewItems(ctx context.Context, f podium.ReviewFilter) ([]podi
 
 // History returns a player's logged submissions on a board, newest first,
 // with a seq below before (0: from the newest), in every period the board
-// has entries in (and the current one). A period whose every entry an
-// admin deleted is not listed. resume is what the store says when it
+// has entries in (and the current one), but for those past its
+// keep_periods. A period whose every entry an admin deleted is not listed. resume is what the store says when it
 // stopped looking short of limit rows (podium.ReviewStore.History).
 func (m *Module) History(ctx context.Context, board, player string, before uint64, limit int) (rows []podium.HistoryRow, resume uint64, err error) {
 	if m.store == nil {
@@ -49,7 +49,11 @@ func (m *Module) History(ctx context.Context, board, player string, before uint6
 	if bs == nil {
 		return nil, 0, podium.BoardNotFound(board)
 	}
-	periods := append([]string{podium.PeriodAt(bs.Def().Reset, m.host.Now()).ID}, bs.PeriodIDs()...)
+	def, now := bs.Def(), m.host.Now()
+	periods := append([]string{podium.PeriodAt(def.Reset, now).ID}, bs.PeriodIDs()...)
+	// A period past keep_periods is gone for readers at once, before the
+	// sweep deletes its log rows (docs/API.md, "Period retention").
+	periods = slices.DeleteFunc(periods, func(p string) bool { return def.PeriodExpired(now, p) })
 	slices.Sort(periods)
 	return m.store.History(ctx, board, player, slices.Compact(periods), before, limit)
 }

@@ -68,6 +68,7 @@ func Run(t *testing.T, open func(t *testing.T) podium.Store) {
 	t.Run("StartLoader", func(t *testing.T) { testStartLoader(t, open) })         // start.go
 	t.Run("ForeignParts", func(t *testing.T) { testForeignParts(t, open) })       // parts.go
 	t.Run("Webhooks", func(t *testing.T) { testWebhooks(t, open) })               // webhooks.go
+	t.Run("PrunePeriods", func(t *testing.T) { testPrunePeriods(t, open) })       // retention.go
 	t.Run("Groups", func(t *testing.T) { testGroups(t, open) })                   // groups.go
 }
 
@@ -94,7 +95,9 @@ func testBoards(t *testing.T, open func(*testing.T) podium.Store) {
 		Mode:  podium.Best, Reset: podium.Reset{Every: podium.Weekly, TZ: "Asia/Shanghai"},
 		Public: true, Meta: json.RawMessage(`{"game": "minesweeper", "n": [1, 2]}`),
 		CreatedAt: t0, UpdatedAt: at(1500),
-		RankStyle: podium.RankShared, // rankstyle.go: kept in the board's document
+		RankStyle:   podium.RankShared, // rankstyle.go: kept in the board's document
+		KeepPeriods: 12,                // retention.go: kept in the board's document
+		PeriodsFrom: "2026-W40",        // retention.go: likewise
 	}
 	plain := podium.Board{ID: "points", Keys: []podium.KeyDef{{Name: "points", Order: podium.Desc}}, Mode: podium.Sum, CreatedAt: at(-1), UpdatedAt: at(-1)}
 

@@ -25,6 +25,14 @@ type Entry struct {
 	// was read, as the REST read shows them (6 decimals); the keys stay
 	// the exact ranking. Empty on other boards.
 	Value json.Number `json:"value,omitempty"`
+	// RankShared is the standard competition rank (1, 2, 2, 4) on a board
+	// with rank_style shared, 0 (left out) on others. Deltas carry it
+	// exactly: an entry whose shared rank moved is a change, like one
+	// whose rank moved (sameEntry). Last, so that the bytes of the fields
+	// before it are unchanged. There is no percentile: it moves for every
+	// entry whenever the total does, so clients compute it from rank and
+	// the event's total (docs/API.md, "Live updates").
+	RankShared int `json:"rank_shared,omitempty"`
 }
 
 // Result is one kept result of a best_k board's entry.

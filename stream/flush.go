@@ -189,7 +189,9 @@ func sameContent(a, b *Entry) bool {
 
 func sameResult(a, b Result) bool { return a.AtText == b.AtText && slices.Equal(a.Keys, b.Keys) }
 
-func sameEntry(a, b *Entry) bool { return a.Rank == b.Rank && sameContent(a, b) }
+func sameEntry(a, b *Entry) bool {
+	return a.Rank == b.Rank && a.RankShared == b.RankShared && sameContent(a, b)
+}
 
 func sameEntries(a, b []Entry) bool {
 	if len(a) != len(b) {

@@ -106,8 +106,8 @@ func TestBrowserLiveBoard(t *testing.T) {
 	if !containsAll(cells.Head, "time_ms", "bbbv") {
 		t.Errorf("column headers = %q, want the key names time_ms and bbbv", cells.Head)
 	}
-	if !containsAll(cells.Bob, "Bob", "41.234 s", "120") {
-		t.Errorf("Bob's row = %q, want his name, 41.234 s and 120", cells.Bob)
+	if !containsAll(cells.Bob, "Bob", "41.234 s", "120", "66.66%") {
+		t.Errorf("Bob's row = %q, want his name, 41.234 s, 120 and his percentile 66.66%% (first of 3)", cells.Bob)
 	}
 	if !strings.Contains(cells.Move, "down") || !strings.Contains(cells.Move, "\u25BC") {
 		t.Errorf("Alice fell from 1st to 3rd but her movement marker is %q, want a down marker", cells.Move)
@@ -144,6 +144,26 @@ func TestBrowserLiveBoard(t *testing.T) {
 	waitRows(t, wd, 5*time.Second, "alice:1,bob:2")
 	api.submit(board, "dave", 30_000, 80)
 	waitRows(t, wd, 2*time.Second, "dave:1,alice:2")
+
+	// A board with rank_style shared shows the shared ranks (1, 1, 3),
+	// live, and every row's percentile follows the total as players join.
+	api.do("PUT", "/v1/boards/e2e.ties", `{"keys": [{"name": "points", "order": "desc"}], "public": true, "rank_style": "shared"}`)
+	api.do("POST", "/v1/scores", `{"scores": [{"board": "e2e.ties", "player": "alice", "keys": [10]},
+		{"board": "e2e.ties", "player": "bob", "keys": [10]}, {"board": "e2e.ties", "player": "carol", "keys": [5]}]}`)
+	wd.open(base + "/boards/e2e.ties")
+	waitLive(t, wd, 10*time.Second)
+	const sharedScript = `return Array.from(document.querySelectorAll("#rows tr[data-player]"), (tr) => tr.dataset.player + ":" +
+		tr.querySelector(".rank").textContent + ":" + tr.querySelector('td[data-key="percentile"]').textContent).join(",");`
+	if got, ok := wd.waitString(5*time.Second, sharedScript, func(s string) bool { return s == "alice:1:66.66%,bob:1:33.33%,carol:3:0.00%" }); !ok {
+		t.Errorf("shared ranks and percentiles = %q, want alice:1:66.66%%,bob:1:33.33%%,carol:3:0.00%%", got)
+	}
+	api.do("POST", "/v1/scores", `{"scores": [{"board": "e2e.ties", "player": "dave", "keys": [1]}]}`)
+	if got, ok := wd.waitString(5*time.Second, sharedScript, func(s string) bool {
+		return s == "alice:1:75.00%,bob:1:50.00%,carol:3:25.00%,dave:4:0.00%"
+	}); !ok {
+		t.Errorf("after a fourth player = %q, want every percentile moved with the total", got)
+	}
+	wd.screenshot(filepath.Join(shots, "board-shared-ranks.png"))
 
 	// The board list links to the board.
 	wd.open(base + "/")

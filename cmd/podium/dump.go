@@ -56,7 +56,7 @@ const dumpVersion = 1
 func boardSpecOf(b *client.Board) dumpBoard {
 	d := dumpBoard{ID: b.ID, BoardSpec: client.BoardSpec{Title: b.Title, Keys: b.Keys, Mode: b.Mode, Public: client.Bool(b.Public),
 		Keep: b.Keep, Aggregate: b.Aggregate, Tournament: b.Tournament, Points: b.Points, Quota: b.Quota, Evidence: b.Evidence, Review: b.Review,
-		RankStyle: b.RankStyle}}
+		RankStyle: b.RankStyle, KeepPeriods: b.KeepPeriods}}
 	r := b.Reset
 	d.Reset = &r
 	if b.PlayerSubmit {

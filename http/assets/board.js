@@ -97,6 +97,15 @@
       cols.push({ name: "results", label: "Best results", cls: "col-results", minor: true,
         title: "each player's best kept results, best first", results: true });
     }
+    // The percentile, computed from rank and total by podium.js (events
+    // carry no percentile: it moves for everyone when the total does).
+    cols.push({
+      name: "percentile", label: "Ahead of", cls: "num col-pct",
+      title: "the share of the ranked entries behind, rounded down",
+      text: (e) => (e.percentile === undefined ? "\u2014" : e.percentile.toFixed(2) + "%"),
+      value: (e) => (e.percentile === undefined ? "" : String(e.percentile)),
+      hint: (e) => "ahead of " + (e.percentile === undefined ? "?" : e.percentile.toFixed(2)) + "% of the " + group(shownTotal) + " ranked",
+    });
     return cols;
   }
 
@@ -110,6 +119,7 @@
   }
 
   let cols = [];
+  let shownTotal = 0; // the total of the state being rendered (the percentile's hint)
   function ensureHead(state) {
     const next = columns(state);
     const sig = JSON.stringify([state.keys, next.map((c) => c.name)]);
@@ -157,7 +167,17 @@
     tr.dataset.player = e.player;
     tr.dataset.rank = String(e.rank);
     const cells = tr.children;
-    cells[0].firstChild.textContent = String(e.rank);
+    // A board with rank_style shared shows the shared rank (1, 2, 2, 4);
+    // its unique rank stays in data-rank and the title.
+    const shared = e.rank_shared !== undefined;
+    cells[0].firstChild.textContent = String(shared ? e.rank_shared : e.rank);
+    if (shared) {
+      tr.dataset.rankShared = String(e.rank_shared);
+      cells[0].title = e.rank_shared !== e.rank ? "tied: rank " + e.rank + " when ties go to whoever got there first" : "";
+    } else {
+      delete tr.dataset.rankShared;
+      cells[0].removeAttribute("title");
+    }
     const name = cells[1].firstChild;
     name.textContent = e.name || e.player;
     if (e.name && e.name !== e.player) name.title = Podium.isolate(e.player); else name.removeAttribute("title");
@@ -224,6 +244,7 @@
     $("period").textContent = state.period === "all" ? "all time" : state.period;
     $("period").dataset.period = state.period;
     nextReset = state.next_reset ? Date.parse(state.next_reset) : null;
+    shownTotal = state.total;
     $("total").textContent = group(state.total);
     $("total-label").textContent = (state.total === 1 ? "entry" : "entries") +
       (state.total > state.entries.length && state.entries.length > 0 ? " (top " + state.entries.length + " shown)" : "");

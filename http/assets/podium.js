@@ -50,12 +50,31 @@
   // entry copies the fields of a ranked entry, leaving out the delta-only
   // prev_rank so that entries in a state all look alike.
   // A best_k board's entries also carry results (the kept results, best
-  // first) and a current points board's value (the decayed points).
+  // first), a current points board's value (the decayed points) and a
+  // board with rank_style shared rank_shared (1, 2, 2, 4).
   function entry(e) {
     const out = { rank: e.rank, player: e.player, name: e.name, keys: e.keys || [], at: e.at, meta: e.meta };
     if (e.results) out.results = e.results;
     if (e.value !== undefined) out.value = e.value;
+    if (e.rank_shared !== undefined) out.rank_shared = e.rank_shared;
     return out;
+  }
+
+  /**
+   * percentile is the share of the total entries strictly behind the one at
+   * rank, in percent, rounded down to 2 decimals: the REST reads' percentile
+   * (docs/API.md). Events carry rank and total, not the percentile, which
+   * moves for every entry whenever the total does.
+   */
+  function percentile(rank, total) {
+    if (!(total >= 1) || !(rank >= 1) || rank > total) return 0;
+    return Math.floor(10000 * (total - rank) / total) / 100;
+  }
+
+  // withPercentiles sets each entry's percentile from the state's total.
+  function withPercentiles(state) {
+    for (const e of state.entries) e.percentile = percentile(e.rank, state.total);
+    return state;
   }
 
   // Watcher follows one board. Create it with Podium.watch.
@@ -367,7 +386,7 @@
           const o = before.get(e.player);
           before.delete(e.player);
           if (!o) { info.entered.push(e); info.changed.push(Object.assign({ prev_rank: null }, e)); continue; }
-          if (o.rank !== e.rank || !sameKeys(o.keys, e.keys) || o.name !== e.name ||
+          if (o.rank !== e.rank || !sameKeys(o.keys, e.keys) || o.name !== e.name || o.rank_shared !== e.rank_shared ||
               JSON.stringify(o.results) !== JSON.stringify(e.results)) {
             info.changed.push(Object.assign({ prev_rank: o.rank }, e));
           }
@@ -378,7 +397,7 @@
       this._prevPeriod = "";
       this._base = { snapshotId: m.snapshot_id, seq: m.seq };
       this._lastId = m.snapshot_id + "." + m.seq;
-      this._state = state;
+      this._state = withPercentiles(state);
       this._live();
       this._emitUpdate(state, info);
     }
@@ -434,7 +453,7 @@
       });
       this._base = { snapshotId: m.snapshot_id, seq: m.seq };
       this._lastId = m.snapshot_id + "." + m.seq;
-      this._state = state;
+      this._state = withPercentiles(state);
       this._live();
       this._emitUpdate(state, info);
     }
@@ -575,7 +594,7 @@
    */
   function watch(opts) { return new Watcher(opts); }
 
-  const Podium = { watch, formatKey, keyLabel, orderRule, formatCountdown, isolate, bdi, Watcher, version: "1" };
+  const Podium = { watch, formatKey, keyLabel, orderRule, formatCountdown, isolate, bdi, percentile, Watcher, version: "1" };
   root.Podium = Podium;
   if (typeof module === "object" && module && module.exports) module.exports = Podium;
 })(typeof globalThis !== "undefined" ? globalThis : this);

@@ -12,7 +12,7 @@ export { defaultRetry, noRetry, newIdempotencyKey } from "./retry.js";
 export type { RetryPolicy, RequestKind } from "./retry.js";
 export { LiveBoard } from "./live.js";
 export type { SubscribeOptions, LiveStatus } from "./live.js";
-export { applySnapshot, applyDelta, eventId } from "./window.js";
+export { applySnapshot, applyDelta, eventId, percentile } from "./window.js";
 export type { LiveState, LiveEntry, LiveChange, LiveUpdate } from "./window.js";
 export { gzipEvents, evidenceHashes } from "./evidence.js";
 export type { BytesLike } from "./evidence.js";

@@ -20,7 +20,11 @@ export interface LiveState {
   limit: number;
   /** Entries in the period, not only in the window. */
   total: number;
-  /** The top `limit` entries in rank order. Treat as read-only. */
+  /**
+   * The top `limit` entries in rank order, each with its percentile (from
+   * rank and total) and, on a board with rank_style shared, rank_shared.
+   * Treat as read-only.
+   */
   entries: LiveEntry[];
 }
 
@@ -49,11 +53,35 @@ function entry(e: S.StreamEntry): LiveEntry {
   if (e.results) out.results = e.results;
   if (e.value !== undefined) out.value = e.value;
   if (e.hidden) out.hidden = e.hidden;
+  if (e.rank_shared !== undefined) out.rank_shared = e.rank_shared;
   return out;
 }
 
+/**
+ * The share of `total` ranked entries strictly behind the one at `rank`, in
+ * percent rounded down to 2 decimals: the percentile REST reads carry
+ * (docs/API.md). Stream events carry rank and total but no percentile,
+ * which moves for every entry whenever the total does; the window sets it
+ * on every entry after each event. 0 when rank is not in 1..total.
+ */
+export function percentile(rank: number, total: number): number {
+  if (!(total >= 1) || !(rank >= 1) || rank > total) return 0;
+  return Math.floor((10000 * (total - rank)) / total) / 100;
+}
+
+// withPercentiles sets each entry's percentile from the total, copying
+// (not changing) an entry whose percentile moves: a state is never changed
+// once handed over.
+function withPercentiles(s: LiveState): LiveState {
+  s.entries = s.entries.map((e) => {
+    const p = percentile(e.rank, s.total);
+    return e.percentile === p ? e : { ...e, percentile: p };
+  });
+  return s;
+}
+
 function sameEntry(a: LiveEntry, b: LiveEntry): boolean {
-  if (a.name !== b.name || a.keys.length !== b.keys.length) return false;
+  if (a.name !== b.name || a.rank_shared !== b.rank_shared || a.keys.length !== b.keys.length) return false;
   for (let i = 0; i < a.keys.length; i++) if (a.keys[i] !== b.keys[i]) return false;
   return JSON.stringify(a.meta) === JSON.stringify(b.meta) && JSON.stringify(a.results) === JSON.stringify(b.results);
 }
@@ -92,7 +120,7 @@ export function applySnapshot(old: LiveState | null, m: S.BoardSnapshot, previou
     }
     for (const o of before.values()) update.left.push({ player: o.player, prev_rank: o.rank });
   }
-  return { state, update };
+  return { state: withPercentiles(state), update };
 }
 
 /**
@@ -139,7 +167,7 @@ export function applyDelta(old: LiveState, m: S.BoardDelta): { state: LiveState;
   update.left = (m.removed || []).map((r) => ({ player: r.player, prev_rank: r.prev_rank }));
   const state: LiveState = { ...old, seq: m.seq, snapshot_id: m.snapshot_id, total: m.total, entries: entries as LiveEntry[] };
   if (m.period) state.period = m.period;
-  return { state, update };
+  return { state: withPercentiles(state), update };
 }
 
 /** The id of the last event a state applied, `<snapshot_id>.<seq>`: what a resume sends. */

@@ -2,7 +2,7 @@
 // correct"), and the retry decisions, without a server.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { applySnapshot, applyDelta, eventId, PodiumError } from "../dist/index.js";
+import { applySnapshot, applyDelta, eventId, percentile, PodiumError } from "../dist/index.js";
 import { nextRetry, defaultRetry } from "../dist/retry.js";
 import { operations } from "../dist/index.js";
 import { encodeQuery, operationPath } from "../dist/index.js";
@@ -25,7 +25,26 @@ test("a delta replaces changed entries, drops removed ones and keeps the rest in
   assert.deepEqual(r.update.moved, [{ player: "b", name: "b", rank: 3, prev_rank: 2 }]);
   assert.deepEqual(r.update.left, [{ player: "c", prev_rank: 3 }]);
   assert.equal(state.entries.length, 3, "the old state is not changed");
-  assert.equal(r.state.entries[0], state.entries[0], "an unchanged entry is the same object");
+  // The total moved, so every percentile did: a is a new object, and the
+  // old state keeps its own.
+  assert.deepEqual(r.state.entries.map((x) => x.percentile), [75, 50, 25]);
+  assert.equal(state.entries[0].percentile, 66.66, "the old state is not changed");
+  // With the same total, an unchanged entry is the same object.
+  const r2 = applyDelta(r.state, delta(7, 11, 12, [e(3, "b", 21)], [], 4));
+  assert.notEqual(r2, "gap");
+  assert.equal(r2.state.entries[0], r.state.entries[0], "an unchanged entry is the same object");
+});
+
+test("rank_shared rides the window, and percentiles follow the total", () => {
+  const { state } = applySnapshot(null, snap(7, 10, [e(1, "a", 30, { rank_shared: 1 }), e(2, "b", 30, { rank_shared: 1 }), e(3, "c", 10, { rank_shared: 3 })]));
+  assert.deepEqual(state.entries.map((x) => [x.rank_shared, x.percentile]), [[1, 66.66], [1, 33.33], [3, 0]]);
+  // b breaks the tie downwards: its rank stays 2, its shared rank goes to 2.
+  const r = applyDelta(state, delta(7, 10, 11, [e(2, "b", 20, { prev_rank: 2, rank_shared: 2 })], [], 5));
+  assert.notEqual(r, "gap");
+  assert.deepEqual(r.state.entries.map((x) => [x.player, x.rank_shared, x.percentile]), [["a", 1, 80], ["b", 2, 60], ["c", 3, 40]]);
+  assert.equal(percentile(1, 0), 0);
+  assert.equal(percentile(4, 3), 0);
+  assert.equal(percentile(1, 10000000), 99.99);
 });
 
 test("a delta that does not follow the state, or does not fit it, is a gap", () => {

@@ -273,7 +273,11 @@ export interface Operations {
     };
   };
 
-  /** The periods that have entries, newest first. */
+  /**
+   * The periods that have entries, newest first.
+   *
+   * Periods past the board's keep_periods are not listed, even before the background sweep has deleted their rows; reading one answers as for a period that never had entries.
+   */
   periods: {
     method: "GET";
     path: "/v1/boards/{board}/periods";

@@ -145,6 +145,8 @@ export type BoardPut = {
   review?: ReviewPolicy;
   /** shared adds rank_shared (1, 2, 2, 4) next to every rank of the board's answers; it changes no order, so it may change on a board with entries. */
   rank_style?: "unique" | "shared";
+  /** Past periods kept besides the current one (at least the previous); older periods read as periods without entries at once and are deleted from the database in the background. 0 (the default) keeps every period from now on; a period that already went never comes back. No effect on a board that never resets. */
+  keep_periods?: number;
   group_set?: GroupSet;
   group_board?: GroupBoard;
 };
@@ -209,6 +211,8 @@ export type Board = {
   review?: ReviewPolicy;
   /** Present only when shared (the default is unique). */
   rank_style?: "shared";
+  /** Present only when set (the default keeps every period). */
+  keep_periods?: number;
   group_set?: GroupSet & {
     max_members: unknown;
     max_per_player: unknown;
@@ -399,7 +403,7 @@ export type EntryFields = {
 /** The share of the ranked entries strictly behind this one, in percent, rounded down to 2 decimals: floor(10000 * (total - rank) / total) / 100, total counting the entries the rank counts among. REST answers carry it with every rank; stream entries do not (compute it from rank and the event's total). */
 export type Percentile = number;
 
-/** On a board with rank_style shared: the standard competition rank (entries equal on every key share the first one's rank, 1, 2, 2, 4), in the numbering of rank. REST answers only. */
+/** On a board with rank_style shared: the standard competition rank (entries equal on every key share the first one's rank, 1, 2, 2, 4), in the numbering of rank. REST answers, and the entries of stream snapshots and deltas (a delta lists an entry whose shared rank moved). */
 export type RankShared = number;
 
 export type Entry = EntryFields;
