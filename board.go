@@ -129,6 +129,10 @@ type Board struct {
 	// before it expired under an earlier keep_periods and stay gone
 	// (RetainedFloor). Set by the engine, never by a request.
 	PeriodsFrom string `json:"-"`
+	// GroupSet and GroupBoard make a board a set of groups or a ranking
+	// of groups (group.go); nil on other boards.
+	GroupSet   *GroupSet   `json:"group_set,omitempty"`
+	GroupBoard *GroupBoard `json:"group_board,omitempty"`
 }
 
 var (
@@ -188,6 +192,9 @@ func (b *Board) Normalize() error {
 		if b.Aggregate != nil {
 			b.Mode = AggregateMode
 		}
+		if b.GroupSet != nil || b.GroupBoard != nil { // group.go
+			b.Mode = Latest
+		}
 	case Best, Latest, Sum, BestK, AggregateMode:
 	default:
 		return Errorf(ECodeInvalid, "mode must be best, best_k, latest, sum or aggregate")
@@ -236,6 +243,9 @@ func (b *Board) Normalize() error {
 	if err := b.normalizeKeepPeriods(); err != nil { // retention.go
 		return err
 	}
+	if err := b.normalizeGroup(); err != nil { // group.go
+		return err
+	}
 	return b.normalizeReview() // review.go
 }
 
@@ -282,6 +292,9 @@ type BoardUpdate struct {
 	RankStyle *RankStyle
 	// KeepPeriods: nil keeps it (retention.go).
 	KeepPeriods *int
+	// GroupSet and GroupBoard: nil keeps them (group.go).
+	GroupSet   *GroupSet
+	GroupBoard *GroupBoard
 }
 
 // FullUpdate is the update that replaces every field of a board with b's.
@@ -290,7 +303,7 @@ func FullUpdate(b *Board) *BoardUpdate {
 	return &BoardUpdate{ID: c.ID, Title: &c.Title, Keys: c.Keys, Mode: &c.Mode, Reset: &c.Reset, Public: &c.Public, Meta: c.Meta,
 		Keep: &c.Keep, Aggregate: c.Aggregate.Clone(), Tournament: c.Tournament, Points: c.Points, League: c.League.Clone(),
 		PlayerSubmit: &c.PlayerSubmit, Review: c.Review, Evidence: c.Evidence,
-		Quota: fullQuota(c.Quota), RankStyle: &c.RankStyle, KeepPeriods: &c.KeepPeriods}
+		Quota: fullQuota(c.Quota), RankStyle: &c.RankStyle, KeepPeriods: &c.KeepPeriods, GroupSet: c.GroupSet, GroupBoard: c.GroupBoard}
 }
 
 // Apply returns the board that results from applying u to cur (nil for a
@@ -378,6 +391,14 @@ func (u *BoardUpdate) Apply(cur *Board) Board {
 	b.League = b.League.Clone()
 	if u.League != nil {
 		b.League = u.League.Clone()
+	}
+	if u.GroupSet != nil { // group.go
+		gs := *u.GroupSet
+		b.GroupSet = &gs
+	}
+	if u.GroupBoard != nil {
+		gb := *u.GroupBoard
+		b.GroupBoard = &gb
 	}
 	return b
 }

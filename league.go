@@ -81,8 +81,8 @@ func (b *Board) normalizeLeague() error {
 	if l == nil {
 		return nil
 	}
-	if b.Tournament != nil || b.Points != nil || b.Aggregate != nil {
-		return Errorf(ECodeInvalid, "a league board cannot also be a tournament, points or aggregate board")
+	if b.Tournament != nil || b.Points != nil || b.Aggregate != nil || b.GroupSet != nil || b.GroupBoard != nil {
+		return Errorf(ECodeInvalid, "a league board cannot also be a tournament, points, aggregate, group set or group board")
 	}
 	if b.Reset.Every == Never || b.Reset.Every == "" {
 		return Errorf(ECodeInvalid, "a league board must reset (reset.every day, week or month): each period is a season")

@@ -34,8 +34,10 @@ type boardDocument struct {
 	// RankStyle (rankstyle.go).
 	RankStyle RankStyle `json:"rank_style,omitempty"`
 	// KeepPeriods and PeriodsFrom (retention.go).
-	KeepPeriods int    `json:"keep_periods,omitempty"`
-	PeriodsFrom string `json:"periods_from,omitempty"`
+	KeepPeriods int         `json:"keep_periods,omitempty"`
+	PeriodsFrom string      `json:"periods_from,omitempty"`
+	GroupSet    *GroupSet   `json:"group_set,omitempty"`
+	GroupBoard  *GroupBoard `json:"group_board,omitempty"`
 }
 
 // Document returns b's definition as stores keep it (see SetDocument).
@@ -43,7 +45,7 @@ func (b *Board) Document() ([]byte, error) {
 	return json.Marshal(boardDocument{Title: b.Title, Keys: b.Keys, Mode: b.Mode, Reset: b.Reset, Public: b.Public,
 		Meta: StoredMeta(b.Meta), Keep: b.Keep, Aggregate: b.Aggregate, Tournament: b.Tournament, Points: b.Points, League: b.League,
 		PlayerSubmit: b.PlayerSubmit, Review: b.Review, Evidence: b.Evidence, Quota: b.Quota,
-		RankStyle: b.RankStyle, KeepPeriods: b.KeepPeriods, PeriodsFrom: b.PeriodsFrom})
+		RankStyle: b.RankStyle, KeepPeriods: b.KeepPeriods, PeriodsFrom: b.PeriodsFrom, GroupSet: b.GroupSet, GroupBoard: b.GroupBoard})
 }
 
 // SetDocument sets b's definition from a document Document made; the id,
@@ -64,6 +66,7 @@ func (b *Board) SetDocument(doc []byte) error {
 	b.Quota = d.Quota
 	b.RankStyle = d.RankStyle
 	b.KeepPeriods, b.PeriodsFrom = d.KeepPeriods, d.PeriodsFrom
+	b.GroupSet, b.GroupBoard = d.GroupSet, d.GroupBoard
 	return nil
 }
 

@@ -166,3 +166,8 @@ func (e *Engine) AggregateDefs() map[string]*podium.Board {
 	}
 	return defs
 }
+
+// Intern returns the interned id of a player, adding it: for a module that
+// writes the entry of an id no score brought yet (a group's entry on a
+// group board).
+func (g *Group) Intern(player string) uint32 { return g.e.players.intern(player) }

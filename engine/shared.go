@@ -310,6 +310,14 @@ func (sh *cluster) lockStep(ctx context.Context, boards []string) (podium.WriteT
 			return nil, sh.e.health.storeFailed("catch up", err)
 		}
 	}
+	for _, b := range ids {
+		// What a module keeps of the boards (group memberships), as a
+		// group's begin does: a step computes from it too.
+		if err := sh.e.hooks.catchUp(ctx, b); err != nil {
+			tx.Rollback()
+			return nil, sh.e.health.storeFailed("catch up", err)
+		}
+	}
 	return tx, nil
 }
 

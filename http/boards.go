@@ -58,6 +58,9 @@ type boardBody struct {
 	RankStyle *podium.RankStyle `json:"rank_style"`
 	// KeepPeriods keeps that many past periods (0: all).
 	KeepPeriods *int `json:"keep_periods"`
+	// Groups (groups.go).
+	GroupSet   *podium.GroupSet   `json:"group_set"`
+	GroupBoard *podium.GroupBoard `json:"group_board"`
 }
 
 type resetBody struct {
@@ -138,7 +141,7 @@ func appendBoard(b []byte, bi *engine.BoardInfo) []byte {
 		b = append(b, `,"keep_periods":`...)
 		b = strconv.AppendInt(b, int64(bi.KeepPeriods), 10)
 	}
-	return append(b, '}')
+	return appendGroupSettings(b, &bi.Board) // groups.go
 }
 
 // What one page of GET /v1/boards may cost: limit boards at most (the
@@ -235,7 +238,7 @@ func (s *boardHandlers) putBoard(w http.ResponseWriter, r *http.Request) error {
 	}
 	u := &podium.BoardUpdate{ID: id, Title: body.Title, Keys: body.Keys, Mode: body.Mode, Public: body.Public, Meta: body.Meta,
 		Keep: body.Keep, Aggregate: body.Aggregate, PlayerSubmit: body.PlayerSubmit, Review: body.Review, Evidence: body.Evidence,
-		Quota: body.Quota, RankStyle: body.RankStyle, KeepPeriods: body.KeepPeriods}
+		Quota: body.Quota, RankStyle: body.RankStyle, KeepPeriods: body.KeepPeriods, GroupSet: body.GroupSet, GroupBoard: body.GroupBoard}
 	if body.Reset != nil {
 		u.Reset = &podium.Reset{Every: body.Reset.Every, TZ: body.Reset.TZ}
 	}

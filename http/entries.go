@@ -21,6 +21,7 @@ type entryHandlers struct {
 	hist        historyReader   // the review module (history.go)
 	pages       *pageCache      // encoded ranking pages by ETag (pagecache.go)
 	exportPause func(chunk int) // tests: runs after each export chunk is written
+	groups      groupModule     // the groups module (groups.go): group= of the members view
 }
 
 // entryReader is what the entry handlers call.
@@ -71,6 +72,21 @@ func (s *entryHandlers) entries(w http.ResponseWriter, r *http.Request) error {
 	}
 	if q.TopPercent, err = queryPercent(r, "top_percent"); err != nil {
 		return err
+	}
+	if ref, ok := queryValue(r, "group"); ok { // groups.go: the members view
+		if _, both := queryValue(r, "players"); both || q.TopPercent > 0 {
+			return podium.Errorf(podium.ECodeInvalid, "group cannot be used with players or top_percent")
+		}
+		list, err := s.groupMembers(r, ref)
+		if err != nil {
+			return err
+		}
+		page, err := s.eng.Players(r.Context(), q, list)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, appendPage(make([]byte, 0, 256+len(page.Entries)*160), &page))
+		return nil
 	}
 	if players, ok := queryValue(r, "players"); ok {
 		if q.TopPercent > 0 {

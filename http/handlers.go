@@ -62,6 +62,7 @@ func (s *Server) wire(e *engine.Engine, cfg *Config) {
 	var rv reviewStore = noReview{}
 	var tm tournamentModule = noTournaments{}
 	var lm leagueModule = noLeagues{}
+	var gm groupModule = noGroups{}
 	for _, m := range e.Modules() {
 		if x, ok := m.(sessionStore); ok {
 			ses = x
@@ -78,10 +79,14 @@ func (s *Server) wire(e *engine.Engine, cfg *Config) {
 		if x, ok := m.(leagueModule); ok {
 			lm = x
 		}
+		if x, ok := m.(groupModule); ok {
+			gm = x
+		}
 	}
 	s.sessions = &sessionHandlers{base: s.base, eng: ses}
 	s.evidence = &evidenceHandlers{base: s.base, eng: e, ev: ev}
-	s.entries = &entryHandlers{base: s.base, eng: e, hist: rv, pages: s.pages}
+	s.entries = &entryHandlers{base: s.base, eng: e, hist: rv, pages: s.pages, groups: gm}
+	s.groups = &groupHandlers{base: s.base, mod: gm}
 	s.review = &reviewHandlers{base: s.base, eng: e, rv: rv, ev: ev}
 	s.feed = &feedHandlers{base: s.base, streamer: live, eng: findFeed(e)} // feed.go: the feed module
 	s.streams = &streamHandlers{base: s.base, streamer: live, eng: e, feed: s.feed}

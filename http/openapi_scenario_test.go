@@ -287,6 +287,22 @@ func TestOpenAPIScenario(t *testing.T) {
 	c.fails(401, "unauthenticated", "GET", "/v1/players/alice/sessions", tok, "")
 	c.must(200, "DELETE", "/v1/players/alice/sessions", login, "")
 
+	// Groups: a set, a group board over a board with entries, joins, the
+	// members view.
+	c.must(201, "PUT", "/v1/boards/clans", A, `{"public":true,"keys":[{"name":"members","order":"desc"}],"group_set":{"max_members":2}}`)
+	c.must(201, "PUT", "/v1/boards/gsrc", A, `{"public":true,"keys":[{"name":"points","order":"desc"}]}`)
+	c.must(201, "PUT", "/v1/boards/clan-total", A, `{"public":true,"keys":[{"name":"points","order":"desc"}],"group_board":{"set":"clans","source":"gsrc","rule":"sum"}}`)
+	c.must(201, "PUT", "/v1/groups/clans/red/members/amy", A, "")
+	c.must(200, "PUT", "/v1/groups/clans/red/members/amy", A, "")
+	c.must(201, "PUT", "/v1/groups/clans/red/members/ben", A, "")
+	c.fails(409, "conflict", "PUT", "/v1/groups/clans/red/members/cid", A, "")
+	c.must(200, "POST", "/v1/boards/gsrc/scores", A, `{"player":"amy","score":5}`)
+	c.must(200, "GET", "/v1/groups/clans/red/members?limit=10", "", "")
+	c.must(200, "GET", "/v1/players/amy/groups?set=clans", "", "")
+	c.must(200, "GET", "/v1/boards/gsrc/entries?group=clans/red", "", "")
+	c.must(200, "GET", "/v1/boards/clan-total/entries", "", "")
+	c.must(200, "DELETE", "/v1/groups/clans/red/members/ben", A, "")
+
 	// Tournaments.
 	c.must(201, "PUT", "/v1/boards/pts:current", A, `{"public":true,"mode":"sum","keys":[{"name":"era","order":"desc"},{"name":"points","order":"desc"}],"points":{"ladder":"pts","kind":"current","half_life_days":730}}`)
 	c.must(201, "PUT", "/v1/boards/pts:best", A, `{"public":true,"mode":"best","keys":[{"name":"rank","order":"asc"}],"points":{"ladder":"pts","kind":"best","series":"weekly-expert","by":"rank"}}`)

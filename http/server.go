@@ -119,6 +119,7 @@ type Server struct {
 	streams  *streamHandlers     // stream.go
 	tourneys *tournamentHandlers // tournaments.go
 	leagues  *leagueHandlers     // leagues.go
+	groups   *groupHandlers      // groups.go
 	web      *pageHandlers       // web.go
 	contest  *contestHandlers    // contests*.go
 }
@@ -192,7 +193,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("DELETE /v1/boards/{board}", s.api(s.boards.deleteBoard))
 	s.mux.HandleFunc("POST /v1/boards/{board}/scores", s.api(s.scores.submit))
 	s.mux.HandleFunc("POST /v1/scores", s.api(s.scores.submitBatch))
-	s.mux.HandleFunc("GET /v1/boards/{board}/entries", s.api(s.entries.entries, "period", "offset", "limit", "players", "include_hidden", "top_percent"))
+	s.mux.HandleFunc("GET /v1/boards/{board}/entries", s.api(s.entries.entries, "period", "offset", "limit", "players", "group", "include_hidden", "top_percent"))
 	s.mux.HandleFunc("GET /v1/boards/{board}/entries/{player}", s.api(s.entries.entry, "period", "include_hidden"))
 	s.mux.HandleFunc("DELETE /v1/boards/{board}/entries/{player}", s.api(s.entries.deleteEntry, "period"))
 	s.mux.HandleFunc("GET /v1/boards/{board}/entries/{player}/around", s.api(s.entries.around, "period", "include_hidden", "radius"))
@@ -229,6 +230,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /v1/boards/{board}/entries/{player}/history", s.api(s.entries.history, "cursor", "limit"))
 	s.tourneyRoutes() // tournaments.go
 	s.leagueRoutes()  // leagues.go
+	s.groupRoutes()   // groups.go
 	s.sessionRoutes() // sessions.go
 	s.evidenceRoutes()
 	s.timing = map[string]routeTiming{

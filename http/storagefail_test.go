@@ -104,6 +104,9 @@ func setUpFailState(t *testing.T, s *server) storageFailState {
 	ses := s.must(201, s.do("POST", "/v1/players/alice/sessions", st.login, `{"device":"phone"}`)).json(t)
 	st.session, st.sessionID = ses["token"].(string), ses["id"].(string)
 	s.must(201, s.do("POST", "/v1/tournaments/weekly/join", A, `{"player":"amy"}`))
+	s.mkBoard("clans", `{"keys":[{"name":"members","order":"desc"}],"public":true,"group_set":{}}`)
+	s.mkBoard("clan-b", `{"keys":[{"name":"points","order":"desc"}],"public":true,"group_board":{"set":"clans","source":"b","rule":"sum"}}`)
+	s.must(201, s.do("PUT", "/v1/groups/clans/red/members/alice", A, nil))
 	s.must(200, s.do("POST", "/v1/boards/weekly/scores", A, `{"player":"amy","score":1000}`))
 	s.must(200, s.do("POST", "/v1/players/carol/freeze", A, `{"reason":"macro"}`))
 	s.must(201, s.do("PUT", "/v1/contests/c", A, `{"title":"Finals","start":"2026-11-30T09:00:00Z","end":"2026-11-30T13:00:00Z","public":true}`))
@@ -201,6 +204,10 @@ func failRequests(st storageFailState) map[string]failRequest {
 		"GET /v1/review/{id}":                               {method: "GET", path: "/v1/review/" + st.heldA, key: st.mods},
 		"GET /v1/stream":                                    {method: "GET", path: "/v1/stream"},
 		"GET /v1/tournaments":                               {method: "GET", path: "/v1/tournaments"},
+		"PUT /v1/groups/{set}/{group}/members/{player}":     {method: "PUT", path: "/v1/groups/clans/red/members/bob", key: A},
+		"DELETE /v1/groups/{set}/{group}/members/{player}":  {method: "DELETE", path: "/v1/groups/clans/red/members/alice", key: A},
+		"GET /v1/groups/{set}/{group}/members":              {method: "GET", path: "/v1/groups/clans/red/members"},
+		"GET /v1/players/{player}/groups":                   {method: "GET", path: "/v1/players/alice/groups?set=clans"},
 		"GET /v1/tournaments/{board}":                       {method: "GET", path: "/v1/tournaments/weekly"},
 		"GET /v1/tournaments/{board}/participants":          {method: "GET", path: "/v1/tournaments/weekly/participants"},
 		"GET /v1/tournaments/{board}/payouts":               {method: "GET", path: "/v1/tournaments/weekly/payouts"},

@@ -414,6 +414,12 @@ func TestLeagueDefinition(t *testing.T) {
 			b.League.Tiers[1] = podium.LeagueTier{Name: "silver", PromotePct: 60, RelegatePct: 50}
 		},
 		"top pct": func(b *podium.Board) { b.League.Tiers[2].PromotePct = 10 },
+		// Both written by podium: a league's placements would ride on
+		// entries the groups module owns (the branches met at the merge).
+		"group board": func(b *podium.Board) {
+			b.Mode = podium.Latest
+			b.GroupBoard = &podium.GroupBoard{Set: "clans", Source: "src", Rule: "sum", K: 3}
+		},
 	} {
 		b := leagueBoard("lg", 3, "")
 		mut(b)

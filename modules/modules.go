@@ -15,6 +15,7 @@ import (
 	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/evidence"
 	"github.com/podiumhq/podium/feed"
+	"github.com/podiumhq/podium/groups"
 	"github.com/podiumhq/podium/league"
 	"github.com/podiumhq/podium/limits"
 	"github.com/podiumhq/podium/retention"
@@ -55,6 +56,7 @@ func With(c Config) []engine.Module {
 	return []engine.Module{
 		limits.New(c.Store, c.Logger), // key bounds and quotas
 		aggregate.New(),               // aggregate and best-k-sum boards over others
+		groups.New(),                  // groups and group boards (after aggregate: its refusals of a board change first)
 		feed.New(c.Feed),              // the activity feed (before tournament and review: its Finisher, Forgetter and part come first, as in the core before)
 		tournament.New(c.Tournament),  // tournament windows, joins, points boards, settlement (after aggregate: a DELETE hears its refusal first)
 		league.New(c.League),          // leagues: placement on a first score of a period, settlement at its end (after tournament: a league board is neither)

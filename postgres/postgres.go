@@ -130,6 +130,7 @@ type Store struct {
 	quotaRows
 	contestRows
 	webhookRows
+	groupRows
 }
 
 // bindRows points the rows of each feature at s.
@@ -144,6 +145,7 @@ func (s *Store) bindRows() {
 	s.quotaRows = quotaRows{s}
 	s.contestRows = contestRows{s}
 	s.webhookRows = webhookRows{s}
+	s.groupRows = groupRows{s}
 }
 
 var (

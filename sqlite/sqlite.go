@@ -118,6 +118,7 @@ type Store struct {
 	quotaRows
 	contestRows
 	webhookRows
+	groupRows
 }
 
 var _ podium.Store = (*Store)(nil)
@@ -134,6 +135,7 @@ func (s *Store) bindRows() {
 	s.quotaRows = quotaRows{s}
 	s.contestRows = contestRows{s}
 	s.webhookRows = webhookRows{s}
+	s.groupRows = groupRows{s}
 }
 
 // Tuning. With a 64 MiB writer cache and a checkpoint every 10000 pages

@@ -70,6 +70,7 @@ func Run(t *testing.T, open func(t *testing.T) podium.Store) {
 	t.Run("ForeignParts", func(t *testing.T) { testForeignParts(t, open) })       // parts.go
 	t.Run("Webhooks", func(t *testing.T) { testWebhooks(t, open) })               // webhooks.go
 	t.Run("PrunePeriods", func(t *testing.T) { testPrunePeriods(t, open) })       // retention.go
+	t.Run("Groups", func(t *testing.T) { testGroups(t, open) })                   // groups.go
 }
 
 var ctx = context.Background()

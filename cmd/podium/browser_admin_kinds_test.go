@@ -31,12 +31,16 @@ func TestBrowserAdminEditEveryKind(t *testing.T) {
 		"k.pts": `{"public": true, "mode": "sum", "keys": [{"name": "era", "order": "desc"}, {"name": "points", "order": "desc"}],
 			"points": {"ladder": "pts", "kind": "current", "half_life_days": 730}}`,
 	}
-	order := []string{"k.daily", "k.beg", "k.int", "k.sum", "k.cup", "k.pts"}
+	boards["k.clans"] = `{"title": "Clans", "keys": [{"name": "members", "order": "desc"}], "public": true, "group_set": {"max_members": 3}}`
+	boards["k.clanbest"] = `{"title": "Clans, best", "keys": [{"name": "time_ms", "order": "asc"}], "public": true,
+		"group_board": {"set": "k.clans", "source": "k.int", "rule": "best"}}`
+	order := []string{"k.daily", "k.beg", "k.int", "k.sum", "k.cup", "k.pts", "k.clans", "k.clanbest"}
 	for _, id := range order {
 		api.do("PUT", "/v1/boards/"+id, boards[id])
 	}
 	api.submit("k.beg", "alice", 3000)
 	api.submit("k.int", "alice", 50000)
+	api.do("PUT", "/v1/groups/k.clans/red/members/alice", "")
 	before := map[string]string{}
 	for _, id := range order {
 		before[id] = stripTimes(string(api.do("GET", "/v1/boards/"+id, "")))
@@ -70,6 +74,23 @@ func TestBrowserAdminEditEveryKind(t *testing.T) {
 			t.Errorf("%s: the editor is %s after saving", id, got)
 		}
 		wd.exec(nil, `document.getElementById("notice").hidden = true;`)
+	}
+	// A set's entries come with its members panel: add a player to a
+	// group and see the members.
+	if err := wd.exec(nil, `document.querySelector('#boards-table button[aria-label="Entries of k.clans"]').click();`); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := wd.waitString(5*time.Second, `const g = document.getElementById("group-id"); if (!g) return "";
+		g.value = "red"; document.getElementById("group-player").value = "bob"; document.getElementById("group-join").click(); return "sent";`,
+		func(s string) bool { return s == "sent" }); !ok {
+		t.Fatalf("no members panel on a set's entries (%q)", got)
+	}
+	members := `return Array.from(document.querySelectorAll("#group-members-table tbody tr[data-player]")).map((r) => r.dataset.player).join(",");`
+	if got, ok := wd.waitString(5*time.Second, members, func(s string) bool { return s == "alice,bob" }); !ok {
+		t.Fatalf("members of red after adding bob in the console: %q", got)
+	}
+	if !strings.Contains(string(api.do("GET", "/v1/boards/k.clanbest/entries", "")), `"player":"red"`) {
+		t.Errorf("the group board has no entry for red")
 	}
 	// Entries are paged 50 at a time.
 	var batch []string

@@ -17,6 +17,7 @@ import (
 	"github.com/podiumhq/podium/aggregate"
 	"github.com/podiumhq/podium/ctf"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/groups"
 	"github.com/podiumhq/podium/league"
 	"github.com/podiumhq/podium/sqlite"
 	"github.com/podiumhq/podium/tournament"
@@ -160,10 +161,11 @@ ask a server (--url) for want of an admin key, or when the server refuses it.`)
 	report(stdout, "league placements (cohorts within size, filled in order)", diffLines(diffs))
 	bad += len(diffs)
 
-	// The aggregate module checks each aggregate against its sources
-	// (an engine.IndexChecker); no other module is needed to check.
+	// The aggregate module checks each aggregate against its sources,
+	// and the groups module each group board against its set and source
+	// (engine.IndexCheckers); no other module is needed to check.
 	eng := engine.New(engine.Config{Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Modules: []engine.Module{aggregate.New()}})
+		Modules: []engine.Module{aggregate.New(), groups.New()}})
 	if err := eng.Start(ctx); err != nil {
 		return err
 	}
@@ -290,6 +292,10 @@ func rebuildCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err == nil {
 		repaired, err = repairSettlements(ctx, store) // tournaments: settle again where payouts differ
 	}
+	var fixed int
+	if err == nil {
+		fixed, err = groups.Repair(ctx, store, cliLogger(stderr)) // group boards: correcting rows where they differ
+	}
 	if cerr := d.closeStore(err == nil); err == nil {
 		err = cerr
 	}
@@ -299,6 +305,9 @@ func rebuildCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fmt.Fprintf(stdout, "rebuild: %d entries recomputed from the log in %s\n", n, time.Since(t0).Round(time.Millisecond))
 	if len(repaired) > 0 {
 		fmt.Fprintf(stdout, "rebuild: settled again, paying the differences: %s\n", strings.Join(repaired, ", "))
+	}
+	if fixed > 0 {
+		fmt.Fprintf(stdout, "rebuild: %d group board entries corrected from their members\n", fixed)
 	}
 	return nil
 }

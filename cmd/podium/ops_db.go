@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/groups"
 	"github.com/podiumhq/podium/league"
 	"github.com/podiumhq/podium/postgres"
 	"github.com/podiumhq/podium/redis"
@@ -348,6 +350,13 @@ func rebuildDB(ctx context.Context, w io.Writer, dsn string) error {
 		return err
 	}
 	fmt.Fprintf(w, "rebuild: %d entries recomputed from the log in %s\n", n, time.Since(t0).Round(time.Millisecond))
+	fixed, err := groups.Repair(ctx, st, slog.New(slog.NewTextHandler(io.Discard, nil))) // group boards: correcting rows where they differ
+	if err != nil {
+		return err
+	}
+	if fixed > 0 {
+		fmt.Fprintf(w, "rebuild: %d group board entries corrected from their members\n", fixed)
+	}
 	return nil
 }
 

@@ -234,8 +234,8 @@
       raw[name] = el("textarea", { rows: 4, id: "board-" + name, spellcheck: false, class: "code" }, json(src[name]));
       return field(name[0].toUpperCase() + name.slice(1) + " (JSON)", raw[name], help);
     };
-    const advanced = el("details", { open: !!(src.tournament || src.points || src.aggregate || src.quota || src.evidence || src.review || src.league) },
-      el("summary", {}, "Review, quota, evidence, tournament, points, league and aggregate settings"),
+    const advanced = el("details", { open: !!(src.tournament || src.points || src.aggregate || src.quota || src.evidence || src.review || src.league || src.group_set || src.group_board) },
+      el("summary", {}, "Review, quota, evidence, tournament, points, league, aggregate and group settings"),
       rawField("review", "{\"hold\": \"all\" | \"top\" | \"threshold\" | \"none\", \"top\": N, \"threshold\": [...]}: which submissions wait for a moderator."),
       rawField("quota", "{\"max\": N}: score submissions per player and period; {\"max\": 0} removes it."),
       rawField("evidence", "max_bytes, max_inflated_bytes, max_events, max_line_bytes, ttl_seconds, retention_seconds, public."),
@@ -243,6 +243,8 @@
       rawField("points", "ladder, kind (total, category, current, best), category, half_life_days, series, by."),
       rawField("league", "tiers [{name, promote, relegate}] lowest first, cohort_size, absent (keep, drop); the board must reset (docs/API.md, Leagues)."),
       rawField("aggregate", "kind (sum_of_bests, best_k_sum), require_all, sources [{board, k, fill}]."),
+      rawField("group_set", "{\"max_members\": N, \"max_per_player\": N, \"max_groups\": N}: the board is a set of groups (mode latest, one key: members). Fixed when made."),
+      rawField("group_board", "{\"set\": ID, \"source\": ID, \"rule\": \"sum\" | \"avg\" | \"best\", \"k\": N}: the board ranks the set's groups by their members on source (mode latest, the source's keys). Fixed when made."),
       el("p", { class: "help" }, "Left empty, a setting is not sent: a new board has none, an existing one keeps its own."));
     const save = el("button", { type: "submit", id: "board-save" }, isNew ? "Create board" : "Save board");
     const form = el("form", { class: "stack", novalidate: true, id: "board-form" },
@@ -273,7 +275,10 @@
       const keysOut = keysJSON(rows);
       if (keysOut.error) { A.showError(err, keysOut.error); keysOut.input.focus(); return; }
       put("keys", keysOut.text);
-      put("mode", JSON.stringify(mode.value));
+      // A group set or group board has mode latest (its entries are
+      // written by podium).
+      const grouped = raw.group_set.value.trim() || raw.group_board.value.trim();
+      put("mode", JSON.stringify(grouped ? "latest" : mode.value));
       if (mode.value === "best_k") put("keep", keep.value.trim() === "" ? "null" : keep.value.trim());
       const reset = { every: every.value };
       if (tz.value.trim()) reset.tz = tz.value.trim();
@@ -376,6 +381,7 @@
       el("span", { id: "entries-range" }, shown ? (offset + 1) + "\u2013" + (offset + shown) + " of " + data.total : "0 of " + data.total),
       el("button", { type: "button", class: "small secondary", disabled: shown < PAGE, onclick: () => openEntries(b, offset + PAGE, period) }, "Next"));
     entriesBox.append(el("p", { class: "order-rule" }, Podium.orderRule(keys)), t.wrap, pager);
+    if (b.group_set) entriesBox.append(groupPanel(b));
     if (focus) heading.focus();
 
     async function deleteEntry(player) {
@@ -409,6 +415,57 @@
         A.showError(err, e);
       }
     }
+  }
+
+  // groupPanel manages the members of one group of set b: list them
+  // (paged by the server, shown 100 at a time), add and remove a player.
+  function groupPanel(b) {
+    const err = A.errorBox();
+    const grp = el("input", { type: "text", id: "group-id", autocomplete: "off", spellcheck: false, required: true });
+    const player = el("input", { type: "text", id: "group-player", autocomplete: "off", spellcheck: false });
+    const list = el("div", { id: "group-members" });
+    const path = () => "/v1/groups/" + enc(b.id) + "/" + enc(grp.value.trim()) + "/members";
+    async function show() {
+      A.clearError(err);
+      list.textContent = "";
+      if (!grp.value.trim()) { A.showError(err, "Give a group id."); grp.focus(); return; }
+      try {
+        const out = await api("GET", path() + "?limit=100");
+        const t = A.table("Members of " + out.group + " (" + out.total + ")", ["Player", "Joined", "Actions"]);
+        t.table.id = "group-members-table";
+        for (const m of out.members) {
+          t.tbody.append(el("tr", { dataset: { player: m.player } },
+            el("th", { scope: "row" }, Podium.bdi(m.player)),
+            el("td", {}, A.fmtTime(m.joined_at)),
+            el("td", { class: "actions" }, el("button", { type: "button", class: "small danger", "aria-label": "Remove " + m.player,
+              onclick: () => change("DELETE", m.player) }, "Remove"))));
+        }
+        if (!out.members.length) t.tbody.append(el("tr", {}, el("td", { colSpan: 3, class: "empty" }, "No members: the group does not exist.")));
+        list.append(t.wrap);
+      } catch (e) {
+        A.showError(err, e);
+      }
+    }
+    async function change(method, who) {
+      A.clearError(err);
+      if (!grp.value.trim() || !who) { A.showError(err, "Give a group id and a player."); return; }
+      try {
+        await api(method, path() + "/" + enc(who));
+        A.notify(method === "PUT" ? who + " joined " + grp.value.trim() + "." : who + " left " + grp.value.trim() + ".");
+        await show();
+      } catch (e) {
+        A.showError(err, e);
+      }
+    }
+    const form = el("form", { class: "stack", id: "group-form", novalidate: true },
+      el("h3", {}, "Group members"),
+      el("div", { class: "row" }, field("Group id", grp), field("Player", player)),
+      el("div", { class: "row" },
+        el("button", { type: "submit", class: "small" }, "Show members"),
+        el("button", { type: "button", class: "small secondary", id: "group-join", onclick: () => change("PUT", player.value.trim()) }, "Add player")),
+      err, list);
+    form.addEventListener("submit", (ev) => { ev.preventDefault(); show(); });
+    return form;
   }
 
   A.tab({ id: "boards", title: "Boards", init, show: load });

@@ -199,6 +199,8 @@ export interface Operations {
       limit?: number;
       /** Comma-separated player ids (at most 1,000); their entries in board order, each with its rank on the whole board. Players without an entry are left out. */
       players?: string;
+      /** `<set>/<group>`: the members view, the entries of the group's members (as players= would list them), each with its rank on the whole board. Needs read access to the set too. Not with players= or top_percent. */
+      group?: string;
       /** Show hidden players (admin reads; for contests, the live view). Read case-insensitively. */
       include_hidden?: S.QueryBool;
       /** The top P percent: the page ends at entry top_count = ceil(total * P / 100), and is still bounded by offset and limit (page on with offset while offset + entries < top_count). Above 0, at most 100, at most 2 decimals. Not with players=. */
@@ -903,6 +905,102 @@ export interface Operations {
     body: void;
     responses: {
       200: S.TournamentStatus;
+    };
+  };
+
+  /**
+   * Add a player to a group of a set (submit on the set); 201, or 200 when a member already.
+   *
+   * Makes the group if it has no members. 409 conflict past a cap: the group's max_members, the player's max_per_player, the set's max_groups. Moves the group's entry on every group board of the set in the same commit. No body.
+   */
+  joinGroup: {
+    method: "PUT";
+    path: "/v1/groups/{set}/{group}/members/{player}";
+    params: {
+      /** The group set's board id. */
+      set: S.BoardID;
+      group: S.GroupID;
+      player: S.PlayerID;
+    };
+    query: Record<string, never>;
+    headers: Record<string, never>;
+    body: void;
+    responses: {
+      200: S.GroupChange;
+      201: S.GroupChange;
+    };
+  };
+
+  /**
+   * Take a player out of a group (submit on the set); a group left with no members is gone.
+   *
+   * 404 not_found when the player is not a member. Moves the group's entry on every group board of the set in the same commit.
+   */
+  leaveGroup: {
+    method: "DELETE";
+    path: "/v1/groups/{set}/{group}/members/{player}";
+    params: {
+      /** The group set's board id. */
+      set: S.BoardID;
+      group: S.GroupID;
+      player: S.PlayerID;
+    };
+    query: Record<string, never>;
+    headers: Record<string, never>;
+    body: void;
+    responses: {
+      200: S.GroupChange;
+    };
+  };
+
+  /** The members of a group in the order they joined (read access to the set). */
+  groupMembers: {
+    method: "GET";
+    path: "/v1/groups/{set}/{group}/members";
+    params: {
+      /** The group set's board id. */
+      set: S.BoardID;
+      group: S.GroupID;
+    };
+    query: {
+      offset?: number;
+      limit?: number;
+    };
+    headers: Record<string, never>;
+    body: void;
+    responses: {
+      200: {
+        set: S.BoardID;
+        group: S.GroupID;
+        total: number;
+        members: Array<{
+          player: S.PlayerID;
+          /** The join's number among the set's changes. */
+          n: number;
+          joined_at: S.Time;
+        }>;
+      };
+    };
+  };
+
+  /** The groups of a set a player is in (read access to the set). */
+  playerGroups: {
+    method: "GET";
+    path: "/v1/players/{player}/groups";
+    params: {
+      player: S.PlayerID;
+    };
+    query: {
+      set: S.BoardID;
+    };
+    headers: Record<string, never>;
+    body: void;
+    responses: {
+      200: {
+        set: S.BoardID;
+        player: S.PlayerID;
+        groups: S.GroupID[];
+      };
     };
   };
 
@@ -1905,6 +2003,10 @@ export const operations = {
   feedStream: { method: "GET", path: "/v1/feed/stream" },
   listTournaments: { method: "GET", path: "/v1/tournaments" },
   getTournament: { method: "GET", path: "/v1/tournaments/{board}" },
+  joinGroup: { method: "PUT", path: "/v1/groups/{set}/{group}/members/{player}" },
+  leaveGroup: { method: "DELETE", path: "/v1/groups/{set}/{group}/members/{player}" },
+  groupMembers: { method: "GET", path: "/v1/groups/{set}/{group}/members" },
+  playerGroups: { method: "GET", path: "/v1/players/{player}/groups" },
   join: { method: "POST", path: "/v1/tournaments/{board}/join" },
   participants: { method: "GET", path: "/v1/tournaments/{board}/participants" },
   settle: { method: "POST", path: "/v1/tournaments/{board}/settle" },

@@ -169,6 +169,23 @@ export type Points = {
   half_life_days?: number;
 };
 
+/** A group's id, also its player id on the set and the group boards. */
+export type GroupID = string;
+
+export type GroupChange = {
+  set: BoardID;
+  group: GroupID;
+  player: PlayerID;
+  joined?: true;
+  /** The player was a member already (nothing changed). */
+  already?: boolean;
+  left?: true;
+  /** The change's number among the set's changes (0: nothing changed). */
+  n: number;
+  /** The group's members after the change. */
+  members: number;
+};
+
 /** Fields left out keep the board's value (a new board takes the defaults). */
 export type BoardPut = {
   /** Optional; must equal the path's. */
@@ -198,6 +215,28 @@ export type BoardPut = {
   rank_style?: "unique" | "shared";
   /** Past periods kept besides the current one (at least the previous); older periods read as periods without entries at once and are deleted from the database in the background. 0 (the default) keeps every period from now on; a period that already went never comes back. No effect on a board that never resets. */
   keep_periods?: number;
+  group_set?: GroupSet;
+  group_board?: GroupBoard;
+};
+
+/** Makes the board a group set (mode latest, one key, no reset): its entries are its groups, each ranked by its number of members. Fixed when the board is made. */
+export type GroupSet = {
+  /** Members per group (0 or absent: 50). */
+  max_members?: number;
+  /** Groups of the set a player may be in (0 or absent: 1). */
+  max_per_player?: number;
+  /** Groups in the set (0 or absent: 100,000). */
+  max_groups?: number;
+};
+
+/** Makes the board a group board (mode latest; the keys and reset of its source): it ranks the groups of `set` by their members' entries on `source`, written in the commit of each score, join and leave. Fixed when the board is made. */
+export type GroupBoard = {
+  set: BoardID;
+  source: BoardID;
+  /** sum or avg (rounded toward zero) of the best k members, key by key; best: the best member's keys. */
+  rule: "sum" | "avg" | "best";
+  /** Members that count for sum and avg, the best first (0 or absent: all); 1 for best. */
+  k?: number;
 };
 
 export type Board = {
@@ -247,6 +286,12 @@ export type Board = {
   rank_style?: "shared";
   /** Present only when set (the default keeps every period). */
   keep_periods?: number;
+  group_set?: GroupSet & {
+    max_members: unknown;
+    max_per_player: unknown;
+    max_groups: unknown;
+  };
+  group_board?: GroupBoard;
 };
 
 /** A board's evidence limits and visibility; every field optional (0 or absent, the default). Replaced as a whole on update; shown when set. */
