@@ -70,7 +70,7 @@ type Module struct {
 	// prepared, if set (tests), is called after each settlement's
 	// preparation off the writer, before its commit.
 	prepared func(try int)
-	failed map[string]time.Time
+	failed   map[string]time.Time
 }
 
 // New returns the module configured by c; it takes the engine and its
