@@ -67,10 +67,11 @@ type Module struct {
 	states map[*engine.BoardState]*state
 	// failed holds when the scheduler last failed to settle a board: it
 	// waits settleRetry before trying that one again.
+	failed map[string]time.Time
+
 	// prepared, if set (tests), is called after each settlement's
 	// preparation off the writer, before its commit.
 	prepared func(try int)
-	failed   map[string]time.Time
 }
 
 // New returns the module configured by c; it takes the engine and its
