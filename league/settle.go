@@ -254,7 +254,7 @@ func (m *Module) settleUnder(ctx context.Context, board, period string, l podium
 				return SettleReport{}, err
 			}
 			if pre == nil { // settled already
-				so.report.Epoch = so.fence.Epoch
+				so.report.Epoch, so.report.Tries = so.fence.Epoch, try
 				return so.report, nil
 			}
 		}
