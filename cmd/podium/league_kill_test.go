@@ -16,6 +16,13 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/internal/pgtest"
+	"github.com/podiumhq/podium/postgres"
+	"github.com/podiumhq/podium/sqlite"
 )
 
 // The kill -9 tests of league settlement (issue 21). A league settles only
@@ -40,6 +47,9 @@ func serveOnFileClock(ctx context.Context, argv []string, clockFile string) int 
 		return 2
 	}
 	cfg.AdminKey = os.Getenv("PODIUM_ADMIN_KEY")
+	if stall := os.Getenv("PODIUM_TEST_STALL_FILE"); stall != "" {
+		testHookWrapStore = func(s podium.Store) podium.Store { return stallSettlements(s, stall) }
+	}
 	m := &Main{Config: cfg, Stderr: os.Stderr, Now: fileClock(clockFile)}
 	if err := m.Open(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "open:", err)
@@ -71,6 +81,52 @@ func fileClock(path string) func() time.Time {
 		}
 		return last
 	}
+}
+
+// stallSettlements wraps the store so that, while the file stall exists,
+// a settlement stops on its way to the commit: computed, under the lease,
+// nothing stored. It says so on stderr and waits to be killed.
+func stallSettlements(s podium.Store, stall string) podium.Store {
+	switch s := s.(type) {
+	case *sqlite.Store:
+		return &stallSQLite{s, stall}
+	case *postgres.Store:
+		return &stallPostgres{s, stall}
+	}
+	panic(fmt.Sprintf("stall settlements of a %T", s))
+}
+
+type stallSQLite struct {
+	*sqlite.Store
+	stall string
+}
+
+func (s *stallSQLite) LeaguePart(b *podium.LeagueBatch) podium.Part {
+	stallIf(b, s.stall)
+	return s.Store.LeaguePart(b)
+}
+
+type stallPostgres struct {
+	*postgres.Store
+	stall string
+}
+
+func (s *stallPostgres) LeaguePart(b *podium.LeagueBatch) podium.Part {
+	stallIf(b, s.stall)
+	return s.Store.LeaguePart(b)
+}
+
+const stalledMsg = "test: a league settlement stalled before its commit"
+
+func stallIf(b *podium.LeagueBatch, stall string) {
+	if b.Fence == nil || !slices.ContainsFunc(b.Periods, func(p podium.LeaguePeriod) bool { return p.Settled() }) {
+		return // placements, not a settlement
+	}
+	if _, err := os.Stat(stall); err != nil {
+		return
+	}
+	fmt.Fprintf(os.Stderr, "%s: period=%s\n", stalledMsg, b.Periods[0].Period)
+	select {} // until killed
 }
 
 // setFileClock sets the children's clock to at.
@@ -245,9 +301,9 @@ func TestLeagueSettleKilled(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 0))
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
-	clock := filepath.Join(dir, "clock")
+	clock, stall := filepath.Join(dir, "clock"), filepath.Join(dir, "stall")
 	const key = "league-admin"
-	env := []string{"PODIUM_ADMIN_KEY=" + key}
+	env := []string{"PODIUM_ADMIN_KEY=" + key, "PODIUM_TEST_STALL_FILE=" + stall}
 	args := []string{"serve", "--addr", "127.0.0.1:0", "--data", data, "--feed-cap", "1000"}
 	day := time.Date(2026, 11, 30, 0, 0, 1, 0, time.UTC)
 	setFileClock(t, clock, day)
@@ -282,11 +338,28 @@ func TestLeagueSettleKilled(t *testing.T) {
 		periods = append(periods, period)
 		want, promoted, relegated := lm.play(order, score)
 
+		// Even rounds: the kill comes while the settlement is on its way
+		// to the commit (computed, nothing stored). Odd rounds: a random
+		// moment after the day's end, before or after the scheduler's
+		// commit.
+		stalled := r%2 == 0
+		if stalled {
+			writeFile(t, stall, "")
+		}
 		day = day.Add(24 * time.Hour)
 		setFileClock(t, clock, day)
-		delay := time.Duration(rng.IntN(2500)) * time.Millisecond
-		time.Sleep(delay) // the moment of the crash, not a synchronisation
+		var delay time.Duration
+		if stalled {
+			waitStalled(t, []*clockedProc{p}, period)
+		} else {
+			delay = time.Duration(rng.IntN(2500)) * time.Millisecond
+			time.Sleep(delay) // the moment of the crash, not a synchronisation
+		}
 		committed := p.kill(t, period)
+		os.Remove(stall)
+		if stalled && committed {
+			t.Fatalf("round %d: the stalled settlement of %s committed", r, period)
+		}
 		if committed {
 			after++
 		} else {
@@ -313,8 +386,7 @@ func TestLeagueSettleKilled(t *testing.T) {
 		checkOutcomes(t, p.url, period, want)
 		settleIsNoop(t, p.url, key)
 		checkSettledEvents(t, p.url, periods)
-		t.Logf("round %d: %s settled (%d promoted, %d relegated); killed %s after the day's end, %s", r, period, promoted, relegated,
-			delay, map[bool]string{true: "after the settlement committed", false: "before the settlement was logged"}[committed])
+		t.Logf("round %d: %s settled (%d promoted, %d relegated); killed %s", r, period, promoted, relegated, killedWhen(stalled, committed, delay))
 	}
 	t.Logf("SEED=%d: %d kills before the settlement was logged, %d after", seed, before, after)
 }
@@ -435,4 +507,168 @@ func checkSettledEvents(t *testing.T, base string, periods []string) {
 	if want := slices.Sorted(slices.Values(periods)); !slices.Equal(got, want) {
 		t.Errorf("league_settled events for %v, want one for each of %v", got, want)
 	}
+}
+
+// On two PostgreSQL nodes: each round, 40 players play a day (their first
+// scores spread over both nodes), the clock moves past the day's end and,
+// a random moment later, the node that holds the settlement lease (a
+// random one if neither holds it yet) is killed -9; the clock then moves
+// past the lease's life, and the other node settles the day exactly once
+// (as on one node above). The killed node is started again for the next
+// round.
+func TestLeagueSettleKilledCluster(t *testing.T) {
+	dsn, _ := pgtest.Schema(t)
+	seed := clusterSeed(t)
+	rng := rand.New(rand.NewPCG(seed, 1))
+	dir := t.TempDir()
+	clock, stall := filepath.Join(dir, "clock"), filepath.Join(dir, "stall")
+	env := []string{"PODIUM_ADMIN_KEY=" + clusterKey, "PODIUM_TEST_STALL_FILE=" + stall}
+	now := time.Date(2026, 11, 30, 0, 0, 1, 0, time.UTC)
+	setFileClock(t, clock, now)
+	names := []string{"node1", "node2"}
+	n := 0
+	start := func(i int) *clockedProc {
+		n++
+		return startClocked(t, clock, filepath.Join(dir, fmt.Sprintf("%s-%d.log", names[i], n)), env,
+			"serve", "--addr", "127.0.0.1:0", "--db", dsn, "--poll-every", "200ms", "--node", names[i], "--feed-cap", "1000")
+	}
+	nodes := []*clockedProc{start(0), start(1)}
+	mustDo(t, http.StatusCreated, nodes[0].url, "PUT", "/v1/boards/lg", clusterKey, killLeague)
+	eventually(t, 30*time.Second, "node2 knows the league", func() string {
+		if code, _, _ := do(nodes[1].url, "GET", "/v1/leagues/lg", "", ""); code != http.StatusOK {
+			return fmt.Sprint(code)
+		}
+		return ""
+	})
+
+	lm := &leagueModel{tier: map[string]int{}}
+	players := make([]string, killPlayers)
+	for i := range players {
+		players[i] = fmt.Sprintf("p%02d", i)
+	}
+	var periods []string
+	for r := 0; r < 3; r++ {
+		order := slices.Clone(players)
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		score := map[string]int{}
+		for i, v := range rng.Perm(1000)[:len(order)] {
+			score[order[i]] = v + 1
+		}
+		for i, pl := range order {
+			mustDo(t, http.StatusOK, nodes[i%2].url, "POST", "/v1/boards/lg/scores", clusterKey, fmt.Sprintf(`{"player":%q,"keys":[%d]}`, pl, score[pl]))
+		}
+		period := leagueCurrent(t, nodes[0].url)
+		periods = append(periods, period)
+		want, promoted, relegated := lm.play(order, score)
+
+		// Even rounds: the node whose settlement is on its way to the
+		// commit (the lease holder) is killed. Odd rounds: a random moment
+		// after the day's end, the lease holder if there is one.
+		stalled := r%2 == 0
+		if stalled {
+			writeFile(t, stall, "")
+		}
+		now = now.Add(24 * time.Hour)
+		setFileClock(t, clock, now)
+		var delay time.Duration
+		victim := -1
+		if stalled {
+			victim = waitStalled(t, nodes, period)
+			if h := leaseHolder(t, dsn, now); h != names[victim] {
+				t.Fatalf("round %d: %s stalled its settlement, the lease holder is %q", r, names[victim], h)
+			}
+		} else {
+			delay = time.Duration(rng.IntN(2000)) * time.Millisecond
+			time.Sleep(delay) // the moment of the crash, not a synchronisation
+			if victim = slices.Index(names, leaseHolder(t, dsn, now)); victim < 0 {
+				victim = rng.IntN(2)
+			}
+		}
+		committed := nodes[victim].kill(t, period)
+		os.Remove(stall)
+		if stalled && committed {
+			t.Fatalf("round %d: the stalled settlement of %s committed", r, period)
+		}
+		// The victim's lease, if it held one, expires; the other node may
+		// take it.
+		now = now.Add(31 * time.Second)
+		setFileClock(t, clock, now)
+		other := nodes[1-victim]
+		eventually(t, 60*time.Second, "period "+period+" settled by "+names[1-victim], func() string {
+			if s := leagueSettlement(t, other.url, period); s == nil {
+				return "not settled"
+			}
+			return ""
+		})
+		s := leagueSettlement(t, other.url, period)
+		if s.Players != killPlayers || s.Promoted != promoted || s.Relegated != relegated {
+			t.Errorf("round %d (SEED=%d, %s killed %s after the day's end): settlement of %s %+v, want %d players, %d promoted, %d relegated",
+				r, seed, names[victim], delay, period, *s, killPlayers, promoted, relegated)
+		}
+		if n := settledLogs(t, filepath.Join(dir, "node*.log"), period); n > 1 {
+			t.Errorf("round %d (SEED=%d): %d processes logged a settlement of %s, want at most 1", r, seed, n, period)
+		}
+		checkOutcomes(t, other.url, period, want)
+		settleIsNoop(t, other.url, clusterKey)
+		checkSettledEvents(t, other.url, periods)
+		t.Logf("round %d: %s settled by %s (epoch %d; %d promoted, %d relegated); %s killed %s", r, period,
+			s.Node, s.Epoch, promoted, relegated, names[victim], killedWhen(stalled, committed, delay))
+
+		nodes[victim] = start(victim)
+		settleIsNoop(t, nodes[victim].url, clusterKey)
+	}
+}
+
+// waitStalled waits until one of ps stalls its settlement of period and
+// returns its index.
+func waitStalled(t *testing.T, ps []*clockedProc, period string) int {
+	t.Helper()
+	at := -1
+	eventually(t, 60*time.Second, "a settlement of "+period+" stalled", func() string {
+		for i, p := range ps {
+			b, _ := os.ReadFile(p.log)
+			if strings.Contains(string(b), stalledMsg+": period="+period+"\n") {
+				at = i
+				return ""
+			}
+		}
+		return "not yet"
+	})
+	return at
+}
+
+func killedWhen(stalled, committed bool, delay time.Duration) string {
+	switch {
+	case stalled:
+		return "with its settlement computed, under the lease, not committed"
+	case committed:
+		return fmt.Sprintf("%s after the day's end, after the settlement committed", delay)
+	}
+	return fmt.Sprintf("%s after the day's end, before the settlement was logged", delay)
+}
+
+func writeFile(t *testing.T, name, s string) {
+	t.Helper()
+	if err := os.WriteFile(name, []byte(s), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// leaseHolder is the node that holds the league settlement lease at now,
+// "" if none does.
+func leaseHolder(t *testing.T, dsn string, now time.Time) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var holder string
+	err = conn.QueryRow(ctx, `SELECT holder FROM leases WHERE name = 'league-settlement' AND expires_ms > $1`, now.UnixMilli()).Scan(&holder)
+	if err != nil && err != pgx.ErrNoRows {
+		t.Fatal(err)
+	}
+	return holder
 }
