@@ -358,13 +358,15 @@ func (m *Module) prepareSettle(ctx context.Context, so *settleRun) (*prepared, e
 		alreadySettled(so, lp)
 		return nil, nil
 	}
-	pids, err := m.eng.RankedPIDs(ctx, def.ID, so.period)
-	if err != nil {
-		return nil, err
-	}
+	// The placements before the entries: a placement made in between is
+	// after the last seq read, which the commit's check looks for.
 	members, err := ls.LeagueMembers(ctx, def.ID, so.period, 0)
 	if err != nil {
 		return nil, m.settleUnavailable(def.ID, "placements", err)
+	}
+	pids, err := m.eng.RankedPIDs(ctx, def.ID, so.period)
+	if err != nil {
+		return nil, err
 	}
 	tiers, err := m.tierMap(ctx, ls, def.ID)
 	if err != nil {
