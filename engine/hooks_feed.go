@@ -99,6 +99,40 @@ func (bs *BoardState) Ranked(period string, fn func(en rank.Entry) bool) {
 	}
 }
 
+// RankedPIDs returns the interned ids of the visible entries of a period
+// of board id, best first, as the index holds them, loading an old period
+// from the store as a read does. It runs off the writer, under the
+// board's read lock only for the copy (O(entries), no call back into the
+// engine): for work that ranks a closed period outside the writer and
+// checks it there (a league settlement, league/settle.go). Errors: those
+// of a read.
+func (e *Engine) RankedPIDs(ctx context.Context, id, period string) ([]uint32, error) {
+	var pids []uint32
+	err := e.view(ctx, Query{Board: id, Period: period}, func(_ *BoardState, _ *podium.Board, _ string, ps *periodState) error {
+		if ps == nil {
+			return nil
+		}
+		pids = make([]uint32, 0, ps.idx.Len())
+		ps.idx.Range(1, ps.idx.Len(), false, func(_ int, en rank.Entry) bool { pids = append(pids, en.Player); return true })
+		return nil
+	})
+	return pids, err
+}
+
+// PlayerIDs returns the ids of players by interned id, a few thousand
+// under each hold of the intern table's read lock (a settlement names a
+// million while the writer interns new players).
+func (e *Engine) PlayerIDs(pids []uint32) []string {
+	out := make([]string, 0, len(pids))
+	buf := make([]nameView, 0, 4096)
+	for i := 0; i < len(pids); i += cap(buf) {
+		for _, v := range e.players.view(pids[i:min(i+cap(buf), len(pids))], buf[:0]) {
+			out = append(out, v.Player)
+		}
+	}
+	return out
+}
+
 // Gen tells this incarnation of the board from one deleted and made again.
 func (bs *BoardState) Gen() uint64 { return bs.gen }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"syscall"
 	"testing"
@@ -75,7 +76,9 @@ func processCPU(b *testing.B) time.Duration {
 // BenchmarkLeagueSettle settles one period of a league of n players in
 // cohorts of 30 (three tiers, 5 promote and 5 relegate), SQLite at
 // sync=normal: the settlement alone is timed (the placements are made
-// first, through the engine). LEAGUE_PLAYERS sets n (default 100,000;
+// first, through the engine), with a probe submitting one score at a time
+// to another board meanwhile. writer-ms is how long the settlement held
+// the writer; probe-max-ms the probe's slowest submission. LEAGUE_PLAYERS sets n (default 100,000;
 // 1,000,000 is the figure).
 //
 //	LEAGUE_PLAYERS=1000000 go test ./league -run '^$' -bench LeagueSettle -benchtime 1x -timeout 30m
@@ -106,14 +109,46 @@ func BenchmarkLeagueSettle(b *testing.B) {
 			}
 		}
 		le.clock.Set(day1.Add(24 * time.Hour))
+		plain := leagueBoard("other", 30, "")
+		plain.ID, plain.League = "other", nil
+		put(b, le.eng, plain)
+		// The probe: one score at a time to another board while the
+		// settlement runs; its slowest is how long a submission waited.
+		stop, probed := make(chan struct{}), make(chan []time.Duration)
+		go func() {
+			var lat []time.Duration
+			for k := 0; ; k++ {
+				select {
+				case <-stop:
+					probed <- lat
+					return
+				default:
+				}
+				t0 := time.Now()
+				if _, err := le.eng.Submit(ctx, []engine.Score{{Board: "other", Player: "q" + strconv.Itoa(k%1000), Keys: []int64{int64(k)}}}, false, nil); err != nil {
+					b.Error(err)
+				}
+				lat = append(lat, time.Since(t0))
+			}
+		}()
 		cpu0 := processCPU(b)
 		b.StartTimer()
 		rs, err := le.mod().SettleDue(ctx)
 		b.StopTimer()
+		cpu := processCPU(b) - cpu0
+		close(stop)
+		lat := <-probed
 		if err != nil || len(rs) != 1 || rs[0].Players != int64(n) {
 			b.Fatalf("settle = %+v, %v", rs, err)
 		}
-		b.ReportMetric(float64((processCPU(b)-cpu0).Nanoseconds())/1e9, "cpu-s/settle")
+		slices.Sort(lat)
+		b.ReportMetric(float64(cpu.Nanoseconds())/1e9, "cpu-s/settle")
 		b.ReportMetric(float64(n), "players")
+		b.ReportMetric(float64(rs[0].Writer.Milliseconds()), "writer-ms")
+		if len(lat) > 0 {
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1e3, "probe-p50-ms")
+			b.ReportMetric(float64(lat[len(lat)-1].Microseconds())/1e3, "probe-max-ms")
+			b.ReportMetric(float64(len(lat)), "probe-scores")
+		}
 	}
 }

@@ -11,3 +11,7 @@ import (
 func SettleUnder(m *Module, ctx context.Context, board, period string, l podium.Lease) (SettleReport, error) {
 	return m.settleUnder(ctx, board, period, l)
 }
+
+// OnPrepared sets fn to run after each settlement's preparation off the
+// writer, before its commit (tests: a period that moves in between).
+func OnPrepared(m *Module, fn func(try int)) { m.prepared = fn }

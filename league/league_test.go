@@ -477,3 +477,61 @@ func TestLeagueCheck(t *testing.T) {
 		t.Fatalf("check = %v, %v; want z's cohort", diffs, err)
 	}
 }
+
+// TestLeagueSettleMoved: a settlement is ranked off the writer; an entry
+// of the ended period deleted between that ranking and the commit (an
+// admin's delete) makes the commit refuse it and the ranking run again,
+// and a period that keeps moving settles on the writer at the last try.
+func TestLeagueSettleMoved(t *testing.T) {
+	ctx := context.Background()
+	for _, moves := range []int{1, 10} {
+		t.Run(fmt.Sprint(moves), func(t *testing.T) {
+			le := newLenv(t, nil)
+			put(t, le.eng, leagueBoard("lg", 3, ""))
+			m := le.mod()
+			for i, p := range []string{"a", "b", "c"} {
+				mustSubmit(t, le.eng, "lg", p, int64(10*(3-i))) // a 30, b 20, c 10
+			}
+			le.clock.Set(day1.Add(24 * time.Hour))
+			victims := []string{"a", "b", "c"}
+			league.OnPrepared(m, func(try int) {
+				if try > moves || len(victims) == 0 {
+					return
+				}
+				if err := le.eng.DeleteEntry(ctx, "lg", "2026-12-01", victims[0]); err != nil {
+					t.Error(err)
+				}
+				victims = victims[1:]
+			})
+			rs, err := m.SettleDue(ctx)
+			if err != nil || len(rs) != 1 {
+				t.Fatalf("settle = %+v, %v", rs, err)
+			}
+			wantTries := 2
+			if moves > 1 {
+				wantTries = 3
+			}
+			if rs[0].Tries != wantTries || rs[0].Players != 3 {
+				t.Fatalf("report %+v, want %d tries", rs[0], wantTries)
+			}
+			// A deleted member ranks after those with an entry.
+			res, err := le.store.(podium.LeagueStore).LeagueResults(ctx, "lg", "2026-12-01")
+			if err != nil || len(res) != 3 {
+				t.Fatal(res, err)
+			}
+			got := map[string]int{}
+			for _, r := range res {
+				got[r.Player] = r.Rank
+			}
+			want := map[string]int{"a": 3, "b": 1, "c": 2} // one move: a deleted
+			if moves > 1 {
+				want = map[string]int{"a": 1, "b": 2, "c": 3} // all deleted: placement order
+			}
+			for p, r := range want {
+				if got[p] != r {
+					t.Fatalf("ranks %v, want %v", got, want)
+				}
+			}
+		})
+	}
+}

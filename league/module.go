@@ -68,6 +68,10 @@ type Module struct {
 	// failed holds when the scheduler last failed to settle a board: it
 	// waits settleRetry before trying that one again.
 	failed map[string]time.Time
+
+	// prepared, if set (tests), is called after each settlement's
+	// preparation off the writer, before its commit.
+	prepared func(try int)
 }
 
 // New returns the module configured by c; it takes the engine and its

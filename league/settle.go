@@ -2,6 +2,7 @@ package league
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"time"
 
@@ -51,6 +52,11 @@ type SettleReport struct {
 	Dropped   int64 // absent players who dropped a tier
 	SettledAt time.Time
 	Epoch     int64
+	// Writer is how long the commit held the writer (the check that the
+	// period did not move, and the commit of the rows); Tries how many
+	// preparations it took (1 unless the period moved meanwhile).
+	Writer time.Duration
+	Tries  int
 }
 
 // settleRun is one settlement being computed.
@@ -232,79 +238,235 @@ func (m *Module) settleDue(ctx context.Context, board string, admin bool) ([]Set
 	return out, nil
 }
 
-// settleUnder runs one settlement under lease l.
+// settleUnder runs one settlement under lease l: it is prepared off the
+// writer (prepareSettle) and committed by a short Work that checks the
+// preparation still holds (commitSettle). A period that moved in between
+// (an admin's delete, hide or approval into it) is prepared again; after
+// settleTries such attempts the last one computes everything on the
+// writer, as a settlement did before, so that a busy period still settles.
 func (m *Module) settleUnder(ctx context.Context, board, period string, l podium.Lease) (SettleReport, error) {
 	so := &settleRun{board: board, period: period, fence: podium.Fence{Name: l.Name, Holder: l.Holder, Epoch: l.Epoch}}
-	w := &engine.Work{Boards: []string{board}, Alone: true, Compute: func(g *engine.Group) error { return m.computeSettle(g, so) }}
-	if err := m.eng.Do(ctx, w); err != nil {
-		return SettleReport{}, err
+	for try := 1; ; try++ {
+		var pre *prepared
+		if try < settleTries {
+			var err error
+			if pre, err = m.prepareSettle(ctx, so); err != nil {
+				return SettleReport{}, err
+			}
+			if pre == nil { // settled already
+				so.report.Epoch, so.report.Tries = so.fence.Epoch, try
+				return so.report, nil
+			}
+		}
+		if m.prepared != nil {
+			m.prepared(try)
+		}
+		var began time.Time
+		w := &engine.Work{Boards: []string{board}, Alone: true, Compute: func(g *engine.Group) error {
+			began = time.Now()
+			return m.commitSettle(g, so, pre)
+		}}
+		err := m.eng.Do(ctx, w)
+		if !began.IsZero() {
+			so.report.Writer = time.Since(began)
+		}
+		if errors.Is(err, errMoved) {
+			m.log.Info("league period moved while it was ranked; ranking it again", "board", board, "period", period, "try", try)
+			continue
+		}
+		if err != nil {
+			return SettleReport{}, err
+		}
+		so.report.Epoch = so.fence.Epoch
+		so.report.Tries = try
+		return so.report, nil
 	}
-	so.report.Epoch = so.fence.Epoch
-	return so.report, nil
 }
 
-// computeSettle computes a settlement in group g, which holds nothing
-// else (the Work runs alone). The module's rows are set in its slot only
-// once nothing can fail.
-func (m *Module) computeSettle(g *engine.Group, so *settleRun) error {
+// settleTries is how many times a settlement is prepared off the writer
+// before the last try computes it on the writer.
+const settleTries = 3
+
+// errMoved: the period changed between a settlement's preparation and
+// its commit.
+var errMoved = errors.New("league period moved since it was ranked")
+
+// prepared is a settlement computed off the writer, with what it was
+// computed from: the visible entries of the period in board order and
+// the last placement's seq.
+type prepared struct {
+	pids     []uint32
+	lastSeq  int64
+	outcomes counts
+	lb       *podium.LeagueBatch
+	start    time.Time
+}
+
+// settleUnavailable is the error of a settlement's failed read.
+func (m *Module) settleUnavailable(board, what string, err error) error {
+	m.log.Error("read "+what, "board", board, "err", err)
+	return podium.Errorf(podium.ECodeUnavailable, "could not read the league's %s; nothing was settled, retry shortly", what)
+}
+
+// period returns the status of one period of a league (nil: no one was
+// placed in it).
+func (m *Module) period(ctx context.Context, ls podium.LeagueStore, board, period string) (*podium.LeaguePeriod, error) {
+	ps, err := ls.LeaguePeriods(ctx, board)
+	if err != nil {
+		return nil, m.settleUnavailable(board, "periods", err)
+	}
+	for i := range ps {
+		if ps[i].Period == period {
+			return &ps[i], nil
+		}
+	}
+	return nil, nil
+}
+
+// alreadySettled fills so's report from a settled period.
+func alreadySettled(so *settleRun, lp *podium.LeaguePeriod) {
+	so.report = SettleReport{Board: so.board, Period: so.period, Already: true, Players: lp.Players,
+		Promoted: lp.Promoted, Relegated: lp.Relegated, SettledAt: lp.SettledAt}
+}
+
+// prepareSettle computes a settlement off the writer: the ended period
+// takes no new scores, so its ranking is read from the index under the
+// board's read lock (copied, then released) and the rows are computed
+// from it and the store's placements and tiers. It returns nil if the
+// period is settled already (so's report then says so).
+func (m *Module) prepareSettle(ctx context.Context, so *settleRun) (*prepared, error) {
+	bs := m.eng.Lookup(so.board)
+	if bs == nil {
+		return nil, podium.BoardNotFound(so.board)
+	}
+	def := bs.Def()
+	if def.League == nil {
+		return nil, notLeague(def.ID)
+	}
+	ls, err := m.leagueStore()
+	if err != nil {
+		return nil, err
+	}
+	lp, err := m.period(ctx, ls, def.ID, so.period)
+	if err != nil {
+		return nil, err
+	}
+	if lp == nil {
+		return nil, podium.Errorf(podium.ECodeNotFound, "league %q placed no one in period %s", def.ID, so.period)
+	}
+	if lp.Settled() {
+		alreadySettled(so, lp)
+		return nil, nil
+	}
+	// The placements before the entries: a placement made in between is
+	// after the last seq read, which the commit's check looks for.
+	members, err := ls.LeagueMembers(ctx, def.ID, so.period, 0)
+	if err != nil {
+		return nil, m.settleUnavailable(def.ID, "placements", err)
+	}
+	pids, err := m.eng.RankedPIDs(ctx, def.ID, so.period)
+	if err != nil {
+		return nil, err
+	}
+	tiers, err := m.tierMap(ctx, ls, def.ID)
+	if err != nil {
+		return nil, err
+	}
+	pre := &prepared{pids: pids, start: lp.Start}
+	if n := len(members); n > 0 {
+		pre.lastSeq = members[n-1].Seq
+	}
+	pre.outcomes, pre.lb = settleRows(def, so.period, members, tiers, pids, m.eng.PlayerIDs)
+	return pre, nil
+}
+
+func (m *Module) tierMap(ctx context.Context, ls podium.LeagueStore, board string) (map[string]int, error) {
+	tierList, err := ls.LeagueTiers(ctx, board)
+	if err != nil {
+		return nil, m.settleUnavailable(board, "tiers", err)
+	}
+	tiers := make(map[string]int, len(tierList))
+	for _, t := range tierList {
+		tiers[t.Player] = t.Tier
+	}
+	return tiers, nil
+}
+
+// commitSettle commits a settlement in group g, which holds nothing else
+// (the Work runs alone). With pre (prepared off the writer) it checks, on
+// the writer, that the period is as pre ranked it: no placement after
+// pre's last, and the same visible entries in the same order (one walk of
+// the index comparing ids: a delete, restore, hide or approval into the
+// period changes it). Without pre it computes the settlement here. The
+// module's rows are set in its slot only once nothing can fail.
+func (m *Module) commitSettle(g *engine.Group, so *settleRun, pre *prepared) error {
 	ctx := context.Background()
 	bs := g.Board(so.board)
 	if bs == nil {
 		return podium.BoardNotFound(so.board)
 	}
 	def := bs.Def()
-	l := def.League
-	if l == nil {
+	if def.League == nil {
 		return notLeague(def.ID)
 	}
 	ls, err := m.leagueStore()
 	if err != nil {
 		return err
 	}
-	unavailable := func(what string, err error) error {
-		m.log.Error("read "+what, "board", def.ID, "err", err)
-		return podium.Errorf(podium.ECodeUnavailable, "could not read the league's %s; nothing was settled, retry shortly", what)
-	}
 	so.report = SettleReport{Board: def.ID, Period: so.period}
 	// Under the writer (and the board's lock in shared mode): a run that
 	// finds the period settled (by another node, or an earlier run that
 	// committed before a crash) writes nothing.
-	ps, err := ls.LeaguePeriods(ctx, def.ID)
+	lp, err := m.period(ctx, ls, def.ID, so.period)
 	if err != nil {
-		return unavailable("periods", err)
-	}
-	var lp *podium.LeaguePeriod
-	for i := range ps {
-		if ps[i].Period == so.period {
-			lp = &ps[i]
-		}
+		return err
 	}
 	if lp == nil {
 		return podium.Errorf(podium.ECodeNotFound, "league %q placed no one in period %s", def.ID, so.period)
 	}
 	if lp.Settled() {
-		so.report.Already, so.report.Players, so.report.Promoted, so.report.Relegated = true, lp.Players, lp.Promoted, lp.Relegated
-		so.report.SettledAt = lp.SettledAt
+		alreadySettled(so, lp)
 		return nil
 	}
 	if err := g.Hold(bs, so.period); err != nil {
 		return err
 	}
-	members, err := ls.LeagueMembers(ctx, def.ID, so.period, 0)
-	if err != nil {
-		return unavailable("placements", err)
+	var outcomes counts
+	var lb *podium.LeagueBatch
+	if pre != nil {
+		later, err := ls.LeagueMembers(ctx, def.ID, so.period, pre.lastSeq)
+		if err != nil {
+			return m.settleUnavailable(def.ID, "placements", err)
+		}
+		same, i := len(later) == 0, 0
+		bs.Ranked(so.period, func(en rank.Entry) bool {
+			same = same && i < len(pre.pids) && pre.pids[i] == en.Player
+			i++
+			return same
+		})
+		if !same || i != len(pre.pids) {
+			return errMoved
+		}
+		outcomes, lb = pre.outcomes, pre.lb
+	} else {
+		members, err := ls.LeagueMembers(ctx, def.ID, so.period, 0)
+		if err != nil {
+			return m.settleUnavailable(def.ID, "placements", err)
+		}
+		tiers, err := m.tierMap(ctx, ls, def.ID)
+		if err != nil {
+			return err
+		}
+		var pids []uint32
+		bs.Ranked(so.period, func(en rank.Entry) bool { pids = append(pids, en.Player); return true })
+		outcomes, lb = settleRows(def, so.period, members, tiers, pids, func(pids []uint32) []string {
+			out := make([]string, len(pids))
+			for i, pid := range pids {
+				out[i] = g.PlayerID(pid)
+			}
+			return out
+		})
 	}
-	tierList, err := ls.LeagueTiers(ctx, def.ID)
-	if err != nil {
-		return unavailable("tiers", err)
-	}
-	tiers := make(map[string]int, len(tierList))
-	for _, t := range tierList {
-		tiers[t.Player] = t.Tier
-	}
-	outcomes, lb := settleRows(def, so.period, members, tiers, func(fn func(pid uint32) bool) {
-		bs.Ranked(so.period, func(en rank.Entry) bool { return fn(en.Player) })
-	}, g.PlayerID)
 	lb.Fence = &so.fence
 	st := podium.LeaguePeriod{Board: def.ID, Period: so.period, Start: lp.Start, SettledAt: g.Now(),
 		Players: int64(len(lb.Results)), Promoted: outcomes.promoted, Relegated: outcomes.relegated,
@@ -321,24 +483,22 @@ func (m *Module) computeSettle(g *engine.Group, so *settleRun) error {
 type counts struct{ promoted, relegated, dropped int64 }
 
 // settleRows computes a period's results and the tiers that change.
-// ranked calls its fn with the pids of the period's visible entries, best
-// first; name turns a pid into a player id. Members without a visible
+// pids are the period's visible entries, best first; names turns pids
+// into player ids. Members without a visible
 // entry (hidden, or deleted) rank after those with one, in placement
 // order.
 func settleRows(def *podium.Board, period string, members []podium.LeagueMember, tiers map[string]int,
-	ranked func(fn func(pid uint32) bool), name func(pid uint32) string) (counts, *podium.LeagueBatch) {
+	pids []uint32, names func(pids []uint32) []string) (counts, *podium.LeagueBatch) {
 	l := def.League
 	idx := make(map[string]int32, len(members))
 	for i := range members {
 		idx[members[i].Player] = int32(i)
 	}
 	// The visible entries in board order; then each member's place.
-	var pids []uint32
-	ranked(func(pid uint32) bool { pids = append(pids, pid); return true })
 	order := make([]int32, 0, len(members))
 	seen := make([]bool, len(members))
-	for _, pid := range pids {
-		if i, ok := idx[name(pid)]; ok && !seen[i] {
+	for _, p := range names(pids) {
+		if i, ok := idx[p]; ok && !seen[i] {
 			seen[i] = true
 			order = append(order, i)
 		}

@@ -86,15 +86,66 @@ func (p *leaguePart) write(ctx context.Context, tx *sql.Tx) error {
 	}); err != nil {
 		return err
 	}
-	if err := each("result", sqlstore.InsertLeagueResult.SQLite, len(b.Results), func(i int) []any {
+	if err := chunked(ctx, tx, "result", insertLeagueResult, leagueResultRow, upsertLeagueResultEnd, len(b.Results), func(args []any, i int) []any {
 		r := &b.Results[i]
-		return []any{r.Board, r.Player, r.Period, r.Tier, r.Cohort, r.Rank, r.Outcome, r.NewTier}
+		return append(args, r.Board, r.Player, r.Period, r.Tier, r.Cohort, r.Rank, r.Outcome, r.NewTier)
 	}); err != nil {
 		return err
 	}
-	return each("tier", sqlstore.UpsertLeagueTier.SQLite, len(b.Tiers), func(i int) []any {
-		return []any{b.Board, b.Tiers[i].Player, b.Tiers[i].Tier}
+	return chunked(ctx, tx, "tier", insertLeagueTier, leagueTierRow, upsertLeagueTierEnd, len(b.Tiers), func(args []any, i int) []any {
+		return append(args, b.Board, b.Tiers[i].Player, b.Tiers[i].Tier)
 	})
+}
+
+// A settlement's results and tiers (a row per player: a million at once)
+// go in multi-row statements, as Commit's rows do (chunkSizes). The
+// statements are prepared in the transaction: a settlement is rare.
+const (
+	insertLeagueResult    = "INSERT INTO league_results (board, player, period, tier, cohort, rank, outcome, new_tier) VALUES "
+	leagueResultRow       = "(?,?,?,?,?,?,?,?)"
+	upsertLeagueResultEnd = ` ON CONFLICT (board, player, period) DO UPDATE SET tier = excluded.tier,
+		cohort = excluded.cohort, rank = excluded.rank, outcome = excluded.outcome, new_tier = excluded.new_tier`
+	insertLeagueTier    = "INSERT INTO league_tiers (board, player, tier) VALUES "
+	leagueTierRow       = "(?,?,?)"
+	upsertLeagueTierEnd = " ON CONFLICT (board, player) DO UPDATE SET tier = excluded.tier"
+)
+
+// chunked writes n rows in statements of chunkSizes rows (the largest
+// that fit), add appending the arguments of row i. A settlement's rows
+// have distinct keys (SQLite would let a later row of a statement upsert
+// an earlier one; PostgreSQL would not).
+func chunked(ctx context.Context, tx *sql.Tx, what, head, row, tail string, n int, add func(args []any, i int) []any) error {
+	stmts := make([]*sql.Stmt, len(chunkSizes))
+	defer func() {
+		for _, st := range stmts {
+			if st != nil {
+				st.Close()
+			}
+		}
+	}()
+	var args []any
+	for i := 0; i < n; {
+		k := 0
+		for chunkSizes[k] > n-i {
+			k++
+		}
+		if stmts[k] == nil {
+			st, err := tx.PrepareContext(ctx, head+rows(row, chunkSizes[k])+tail)
+			if err != nil {
+				return fmt.Errorf("league %s: %w", what, err)
+			}
+			stmts[k] = st
+		}
+		args = args[:0]
+		for j := i; j < i+chunkSizes[k]; j++ {
+			args = add(args, j)
+		}
+		if _, err := stmts[k].ExecContext(ctx, args...); err != nil {
+			return fmt.Errorf("league %s: %w", what, err)
+		}
+		i += chunkSizes[k]
+	}
+	return nil
 }
 
 // deleteLeague removes a board's league rows, inside DeleteBoard's

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/podiumhq/podium"
@@ -137,5 +138,57 @@ func testLeague(t *testing.T, open func(*testing.T) podium.Store) {
 	}
 	if h, err := ls.LeagueHistory(ctx, "lg", "amy", 10); err != nil || len(h) != 0 {
 		t.Fatalf("history after DeleteBoard = %+v, %v", h, err)
+	}
+}
+
+// testLeagueMany: a settlement of more rows than one statement takes (a
+// store may write them in multi-row statements) stores every row, and
+// committing it again (a run after a crash whose answer was lost) leaves
+// the same rows.
+func testLeagueMany(t *testing.T, open func(*testing.T) podium.Store) {
+	s := open(t)
+	ls := leagueStore(t, s)
+	b := &podium.Board{ID: "lg", Keys: []podium.KeyDef{{Name: "p", Order: podium.Desc}}, Reset: podium.Reset{Every: podium.Daily, TZ: "UTC"},
+		League:    &podium.League{CohortSize: 30, Tiers: []podium.LeagueTier{{Name: "low", Promote: 5}, {Name: "high", Relegate: 5}}},
+		CreatedAt: t0, UpdatedAt: t0}
+	mustNormalize(t, b)
+	if err := s.PutBoard(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	day := "2026-11-30"
+	start := podium.PeriodAt(b.Reset, t0).Start
+	const n = 150 // 64+64+16+4+1+1: every statement size, not a multiple of any
+	lb := &podium.LeagueBatch{Board: "lg",
+		Periods: []podium.LeaguePeriod{{Board: "lg", Period: day, Start: start, SettledAt: at(100), Players: n}}}
+	for i := range n {
+		p := fmt.Sprintf("p%03d", i)
+		r := podium.LeagueResult{Board: "lg", Period: day, Player: p, Cohort: i / 30, Rank: i%30 + 1, Outcome: podium.OutcomeStayed}
+		if r.Rank <= 5 {
+			r.Outcome, r.NewTier = podium.OutcomePromoted, 1
+			lb.Tiers = append(lb.Tiers, podium.LeagueTierOf{Player: p, Tier: 1})
+		}
+		lb.Results = append(lb.Results, r)
+	}
+	for range 2 {
+		commit(t, s, &podium.Batch{Parts: []podium.Part{ls.LeaguePart(lb)}})
+		rs, err := ls.LeagueResults(ctx, "lg", day)
+		if err != nil || len(rs) != n {
+			t.Fatalf("LeagueResults = %d rows, %v; want %d", len(rs), err, n)
+		}
+		for i, r := range rs {
+			if want := lb.Results[i]; r.Player != want.Player || r.Rank != want.Rank || r.Cohort != want.Cohort || r.Outcome != want.Outcome ||
+				r.NewTier != want.NewTier {
+				t.Fatalf("result %d = %+v, want %+v", i, r, want)
+			}
+		}
+		tiers, err := ls.LeagueTiers(ctx, "lg")
+		if err != nil || len(tiers) != len(lb.Tiers) {
+			t.Fatalf("LeagueTiers = %d rows, %v; want %d", len(tiers), err, len(lb.Tiers))
+		}
+		for i, tr := range tiers {
+			if tr != lb.Tiers[i] {
+				t.Fatalf("tier %d = %+v, want %+v", i, tr, lb.Tiers[i])
+			}
+		}
 	}
 }
