@@ -210,3 +210,64 @@ func newLeagueServerHub(t *testing.T, st podium.Store, now time.Time, cfg stream
 	})
 	return &server{t: t, url: ts.URL, clock: clk, eng: eng, hub: hub, srv: srv}
 }
+
+// startLeagueNode starts a node on PostgreSQL in shared mode with the
+// league module (no settlement scheduler) and a board hub.
+func startLeagueNode(t *testing.T, dsn string, clk *fakeClock, name string) *server {
+	t.Helper()
+	st, err := postgres.Open(context.Background(), dsn, postgres.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	eng := modules.Engine(engine.Config{Store: st, Now: clk.Now, Logger: log, Node: name, PollEvery: 50 * time.Millisecond,
+		Modules: modules.With(modules.Config{Store: st, Logger: log, Tournament: tournament.Config{SettleEvery: -1},
+			League: league.Config{SettleEvery: -1}})})
+	eng.Keys().SetAdminSecret(adminKey)
+	hub := stream.New(podiumhttp.StreamSource(eng), stream.Config{Logger: log})
+	eng.SetListener(hub)
+	if err := eng.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	srv := podiumhttp.New(podiumhttp.Config{Engine: eng, Store: st, Logger: log, Hub: hub})
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() {
+		hub.Close()
+		ts.Close()
+		eng.Close()
+		st.Close()
+	})
+	return &server{t: t, url: ts.URL, clock: clk, eng: eng, hub: hub, srv: srv}
+}
+
+// TestLeagueCohortStreamTwoNodesPostgres: a cohort stream on node b
+// follows scores taken by node a (the change feed wakes b's stream), and
+// moves to the player's next cohort placed on node a.
+func TestLeagueCohortStreamTwoNodesPostgres(t *testing.T) {
+	dsn, _ := pgtest.Schema(t)
+	week1 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	clk := &fakeClock{t: week1}
+	a := startLeagueNode(t, dsn, clk, "a")
+	b := startLeagueNode(t, dsn, clk, "b")
+	a.must(201, a.do("PUT", "/v1/boards/xp", adminKey, `{"public": true, "keys": [{"name": "xp", "order": "desc"}], "mode": "sum",
+		"reset": {"every": "week", "tz": "UTC"}, "league": {"cohort_size": 2, "tiers": [{"name": "bronze", "promote": 1}, {"name": "silver"}]}}`))
+	a.score2("xp", "amy", 10)
+	a.score2("xp", "bob", 20)
+	a.score2("xp", "cid", 30) // cohort 1
+	eventually(t, a, b, "/v1/leagues/xp/players/amy/cohort", "", func(s string) bool { return contains(s, `"bob"`) })
+	c := b.openSSE("/v1/leagues/xp/players/amy/cohort/stream", "")
+	if ev := c.next(10 * time.Second); ev.Type != "snapshot" || cohortOrder(ev) != "bob:promotion amy:safe " {
+		t.Fatalf("first event on b %+v", ev)
+	}
+	a.score2("xp", "cid", 100) // another cohort: no snapshot for it
+	a.score2("xp", "amy", 15)
+	nextCohort(t, c, "amy:promotion bob:safe ")
+
+	clk.Add(7 * 24 * time.Hour)
+	a.must(200, a.do("POST", "/v1/leagues/xp/settle", adminKey, nil))
+	a.score2("xp", "amy", 1) // promoted: silver
+	ev := nextCohort(t, c, "amy:safe ")
+	if ev.Data["period"] != "2026-W50" || ev.Data["tier"] != "silver" {
+		t.Fatalf("week 2 on b %v", ev.Data)
+	}
+}
