@@ -149,12 +149,28 @@ func cohortStreamScenario(t *testing.T, st podium.Store) {
 		t.Fatalf("private stream %+v", ev)
 	}
 
-	// Deleted: an error event ends the stream.
-	s.must(204, s.do("DELETE", "/v1/boards/xp", adminKey, nil))
-	if ev := c.next(10 * time.Second); ev.Type != "error" || ev.Data["code"] != podium.ECodeBoardNotFound {
-		t.Fatalf("after delete %+v", ev)
+	// Made private: the anonymous stream ends with the read's refusal;
+	// one with a key goes on, until the board is deleted.
+	keyed := s.openSSE(fmt.Sprintf(path, "amy"), "", adminKey)
+	if ev := keyed.next(10 * time.Second); ev.Type != "snapshot" || cohortOrder(ev) != "bob:promotion amy:safe " {
+		t.Fatalf("keyed stream %+v", ev)
+	}
+	s.must(200, s.do("PUT", "/v1/boards/xp", adminKey, `{"title": "XP league", "public": false,
+		"keys": [{"name": "xp", "order": "desc"}], "mode": "sum", "reset": {"every": "week", "tz": "UTC"},
+		"league": {"cohort_size": 3, "tiers": [{"name": "bronze", "promote": 1}, {"name": "silver", "relegate": 1}]}}`))
+	refused := s.do("GET", "/v1/leagues/xp/players/amy/cohort", "", nil).errCode(t)
+	if ev := c.next(10 * time.Second); ev.Type != "error" || ev.Data["code"] != refused {
+		t.Fatalf("after private %+v, want %s", ev, refused)
 	}
 	if _, ok := <-c.events; ok {
+		t.Fatal("the stream went on after its error")
+	}
+	// Deleted: an error event ends the stream.
+	s.must(204, s.do("DELETE", "/v1/boards/xp", adminKey, nil))
+	if ev := keyed.next(10 * time.Second); ev.Type != "error" || ev.Data["code"] != podium.ECodeBoardNotFound {
+		t.Fatalf("after delete %+v", ev)
+	}
+	if _, ok := <-keyed.events; ok {
 		t.Fatal("the stream went on after its error")
 	}
 }
