@@ -146,6 +146,12 @@ func (s *leagueHandlers) cohortSSE(w http.ResponseWriter, r *http.Request) error
 			}
 			return nil
 		case <-ping.C:
+			// A session or key that expired, with no change to wake
+			// the stream, is found here (a revoked key ends it at once).
+			if _, _, err := s.readableBoard(r, bi.ID); err != nil {
+				write(sseError(bi.ID, err))
+				return nil
+			}
 			if !write([]byte(": ping\n\n")) {
 				return nil
 			}
