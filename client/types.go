@@ -116,6 +116,9 @@ type BoardSpec struct {
 	Review       *ReviewPolicy   `json:"review,omitempty"`
 	RankStyle    string          `json:"rank_style,omitempty"`   // unique (default) or shared: adds RankShared
 	KeepPeriods  int             `json:"keep_periods,omitempty"` // past periods kept besides the current one; 0: every period
+	League       *League         `json:"league,omitempty"`       // leagues.go
+	GroupSet     *GroupSet       `json:"group_set,omitempty"`    // groups.go
+	GroupBoard   *GroupBoard     `json:"group_board,omitempty"`
 }
 
 // Bool returns a pointer to v, for the optional booleans of specs.
@@ -140,6 +143,9 @@ type Board struct {
 	Review       *ReviewPolicy   `json:"review,omitempty"`
 	RankStyle    string          `json:"rank_style,omitempty"`   // "shared", or empty: unique
 	KeepPeriods  int             `json:"keep_periods,omitempty"` // 0: keeps every period
+	League       *League         `json:"league,omitempty"`
+	GroupSet     *GroupSet       `json:"group_set,omitempty"`
+	GroupBoard   *GroupBoard     `json:"group_board,omitempty"`
 	CreatedAt    time.Time       `json:"created_at"`
 	UpdatedAt    time.Time       `json:"updated_at"`
 	Period       string          `json:"period"`

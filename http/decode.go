@@ -47,6 +47,22 @@ func readBody(r *http.Request, limit int64) (*bytes.Buffer, error) {
 	return buf, nil
 }
 
+// readNoBody reads the body of an action that takes none: absent, or an
+// empty JSON object (what some clients always send); anything else is a
+// 400, as for any body.
+func readNoBody(r *http.Request, limit int64) error {
+	buf, err := readBody(r, limit)
+	if err != nil {
+		return err
+	}
+	defer putBody(buf)
+	if buf.Len() == 0 {
+		return nil
+	}
+	var empty struct{}
+	return decodeStrict(buf.Bytes(), &empty)
+}
+
 func putBody(b *bytes.Buffer) {
 	if b.Cap() <= 1<<20 {
 		bodyPool.Put(b)

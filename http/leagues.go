@@ -429,16 +429,8 @@ func (s *leagueHandlers) settle(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.require(r, podium.ScopeAdmin, id); err != nil {
 		return err
 	}
-	buf, err := readBody(r, s.maxBody)
-	if err != nil {
+	if err := readNoBody(r, s.maxBody); err != nil {
 		return err
-	}
-	defer putBody(buf)
-	if buf.Len() > 0 { // none, or an empty object
-		var empty struct{}
-		if err := decodeStrict(buf.Bytes(), &empty); err != nil {
-			return err
-		}
 	}
 	rs, err := s.mod.Settle(r.Context(), id)
 	if err != nil {

@@ -337,16 +337,8 @@ func (s *tournamentHandlers) settle(w http.ResponseWriter, r *http.Request) erro
 	if _, err := s.require(r, podium.ScopeAdmin, id); err != nil {
 		return err
 	}
-	buf, err := readBody(r, s.maxBody)
-	if err != nil {
+	if err := readNoBody(r, s.maxBody); err != nil {
 		return err
-	}
-	defer putBody(buf)
-	if buf.Len() > 0 { // none, or an empty object
-		var empty struct{}
-		if err := decodeStrict(buf.Bytes(), &empty); err != nil {
-			return err
-		}
 	}
 	rep, err := s.mod.Settle(r.Context(), id)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/internal/lease"
 	"github.com/podiumhq/podium/rank"
 	"github.com/podiumhq/podium/scoring"
 )
@@ -88,9 +89,7 @@ func (m *Module) Settle(ctx context.Context, board string) (SettleReport, error)
 		return SettleReport{}, podium.Errorf(podium.ECodeConflict, "node %q is settling tournaments until %s at the latest; retry then",
 			l.Holder, l.Expires.UTC().Format(time.RFC3339))
 	}
-	stop := m.keepLease(ts, l)
-	defer m.releaseLease(ts, l)
-	defer stop()
+	defer lease.Hold(ts, l, leaseTTL, m.host.Now, m.log, "settlement")() // renewed while it runs, given up after
 	return m.settleUnder(ctx, board, l)
 }
 

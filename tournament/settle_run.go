@@ -6,6 +6,7 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/internal/lease"
 )
 
 // When settlements run: the scheduler, the lease that makes one node in the
@@ -20,43 +21,6 @@ const leaseTTL = 30 * time.Second
 // settleRetry is how long the scheduler waits before it tries again a
 // tournament whose settlement failed (an admin's settle is not held back).
 const settleRetry = time.Minute
-
-func (m *Module) releaseLease(ts podium.TourneyStore, l podium.Lease) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := ts.ReleaseLease(ctx, l.Name, l.Holder, l.Epoch); err != nil {
-		m.log.Warn("release the settlement lease", "err", err)
-	}
-}
-
-// keepLease renews lease l every third of its life while a settlement
-// runs (a large one, which moves a decaying board to a new era, may take
-// longer than the lease), until stop is called. A renewal that finds the
-// lease taken changes nothing: the fence then fails the commit.
-func (m *Module) keepLease(ts podium.TourneyStore, l podium.Lease) (stop func()) {
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		tick := time.NewTicker(leaseTTL / 3)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				ctx, cancel := context.WithTimeout(context.Background(), leaseTTL/3)
-				r, ok, err := ts.AcquireLease(ctx, l.Name, l.Holder, m.host.Now(), leaseTTL)
-				cancel()
-				if err != nil || !ok || r.Epoch != l.Epoch {
-					m.log.Warn("settlement lease not renewed", "err", err, "holder", r.Holder, "epoch", r.Epoch)
-					return
-				}
-			}
-		}
-	}()
-	return func() { close(done); <-finished }
-}
 
 // Load reads the settlement status of every tournament (engine.Loader).
 func (m *Module) Load(ctx context.Context) error { return m.loadSettlements(ctx) }
@@ -133,9 +97,7 @@ func (m *Module) SettleDue(ctx context.Context) ([]SettleReport, error) {
 	if err != nil || !ok {
 		return nil, err // another node settles
 	}
-	stop := m.keepLease(ts, l)
-	defer m.releaseLease(ts, l)
-	defer stop()
+	defer lease.Hold(ts, l, leaseTTL, m.host.Now, m.log, "settlement")() // renewed while it runs, given up after
 	// Under the lease: what other nodes settled before is in the store.
 	if err := m.loadSettlements(ctx); err != nil {
 		return nil, err

@@ -25,6 +25,7 @@ type dumpLine struct {
 	Board  *dumpBoard  `json:"board,omitempty"`
 	Player *dumpPlayer `json:"player,omitempty"`
 	Entry  *dumpEntry  `json:"entry,omitempty"`
+	Member *dumpMember `json:"member,omitempty"`
 }
 
 // dumpBoard is a board's definition as GET /v1/boards/{id} answers it,
@@ -38,6 +39,15 @@ type dumpPlayer struct {
 	ID     string `json:"id"`
 	Name   string `json:"name"`
 	Hidden bool   `json:"hidden"`
+}
+
+// dumpMember is a membership of a group set's group, in the set's part
+// of the dump, in join order (a group set's entries, the groups by their
+// member counts, follow from these and are not dumped).
+type dumpMember struct {
+	Set    string `json:"set"`
+	Group  string `json:"group"`
+	Player string `json:"player"`
 }
 
 type dumpEntry struct {
@@ -56,7 +66,7 @@ const dumpVersion = 1
 func boardSpecOf(b *client.Board) dumpBoard {
 	d := dumpBoard{ID: b.ID, BoardSpec: client.BoardSpec{Title: b.Title, Keys: b.Keys, Mode: b.Mode, Public: client.Bool(b.Public),
 		Keep: b.Keep, Aggregate: b.Aggregate, Tournament: b.Tournament, Points: b.Points, Quota: b.Quota, Evidence: b.Evidence, Review: b.Review,
-		RankStyle: b.RankStyle, KeepPeriods: b.KeepPeriods}}
+		RankStyle: b.RankStyle, KeepPeriods: b.KeepPeriods, League: b.League, GroupSet: b.GroupSet, GroupBoard: b.GroupBoard}}
 	r := b.Reset
 	d.Reset = &r
 	if b.PlayerSubmit {

@@ -150,8 +150,11 @@ func (x *exporter) board(ctx context.Context, b *client.Board) error {
 	if err := x.line(dumpLine{Board: &spec}); err != nil {
 		return err
 	}
-	if b.Aggregate != nil {
-		return nil // its entries are computed from its sources
+	if b.Aggregate != nil || b.GroupBoard != nil {
+		return nil // its entries are computed from its sources (a group board's from its set and source)
+	}
+	if b.GroupSet != nil {
+		return x.members(ctx, b.ID) // its entries follow from its memberships
 	}
 	ps, err := x.c.Periods(ctx, b.ID)
 	if err != nil {
@@ -164,6 +167,36 @@ func (x *exporter) board(ctx context.Context, b *client.Board) error {
 		}
 	}
 	return nil
+}
+
+// members exports the memberships of a group set: its groups (the set's
+// entries), each group's members in join order.
+func (x *exporter) members(ctx context.Context, set string) error {
+	for off := 0; ; off += 1000 {
+		p, err := x.c.Top(ctx, set, off, 1000, client.ReadOptions{IncludeHidden: true})
+		if err != nil {
+			return fmt.Errorf("group set %s: %w", set, err)
+		}
+		for _, g := range p.Entries {
+			for moff := 0; ; moff += 1000 {
+				ms, err := x.c.GroupMembers(ctx, set, g.Player, moff, 1000)
+				if err != nil {
+					return fmt.Errorf("group set %s group %s: %w", set, g.Player, err)
+				}
+				for _, m := range ms.Members {
+					if err := x.line(dumpLine{Member: &dumpMember{Set: set, Group: g.Player, Player: m.Player}}); err != nil {
+						return err
+					}
+				}
+				if len(ms.Members) < 1000 {
+					break
+				}
+			}
+		}
+		if len(p.Entries) < 1000 {
+			return nil
+		}
+	}
 }
 
 // period exports one period of a board through a temporary file, so that

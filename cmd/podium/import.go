@@ -108,6 +108,9 @@ is reported and counted refused.`, stdout)
 	if x.skippedEntries > 0 {
 		fmt.Fprintf(stdout, ", %d left out with their boards", x.skippedEntries)
 	}
+	if x.membersJoined+x.membersSame > 0 {
+		fmt.Fprintf(stdout, "; group members %d joined, %d unchanged", x.membersJoined, x.membersSame)
+	}
 	fmt.Fprintln(stdout)
 	if x.refused > 0 {
 		return fmt.Errorf("%d entries were refused (see above)", x.refused)
@@ -131,6 +134,7 @@ type importer struct {
 	created, kept, skipped                       int
 	playersPut, playersSame                      int
 	restored, unchanged, refused, skippedEntries int
+	membersJoined, membersSame                   int
 }
 
 func (x *importer) status() string {
@@ -176,6 +180,10 @@ func (x *importer) dump(ctx context.Context, r io.Reader) error {
 			}
 		case l.Player != nil:
 			err = x.putPlayer(ctx, l.Player)
+		case l.Member != nil:
+			if err = x.flush(ctx); err == nil {
+				err = x.join(ctx, l.Member)
+			}
 		case l.Entry != nil:
 			if l.Entry.Board != x.board {
 				return fmt.Errorf("line %d: an entry of board %q outside that board's part of the dump", n, l.Entry.Board)
@@ -208,7 +216,7 @@ func (x *importer) dump(ctx context.Context, r io.Reader) error {
 // putBoard creates the board of a dump line, or keeps the one that exists.
 func (x *importer) putBoard(ctx context.Context, b *dumpBoard) error {
 	x.board, x.skip = b.ID, false
-	if b.Aggregate != nil {
+	if b.Aggregate != nil || b.GroupBoard != nil { // made once their sources' entries (and sets' members) are in
 		x.deferred = append(x.deferred, *b)
 		return nil
 	}
@@ -242,6 +250,27 @@ func (x *importer) ensureBoard(ctx context.Context, b *dumpBoard) (ok bool, err 
 	}
 	x.kept++
 	return true, nil
+}
+
+// join restores a membership of a group set (joining twice is no
+// change).
+func (x *importer) join(ctx context.Context, m *dumpMember) error {
+	if m.Set != x.board {
+		return fmt.Errorf("a member of group set %q outside that set's part of the dump", m.Set)
+	}
+	if x.skip {
+		return nil // the set was left out (--skip-existing-boards)
+	}
+	r, err := x.c.JoinGroup(ctx, m.Set, m.Group, m.Player)
+	if err != nil {
+		return fmt.Errorf("group set %s group %s player %s: join: %w", m.Set, m.Group, m.Player, err)
+	}
+	if r.Already {
+		x.membersSame++
+	} else {
+		x.membersJoined++
+	}
+	return nil
 }
 
 func (x *importer) putPlayer(ctx context.Context, p *dumpPlayer) error {

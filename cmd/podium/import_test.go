@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -304,5 +305,59 @@ func TestImportCSVFormulaCells(t *testing.T) {
 	want := "fx all:\n  1 =x \"=x\" [3] 2026-01-01T00:00:00.000Z map[] <nil>\n  2 'y \"'y\" [2] 2026-01-01T00:00:00.000Z map[] <nil>\n  3 '-z \"'-z\" [1] 2026-01-01T00:00:00.000Z map[] <nil>\n"
 	if got := boardState(t, dst, "fx"); got != want {
 		t.Fatalf("after import:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestImportGroupsAndLeagues: an export carries a league's definition, a
+// group set's memberships and a group board's definition; an import makes
+// them again, the group board recomputed from the restored source and the
+// joined members, equal to the source server's.
+func TestImportGroupsAndLeagues(t *testing.T) {
+	src := startAt(t, nil).URL()
+	mustCall(t, src, "PUT", "/v1/boards/pts", `{"keys":[{"name":"points","order":"desc"}],"public":true}`, 201)
+	mustCall(t, src, "PUT", "/v1/boards/clans", `{"keys":[{"name":"members","order":"desc"}],"public":true,"group_set":{"max_members":3}}`, 201)
+	mustCall(t, src, "PUT", "/v1/boards/clan-sum", `{"keys":[{"name":"points","order":"desc"}],"public":true,"group_board":{"set":"clans","source":"pts","rule":"sum","k":2}}`, 201)
+	mustCall(t, src, "PUT", "/v1/boards/xp", `{"keys":[{"name":"xp","order":"desc"}],"mode":"sum","public":true,"reset":{"every":"week","tz":"UTC"},
+		"league":{"cohort_size":5,"tiers":[{"name":"bronze","promote":1},{"name":"silver","relegate":1}]}}`, 201)
+	for _, m := range []string{"red:amy", "red:bo", "red:cy", "blue:dee"} {
+		f := strings.Split(m, ":")
+		mustCall(t, src, "PUT", "/v1/groups/clans/"+f[0]+"/members/"+f[1], "", 201)
+	}
+	for _, s := range []string{"amy:30", "bo:20", "cy:25", "dee:40"} {
+		f := strings.Split(s, ":")
+		mustCall(t, src, "POST", "/v1/boards/pts/scores", fmt.Sprintf(`{"player":%q,"keys":[%s]}`, f[0], f[1]), 200)
+	}
+	// The sets' and group boards' entries are computed again on import,
+	// at its time: their ranks and values must match, not their times.
+	derived := func(base string) string {
+		return regexp.MustCompile(`\d{4}-\d\d-\d\dT[0-9:.]+Z`).ReplaceAllString(boardState(t, base, "clans", "clan-sum"), "T")
+	}
+	want, wantDerived := boardState(t, src, "pts"), derived(src)
+	if !strings.Contains(wantDerived, `1 red "red" [55]`) || !strings.Contains(wantDerived, `2 blue "blue" [40]`) {
+		t.Fatalf("fixture: %s", wantDerived)
+	}
+	t.Setenv("PODIUM_ADMIN_KEY", "admin-secret")
+	dump := filepath.Join(t.TempDir(), "dump.jsonl")
+	if code, _, errs := runCLI(t, "export", "--url", src, "--out", dump); code != 0 {
+		t.Fatalf("export: %d %s", code, errs)
+	}
+	dst := startAt(t, nil).URL()
+	code, out, errs := runCLI(t, "import", "--url", dst, "--in", dump)
+	if code != 0 || !strings.Contains(out, "boards 4 created") || !strings.Contains(out, "group members 4 joined, 0 unchanged") {
+		t.Fatalf("import: %d %s%s", code, out, errs)
+	}
+	if got, gotDerived := boardState(t, dst, "pts"), derived(dst); got != want || gotDerived != wantDerived {
+		t.Fatalf("after import:\n%s%s\nwant:\n%s%s", got, gotDerived, want, wantDerived)
+	}
+	lg := mustCall(t, dst, "GET", "/v1/boards/xp", "", 200)["league"].(map[string]any)
+	if lg["cohort_size"] != 5.0 || len(lg["tiers"].([]any)) != 2 {
+		t.Fatalf("the league after import: %v", lg)
+	}
+	code, out, errs = runCLI(t, "import", "--url", dst, "--in", dump)
+	if code != 0 || !strings.Contains(out, "boards 0 created, 4 kept") || !strings.Contains(out, "group members 0 joined, 4 unchanged") {
+		t.Fatalf("import again: %d %s%s", code, out, errs)
+	}
+	if got, gotDerived := boardState(t, dst, "pts"), derived(dst); got != want || gotDerived != wantDerived {
+		t.Fatalf("after a second import:\n%s%s\nwant:\n%s%s", got, gotDerived, want, wantDerived)
 	}
 }
