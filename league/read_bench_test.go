@@ -38,7 +38,7 @@ func BenchmarkLeagueCohortRead(b *testing.B) {
 			b.Fatal(st, err)
 		}
 		c, err := m.Cohort(ctx, "lg", st.Period, st.Tier, st.Cohort)
-		if err != nil || len(c.Entries) != 30 {
+		if err != nil || len(c.Entries) == 0 || len(c.Entries) > 30 {
 			b.Fatal(len(c.Entries), err)
 		}
 	}
