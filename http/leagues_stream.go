@@ -79,6 +79,12 @@ func (s *leagueHandlers) cohortSSE(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	ctx := r.Context()
+	// The caps first: a refused client costs no read of the store.
+	conn, err := s.connect(r, w, key)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
 	// Watch before the first read: a change between them wakes the loop.
 	wake, stop := s.hub.Watch(bi.ID)
 	defer stop()
@@ -86,11 +92,6 @@ func (s *leagueHandlers) cohortSSE(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	conn, err := s.connect(r, w, key)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
 	var held int64 // bytes of last reserved in the hub's budget
 	defer func() { conn.Release(held) }()
 	hold := func(b []byte) bool {
