@@ -49,45 +49,52 @@ type GroupMembers struct {
 	} `json:"members"`
 }
 
-// JoinGroup makes player a member of group in set (submit scope on the
+// Groups is the group part of the API (docs/API.md, Groups and group
+// boards), from Client.Groups.
+type Groups struct{ c *Client }
+
+// Groups returns the group methods.
+func (c *Client) Groups() Groups { return Groups{c} }
+
+// Join makes player a member of group in set (submit scope on the
 // set); joining twice is not an error (Already). A cap is 409 conflict.
-func (c *Client) JoinGroup(ctx context.Context, set, group, player string) (*Membership, error) {
+func (g Groups) Join(ctx context.Context, set, group, player string) (*Membership, error) {
 	var out Membership
-	_, err := c.call(ctx, request{method: http.MethodPut, path: path("groups", set, group, "members", player), kind: idempotent}, &out)
+	_, err := g.c.call(ctx, request{method: http.MethodPut, path: path("groups", set, group, "members", player), kind: idempotent}, &out)
 	return &out, err
 }
 
-// LeaveGroup takes player out of group (404 when not a member).
-func (c *Client) LeaveGroup(ctx context.Context, set, group, player string) (*Membership, error) {
+// Leave takes player out of group (404 when not a member).
+func (g Groups) Leave(ctx context.Context, set, group, player string) (*Membership, error) {
 	var out Membership
-	_, err := c.call(ctx, request{method: http.MethodDelete, path: path("groups", set, group, "members", player), kind: idempotent}, &out)
+	_, err := g.c.call(ctx, request{method: http.MethodDelete, path: path("groups", set, group, "members", player), kind: idempotent}, &out)
 	return &out, err
 }
 
-// GroupMembers reads a page of a group's members (limit 1-1000).
-func (c *Client) GroupMembers(ctx context.Context, set, group string, offset, limit int) (*GroupMembers, error) {
+// Members reads a page of a group's members (limit 1-1000).
+func (g Groups) Members(ctx context.Context, set, group string, offset, limit int) (*GroupMembers, error) {
 	var out GroupMembers
-	_, err := c.call(ctx, request{method: http.MethodGet, path: path("groups", set, group, "members"), query: pageQuery(offset, limit)}, &out)
+	_, err := g.c.call(ctx, request{method: http.MethodGet, path: path("groups", set, group, "members"), query: pageQuery(offset, limit)}, &out)
 	return &out, err
 }
 
-// PlayerGroups lists the groups player is in within set.
-func (c *Client) PlayerGroups(ctx context.Context, player, set string) ([]string, error) {
+// OfPlayer lists the groups player is in within set.
+func (g Groups) OfPlayer(ctx context.Context, player, set string) ([]string, error) {
 	var out struct {
 		Groups []string `json:"groups"`
 	}
 	q := url.Values{}
 	q.Set("set", set)
-	_, err := c.call(ctx, request{method: http.MethodGet, path: path("players", player, "groups"), query: q}, &out)
+	_, err := g.c.call(ctx, request{method: http.MethodGet, path: path("players", player, "groups"), query: q}, &out)
 	return out.Groups, err
 }
 
-// GroupEntries reads the entries of one group's members on board, with
+// Entries reads the entries of one group's members on board, with
 // their ranks on the whole board (the members view).
-func (c *Client) GroupEntries(ctx context.Context, board, set, group string, opts ReadOptions) (*Page, error) {
+func (g Groups) Entries(ctx context.Context, board, set, group string, opts ReadOptions) (*Page, error) {
 	q := opts.query()
 	q.Set("group", set+"/"+group)
 	var out Page
-	_, err := c.call(ctx, request{method: http.MethodGet, path: path("boards", board, "entries"), query: q}, &out)
+	_, err := g.c.call(ctx, request{method: http.MethodGet, path: path("boards", board, "entries"), query: q}, &out)
 	return &out, err
 }

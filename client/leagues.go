@@ -143,69 +143,76 @@ func periodQuery(period string) url.Values {
 	return q
 }
 
-// ListLeagues lists the leagues the caller may read.
-func (c *Client) ListLeagues(ctx context.Context) ([]LeagueInfo, error) {
+// Leagues is the league part of the API (docs/API.md, Leagues), from
+// Client.Leagues.
+type Leagues struct{ c *Client }
+
+// Leagues returns the league methods.
+func (c *Client) Leagues() Leagues { return Leagues{c} }
+
+// List lists the leagues the caller may read.
+func (l Leagues) List(ctx context.Context) ([]LeagueInfo, error) {
 	var out struct {
 		Leagues []LeagueInfo `json:"leagues"`
 	}
-	_, err := c.call(ctx, request{method: http.MethodGet, path: path("leagues")}, &out)
+	_, err := l.c.call(ctx, request{method: http.MethodGet, path: path("leagues")}, &out)
 	return out.Leagues, err
 }
 
-// GetLeague reads a league's definition, its current tiers and its latest
+// Get reads a league's definition, its current tiers and its latest
 // periods with their settlements.
-func (c *Client) GetLeague(ctx context.Context, board string) (*LeagueInfo, error) {
+func (l Leagues) Get(ctx context.Context, board string) (*LeagueInfo, error) {
 	var out LeagueInfo
-	_, err := c.call(ctx, request{method: http.MethodGet, path: path("leagues", board)}, &out)
+	_, err := l.c.call(ctx, request{method: http.MethodGet, path: path("leagues", board)}, &out)
 	return &out, err
 }
 
-// LeagueStanding reads a player's tier and cohort in a period ("":
+// Standing reads a player's tier and cohort in a period ("":
 // current).
-func (c *Client) LeagueStanding(ctx context.Context, board, player, period string) (*LeagueStanding, error) {
+func (l Leagues) Standing(ctx context.Context, board, player, period string) (*LeagueStanding, error) {
 	var out LeagueStanding
-	_, err := c.call(ctx, request{method: http.MethodGet, path: path("leagues", board, "players", player), query: periodQuery(period)}, &out)
+	_, err := l.c.call(ctx, request{method: http.MethodGet, path: path("leagues", board, "players", player), query: periodQuery(period)}, &out)
 	return &out, err
 }
 
 // PlayerCohort reads the player's cohort in a period ("": current),
 // ranked with zones (404 while the player has not played it).
-func (c *Client) PlayerCohort(ctx context.Context, board, player, period string) (*Cohort, error) {
+func (l Leagues) PlayerCohort(ctx context.Context, board, player, period string) (*Cohort, error) {
 	var out Cohort
-	_, err := c.call(ctx, request{method: http.MethodGet, path: path("leagues", board, "players", player, "cohort"), query: periodQuery(period)}, &out)
+	_, err := l.c.call(ctx, request{method: http.MethodGet, path: path("leagues", board, "players", player, "cohort"), query: periodQuery(period)}, &out)
 	return &out, err
 }
 
-// LeagueHistory reads a player's tier per period, newest first.
-func (c *Client) LeagueHistory(ctx context.Context, board, player string) (*LeagueHistory, error) {
+// History reads a player's tier per period, newest first.
+func (l Leagues) History(ctx context.Context, board, player string) (*LeagueHistory, error) {
 	var out LeagueHistory
-	_, err := c.call(ctx, request{method: http.MethodGet, path: path("leagues", board, "players", player, "history")}, &out)
+	_, err := l.c.call(ctx, request{method: http.MethodGet, path: path("leagues", board, "players", player, "history")}, &out)
 	return &out, err
 }
 
 // TierCohorts reads a page of a tier's cohorts (limit 1-1000) in a period
 // ("": current).
-func (c *Client) TierCohorts(ctx context.Context, board, tier, period string, offset, limit int) (*Cohorts, error) {
+func (l Leagues) TierCohorts(ctx context.Context, board, tier, period string, offset, limit int) (*Cohorts, error) {
 	q := pageQuery(offset, limit)
 	if period != "" {
 		q.Set("period", period)
 	}
 	var out Cohorts
-	_, err := c.call(ctx, request{method: http.MethodGet, path: path("leagues", board, "tiers", tier, "cohorts"), query: q}, &out)
+	_, err := l.c.call(ctx, request{method: http.MethodGet, path: path("leagues", board, "tiers", tier, "cohorts"), query: q}, &out)
 	return &out, err
 }
 
-// GetCohort reads one cohort of a tier, ranked with zones.
-func (c *Client) GetCohort(ctx context.Context, board, tier string, cohort int, period string) (*Cohort, error) {
+// Cohort reads one cohort of a tier, ranked with zones.
+func (l Leagues) Cohort(ctx context.Context, board, tier string, cohort int, period string) (*Cohort, error) {
 	var out Cohort
-	_, err := c.call(ctx, request{method: http.MethodGet, path: path("leagues", board, "tiers", tier, "cohorts", strconv.Itoa(cohort)), query: periodQuery(period)}, &out)
+	_, err := l.c.call(ctx, request{method: http.MethodGet, path: path("leagues", board, "tiers", tier, "cohorts", strconv.Itoa(cohort)), query: periodQuery(period)}, &out)
 	return &out, err
 }
 
-// SettleLeague settles the league's ended periods that are not settled
+// Settle settles the league's ended periods that are not settled
 // yet (admin); a settled period is never settled again.
-func (c *Client) SettleLeague(ctx context.Context, board string) (*LeagueSettled, error) {
+func (l Leagues) Settle(ctx context.Context, board string) (*LeagueSettled, error) {
 	var out LeagueSettled
-	_, err := c.call(ctx, request{method: http.MethodPost, path: path("leagues", board, "settle"), kind: idempotent}, &out)
+	_, err := l.c.call(ctx, request{method: http.MethodPost, path: path("leagues", board, "settle"), kind: idempotent}, &out)
 	return &out, err
 }

@@ -32,45 +32,45 @@ func TestLeaguesAndGroups(t *testing.T) {
 	}{{"amy", 50}, {"ben", 30}, {"cid", 10}} {
 		must(admin.Submit(ctx, "xp", client.Score{Player: s.p, Score: score(s.v)}))
 	}
-	if ls := must(admin.ListLeagues(ctx)); len(ls) != 1 || ls[0].Board != "xp" || ls[0].Period != "2026-W49" {
+	if ls := must(admin.Leagues().List(ctx)); len(ls) != 1 || ls[0].Board != "xp" || ls[0].Period != "2026-W49" {
 		t.Fatalf("ListLeagues: %+v", ls)
 	}
-	if li := must(admin.GetLeague(ctx, "xp")); len(li.Tiers) != 2 || li.Tiers[0].Members != 3 || li.Tiers[0].Cohorts != 2 {
+	if li := must(admin.Leagues().Get(ctx, "xp")); len(li.Tiers) != 2 || li.Tiers[0].Members != 3 || li.Tiers[0].Cohorts != 2 {
 		t.Fatalf("GetLeague: %+v", li)
 	}
-	st := must(admin.LeagueStanding(ctx, "xp", "cid", ""))
+	st := must(admin.Leagues().Standing(ctx, "xp", "cid", ""))
 	if !st.Placed || st.Tier != "bronze" || st.Cohort == nil || *st.Cohort != 1 {
 		t.Fatalf("LeagueStanding: %+v", st)
 	}
-	co := must(admin.PlayerCohort(ctx, "xp", "ben", ""))
+	co := must(admin.Leagues().PlayerCohort(ctx, "xp", "ben", ""))
 	if co.Cohort != 0 || len(co.Entries) != 2 || co.Entries[0].Player != "amy" || co.Entries[0].Zone != "promotion" || co.Entries[1].Zone != "safe" {
 		t.Fatalf("PlayerCohort: %+v", co)
 	}
-	if cs := must(admin.TierCohorts(ctx, "xp", "bronze", "", 0, 10)); cs.Total != 2 || cs.Cohorts[1].Members != 1 {
+	if cs := must(admin.Leagues().TierCohorts(ctx, "xp", "bronze", "", 0, 10)); cs.Total != 2 || cs.Cohorts[1].Members != 1 {
 		t.Fatalf("TierCohorts: %+v", cs)
 	}
-	if c1 := must(admin.GetCohort(ctx, "xp", "bronze", 1, "")); len(c1.Entries) != 1 || c1.Entries[0].Player != "cid" {
+	if c1 := must(admin.Leagues().Cohort(ctx, "xp", "bronze", 1, "")); len(c1.Entries) != 1 || c1.Entries[0].Player != "cid" {
 		t.Fatalf("GetCohort: %+v", c1)
 	}
 
 	mu.Lock()
 	now = now.AddDate(0, 0, 7) // 2026-W50: W49 has ended
 	mu.Unlock()
-	set := must(admin.SettleLeague(ctx, "xp"))
+	set := must(admin.Leagues().Settle(ctx, "xp"))
 	if len(set.Settled) != 1 || set.Settled[0].Period != "2026-W49" || set.Settled[0].Players != 3 {
 		t.Fatalf("SettleLeague: %+v", set)
 	}
-	again := must(admin.SettleLeague(ctx, "xp"))
+	again := must(admin.Leagues().Settle(ctx, "xp"))
 	for _, s := range again.Settled {
 		if s.Period == "2026-W49" && !s.Already {
 			t.Fatalf("SettleLeague again settled W49 twice: %+v", again)
 		}
 	}
-	h := must(admin.LeagueHistory(ctx, "xp", "amy"))
+	h := must(admin.Leagues().History(ctx, "xp", "amy"))
 	if len(h.Periods) == 0 || h.Periods[0].Period != "2026-W49" || h.Periods[0].Outcome != "promoted" || h.Periods[0].NextTier != "silver" {
 		t.Fatalf("LeagueHistory: %+v", h)
 	}
-	if st := must(admin.LeagueStanding(ctx, "xp", "amy", "")); st.Placed || st.Tier != "silver" {
+	if st := must(admin.Leagues().Standing(ctx, "xp", "amy", "")); st.Placed || st.Tier != "silver" {
 		t.Fatalf("amy's next tier: %+v", st)
 	}
 
@@ -88,14 +88,14 @@ func TestLeaguesAndGroups(t *testing.T) {
 		t.Fatalf("PutBoard group board: %+v %v", gb, err)
 	}
 	for _, m := range []struct{ g, p string }{{"red", "amy"}, {"red", "ben"}, {"blue", "cid"}} {
-		if j := must(admin.JoinGroup(ctx, "clans", m.g, m.p)); !j.Joined || j.Already {
-			t.Fatalf("JoinGroup: %+v", j)
+		if j := must(admin.Groups().Join(ctx, "clans", m.g, m.p)); !j.Joined || j.Already {
+			t.Fatalf("Join: %+v", j)
 		}
 	}
-	if j := must(admin.JoinGroup(ctx, "clans", "red", "amy")); !j.Already || j.Members != 2 {
-		t.Fatalf("JoinGroup again: %+v", j)
+	if j := must(admin.Groups().Join(ctx, "clans", "red", "amy")); !j.Already || j.Members != 2 {
+		t.Fatalf("Join again: %+v", j)
 	}
-	if _, err := admin.JoinGroup(ctx, "clans", "red", "dan"); client.CodeOf(err) != "conflict" {
+	if _, err := admin.Groups().Join(ctx, "clans", "red", "dan"); client.CodeOf(err) != "conflict" {
 		t.Fatalf("a third member of a group of 2: %v", err)
 	}
 	for p, v := range map[string]int64{"amy": 5, "ben": 7, "cid": 9} {
@@ -104,16 +104,16 @@ func TestLeaguesAndGroups(t *testing.T) {
 	if p := must(admin.Top(ctx, "clan-sum", 0, 10, client.ReadOptions{})); ranking(p.Entries) != "1:red:[12] 2:blue:[9] " {
 		t.Fatalf("group board: %s", ranking(p.Entries))
 	}
-	if p := must(admin.GroupEntries(ctx, "pts", "clans", "red", client.ReadOptions{})); ranking(p.Entries) != "2:ben:[7] 3:amy:[5] " {
+	if p := must(admin.Groups().Entries(ctx, "pts", "clans", "red", client.ReadOptions{})); ranking(p.Entries) != "2:ben:[7] 3:amy:[5] " {
 		t.Fatalf("GroupEntries: %s", ranking(p.Entries))
 	}
-	if gs := must(admin.PlayerGroups(ctx, "ben", "clans")); len(gs) != 1 || gs[0] != "red" {
+	if gs := must(admin.Groups().OfPlayer(ctx, "ben", "clans")); len(gs) != 1 || gs[0] != "red" {
 		t.Fatalf("PlayerGroups: %v", gs)
 	}
-	if ms := must(admin.GroupMembers(ctx, "clans", "red", 0, 10)); ms.Total != 2 || ms.Members[0].Player != "amy" {
+	if ms := must(admin.Groups().Members(ctx, "clans", "red", 0, 10)); ms.Total != 2 || ms.Members[0].Player != "amy" {
 		t.Fatalf("GroupMembers: %+v", ms)
 	}
-	if l := must(admin.LeaveGroup(ctx, "clans", "red", "ben")); !l.Left || l.Members != 1 {
+	if l := must(admin.Groups().Leave(ctx, "clans", "red", "ben")); !l.Left || l.Members != 1 {
 		t.Fatalf("LeaveGroup: %+v", l)
 	}
 	if p := must(admin.Top(ctx, "clan-sum", 0, 10, client.ReadOptions{})); ranking(p.Entries) != "1:blue:[9] 2:red:[5] " {

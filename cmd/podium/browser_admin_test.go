@@ -175,14 +175,16 @@ func TestBrowserAdminConsole(t *testing.T) {
 	}
 	set("#board-every", "none")
 	set("#board-tz", "")
+	set("#board-keep-periods", "3")
 	submit("#board-form")
 	wait(5*time.Second, text(`#boards-table tr[data-board="con.sprint"]`), has("Sprint"), "the new board in the list")
 	_, body := call("GET", "/v1/boards/con.sprint", browserAdminKey, "")
 	var board struct {
-		Public bool `json:"public"`
-		Keys   []struct{ Name, Order, Label, Format string }
+		Public      bool `json:"public"`
+		KeepPeriods int  `json:"keep_periods"`
+		Keys        []struct{ Name, Order, Label, Format string }
 	}
-	if err := json.Unmarshal([]byte(body), &board); err != nil || !board.Public || len(board.Keys) != 2 ||
+	if err := json.Unmarshal([]byte(body), &board); err != nil || !board.Public || board.KeepPeriods != 3 || len(board.Keys) != 2 ||
 		board.Keys[0] != (struct{ Name, Order, Label, Format string }{"time_ms", "asc", "Time", "duration_ms"}) ||
 		board.Keys[1].Name != "bbbv" || board.Keys[1].Order != "desc" || board.Keys[1].Label != "3BV" {
 		t.Fatalf("the board the console created: %s (err %v)", body, err)

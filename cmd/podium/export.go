@@ -179,7 +179,7 @@ func (x *exporter) members(ctx context.Context, set string) error {
 		}
 		for _, g := range p.Entries {
 			for moff := 0; ; moff += 1000 {
-				ms, err := x.c.GroupMembers(ctx, set, g.Player, moff, 1000)
+				ms, err := x.c.Groups().Members(ctx, set, g.Player, moff, 1000)
 				if err != nil {
 					return fmt.Errorf("group set %s group %s: %w", set, g.Player, err)
 				}

@@ -261,7 +261,7 @@ func (x *importer) join(ctx context.Context, m *dumpMember) error {
 	if x.skip {
 		return nil // the set was left out (--skip-existing-boards)
 	}
-	r, err := x.c.JoinGroup(ctx, m.Set, m.Group, m.Player)
+	r, err := x.c.Groups().Join(ctx, m.Set, m.Group, m.Player)
 	if err != nil {
 		return fmt.Errorf("group set %s group %s player %s: join: %w", m.Set, m.Group, m.Player, err)
 	}

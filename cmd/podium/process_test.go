@@ -23,7 +23,12 @@ func TestMain(m *testing.M) {
 			panic(err)
 		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		code := run(ctx, argv, os.Stdout, os.Stderr)
+		var code int
+		if f := os.Getenv("PODIUM_TEST_CLOCK_FILE"); f != "" {
+			code = serveOnFileClock(ctx, argv, f) // league_kill_test.go
+		} else {
+			code = run(ctx, argv, os.Stdout, os.Stderr)
+		}
 		stop()
 		os.Exit(code)
 	}

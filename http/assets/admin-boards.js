@@ -225,6 +225,7 @@
     every.value = (src.reset && src.reset.every) || "none";
     const tz = el("input", { type: "text", value: (src.reset && src.reset.tz) || "", placeholder: "UTC", list: "tz-list", autocomplete: "off", id: "board-tz" });
     tz.setAttribute("list", "tz-list");
+    const keepPeriods = el("input", { type: "number", min: 0, max: 3660, value: src.keep_periods || "", placeholder: "all", id: "board-keep-periods" });
     const pub = el("input", { type: "checkbox", checked: !!src.public, id: "board-public" });
     const ps = el("input", { type: "checkbox", checked: !!src.player_submit, id: "board-player-submit" });
     const shared = el("input", { type: "checkbox", checked: src.rank_style === "shared", id: "board-rank-shared" });
@@ -253,7 +254,8 @@
       field("Title", title),
       el("fieldset", {}, el("legend", {}, "Keys, in ranking order (1 to 4)"), rows, addKey, previewEl),
       field("Mode", mode), keepField,
-      el("fieldset", { class: "row" }, el("legend", {}, "Reset"), field("Every", every), field("Time zone", tz)),
+      el("fieldset", { class: "row" }, el("legend", {}, "Reset"), field("Every", every), field("Time zone", tz),
+        field("Past periods kept", keepPeriods, "keep_periods: older periods are deleted; empty keeps them all. Lowering it deletes for good.")),
       el("div", { class: "checks" },
         el("label", {}, pub, " Public (anyone may read it)"),
         el("label", {}, ps, " Players may submit with a session (player_submit)"),
@@ -283,6 +285,8 @@
       const reset = { every: every.value };
       if (tz.value.trim()) reset.tz = tz.value.trim();
       put("reset", JSON.stringify(reset));
+      const kp = keepPeriods.value.trim();
+      if (kp !== "" || !isNew) put("keep_periods", kp === "" ? "0" : kp);
       put("public", String(pub.checked));
       put("player_submit", String(ps.checked));
       put("rank_style", JSON.stringify(shared.checked ? "shared" : "unique"));
