@@ -91,7 +91,7 @@ func (s *Server) wire(e *engine.Engine, cfg *Config) {
 	s.feed = &feedHandlers{base: s.base, streamer: live, eng: findFeed(e)} // feed.go: the feed module
 	s.streams = &streamHandlers{base: s.base, streamer: live, eng: e, feed: s.feed}
 	s.tourneys = &tournamentHandlers{base: s.base, eng: e, mod: tm}
-	s.leagues = &leagueHandlers{base: s.base, eng: e, mod: lm}
+	s.leagues = &leagueHandlers{base: s.base, streamer: live, eng: e, mod: lm}
 	s.admin.settlements = tm
 	s.web = &pageHandlers{eng: e, writeError: s.writeError}
 	s.webhooks = &webhookHandlers{base: s.base, wh: findWebhooks(e)} // webhooks.go: the webhooks module

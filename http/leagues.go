@@ -19,8 +19,9 @@ import (
 // history, a tier's cohorts, a cohort, and settlement.
 type leagueHandlers struct {
 	*base
-	eng leagueBoards
-	mod leagueModule
+	*streamer // the cohort stream (leagues_stream.go)
+	eng       leagueBoards
+	mod       leagueModule
 }
 
 // leagueBoards is what the league handlers call of the engine.
@@ -469,6 +470,7 @@ func (s *Server) leagueRoutes() {
 	s.mux.HandleFunc("GET /v1/leagues/{board}", s.api(s.leagues.getLeague))
 	s.mux.HandleFunc("GET /v1/leagues/{board}/players/{player}", s.api(s.leagues.standing, "period"))
 	s.mux.HandleFunc("GET /v1/leagues/{board}/players/{player}/cohort", s.api(s.leagues.myCohort, "period"))
+	s.mux.HandleFunc("GET /v1/leagues/{board}/players/{player}/cohort/stream", s.api(s.leagues.cohortSSE))
 	s.mux.HandleFunc("GET /v1/leagues/{board}/players/{player}/history", s.api(s.leagues.history))
 	s.mux.HandleFunc("GET /v1/leagues/{board}/tiers/{tier}/cohorts", s.api(s.leagues.cohorts, "period", "offset", "limit"))
 	s.mux.HandleFunc("GET /v1/leagues/{board}/tiers/{tier}/cohorts/{cohort}", s.api(s.leagues.cohort, "period"))

@@ -341,6 +341,12 @@ func TestOpenAPIScenario(t *testing.T) {
 	c.must(200, "GET", "/v1/leagues/xp/players/amy", "", "")
 	c.must(200, "GET", "/v1/leagues/xp/players/cid?period=current", "", "")
 	c.must(200, "GET", "/v1/leagues/xp/players/amy/cohort", "", "")
+	if got := c.sse("/v1/leagues/xp/players/amy/cohort/stream", "", 2, func() {
+		c.must(200, "POST", "/v1/boards/xp/scores", A, `{"player":"amy","keys":[6]}`)
+	}); got[1] != "snapshot" {
+		t.Fatalf("cohort stream events %v", got)
+	}
+	c.fails(404, "not_found", "GET", "/v1/leagues/xp/players/nobody/cohort/stream", "", "")
 	c.must(200, "GET", "/v1/leagues/xp/players/amy/history", "", "")
 	c.must(200, "GET", "/v1/leagues/xp/tiers/bronze/cohorts?limit=10", "", "")
 	c.must(200, "GET", "/v1/leagues/xp/tiers/bronze/cohorts/0", "", "")

@@ -237,9 +237,10 @@ func (s *Server) routes() {
 		"GET /v1/boards/{board}/stream": untimed,
 		"GET /v1/stream":                untimed,
 		"GET /v1/feed/stream":           untimed,
-		"GET /v1/boards/{board}/export": untimed, // bounds each chunk's write (export.go)
-		"POST /v1/admin/check":          timedBodyOnly,
-		"POST /v1/admin/reload":         timedBodyOnly,
+		"GET /v1/leagues/{board}/players/{player}/cohort/stream": untimed,
+		"GET /v1/boards/{board}/export":                          untimed, // bounds each chunk's write (export.go)
+		"POST /v1/admin/check":                                   timedBodyOnly,
+		"POST /v1/admin/reload":                                  timedBodyOnly,
 	}
 	s.webRoutes()
 	s.contestRoutes()

@@ -93,10 +93,11 @@ type Hub struct {
 	windows      map[windowKey]*window
 	byBoard      map[string][]*window
 	conns        map[*Conn]struct{}
-	addrs        map[string]*address           // client addresses with connections or bytes
-	byKey        map[string]map[*Conn]struct{} // open connections by API key id
-	revoked      map[string]time.Time          // ids of keys revoked in the last revokedKeep, when (auth.go)
-	revokedOrder []revocation                  // the same, oldest first, to forget them
+	addrs        map[string]*address                   // client addresses with connections or bytes
+	byKey        map[string]map[*Conn]struct{}         // open connections by API key id
+	revoked      map[string]time.Time                  // ids of keys revoked in the last revokedKeep, when (auth.go)
+	revokedOrder []revocation                          // the same, oldest first, to forget them
+	watches      map[string]map[chan struct{}]struct{} // Watch (watch.go), by board
 	closed       bool
 
 	tickMu  sync.Mutex    // one coalescing round at a time
@@ -209,6 +210,7 @@ func (h *Hub) Applied(board, period string, seq uint64, players []uint32) {
 	for _, w := range h.byBoard[""] { // the all-boards feed (feed.go)
 		w.dirty.Store(true)
 	}
+	h.notifyLocked(board)
 	h.mu.Unlock()
 }
 

@@ -7,8 +7,8 @@ import (
 )
 
 // TestBrowserLeagueCohort: a league cohort's live page shows the player's
-// cohort ranked, with its zones, and follows the board: a score that
-// changes the cohort's order shows without a reload.
+// cohort ranked, with its zones, and follows its cohort stream: a score
+// that changes the cohort's order shows without a reload.
 func TestBrowserLeagueCohort(t *testing.T) {
 	chromium, chromedriver := browserBinaries(t)
 	base, api := startBrowserServer(t)
@@ -29,6 +29,12 @@ func TestBrowserLeagueCohort(t *testing.T) {
 	api.submit("xp", "alice", 50) // sum: 60, ahead of carol
 	if got, _ := wd.waitString(10*time.Second, rows, func(s string) bool { return strings.HasPrefix(s, "alice") }); got != "alice:promotion carol:safe bob:safe" {
 		t.Fatalf("alice's cohort after her score: %q", got)
+	}
+	// The player's page follows the cohort's stream: it never re-reads
+	// the cohort (the read's route was never requested).
+	if m := string(api.do("GET", "/metrics", "")); strings.Contains(m, `route="GET /v1/leagues/{board}/players/{player}/cohort"`) ||
+		!strings.Contains(m, "podium_http_requests_total") {
+		t.Errorf("the page read the cohort instead of following its stream")
 	}
 	for _, e := range wd.consoleLog() {
 		if e.Source == "javascript" || strings.Contains(e.Message, "Content Security Policy") {

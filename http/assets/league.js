@@ -1,9 +1,10 @@
 // The live page of a league cohort: /leagues/{board}?player=amy (the
-// player's cohort) or /leagues/{board}?tier=bronze&cohort=3. It reads the
-// cohort from GET /v1/leagues/... and re-reads it, at most once a second,
-// whenever the league board's live stream says the board moved (the board
-// stream of the stream hub: a cohort is not a window of its own). Zones are
-// marked per row: promotion, safe, relegation.
+// player's cohort) or /leagues/{board}?tier=bronze&cohort=3. A player's
+// cohort follows its own stream (GET .../players/{player}/cohort/stream:
+// whole snapshots, each as the cohort read answers). A cohort named by
+// tier and number reads GET /v1/leagues/... and re-reads it, at most once
+// a second, whenever the league board's live stream says the board moved.
+// Zones are marked per row: promotion, safe, relegation.
 (function () {
   "use strict";
   const $ = (id) => document.getElementById(id);
@@ -79,6 +80,41 @@
   function moved() {
     if (timer) return;
     timer = setTimeout(() => { timer = 0; load(); }, Math.max(0, 1000 - (Date.now() - last)));
+  }
+  function status(state) {
+    const s = $("status");
+    s.dataset.state = state;
+    s.textContent = state;
+  }
+
+  if (player && !period && window.EventSource) {
+    // The cohort's stream: a snapshot now and on every change. An error
+    // event (board deleted, not readable) ends it; a dropped connection
+    // is retried by EventSource, and starts again with a snapshot.
+    const es = new EventSource(url + "/stream");
+    es.onopen = () => status("live");
+    es.addEventListener("snapshot", (ev) => {
+      notice("");
+      render(JSON.parse(ev.data));
+    });
+    es.addEventListener("error", (ev) => {
+      if (ev.data) {
+        const e = JSON.parse(ev.data);
+        es.close();
+        notice(e.message || e.code);
+        status("ended");
+        return;
+      }
+      if (es.readyState === EventSource.CLOSED) {
+        // Refused (a 404 before the player's first score of the
+        // period, say): the read says why.
+        status("");
+        load();
+      } else {
+        status("reconnecting");
+      }
+    });
+    return;
   }
   load();
   if (window.Podium && !period) {

@@ -1198,6 +1198,31 @@ export interface Operations {
     };
   };
 
+  /**
+   * Server-Sent Events of the player's cohort in the current period (404 when the player has not played it).
+   *
+   * A `snapshot` (the cohort read's document with `type` and `total`), then a new whole snapshot
+   * each time the cohort changes, at most one per coalescing interval (200 ms); never one equal to
+   * the last. When the period ends the stream keeps the last cohort until the player's first score
+   * of the next period places them, then sends that cohort. An `error` event ends the stream (board
+   * deleted, no longer readable or a league, key revoked, memory). Events have no ids: a reconnect
+   * starts with a snapshot. Counts against the stream caps and memory budget of the board streams.
+   */
+  leagueCohortStream: {
+    method: "GET";
+    path: "/v1/leagues/{board}/players/{player}/cohort/stream";
+    params: {
+      board: S.BoardID;
+      player: S.PlayerID;
+    };
+    query: Record<string, never>;
+    headers: Record<string, never>;
+    body: void;
+    responses: {
+      200: unknown;
+    };
+  };
+
   /** The player's tier per period, newest first (at most 100), with each settled period's rank and outcome. */
   leagueHistory: {
     method: "GET";
@@ -2015,6 +2040,7 @@ export const operations = {
   getLeague: { method: "GET", path: "/v1/leagues/{board}" },
   leagueStanding: { method: "GET", path: "/v1/leagues/{board}/players/{player}" },
   leagueMyCohort: { method: "GET", path: "/v1/leagues/{board}/players/{player}/cohort" },
+  leagueCohortStream: { method: "GET", path: "/v1/leagues/{board}/players/{player}/cohort/stream" },
   leagueHistory: { method: "GET", path: "/v1/leagues/{board}/players/{player}/history" },
   leagueCohorts: { method: "GET", path: "/v1/leagues/{board}/tiers/{tier}/cohorts" },
   leagueCohort: { method: "GET", path: "/v1/leagues/{board}/tiers/{tier}/cohorts/{cohort}" },

@@ -958,6 +958,20 @@ export type FeedDelta = {
   events: FeedEvent[];
 };
 
+/** A player's cohort stream; each event's `data` is a CohortStreamEvent. */
+export type CohortEventStream = EventStream;
+
+/** The cohort read's document, with the event's type and the cohort's member count. */
+export type CohortSnapshot = LeagueCohort & {
+  type: "snapshot";
+  player: PlayerID;
+  /** The cohort's members (the entries). */
+  total: number;
+};
+
+/** The data of a cohort stream's events. */
+export type CohortStreamEvent = CohortSnapshot | StreamError;
+
 /** The data of a feed stream's events. */
 export type FeedStreamEvent = FeedSnapshot | FeedDelta | StreamError;
 
