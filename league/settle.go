@@ -8,6 +8,7 @@ import (
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/internal/lease"
 	"github.com/podiumhq/podium/rank"
 )
 
@@ -72,42 +73,6 @@ func (m *Module) tourneyStore() (podium.TourneyStore, error) {
 		return nil, podium.Errorf(podium.ECodeUnavailable, "this store keeps no leases")
 	}
 	return ts, nil
-}
-
-func (m *Module) releaseLease(ts podium.TourneyStore, l podium.Lease) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := ts.ReleaseLease(ctx, l.Name, l.Holder, l.Epoch); err != nil {
-		m.log.Warn("release the league settlement lease", "err", err)
-	}
-}
-
-// keepLease renews lease l every third of its life while settlements run,
-// until stop is called. A renewal that finds the lease taken changes
-// nothing: the fence then fails the commit.
-func (m *Module) keepLease(ts podium.TourneyStore, l podium.Lease) (stop func()) {
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		tick := time.NewTicker(leaseTTL / 3)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				ctx, cancel := context.WithTimeout(context.Background(), leaseTTL/3)
-				r, ok, err := ts.AcquireLease(ctx, l.Name, l.Holder, m.host.Now(), leaseTTL)
-				cancel()
-				if err != nil || !ok || r.Epoch != l.Epoch {
-					m.log.Warn("league settlement lease not renewed", "err", err, "holder", r.Holder, "epoch", r.Epoch)
-					return
-				}
-			}
-		}
-	}()
-	return func() { close(done); <-finished }
 }
 
 // duePeriod is an ended period with placements and no settlement.
@@ -210,9 +175,7 @@ func (m *Module) settleDue(ctx context.Context, board string, admin bool) ([]Set
 		return nil, podium.Errorf(podium.ECodeConflict, "node %q is settling leagues until %s at the latest; retry then",
 			l.Holder, l.Expires.UTC().Format(time.RFC3339))
 	}
-	stop := m.keepLease(ts, l)
-	defer m.releaseLease(ts, l)
-	defer stop()
+	defer lease.Hold(ts, l, leaseTTL, m.host.Now, m.log, "league settlement")() // renewed while it runs, given up after
 	out := []SettleReport{}
 	failed := map[string]bool{}
 	for _, d := range list {
