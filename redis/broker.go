@@ -214,6 +214,12 @@ func (b *Broker) Subscribe(ctx context.Context, fn func(podium.Notice)) error {
 func (b *Broker) receive(ctx context.Context, ps *goredis.PubSub, fn func(podium.Notice)) error {
 	quiet := 0
 	for {
+		// The loop ends with ctx even while Redis answers: a wait that
+		// times out pings and goes on, so an error alone never came once
+		// the pongs kept arriving, and a node's Close waited for ever.
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		// A bounded wait, so that a connection that died without a word
 		// (a partition) is noticed: after a quiet spell, ping through the
 		// subscription; a ping that gets no pong ends it.

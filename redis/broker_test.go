@@ -188,3 +188,44 @@ func TestBrokerSurvivesRedisRestart(t *testing.T) {
 	waitErr(t, b, true, 10*time.Second)
 	publishUntil("after")
 }
+
+// TestBrokerSubscribeEndsWithContext: Subscribe returns once its context
+// ends, while Redis answers. Its receive loop pinged on each quiet spell
+// and went on, so it never returned, and a node on --db and --redis never
+// finished Close (TestRedisRateStoreTimeout in cmd/podium hung on it).
+func TestBrokerSubscribeEndsWithContext(t *testing.T) {
+	url := os.Getenv("PODIUM_TEST_REDIS")
+	if url == "" {
+		t.Skip("PODIUM_TEST_REDIS is not set (e.g. redis://127.0.0.1:6379/0); skipping the Redis broker test")
+	}
+	e := env(t)
+	b, err := redis.Open(url, redis.Options{Env: e, Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	var got inbox
+	ended := make(chan struct{})
+	go func() { b.Subscribe(ctx, got.add); close(ended) }()
+	deadline := time.Now().Add(5 * time.Second)
+	for { // subscribed once a notice arrives
+		b.Publish(ctx, podium.Notice{Node: "a", Board: "b1", Seq: 1})
+		got.mu.Lock()
+		n := len(got.ns)
+		got.mu.Unlock()
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the subscription delivered nothing")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cancel()
+	select {
+	case <-ended:
+	case <-time.After(15 * time.Second): // a receive waits 2 s at most, then sees ctx
+		t.Fatal("Subscribe did not return after its context ended")
+	}
+}
