@@ -53,6 +53,9 @@ func OpenLimiter(url, env string, timeout time.Duration) (*Limiter, error) {
 // Close closes the connections.
 func (l *Limiter) Close() error { return l.rdb.Close() }
 
+// Timeout is how long dialling and each command may take.
+func (l *Limiter) Timeout() time.Duration { return l.rdb.Options().ReadTimeout }
+
 // gcraScript is ratelimit.Decide in Lua (see there for the rule). ARGV:
 // now (µs), T (µs), τ (µs), cost (0: a peek). It returns {allowed, tat}:
 // the stored TAT when admitted, else max(TAT, now), from which the caller

@@ -103,7 +103,7 @@ func (m *Main) openRateLimits(pg *postgres.Store, reg prometheus.Registerer) (*p
 	m.rates = &rateWiring{}
 	switch {
 	case m.Config.Redis != "":
-		if m.rates.redis, err = redis.OpenLimiter(m.Config.Redis, m.Config.Env, 0); err != nil {
+		if m.rates.redis, err = redis.OpenLimiter(m.Config.Redis, m.Config.Env, m.Config.RateLimit.StoreTimeout); err != nil {
 			return nil, nil, fmt.Errorf("--redis: %w", err)
 		}
 		cfg.Shared, cfg.Name = m.rates.redis, "redis"
