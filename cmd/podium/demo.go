@@ -12,6 +12,7 @@ import (
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/ctf"
 	"github.com/podiumhq/podium/engine"
+	"github.com/podiumhq/podium/groups"
 )
 
 // serve --demo shows every kind of page podium has, live, with simulated
@@ -26,6 +27,8 @@ import (
 //     leaders, settlements);
 //   - a cycle of short tournaments (demo_cup.go) that settle into a points
 //     ladder (a total and a decaying board);
+//   - a weekly league (cohorts of ten in three tiers) and clans: a group
+//     set whose players' daily points make a group board;
 //   - a cycle of CTF contests (demo_contest.go): dynamic scoring, first
 //     bloods, a freeze ahead, simulated teams whose judge reports attempts,
 //     the reveal at the end.
@@ -84,7 +87,22 @@ var demoBoards = []podium.Board{
 		Keys:   []podium.KeyDef{{Name: "time_ms", Order: podium.Asc, Label: "Total time", Format: podium.FormatDurationMS}},
 		Public: true, Aggregate: &podium.Aggregate{Kind: podium.BestKSum, Sources: []podium.AggregateSource{
 			{Board: "demo.sprint", K: 5, Fill: []int64{120_000}}}}},
+	{ID: "demo.league", Title: "Weekly XP league: cohorts of 10, the best 3 move up, the last 3 down",
+		Keys: []podium.KeyDef{{Name: "xp", Order: podium.Desc, Label: "XP", Format: podium.FormatPoints}},
+		Mode: podium.Sum, Reset: podium.Reset{Every: podium.Weekly, TZ: "UTC"}, Public: true,
+		League: &podium.League{CohortSize: 10, Tiers: []podium.LeagueTier{
+			{Name: "bronze", Promote: 3}, {Name: "silver", Promote: 3, Relegate: 3}, {Name: "gold", Relegate: 3}}}},
+	{ID: "demo.clans", Title: "Clans, by members",
+		Keys: []podium.KeyDef{{Name: "members", Order: podium.Desc, Label: "Members", Format: podium.FormatInteger}},
+		Mode: podium.Latest, Public: true, GroupSet: &podium.GroupSet{MaxMembers: 20, MaxPerPlayer: 1}},
+	{ID: "demo.clans.daily", Title: "Clans on the daily puzzle: the sum of each clan's 5 best players",
+		Keys: []podium.KeyDef{{Name: "points", Order: podium.Desc, Label: "Points", Format: podium.FormatPoints}},
+		Mode: podium.Latest, Reset: podium.Reset{Every: podium.Daily, TZ: "UTC"}, Public: true,
+		GroupBoard: &podium.GroupBoard{Set: "demo.clans", Source: "demo.daily", Rule: podium.GroupSum, K: 5}},
 }
+
+// demoClans are the clans the demo's players join, each player one.
+var demoClans = []string{"owls", "foxes", "otters", "herons", "lynxes", "badgers"}
 
 // demoRetired are boards of earlier demos that this one no longer feeds
 // (a fake CTF board, before the demo ran real contests).
@@ -128,6 +146,9 @@ func startDemo(ctx context.Context, eng *engine.Engine, contests *ctf.Service, l
 			return err
 		}
 	}
+	if err := demoJoinClans(ctx, eng); err != nil {
+		return fmt.Errorf("clans: %w", err)
+	}
 	cups, err := newDemoCups(ctx, eng, log, cfg) // demo_cup.go
 	if err != nil {
 		return fmt.Errorf("tournaments: %w", err)
@@ -141,6 +162,28 @@ func startDemo(ctx context.Context, eng *engine.Engine, contests *ctf.Service, l
 	go feedDemo(ctx, eng, log, cfg, cups)
 	if ctfs != nil {
 		go ctfs.run(ctx)
+	}
+	return nil
+}
+
+// demoJoinClans puts each player in a clan, through the groups
+// module (a demo without it has no clans); joining twice is no change.
+func demoJoinClans(ctx context.Context, eng *engine.Engine) error {
+	var gm interface {
+		Join(ctx context.Context, set, grp, player string) (groups.ChangeResult, error)
+	}
+	for _, m := range eng.Modules() {
+		if x, ok := m.(*groups.Module); ok {
+			gm = x
+		}
+	}
+	if gm == nil {
+		return nil
+	}
+	for i := 0; i < demoPlayers; i++ { // 120 players in 6 clans of 20: full
+		if _, err := gm.Join(ctx, "demo.clans", demoClans[i%len(demoClans)], demoPlayer(i)); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -189,8 +232,10 @@ func feedDemo(ctx context.Context, eng *engine.Engine, log *slog.Logger, cfg dem
 			t := int64((base + r.NormFloat64()*base/5) * skill[p])
 			sc = engine.Score{Board: "demo.minesweeper." + level, Player: player,
 				Keys: []int64{max(t, int64(base/3)+r.Int64N(int64(base/8))), int64(base/500) + r.Int64N(int64(base/500)+1)}}
-		case n < 5:
+		case n < 4:
 			sc = engine.Score{Board: "demo.daily", Player: player, Keys: []int64{int64(1+r.IntN(10)) * int64(2/skill[p]+1)}}
+		case n < 5:
+			sc = engine.Score{Board: "demo.league", Player: player, Keys: []int64{int64(5+r.IntN(20)) * int64(2/skill[p]+1)}}
 		case n < 7:
 			t := int64((45_000 + r.NormFloat64()*6_000) * skill[p])
 			sc = engine.Score{Board: "demo.sprint", Player: player, Keys: []int64{max(t, 15_000+r.Int64N(3_000))}}
@@ -203,7 +248,7 @@ func feedDemo(ctx context.Context, eng *engine.Engine, log *slog.Logger, cfg dem
 			sc = engine.Score{Board: cup, Player: demoPlayer(p), Keys: []int64{max(t, 10_000+r.Int64N(2_000))}}
 		}
 		if _, err := eng.Submit(ctx, []engine.Score{sc}, true, nil); err != nil && ctx.Err() == nil &&
-			podium.ErrorCode(err) != podium.ECodeTournamentClosed {
+			podium.ErrorCode(err) != podium.ECodeTournamentClosed && podium.ErrorCode(err) != podium.ECodeLeagueSettling {
 			log.Warn("demo submission", "board", sc.Board, "err", err)
 		}
 	}

@@ -72,10 +72,27 @@ func TestDemo(t *testing.T) {
 
 	want := map[string]func() bool{}
 	for _, b := range []string{"demo.minesweeper.beginner", "demo.minesweeper.intermediate", "demo.minesweeper.expert",
-		"demo.minesweeper.total", "demo.daily", "demo.sprint.total", "demo.points.total", "demo.points.current"} {
+		"demo.minesweeper.total", "demo.daily", "demo.sprint.total", "demo.points.total", "demo.points.current", "demo.league"} {
 		want["entries on "+b] = func() bool { return filled(b, false) }
 	}
 	want["best_k results on demo.sprint"] = func() bool { return filled("demo.sprint", true) }
+	want["six full clans"] = func() bool {
+		var e entries
+		return get("/v1/boards/demo.clans/entries", &e) && e.Total == 6 && len(e.Entries[0].Keys) == 1 && e.Entries[0].Keys[0] == 20
+	}
+	want["clans on the daily puzzle"] = func() bool {
+		var e entries
+		return get("/v1/boards/demo.clans.daily/entries", &e) && e.Total > 0
+	}
+	want["league cohorts"] = func() bool {
+		var l struct {
+			Tiers []struct {
+				Members int `json:"members"`
+				Cohorts int `json:"cohorts"`
+			} `json:"tiers"`
+		}
+		return get("/v1/leagues/demo.league", &l) && len(l.Tiers) == 3 && l.Tiers[0].Members > 0 && l.Tiers[0].Cohorts > 0
+	}
 	want["a settled cup"] = func() bool {
 		var list struct {
 			Tournaments []struct{ Board string } `json:"tournaments"`
@@ -164,7 +181,7 @@ func TestDemo(t *testing.T) {
 	if !get("/v1/boards?limit=100", &boards) {
 		t.Fatal("GET /v1/boards failed")
 	}
-	pages := []string{"/"}
+	pages := []string{"/", "/leagues/demo.league?player=demo-001", "/leagues/demo.league?tier=bronze&cohort=0"}
 	for _, b := range boards.Boards {
 		pages = append(pages, "/boards/"+b.ID)
 	}
