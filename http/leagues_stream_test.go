@@ -56,22 +56,11 @@ func nextCohort(t *testing.T, c *sseClient, want string) sseEvent {
 }
 
 func TestLeagueCohortStreamSQLite(t *testing.T) {
-	st, err := sqlite.Open(filepath.Join(t.TempDir(), "podium.db"), sqlite.Options{Sync: "normal"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	cohortStreamScenario(t, st)
+	cohortStreamScenario(t, sqliteStore(t))
 }
 
 func TestLeagueCohortStreamPostgres(t *testing.T) {
-	dsn, _ := pgtest.Schema(t)
-	st, err := postgres.Open(context.Background(), dsn, postgres.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	cohortStreamScenario(t, st)
+	cohortStreamScenario(t, postgresStore(t))
 }
 
 // cohortStreamScenario: a player's cohort stream starts with the cohort

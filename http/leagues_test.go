@@ -6,18 +6,14 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
 	podiumhttp "github.com/podiumhq/podium/http"
-	"github.com/podiumhq/podium/internal/pgtest"
 	"github.com/podiumhq/podium/league"
 	"github.com/podiumhq/podium/modules"
-	"github.com/podiumhq/podium/postgres"
-	"github.com/podiumhq/podium/sqlite"
 	"github.com/podiumhq/podium/stream"
 	"github.com/podiumhq/podium/tournament"
 )
@@ -57,22 +53,11 @@ func newLeagueServer(t *testing.T, st podium.Store, now time.Time) *server {
 }
 
 func TestLeagueScenarioSQLite(t *testing.T) {
-	st, err := sqlite.Open(filepath.Join(t.TempDir(), "podium.db"), sqlite.Options{Sync: "normal"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	leagueScenario(t, st)
+	leagueScenario(t, sqliteStore(t))
 }
 
 func TestLeagueScenarioPostgres(t *testing.T) {
-	dsn, _ := pgtest.Schema(t)
-	st, err := postgres.Open(context.Background(), dsn, postgres.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	leagueScenario(t, st)
+	leagueScenario(t, postgresStore(t))
 }
 
 // leagueScenario: a weekly league through the HTTP API: made with a board

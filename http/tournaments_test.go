@@ -7,18 +7,14 @@ import (
 	"log/slog"
 	"math"
 	"net/http/httptest"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
 	podiumhttp "github.com/podiumhq/podium/http"
-	"github.com/podiumhq/podium/internal/pgtest"
 	"github.com/podiumhq/podium/modules"
-	"github.com/podiumhq/podium/postgres"
 	"github.com/podiumhq/podium/scoring"
-	"github.com/podiumhq/podium/sqlite"
 	"github.com/podiumhq/podium/stream"
 	"github.com/podiumhq/podium/tournament"
 )
@@ -58,22 +54,11 @@ func newTourneyServer(t *testing.T, st podium.Store, now time.Time) *server {
 }
 
 func TestTournamentScenarioSQLite(t *testing.T) {
-	st, err := sqlite.Open(filepath.Join(t.TempDir(), "podium.db"), sqlite.Options{Sync: "normal"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	tournamentScenario(t, st)
+	tournamentScenario(t, sqliteStore(t))
 }
 
 func TestTournamentScenarioPostgres(t *testing.T) {
-	dsn, _ := pgtest.Schema(t)
-	st, err := postgres.Open(context.Background(), dsn, postgres.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	tournamentScenario(t, st)
+	tournamentScenario(t, postgresStore(t))
 }
 
 // tournamentScenario: a weekly tournament through the HTTP API, with
