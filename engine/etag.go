@@ -4,7 +4,6 @@ import (
 	crand "crypto/rand"
 	"encoding/binary"
 	"strconv"
-	"time"
 
 	"github.com/podiumhq/podium"
 )
@@ -29,9 +28,10 @@ var processNonce = func() uint64 {
 }()
 
 // tag returns the ETag of a page of period on bs, whose players are at
-// version players (players.ver); the caller holds bs.mu for reading.
-func (bs *BoardState) tag(def *podium.Board, period string, players uint64, now time.Time) string {
-	if def.Points != nil || def.Retains() && def.PeriodExpired(now, period) {
+// version players (players.ver); the caller holds bs.mu for reading. now
+// is read only for a board with retention.
+func (bs *BoardState) tag(def *podium.Board, period string, players uint64, now podium.Clock) string {
+	if def.Points != nil || def.Retains() && def.PeriodExpired(now(), period) {
 		// A period past keep_periods (retention.go) turns empty without
 		// moving seq: its empty answer carries no tag, so that no 304
 		// confirms a page cached before and no cache keeps it.
@@ -76,5 +76,5 @@ func (e *Engine) PageTag(q Query) string {
 			return "" // not loaded: the read loads it
 		}
 	}
-	return bs.tag(def, period, e.players.ver.Load(), e.now())
+	return bs.tag(def, period, e.players.ver.Load(), e.now)
 }

@@ -159,7 +159,7 @@ func (e *Engine) topLocked(bs *BoardState, def *podium.Board, period string, ps 
 // back into the engine.
 func (e *Engine) TopEach(ctx context.Context, q Query, offset, limit int, head func(*Page), each func(*EntryView)) error {
 	return e.view(ctx, q, func(bs *BoardState, def *podium.Board, period string, ps *periodState) error {
-		page := Page{Board: def.ID, Period: period, Seq: bs.seq, Total: e.total(ps, q.IncludeHidden), Tag: bs.tag(def, period, e.players.ver.Load(), e.now())}
+		page := Page{Board: def.ID, Period: period, Seq: bs.seq, Total: e.total(ps, q.IncludeHidden), Tag: bs.tag(def, period, e.players.ver.Load(), e.now)}
 		if q.TopPercent > 0 {
 			// The cut is taken from the total under the same lock as
 			// the entries, so the page and its top_count agree.
