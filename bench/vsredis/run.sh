@@ -10,6 +10,9 @@
 # Phases:
 #   trivial  a net/http handler writing a constant body (bench/wrk/trivial):
 #            the transport's limit the performance goals are stated against
+#   trivial-page  the same handler writing a constant body of PAGE_BYTES
+#            (default 12652, a top-100 page of this board): the part of the
+#            top 100's gap that is its payload's transport cost
 #   podium   rank of a player, top 100, durable single submit (--sync full),
 #            batch of 1000 (4 connections)
 #   redis    ZREVRANK, ZREVRANGE 0 99 WITHSCORES, ZADD; once without
@@ -19,13 +22,18 @@
 # Prints, per phase: operations/s, p50 and p99 latency (ms), server CPU
 # in microseconds per operation; then the ratios the performance goals
 # are stated in. Needs wrk and redis-server/redis-benchmark on PATH; uses
-# ports 18190 (podium), 18191 (Redis) and 18192 (the trivial handler) and
-# fresh directories in /tmp.
+# ports PORT (default 18190) for podium, PORT+1 for Redis and PORT+2 for the
+# trivial handler (set PORT apart when others run this on the same machine),
+# and fresh directories in /tmp.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 secs=${1:-10}
 conns=${2:-64}
 players=${PLAYERS:-100000}
+pagebytes=${PAGE_BYTES:-12652}
+port=${PORT:-18190}
+rport=$((port + 1))
+tport=$((port + 2))
 for tool in wrk redis-server redis-benchmark redis-cli; do
   command -v "$tool" >/dev/null || { echo "vsredis: $tool is not installed (apt-get install wrk redis-server)" >&2; exit 2; }
 done
@@ -70,7 +78,7 @@ rbphase() {
   local name=$1 pid=$2 n=$3 out c0 c1
   shift 3
   c0=$(cpu "$pid")
-  out=$(redis-benchmark -p 18191 -c "$conns" --threads 2 -n "$n" -r "$players" --csv "$@")
+  out=$(redis-benchmark -p $rport -c "$conns" --threads 2 -n "$n" -r "$players" --csv "$@")
   c1=$(cpu "$pid")
   # "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
   local line
@@ -87,23 +95,23 @@ podiumrun() {
   rm -rf "$work/data"
   # Rate limits off: from one address and one key the defaults would answer
   # most of the load with 429 (their cost: http/ratelimit_bench_test.go).
-  "$bin" serve --addr 127.0.0.1:18190 --data "$work/data" --sync full --log-level warn \
+  "$bin" serve --addr 127.0.0.1:$port --data "$work/data" --sync full --log-level warn \
     --rate-submit off --rate-key off --rate-anon off --conns-per-ip 0 &
   pod=$!
   pids+=("$pod")
-  for _ in $(seq 100); do curl -sf 127.0.0.1:18190/readyz >/dev/null && break; sleep 0.1; done
+  for _ in $(seq 100); do curl -sf 127.0.0.1:$port/readyz >/dev/null && break; sleep 0.1; done
   H="Authorization: Bearer $PODIUM_ADMIN_KEY"
-  curl -sf -X PUT "127.0.0.1:18190/v1/boards/$BOARD" -H "$H" -H 'Content-Type: application/json' \
+  curl -sf -X PUT "127.0.0.1:$port/v1/boards/$BOARD" -H "$H" -H 'Content-Type: application/json' \
     -d '{"keys":[{"name":"score","order":"desc"}],"mode":"best","public":true}' >/dev/null
   for b in $(seq 0 $((players / 1000 - 1))); do
     awk -v b="$b" -v board="$BOARD" 'BEGIN { srand(b); printf "{\"scores\":["
       for (i = 1; i <= 1000; i++) printf "%s{\"board\":\"%s\",\"player\":\"p%d\",\"score\":%d}", (i > 1 ? "," : ""), board, b * 1000 + i, int(rand() * 1e9)
-      printf "]}" }' | curl -sf 127.0.0.1:18190/v1/scores -H "$H" -H 'Content-Type: application/json' --data-binary @- >/dev/null
+      printf "]}" }' | curl -sf 127.0.0.1:$port/v1/scores -H "$H" -H 'Content-Type: application/json' --data-binary @- >/dev/null
   done
-  wrkphase "${pre}rank" "$pod" http://127.0.0.1:18190 bench/wrk/rank.lua
-  wrkphase "${pre}top100" "$pod" "http://127.0.0.1:18190/v1/boards/$BOARD/entries?limit=100"
-  wrkphase "${pre}submit" "$pod" http://127.0.0.1:18190 bench/wrk/submit.lua
-  wrkphase "${pre}batch1000" "$pod" http://127.0.0.1:18190 bench/wrk/batch.lua 4
+  wrkphase "${pre}rank" "$pod" http://127.0.0.1:$port bench/wrk/rank.lua
+  wrkphase "${pre}top100" "$pod" "http://127.0.0.1:$port/v1/boards/$BOARD/entries?limit=100"
+  wrkphase "${pre}submit" "$pod" http://127.0.0.1:$port bench/wrk/submit.lua
+  wrkphase "${pre}batch1000" "$pod" http://127.0.0.1:$port bench/wrk/batch.lua 4
   kill "$pod"
   wait "$pod" 2>/dev/null || true
 }
@@ -111,11 +119,18 @@ go build -o "$work/podium" ./cmd/podium
 go build -o "$work/trivial" ./bench/wrk/trivial
 
 # --- the trivial handler, first: the reference of the same run ---
-"$work/trivial" --addr 127.0.0.1:18192 &
+"$work/trivial" --addr 127.0.0.1:$tport &
 triv=$!
 pids+=("$triv")
-for _ in $(seq 100); do curl -sf 127.0.0.1:18192/ >/dev/null && break; sleep 0.05; done
-wrkphase "trivial" "$triv" http://127.0.0.1:18192/
+for _ in $(seq 100); do curl -sf 127.0.0.1:$tport/ >/dev/null && break; sleep 0.05; done
+wrkphase "trivial" "$triv" http://127.0.0.1:$tport/
+kill "$triv"
+wait "$triv" 2>/dev/null || true
+"$work/trivial" --addr 127.0.0.1:$tport --body-bytes "$pagebytes" &
+triv=$!
+pids+=("$triv")
+for _ in $(seq 100); do curl -sf 127.0.0.1:$tport/ >/dev/null && break; sleep 0.05; done
+wrkphase "trivial-page" "$triv" http://127.0.0.1:$tport/
 kill "$triv"
 wait "$triv" 2>/dev/null || true
 # BEFORE=<git revision> also measures that revision's build, first, in the
@@ -133,17 +148,17 @@ redisrun() { # mode-name redis-server args...
   local mode=$1
   shift
   mkdir -p "$work/redis-$mode"
-  redis-server --port 18191 --bind 127.0.0.1 --save "" --dir "$work/redis-$mode" --logfile "$work/redis-$mode.log" "$@" &
+  redis-server --port $rport --bind 127.0.0.1 --save "" --dir "$work/redis-$mode" --logfile "$work/redis-$mode.log" "$@" &
   local rp=$!
   pids+=("$rp")
-  for _ in $(seq 100); do redis-cli -p 18191 ping >/dev/null 2>&1 && break; sleep 0.05; done
+  for _ in $(seq 100); do redis-cli -p $rport ping >/dev/null 2>&1 && break; sleep 0.05; done
   awk -v n="$players" 'BEGIN { srand(1); for (i = 0; i < n; i++) printf "ZADD bench %d member:%012d\r\n", int(rand() * 1e9), i }' |
-    redis-cli -p 18191 --pipe >/dev/null
+    redis-cli -p $rport --pipe >/dev/null
   local n=$((secs * 40000))
   rbphase "redis-$mode-zrevrank" "$rp" "$n" ZREVRANK bench member:__rand_int__
   rbphase "redis-$mode-zrevrange100" "$rp" "$n" ZREVRANGE bench 0 99 WITHSCORES
   rbphase "redis-$mode-zadd" "$rp" "$n" ZADD bench __rand_int__ member:__rand_int__
-  redis-cli -p 18191 shutdown nosave >/dev/null 2>&1 || kill "$rp"
+  redis-cli -p $rport shutdown nosave >/dev/null 2>&1 || kill "$rp"
   wait "$rp" 2>/dev/null || true
 }
 redisrun nofsync --appendonly no
@@ -164,6 +179,7 @@ echo
 echo "ratios (podium / the trivial handler, same run; goals: rank and top 100 >= 0.9x, submit CPU <= 2x):"
 echo "  rank        $(ratio "${rps[podium-rank]}" "${rps[trivial]}")x throughput"
 echo "  top 100     $(ratio "${rps[podium-top100]}" "${rps[trivial]}")x throughput"
+echo "  top 100     $(ratio "${rps[podium-top100]}" "${rps[trivial-page]}")x throughput of the trivial handler writing $pagebytes bytes (trivial-page $(ratio "${rps[trivial-page]}" "${rps[trivial]}")x trivial)"
 echo "  submit      $(ratio "${cpuop[podium-submit]}" "${cpuop[trivial]}")x CPU per request (${cpuop[podium-submit]} vs ${cpuop[trivial]} us)"
 echo
 echo "ratios (podium / Redis, same run):"
@@ -180,5 +196,6 @@ if [ -n "${BEFORE:-}" ]; then
   for ph in rank top100 submit batch1000; do
     echo "  $ph: $(ratio "${rps[podium-$ph]}" "${rps[before-$ph]}")x throughput, CPU per op ${cpuop[before-$ph]} -> ${cpuop[podium-$ph]} us"
   done
+  echo "  before / trivial: rank $(ratio "${rps[before-rank]}" "${rps[trivial]}")x, top 100 $(ratio "${rps[before-top100]}" "${rps[trivial]}")x ($(ratio "${rps[before-top100]}" "${rps[trivial-page]}")x trivial-page), submit CPU $(ratio "${cpuop[before-submit]}" "${cpuop[trivial]}")x"
   echo "  before's ratios: rank $(ratio "${rps[before-rank]}" "${rps[redis-nofsync-zrevrank]}")x, top 100 $(ratio "${rps[before-top100]}" "${rps[redis-nofsync-zrevrange100]}")x, submit $(ratio "${rps[before-submit]}" "${rps[redis-always-zadd]}")x ZADD always, submit CPU $(ratio "${cpuop[before-submit]}" "$pair")x the pair"
 fi
