@@ -187,6 +187,12 @@ type conn struct {
 	out  []byte  // what the guard handed on that the reader has not taken
 	buf  *[]byte // out's buffer, from outPool while it holds bytes
 	rerr error   // a read error to return once out is taken
+
+	// The writer's state (coalesce.go): an answer kept back to leave in
+	// one write. Close may come from another goroutine (Shutdown).
+	wmu  sync.Mutex
+	held *[]byte // from heldPool while an answer is held; nil: none
+	werr error   // a held answer's write failed: the connection is done
 }
 
 var outPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
@@ -260,6 +266,7 @@ func (c *conn) Close() error {
 	if !c.closed.CompareAndSwap(false, true) {
 		return nil
 	}
+	c.sendHeld() // coalesce.go
 	cw, ok := c.Conn.(interface{ CloseWrite() error })
 	if !ok || c.eof.Load() || c.upgraded.Load() || cw.CloseWrite() != nil {
 		return c.closeNow()
@@ -313,6 +320,7 @@ func (c *conn) putBuf() {
 // hijack marks c as upgraded and hijacks it from net/http.
 func hijack(w http.ResponseWriter, c *conn) (net.Conn, *bufio.ReadWriter, error) {
 	if c != nil {
+		c.sendHeld() // coalesce.go
 		c.upgraded.Store(true)
 	}
 	return http.NewResponseController(w).Hijack()

@@ -269,7 +269,7 @@ func (s *Server) Handler() http.Handler {
 			return
 		}
 		h, pattern := s.mux.Handler(r)
-		sw := &statusWriter{ResponseWriter: w, status: 200, conn: connOf(r)}
+		sw := &statusWriter{ResponseWriter: w, status: 200, conn: connOf(r), http1: isHTTP1(r)}
 		if pattern == "" {
 			s.notRouted(sw, r, h)
 			pattern = "unmatched"
@@ -316,10 +316,12 @@ func (p *probeWriter) WriteHeader(code int)        { p.status = code }
 
 type statusWriter struct {
 	http.ResponseWriter
-	status int
-	wrote  bool      // the header was written
-	body   bodyTimer // the request body's, kept here to save an allocation
-	conn   *conn     // the connection, when served on Listener (conn.go)
+	status    int
+	wrote     bool      // the header was written
+	wroteBody bool      // Write was called
+	body      bodyTimer // the request body's, kept here to save an allocation
+	conn      *conn     // the connection, when served on Listener (conn.go)
+	http1     bool      // an HTTP/1 request, whose answer may be held (coalesce.go)
 }
 
 // WriteHeader writes the answer's header. An answer given before the
@@ -337,16 +339,24 @@ func (w *statusWriter) WriteHeader(code int) {
 }
 
 func (w *statusWriter) Write(b []byte) (int, error) {
-	if !w.wrote {
-		w.WriteHeader(http.StatusOK)
+	if !w.wroteBody {
+		if !w.wrote {
+			w.WriteHeader(http.StatusOK)
+		}
+		w.wroteBody = true
+		w.holdIfWhole(b) // coalesce.go: the whole answer in one write
 	}
 	return w.ResponseWriter.Write(b)
 }
 
-// Flush lets streaming handlers flush through the wrapper.
+// Flush lets streaming handlers flush through the wrapper; it also sends
+// an answer the connection held (coalesce.go).
 func (w *statusWriter) Flush() {
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
+	}
+	if w.conn != nil {
+		w.conn.sendHeld()
 	}
 }
 
