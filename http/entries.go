@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -112,16 +111,16 @@ func (s *entryHandlers) entries(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	cache := "private, no-cache"
+	cache := cachePrivate
 	if bi.Public && !q.IncludeHidden {
 		// A shared cache (a CDN) may serve it for a second, then revalidate.
-		cache = "public, max-age=1"
+		cache = cachePublic
 	}
 	tag := s.eng.PageTag(q)
 	if tag != "" && etagMatches(r.Header.Get("If-None-Match"), tag) {
 		h := w.Header()
 		h.Set("ETag", tag)
-		h.Set("Cache-Control", cache)
+		h["Cache-Control"] = cache
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}
@@ -150,13 +149,15 @@ func (s *entryHandlers) entries(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		if p.tag != "" {
-			w.Header().Set("ETag", p.tag)
-			w.Header().Set("Cache-Control", cache)
-		}
+		// Header values made once with the page, assigned under their
+		// canonical keys (pagecache.go): nothing allocated per reader.
 		h := w.Header()
+		if p.etag != nil {
+			h["Etag"] = p.etag
+			h["Cache-Control"] = cache
+		}
 		h["Content-Type"] = jsonContentType
-		h["Content-Length"] = []string{strconv.Itoa(len(p.body))}
+		h["Content-Length"] = p.length
 		w.WriteHeader(http.StatusOK)
 		w.Write(p.body)
 		return nil
@@ -168,7 +169,7 @@ func (s *entryHandlers) entries(w http.ResponseWriter, r *http.Request) error {
 	err = s.eng.TopEach(r.Context(), q, offset, limit, func(p *engine.Page) {
 		if p.Tag != "" {
 			w.Header().Set("ETag", p.Tag)
-			w.Header().Set("Cache-Control", cache)
+			w.Header()["Cache-Control"] = cache
 		}
 		b = appendPageHead(b, p)
 		b = append(b, `,"entries":[`...)
@@ -187,6 +188,12 @@ func (s *entryHandlers) entries(w http.ResponseWriter, r *http.Request) error {
 	*buf = b
 	return nil
 }
+
+// The Cache-Control values of a ranking page; shared: never modified.
+var (
+	cachePrivate = []string{"private, no-cache"}
+	cachePublic  = []string{"public, max-age=1"}
+)
 
 // pageBufs recycles the buffers of ranking answers (about 100 bytes an
 // entry) so that a top-1000 read does not allocate a fresh 100 KB.

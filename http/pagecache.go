@@ -21,7 +21,7 @@ type pageCache struct {
 	flight singleflight.Group
 
 	mu    sync.Mutex
-	m     map[string][]byte
+	m     map[string]cachedPage
 	order []string // keys, oldest first
 	bytes int64
 
@@ -38,7 +38,7 @@ const pageCacheBudget = 32 << 20
 const maxCachedPage = 1 << 20
 
 func newPageCache(reg prometheus.Registerer, budget int64) *pageCache {
-	c := &pageCache{budget: budget, m: map[string][]byte{}}
+	c := &pageCache{budget: budget, m: map[string]cachedPage{}}
 	c.hits = prometheus.NewCounter(prometheus.CounterOpts{Name: "podium_page_cache_hits_total",
 		Help: "Ranking pages answered from the encoded-page cache."})
 	c.misses = prometheus.NewCounter(prometheus.CounterOpts{Name: "podium_page_cache_misses_total",
@@ -55,8 +55,9 @@ func newPageCache(reg prometheus.Registerer, budget int64) *pageCache {
 	return c
 }
 
-func pageKey(tag string, offset, limit int, q *engine.Query) string {
-	b := make([]byte, 0, len(tag)+32)
+// appendPageKey appends the cache key of a page to b: a hit is looked up
+// from a buffer on the stack, so that it allocates nothing.
+func appendPageKey(b []byte, tag string, offset, limit int, q *engine.Query) []byte {
 	b = append(b, tag...)
 	b = append(b, '|')
 	b = strconv.AppendInt(b, int64(offset), 10)
@@ -69,19 +70,19 @@ func pageKey(tag string, offset, limit int, q *engine.Query) string {
 		b = append(b, ",t"...)
 		b = strconv.AppendInt(b, int64(q.TopPercent), 10)
 	}
-	return string(b)
+	return b
 }
 
-func (c *pageCache) get(key string) ([]byte, bool) {
+func (c *pageCache) get(key []byte) (cachedPage, bool) {
 	c.mu.Lock()
-	b, ok := c.m[key]
+	p, ok := c.m[string(key)]
 	c.mu.Unlock()
-	return b, ok
+	return p, ok
 }
 
-func (c *pageCache) put(key string, b []byte) {
-	n := int64(len(b) + len(key))
-	if len(b) > maxCachedPage {
+func (c *pageCache) put(key string, p cachedPage) {
+	n := int64(len(p.body) + len(key))
+	if len(p.body) > maxCachedPage {
 		return
 	}
 	c.mu.Lock()
@@ -92,19 +93,32 @@ func (c *pageCache) put(key string, b []byte) {
 	for c.bytes+n > c.budget && len(c.order) > 0 {
 		old := c.order[0]
 		c.order = c.order[1:]
-		c.bytes -= int64(len(c.m[old]) + len(old))
+		c.bytes -= int64(len(c.m[old].body) + len(old))
 		delete(c.m, old)
 		c.evictions.Inc()
 	}
-	c.m[key] = b
+	c.m[key] = p
 	c.order = append(c.order, key)
 	c.bytes += n
 }
 
-// cachedPage is a page as encoded, with the tag it was read under.
+// cachedPage is a page as encoded, with the tag it was read under, and
+// its ETag and Content-Length header values made once: a reader of a
+// cached page assigns them to its header and allocates nothing for it.
 type cachedPage struct {
-	body []byte
-	tag  string
+	body   []byte
+	tag    string
+	etag   []string // {tag}, nil without a tag; shared: never modified
+	length []string // {len(body)}; shared: never modified
+}
+
+// withHeaders fills in p's header values.
+func (p cachedPage) withHeaders() cachedPage {
+	if p.tag != "" {
+		p.etag = []string{p.tag}
+	}
+	p.length = []string{strconv.Itoa(len(p.body))}
+	return p
 }
 
 // page returns the encoded page of q: from the cache when tag (read
@@ -112,16 +126,18 @@ type cachedPage struct {
 // readers asking for it at the same time, and cached under the tag the
 // read saw.
 func (c *pageCache) page(tag string, offset, limit int, q engine.Query, encode func() (cachedPage, error)) (cachedPage, error) {
-	key := pageKey(tag, offset, limit, &q)
-	if b, ok := c.get(key); ok {
+	var kb [128]byte
+	key := appendPageKey(kb[:0], tag, offset, limit, &q)
+	if p, ok := c.get(key); ok {
 		c.hits.Inc()
-		return cachedPage{body: b, tag: tag}, nil
+		return p, nil
 	}
-	v, err, _ := c.flight.Do(key, func() (any, error) {
+	v, err, _ := c.flight.Do(string(key), func() (any, error) {
 		c.misses.Inc()
 		p, err := encode()
+		p = p.withHeaders()
 		if err == nil && p.tag != "" {
-			c.put(pageKey(p.tag, offset, limit, &q), p.body)
+			c.put(string(appendPageKey(nil, p.tag, offset, limit, &q)), p)
 		}
 		return p, err
 	})
