@@ -268,21 +268,22 @@ func (s *Server) Handler() http.Handler {
 		if s.cors(w, r) {
 			return
 		}
-		h, pattern := s.mux.Handler(r)
+		// One route lookup: the mux calls the route's entry (routes.go),
+		// which applies its deadlines and hands it sw; an answer the mux
+		// gives itself (404, 405, a redirect) goes to the probe.
 		sw := &statusWriter{ResponseWriter: w, status: 200, conn: connOf(r), http1: isHTTP1(r)}
-		if pattern == "" {
-			s.notRouted(sw, r, h)
-			pattern = "unmatched"
-		} else {
-			s.setDeadlines(w, sw, r, t0, s.timing[pattern])
-			// mux.Handler only finds the route; ServeHTTP also fills in
-			// the path values ({board}, {player}) that handlers read.
-			s.mux.ServeHTTP(sw, r)
-			if sw.body.ReadCloser != nil && !sw.body.eof {
-				// Answered without the whole body (timeout.go): net/http
-				// must not wait for the rest before closing.
-				sw.body.conn.SetReadDeadline(time.Now())
+		sw.probe = routeProbe{s: s, sw: sw, t0: t0}
+		s.mux.ServeHTTP(&sw.probe, r)
+		pattern := r.Pattern
+		if !sw.probe.routed {
+			if pattern == "" {
+				pattern = "unmatched"
 			}
+			s.notRouted(sw, r, &sw.probe, t0)
+		} else if sw.body.ReadCloser != nil && !sw.body.eof {
+			// Answered without the whole body (timeout.go): net/http
+			// must not wait for the rest before closing.
+			sw.body.conn.SetReadDeadline(time.Now())
 		}
 		s.requests.WithLabelValues(pattern, strconv.Itoa(sw.status)).Inc()
 		s.latency.WithLabelValues(pattern).Observe(time.Since(t0).Seconds())
@@ -291,37 +292,37 @@ func (s *Server) Handler() http.Handler {
 
 var nosniff = []string{"nosniff"}
 
-// notRouted turns the mux's plain-text 404 and 405 into JSON errors.
-func (s *Server) notRouted(w http.ResponseWriter, r *http.Request, h http.Handler) {
-	probe := &probeWriter{header: http.Header{}}
-	h.ServeHTTP(probe, r)
-	if probe.status == http.StatusMethodNotAllowed {
-		if allow := probe.header.Get("Allow"); allow != "" {
+// notRouted turns the mux's plain-text 404 and 405 into JSON errors, and
+// passes on a redirect to a route's clean path (the mux names the route's
+// pattern for it) as the mux gave it.
+func (s *Server) notRouted(w *statusWriter, r *http.Request, probe *routeProbe, t0 time.Time) {
+	switch {
+	case probe.status == http.StatusMethodNotAllowed:
+		if allow := probe.Header().Get("Allow"); allow != "" {
 			w.Header().Set("Allow", allow)
 		}
 		s.writeError(w, r, podium.Errorf("method_not_allowed", "%s is not allowed on %s", r.Method, r.URL.Path))
-		return
+	case r.Pattern == "":
+		s.writeError(w, r, podium.Errorf(podium.ECodeNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path))
+	default:
+		s.setDeadlines(w.ResponseWriter, w, r, t0, s.timing[r.Pattern])
+		for k, v := range probe.header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(probe.status)
+		w.Write(probe.body)
 	}
-	s.writeError(w, r, podium.Errorf(podium.ECodeNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path))
 }
-
-type probeWriter struct {
-	header http.Header
-	status int
-}
-
-func (p *probeWriter) Header() http.Header         { return p.header }
-func (p *probeWriter) Write(b []byte) (int, error) { return len(b), nil }
-func (p *probeWriter) WriteHeader(code int)        { p.status = code }
 
 type statusWriter struct {
 	http.ResponseWriter
 	status    int
-	wrote     bool      // the header was written
-	wroteBody bool      // Write was called
-	body      bodyTimer // the request body's, kept here to save an allocation
-	conn      *conn     // the connection, when served on Listener (conn.go)
-	http1     bool      // an HTTP/1 request, whose answer may be held (coalesce.go)
+	wrote     bool       // the header was written
+	wroteBody bool       // Write was called
+	body      bodyTimer  // the request body's, kept here to save an allocation
+	conn      *conn      // the connection, when served on Listener (conn.go)
+	http1     bool       // an HTTP/1 request, whose answer may be held (coalesce.go)
+	probe     routeProbe // what the mux is served, kept here to save an allocation (routes.go)
 }
 
 // WriteHeader writes the answer's header. An answer given before the
