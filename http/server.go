@@ -285,6 +285,10 @@ func (s *Server) Handler() http.Handler {
 			// must not wait for the rest before closing.
 			sw.body.conn.SetReadDeadline(time.Now())
 		}
+		if m := sw.probe.metrics; m != nil {
+			m.record(s, sw.status, time.Since(t0))
+			return
+		}
 		s.requests.WithLabelValues(pattern, strconv.Itoa(sw.status)).Inc()
 		s.latency.WithLabelValues(pattern).Observe(time.Since(t0).Seconds())
 	})
