@@ -41,21 +41,28 @@ func (c *conn) holdAnswer() {
 	c.wmu.Unlock()
 }
 
-// Write writes b, or keeps it back while an answer is held.
+// Write writes b, or keeps it back while an answer is held. The lock is
+// never held across a write to the socket: a Close from another goroutine
+// must not wait behind a write blocked on a client that does not read.
 func (c *conn) Write(b []byte) (int, error) {
 	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	if c.werr != nil {
-		return 0, c.werr
+	if err := c.werr; err != nil {
+		c.wmu.Unlock()
+		return 0, err
 	}
-	if c.held != nil {
-		if len(*c.held)+len(b) <= coalesceMax+8<<10 { // the header's room
-			*c.held = append(*c.held, b...)
-			return len(b), nil
-		}
-		if err := c.sendHeldLocked(); err != nil {
-			return 0, err
-		}
+	if c.held == nil {
+		c.wmu.Unlock()
+		return c.Conn.Write(b)
+	}
+	if len(*c.held)+len(b) <= coalesceMax+8<<10 { // the header's room
+		*c.held = append(*c.held, b...)
+		c.wmu.Unlock()
+		return len(b), nil
+	}
+	held := c.takeHeldLocked()
+	c.wmu.Unlock()
+	if err := c.writeHeld(held); err != nil {
+		return 0, err
 	}
 	return c.Conn.Write(b)
 }
@@ -63,24 +70,37 @@ func (c *conn) Write(b []byte) (int, error) {
 // sendHeld writes what was kept back, if anything, and stops holding.
 func (c *conn) sendHeld() error {
 	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	return c.sendHeldLocked()
+	held := c.takeHeldLocked()
+	err := c.werr
+	c.wmu.Unlock()
+	if held == nil {
+		return err
+	}
+	return c.writeHeld(held)
 }
 
-func (c *conn) sendHeldLocked() error {
-	if c.held == nil {
-		return c.werr
-	}
+// takeHeldLocked stops holding and returns the held buffer, or nil.
+func (c *conn) takeHeldLocked() *[]byte {
 	b := c.held
 	c.held = nil
-	if len(*b) > 0 && c.werr == nil {
-		if _, err := c.Conn.Write(*b); err != nil {
-			c.werr = err
-		}
+	return b
+}
+
+// writeHeld writes a held buffer, gives it back to the pool, and records a
+// failure for the next Write and SetReadDeadline.
+func (c *conn) writeHeld(b *[]byte) error {
+	var err error
+	if len(*b) > 0 {
+		_, err = c.Conn.Write(*b)
 	}
 	*b = (*b)[:0]
 	heldPool.Put(b)
-	return c.werr
+	if err != nil {
+		c.wmu.Lock()
+		c.werr = err
+		c.wmu.Unlock()
+	}
+	return err
 }
 
 // SetReadDeadline sends the answer kept back first: net/http sets it once

@@ -96,3 +96,26 @@ func TestLargeAnswerOneWrite(t *testing.T) {
 		read(4)
 	}
 }
+
+// TestCloseDuringBlockedWrite: Close from another goroutine (Shutdown, a
+// dropped stream) is not held up by a write blocked on a client that does
+// not read; it ends the write. The connection's write lock used to be held
+// across the socket write, so Close waited for it forever here.
+func TestCloseDuringBlockedWrite(t *testing.T) {
+	srv, client := net.Pipe()
+	defer client.Close()
+	c := &conn{Conn: srv, m: newConnMetrics(prometheus.NewRegistry())}
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Write(make([]byte, 64<<10))
+		done <- err
+	}()
+	// One byte read: the write is under way and blocked on the rest.
+	if _, err := io.ReadFull(client, make([]byte, 1)); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if err := <-done; err == nil {
+		t.Fatal("the blocked write did not fail when the connection closed")
+	}
+}
