@@ -94,25 +94,35 @@ func (bs *BoardState) hasEntries() bool {
 // parts returns them, once b is as it is stored (a SharedStore's PutBoard
 // sets its Gen, which a module's rows may name).
 func (e *Engine) applyPutBoard(o *putBoardOp, put func(b *podium.Board, parts func() []podium.Part) error) error {
+	old, b, err := e.preparePutBoard(o)
+	if err != nil {
+		return err
+	}
+	err = put(b, func() []podium.Part { return e.hooks.boardParts(e.store, old, b) })
+	return e.finishPutBoard(o, old, b, e.health.storeFailed("put board", err))
+}
+
+// preparePutBoard is the first half of applyPutBoard: the board now (old,
+// nil if new) and the board to store, or why it may not be stored.
+func (e *Engine) preparePutBoard(o *putBoardOp) (old, b *podium.Board, err error) {
 	bs := e.board(o.update.ID)
-	var old *podium.Board
 	if bs != nil {
 		old = bs.def.Load()
 	}
 	next := o.update.Apply(old)
 	if err := next.Normalize(); err != nil {
-		return err
+		return nil, nil, err
 	}
-	b := &next
+	b = &next
 	now := e.now().UTC().Truncate(1e6)
 	b.CreatedAt, b.UpdatedAt = now, now
 	if bs != nil {
 		if bs.hasEntries() {
 			if !old.SameRanking(b) {
-				return podium.Errorf(podium.ECodeConflict, "board %q has entries: its keys and mode cannot change (delete the board or its entries first)", b.ID)
+				return nil, nil, podium.Errorf(podium.ECodeConflict, "board %q has entries: its keys and mode cannot change (delete the board or its entries first)", b.ID)
 			}
 			if !old.SameCadence(b) {
-				return podium.Errorf(podium.ECodeConflict, "board %q has entries: its reset cadence and time zone cannot change, as its stored periods would be lost from view (create another board, or delete this board's entries first)", b.ID)
+				return nil, nil, podium.Errorf(podium.ECodeConflict, "board %q has entries: its reset cadence and time zone cannot change, as its stored periods would be lost from view (create another board, or delete this board's entries first)", b.ID)
 			}
 		}
 		b.CreatedAt = old.CreatedAt
@@ -127,14 +137,20 @@ func (e *Engine) applyPutBoard(o *putBoardOp, put func(b *podium.Board, parts fu
 		b.PeriodsFrom = ""
 	}
 	if err := e.hooks.checkPut(b); err != nil { // hooks_board.go: aggregates, tournaments' points boards
-		return err
+		return nil, nil, err
 	}
-	err := put(b, func() []podium.Part { return e.hooks.boardParts(e.store, old, b) })
+	return old, b, nil
+}
+
+// finishPutBoard is the second half of applyPutBoard, once the store has
+// answered (err, already as health.storeFailed makes it): the modules hear
+// how it ended and a stored board is applied.
+func (e *Engine) finishPutBoard(o *putBoardOp, old, b *podium.Board, err error) error {
 	e.hooks.boardStored(old, b, err)
 	if err != nil {
-		return e.health.storeFailed("put board", err)
+		return err
 	}
-	o.created, o.stored = bs == nil, b
+	o.created, o.stored = old == nil, b
 	e.installBoard(b)
 	return nil
 }
