@@ -94,24 +94,32 @@ func (bs *BoardState) hasEntries() bool {
 // parts returns them, once b is as it is stored (a SharedStore's PutBoard
 // sets its Gen, which a module's rows may name).
 func (e *Engine) applyPutBoard(o *putBoardOp, put func(b *podium.Board, parts func() []podium.Part) error) error {
-	old, b, err := e.preparePutBoard(o)
+	p, err := e.preparePutBoard(o)
 	if err != nil {
 		return err
 	}
-	err = put(b, func() []podium.Part { return e.hooks.boardParts(e.store, old, b) })
-	return e.finishPutBoard(o, old, b, e.health.storeFailed("put board", err))
+	err = put(p.b, func() []podium.Part { return e.hooks.boardParts(e.store, p.old, p.b) })
+	return p.finish(e, e.health.storeFailed("put board", err))
 }
 
-// preparePutBoard is the first half of applyPutBoard: the board now (old,
-// nil if new) and the board to store, or why it may not be stored.
-func (e *Engine) preparePutBoard(o *putBoardOp) (old, b *podium.Board, err error) {
+// preparedPut is a board PUT that was checked (preparePutBoard) and waits
+// for the store: old is the board now (nil if new), b the board to store.
+type preparedPut struct {
+	o      *putBoardOp
+	old, b *podium.Board
+}
+
+// preparePutBoard is the first half of applyPutBoard: the board now and
+// the board to store, or why it may not be stored.
+func (e *Engine) preparePutBoard(o *putBoardOp) (preparedPut, error) {
+	var old, b *podium.Board
 	bs := e.board(o.update.ID)
 	if bs != nil {
 		old = bs.def.Load()
 	}
 	next := o.update.Apply(old)
 	if err := next.Normalize(); err != nil {
-		return nil, nil, err
+		return preparedPut{}, err
 	}
 	b = &next
 	now := e.now().UTC().Truncate(1e6)
@@ -119,10 +127,10 @@ func (e *Engine) preparePutBoard(o *putBoardOp) (old, b *podium.Board, err error
 	if bs != nil {
 		if bs.hasEntries() {
 			if !old.SameRanking(b) {
-				return nil, nil, podium.Errorf(podium.ECodeConflict, "board %q has entries: its keys and mode cannot change (delete the board or its entries first)", b.ID)
+				return preparedPut{}, podium.Errorf(podium.ECodeConflict, "board %q has entries: its keys and mode cannot change (delete the board or its entries first)", b.ID)
 			}
 			if !old.SameCadence(b) {
-				return nil, nil, podium.Errorf(podium.ECodeConflict, "board %q has entries: its reset cadence and time zone cannot change, as its stored periods would be lost from view (create another board, or delete this board's entries first)", b.ID)
+				return preparedPut{}, podium.Errorf(podium.ECodeConflict, "board %q has entries: its reset cadence and time zone cannot change, as its stored periods would be lost from view (create another board, or delete this board's entries first)", b.ID)
 			}
 		}
 		b.CreatedAt = old.CreatedAt
@@ -137,21 +145,21 @@ func (e *Engine) preparePutBoard(o *putBoardOp) (old, b *podium.Board, err error
 		b.PeriodsFrom = ""
 	}
 	if err := e.hooks.checkPut(b); err != nil { // hooks_board.go: aggregates, tournaments' points boards
-		return nil, nil, err
+		return preparedPut{}, err
 	}
-	return old, b, nil
+	return preparedPut{o, old, b}, nil
 }
 
-// finishPutBoard is the second half of applyPutBoard, once the store has
+// finish is the second half of applyPutBoard, once the store has
 // answered (err, already as health.storeFailed makes it): the modules hear
 // how it ended and a stored board is applied.
-func (e *Engine) finishPutBoard(o *putBoardOp, old, b *podium.Board, err error) error {
-	e.hooks.boardStored(old, b, err)
+func (p preparedPut) finish(e *Engine, err error) error {
+	e.hooks.boardStored(p.old, p.b, err)
 	if err != nil {
 		return err
 	}
-	o.created, o.stored = old == nil, b
-	e.installBoard(b)
+	p.o.created, p.o.stored = p.old == nil, p.b
+	e.installBoard(p.b)
 	return nil
 }
 

@@ -30,11 +30,10 @@ type boardBatcher interface {
 // maxBoardGroup bounds the boards of one transaction.
 const maxBoardGroup = 256
 
-// preparedPut is a board PUT that was checked and waits for its group's
-// commit.
-type preparedPut struct {
-	o      *op
-	old, b *podium.Board
+// groupedPut is a checked board PUT that waits for its group's commit.
+type groupedPut struct {
+	op *op
+	preparedPut
 }
 
 // putBoards makes a run of board PUTs (localCommitter): in groups when the
@@ -48,11 +47,11 @@ func (c localCommitter) putBoards(ops []*op) {
 		}
 		return
 	}
-	var group []preparedPut
+	var group []groupedPut
 	ids := map[string]bool{}
 	flush := func() {
 		if len(group) > 0 {
-			e.storeBoardGroup(bb, group)
+			c.storeBoardGroup(bb, group)
 			group = group[:0]
 			clear(ids)
 		}
@@ -71,12 +70,12 @@ func (c localCommitter) putBoards(ops []*op) {
 			o.err = c.putBoard(pb)
 			continue
 		}
-		old, b, err := e.preparePutBoard(pb)
+		p, err := e.preparePutBoard(pb)
 		if err != nil {
 			o.err = err
 			continue
 		}
-		group = append(group, preparedPut{o: o, old: old, b: b})
+		group = append(group, groupedPut{o, p})
 		ids[pb.update.ID] = true
 	}
 	flush()
@@ -84,13 +83,14 @@ func (c localCommitter) putBoards(ops []*op) {
 
 // storeBoardGroup stores checked PUTs in one transaction and applies them
 // in order, or fails them all with the store's error.
-func (e *Engine) storeBoardGroup(bb boardBatcher, group []preparedPut) {
+func (c localCommitter) storeBoardGroup(bb boardBatcher, group []groupedPut) {
+	e := c.e
 	puts := make([]podium.BoardPut, len(group))
 	for i, p := range group {
 		puts[i] = podium.BoardPut{Board: p.b, Parts: e.hooks.boardParts(e.store, p.old, p.b)}
 	}
 	err := e.health.storeFailed("put board", bb.PutBoards(context.Background(), puts))
 	for _, p := range group {
-		p.o.err = e.finishPutBoard(p.o.putBoard(), p.old, p.b, err)
+		p.op.err = p.finish(e, err)
 	}
 }
