@@ -183,7 +183,7 @@ func (e *Engine) installBoard(b *podium.Board) {
 	bs.mu.Lock()
 	reset := !old.SameRanking(b) || !old.SameCadence(b)
 	if reset {
-		bs.periods = map[string]*periodState{}
+		bs.periods = nil
 		bs.known = nil
 	}
 	bs.setDef(b)
