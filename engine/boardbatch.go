@@ -58,12 +58,12 @@ func (c localCommitter) putBoards(ops []*op) {
 	}
 	for _, o := range ops {
 		pb := o.putBoard()
+		if ids[pb.update.ID] || len(group) == maxBoardGroup {
+			flush()
+		}
 		var cur *podium.Board
 		if bs := e.board(pb.update.ID); bs != nil {
 			cur = bs.def.Load()
-		}
-		if ids[pb.update.ID] || len(group) == maxBoardGroup {
-			flush()
 		}
 		if len(e.hooks.putLocks(pb.update, cur)) > 0 {
 			flush()

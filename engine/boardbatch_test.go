@@ -179,3 +179,23 @@ func TestBoardPutsGroupFails(t *testing.T) {
 		t.Errorf("hooks of a group = %q, want %q", got, want)
 	}
 }
+
+// An aggregate PUT queued behind the PUTs of its sources is checked once
+// they are applied (a PUT that locks other boards ends the group before
+// it), so it is made; a PUT in the same drain after it joins a new group.
+func TestBoardPutsAggregateAfterSources(t *testing.T) {
+	e := newEnv(t)
+	src := func(id string) *podium.Board {
+		return &podium.Board{ID: id, Keys: []podium.KeyDef{asc("ms")}, Mode: podium.Best, Public: true}
+	}
+	agg := aggSumOfBests("total", false, []podium.KeyDef{asc("ms")}, "a", "b")
+	boards := []*podium.Board{src("a"), src("b"), agg, src("c")}
+	for _, a := range queuePuts(t, e.eng, boards) {
+		if a.err != nil || !a.created {
+			t.Errorf("PUT of %s = created %v, %v", boards[a.i].ID, a.created, a.err)
+		}
+	}
+	e.submit("a", "alice", 5)
+	e.submit("b", "alice", 7)
+	eq(t, e.top("total", ""), []string{"1:alice:[12]"})
+}
