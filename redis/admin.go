@@ -28,12 +28,10 @@ func OpenAdmin(url, env string) (*Admin, error) {
 	if err != nil {
 		return nil, err
 	}
-	o, err := goredis.ParseURL(url)
+	o, err := parseURL(url, 2*time.Second, 5*time.Second)
 	if err != nil {
-		return nil, fmt.Errorf("redis: %w", err)
+		return nil, err
 	}
-	o.DialTimeout, o.ReadTimeout, o.WriteTimeout = 2*time.Second, 5*time.Second, 5*time.Second
-	o.MaxRetries = 0
 	o.DialerRetries = 1 // a Redis that is down is reported at once
 	o.PoolSize = 2
 	o.ContextTimeoutEnabled = true

@@ -68,13 +68,12 @@ func Open(url string, opts Options) (*Broker, error) {
 	if err != nil {
 		return nil, err
 	}
-	o, err := goredis.ParseURL(url)
+	// A failed publish is dropped, not retried: the nodes poll.
+	o, err := parseURL(url, opts.Timeout, opts.Timeout)
 	if err != nil {
-		return nil, fmt.Errorf("redis: %w", err)
+		return nil, err
 	}
-	o.DialTimeout, o.ReadTimeout, o.WriteTimeout = opts.Timeout, opts.Timeout, opts.Timeout
-	o.MaxRetries = 0 // a failed publish is dropped, not retried: the nodes poll
-	o.PoolSize = 4   // one publisher, one pinger, tools
+	o.PoolSize = 4 // one publisher, one pinger, tools
 	o.ContextTimeoutEnabled = true
 	b := &Broker{rdb: goredis.NewClient(o), ks: ks, log: opts.Logger, out: make(chan podium.Notice, opts.Queue), stop: make(chan struct{})}
 	unknown := errors.New("not connected yet")

@@ -11,8 +11,10 @@ package redis
 import (
 	"fmt"
 	"regexp"
+	"time"
 
 	"github.com/podiumhq/podium/ratelimit"
+	goredis "github.com/redis/go-redis/v9"
 )
 
 // Version is the version of the keyspace. A change in the meaning or type
@@ -85,4 +87,19 @@ func (k Keyspace) Keys() []KeyDoc {
 // KeyDoc documents one key of the keyspace.
 type KeyDoc struct {
 	Name, Type, Owner, TTL string
+}
+
+// parseURL reads a redis:// URL into client options with the given dial
+// and command timeouts and no retries: podium's commands decide for
+// themselves what a failure means (a rate limit take is charged when it
+// runs, so sending it again after its reply was lost charges it twice).
+// go-redis reads MaxRetries 0 as "the default, 3"; -1 turns retries off.
+func parseURL(url string, dial, command time.Duration) (*goredis.Options, error) {
+	o, err := goredis.ParseURL(url)
+	if err != nil {
+		return nil, fmt.Errorf("redis: %w", err)
+	}
+	o.DialTimeout, o.ReadTimeout, o.WriteTimeout = dial, command, command
+	o.MaxRetries = -1
+	return o, nil
 }

@@ -40,12 +40,12 @@ func OpenLimiter(url, env string, timeout time.Duration) (*Limiter, error) {
 	if err != nil {
 		return nil, err
 	}
-	o, err := goredis.ParseURL(url)
+	// A take is not retried: its reply lost, it may have charged the
+	// bucket, and a failed take is decided in process.
+	o, err := parseURL(url, timeout, timeout)
 	if err != nil {
-		return nil, fmt.Errorf("redis: %w", err)
+		return nil, err
 	}
-	o.DialTimeout, o.ReadTimeout, o.WriteTimeout = timeout, timeout, timeout
-	o.MaxRetries = 0 // a failed take is decided in process, not retried
 	o.ContextTimeoutEnabled = true
 	return &Limiter{rdb: goredis.NewClient(o), ks: ks}, nil
 }
