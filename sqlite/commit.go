@@ -22,13 +22,23 @@ import (
 var chunkSizes = []int{64, 16, 4, 1}
 
 const (
-	insertSubmission = "INSERT INTO submissions (board, seq, period, player, rec, meta, px) VALUES "
-	submissionRow    = "(?,?,?,?,?,?,?)"
-	upsertEntry      = "INSERT INTO entries (board, period, player, rec, meta, results) VALUES "
-	entryRow         = "(?,?,?,?,?,?)"
-	upsertEntryEnd   = " ON CONFLICT (board, period, player) DO UPDATE SET rec = excluded.rec, meta = excluded.meta, results = excluded.results"
-	insertIdem       = "INSERT INTO idempotency (scope, key, request_hash, status, body, created_ms) VALUES "
-	idemRow          = "(?,?,?,?,?,?)"
+	insertSubmission = "INSERT INTO submissions (board, period, px, seq, player, rec, meta) VALUES "
+	// A statement of the log binds its run's board, period and px once,
+	// as ?1, ?2 and ?3, and each row's seq, player, rec and meta after
+	// them: 4 values a row instead of 7. The pure-Go driver copies every
+	// text and blob into C memory, binds it, and unbinds and frees it
+	// after the statement, so a value not bound is work not done (the
+	// log's inserts were about a third of a server's CPU under batch
+	// load, most of it binding; docs/ARCHITECTURE.md, "The log's
+	// statements"). The numbered parameters come first in every row: a
+	// bare ? takes the number after the largest seen so far, so the
+	// first row's seq is ?4.
+	submissionRow  = "(?1,?2,?3,?,?,?,?)"
+	upsertEntry    = "INSERT INTO entries (board, period, player, rec, meta, results) VALUES "
+	entryRow       = "(?,?,?,?,?,?)"
+	upsertEntryEnd = " ON CONFLICT (board, period, player) DO UPDATE SET rec = excluded.rec, meta = excluded.meta, results = excluded.results"
+	insertIdem     = "INSERT INTO idempotency (scope, key, request_hash, status, body, created_ms) VALUES "
+	idemRow        = "(?,?,?,?,?,?)"
 	// A record first stored without an answer (status 0: the marker that
 	// travels with the request's writes) takes the answer later; an
 	// answered record never changes.
@@ -238,8 +248,9 @@ func writeParts(ctx context.Context, tx *sql.Tx, parts []podium.Part, fences boo
 }
 
 // execChunks inserts n rows with stmts (one per chunkSizes), add appending
-// the arguments of row i.
-func (s *Store) execChunks(ctx context.Context, tx *sql.Tx, stmts []*sql.Stmt, n int, add func(args []any, i int) []any) error {
+// the arguments of row i after head, the arguments every row shares (a
+// statement with numbered parameters, as the log's).
+func (s *Store) execChunks(ctx context.Context, tx *sql.Tx, stmts []*sql.Stmt, n int, head []any, add func(args []any, i int) []any) error {
 	var txStmts [8]*sql.Stmt
 	for i := 0; i < n; {
 		k := 0
@@ -249,7 +260,7 @@ func (s *Store) execChunks(ctx context.Context, tx *sql.Tx, stmts []*sql.Stmt, n
 		if txStmts[k] == nil {
 			txStmts[k] = tx.StmtContext(ctx, stmts[k])
 		}
-		args := s.args[:0]
+		args := append(s.args[:0], head...)
 		s.buf = s.buf[:0]
 		for j := i; j < i+chunkSizes[k]; j++ {
 			args = add(args, j)
@@ -264,21 +275,37 @@ func (s *Store) execChunks(ctx context.Context, tx *sql.Tx, stmts []*sql.Stmt, n
 	return nil
 }
 
+// insertSubmissions logs subs, each run of rows of one board and period
+// with the statements that bind those once (submissionRow).
 func (s *Store) insertSubmissions(ctx context.Context, tx *sql.Tx, subs []podium.Submission) error {
-	err := s.execChunks(ctx, tx, s.ws.sub, len(subs), func(args []any, i int) []any {
-		sub := &subs[i]
-		start := len(s.buf)
-		s.buf = appendSubRec(s.buf, sub)
-		return append(args, sub.Board, int64(sub.Seq), sub.Period, sub.Player, s.buf[start:len(s.buf):len(s.buf)], metaArg(sub.Meta), s.pxArg(sub.Board)) // player_index.go
-	})
-	if code := sqliteCode(err); code == codeConstraintPrimaryKey || code == codeConstraintUnique {
-		return fmt.Errorf("a submission's (board, seq) is already logged: %w", err)
+	var head [3]any
+	for i := 0; i < len(subs); {
+		first := &subs[i]
+		j := i + 1
+		for j < len(subs) && subs[j].Board == first.Board && subs[j].Period == first.Period {
+			j++
+		}
+		run := subs[i:j]
+		head = [3]any{first.Board, first.Period, s.pxArg(first.Board)} // player_index.go
+		err := s.execChunks(ctx, tx, s.ws.sub, len(run), head[:], func(args []any, k int) []any {
+			sub := &run[k]
+			start := len(s.buf)
+			s.buf = appendSubRec(s.buf, sub)
+			return append(args, int64(sub.Seq), sub.Player, s.buf[start:len(s.buf):len(s.buf)], metaArg(sub.Meta))
+		})
+		if code := sqliteCode(err); code == codeConstraintPrimaryKey || code == codeConstraintUnique {
+			return fmt.Errorf("a submission's (board, seq) is already logged: %w", err)
+		}
+		if err != nil {
+			return err
+		}
+		i = j
 	}
-	return err
+	return nil
 }
 
 func (s *Store) upsertEntries(ctx context.Context, tx *sql.Tx, entries []podium.Entry) error {
-	return s.execChunks(ctx, tx, s.ws.entry, len(entries), func(args []any, i int) []any {
+	return s.execChunks(ctx, tx, s.ws.entry, len(entries), nil, func(args []any, i int) []any {
 		e := &entries[i]
 		start := len(s.buf)
 		s.buf = appendRec(s.buf, e)
@@ -287,7 +314,7 @@ func (s *Store) upsertEntries(ctx context.Context, tx *sql.Tx, entries []podium.
 }
 
 func (s *Store) insertIdempotency(ctx context.Context, tx *sql.Tx, recs []podium.IdempotencyRecord) error {
-	return s.execChunks(ctx, tx, s.ws.idem, len(recs), func(args []any, i int) []any {
+	return s.execChunks(ctx, tx, s.ws.idem, len(recs), nil, func(args []any, i int) []any {
 		r := &recs[i]
 		return append(args, r.Scope, r.Key, nonNilBytes(r.RequestHash), int64(r.Status), nonNilBytes(r.Body), podium.Millis(r.CreatedAt))
 	})
