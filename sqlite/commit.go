@@ -32,8 +32,11 @@ const (
 	// load, most of it binding; docs/ARCHITECTURE.md, "The log's
 	// statements"). The numbered parameters come first in every row: a
 	// bare ? takes the number after the largest seen so far, so the
-	// first row's seq is ?4.
+	// first row's seq is ?4. A run without a meta leaves the column out
+	// (NULL, as metaArg stores an empty one): a value less a row.
 	submissionRow  = "(?1,?2,?3,?,?,?,?)"
+	insertSubBare  = "INSERT INTO submissions (board, period, px, seq, player, rec) VALUES "
+	subBareRow     = "(?1,?2,?3,?,?,?)"
 	upsertEntry    = "INSERT INTO entries (board, period, player, rec, meta, results) VALUES "
 	entryRow       = "(?,?,?,?,?,?)"
 	upsertEntryEnd = " ON CONFLICT (board, period, player) DO UPDATE SET rec = excluded.rec, meta = excluded.meta, results = excluded.results"
@@ -49,13 +52,15 @@ const (
 )
 
 // writeStmts are the statements of the commit path, prepared once on the
-// write connection. sub, entry and idem hold one statement per chunkSizes.
+// write connection. sub, subBare (the log without meta), entry and idem
+// hold one statement per chunkSizes.
 type writeStmts struct {
-	sub, entry, idem []*sql.Stmt
-	feed             []*sql.Stmt // feed.go
-	whEvent          []*sql.Stmt // webhooks.go
-	whDelivery       []*sql.Stmt
-	del              *sql.Stmt
+	sub, subBare []*sql.Stmt
+	entry, idem  []*sql.Stmt
+	feed         []*sql.Stmt // feed.go
+	whEvent      []*sql.Stmt // webhooks.go
+	whDelivery   []*sql.Stmt
+	del          *sql.Stmt
 }
 
 func (ws *writeStmts) prepare(db *sql.DB) error {
@@ -66,6 +71,10 @@ func (ws *writeStmts) prepare(db *sql.DB) error {
 			return err
 		}
 		ws.sub = append(ws.sub, st)
+		if st, err = prep(insertSubBare + rows(subBareRow, n)); err != nil {
+			return err
+		}
+		ws.subBare = append(ws.subBare, st)
 		if st, err = prep(upsertEntry + rows(entryRow, n) + upsertEntryEnd); err != nil {
 			return err
 		}
@@ -93,7 +102,7 @@ func (ws *writeStmts) prepare(db *sql.DB) error {
 }
 
 func (ws *writeStmts) close() {
-	for _, group := range [][]*sql.Stmt{ws.sub, ws.entry, ws.idem, ws.feed, ws.whEvent, ws.whDelivery, {ws.del}} {
+	for _, group := range [][]*sql.Stmt{ws.sub, ws.subBare, ws.entry, ws.idem, ws.feed, ws.whEvent, ws.whDelivery, {ws.del}} {
 		for _, st := range group {
 			if st != nil {
 				st.Close()
@@ -286,12 +295,23 @@ func (s *Store) insertSubmissions(ctx context.Context, tx *sql.Tx, subs []podium
 			j++
 		}
 		run := subs[i:j]
+		stmts, withMeta := s.ws.subBare, false
+		for k := range run {
+			if podium.StoredMeta(run[k].Meta) != nil {
+				stmts, withMeta = s.ws.sub, true
+				break
+			}
+		}
 		head = [3]any{first.Board, first.Period, s.pxArg(first.Board)} // player_index.go
-		err := s.execChunks(ctx, tx, s.ws.sub, len(run), head[:], func(args []any, k int) []any {
+		err := s.execChunks(ctx, tx, stmts, len(run), head[:], func(args []any, k int) []any {
 			sub := &run[k]
 			start := len(s.buf)
 			s.buf = appendSubRec(s.buf, sub)
-			return append(args, int64(sub.Seq), sub.Player, s.buf[start:len(s.buf):len(s.buf)], metaArg(sub.Meta))
+			args = append(args, int64(sub.Seq), sub.Player, s.buf[start:len(s.buf):len(s.buf)])
+			if withMeta {
+				args = append(args, metaArg(sub.Meta))
+			}
+			return args
 		})
 		if code := sqliteCode(err); code == codeConstraintPrimaryKey || code == codeConstraintUnique {
 			return fmt.Errorf("a submission's (board, seq) is already logged: %w", err)
