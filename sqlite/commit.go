@@ -3,8 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/binary"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -34,11 +32,12 @@ const (
 	// bare ? takes the number after the largest seen so far, so the
 	// first row's seq is ?4. A run without a meta leaves the column out
 	// (NULL, as metaArg stores an empty one): a value less a row.
-	submissionRow  = "(?1,?2,?3,?,?,?,?)"
-	insertSubBare  = "INSERT INTO submissions (board, period, px, seq, player, rec) VALUES "
-	subBareRow     = "(?1,?2,?3,?,?,?)"
-	upsertEntry    = "INSERT INTO entries (board, period, player, rec, meta, results) VALUES "
-	entryRow       = "(?,?,?,?,?,?)"
+	submissionRow = "(?1,?2,?3,?,?,?,?)"
+	insertSubBare = "INSERT INTO submissions (board, period, px, seq, player, rec) VALUES "
+	subBareRow    = "(?1,?2,?3,?,?,?)"
+	upsertEntry   = "INSERT INTO entries (board, period, player, rec, meta, results) VALUES "
+	entryRow      = "(?1,?2,?,?,?,?)" // a run's board and period once, as the log's
+
 	upsertEntryEnd = " ON CONFLICT (board, period, player) DO UPDATE SET rec = excluded.rec, meta = excluded.meta, results = excluded.results"
 	insertIdem     = "INSERT INTO idempotency (scope, key, request_hash, status, body, created_ms) VALUES "
 	idemRow        = "(?,?,?,?,?,?)"
@@ -324,13 +323,31 @@ func (s *Store) insertSubmissions(ctx context.Context, tx *sql.Tx, subs []podium
 	return nil
 }
 
+// upsertEntries writes entries, each run of one board and period with
+// the statements that bind those once (entryRow), in order: a later
+// upsert of the same entry wins.
 func (s *Store) upsertEntries(ctx context.Context, tx *sql.Tx, entries []podium.Entry) error {
-	return s.execChunks(ctx, tx, s.ws.entry, len(entries), nil, func(args []any, i int) []any {
-		e := &entries[i]
-		start := len(s.buf)
-		s.buf = appendRec(s.buf, e)
-		return append(args, e.Board, e.Period, e.Player, s.buf[start:len(s.buf):len(s.buf)], metaArg(e.Meta), resultsArg(e.Results))
-	})
+	var head [2]any
+	for i := 0; i < len(entries); {
+		first := &entries[i]
+		j := i + 1
+		for j < len(entries) && entries[j].Board == first.Board && entries[j].Period == first.Period {
+			j++
+		}
+		run := entries[i:j]
+		head = [2]any{first.Board, first.Period}
+		err := s.execChunks(ctx, tx, s.ws.entry, len(run), head[:], func(args []any, k int) []any {
+			e := &run[k]
+			start := len(s.buf)
+			s.buf = appendRec(s.buf, e)
+			return append(args, e.Player, s.buf[start:len(s.buf):len(s.buf)], metaArg(e.Meta), resultsArg(e.Results))
+		})
+		if err != nil {
+			return err
+		}
+		i = j
+	}
+	return nil
 }
 
 func (s *Store) insertIdempotency(ctx context.Context, tx *sql.Tx, recs []podium.IdempotencyRecord) error {
@@ -397,84 +414,6 @@ func (s *Store) PruneIdempotency(ctx context.Context, before time.Time) (int, er
 		return 0, fmt.Errorf("prune idempotency: %w", err)
 	}
 	return int(n), nil
-}
-
-// appendRec appends the entries.rec encoding of e: at, seq, keys as
-// varints.
-func appendRec(b []byte, e *podium.Entry) []byte {
-	b = binary.AppendVarint(b, podium.Millis(e.At))
-	b = binary.AppendUvarint(b, e.Seq)
-	for _, k := range e.Keys {
-		b = binary.AppendVarint(b, k)
-	}
-	return b
-}
-
-var errBadRec = errors.New("malformed entries.rec")
-
-// appendSubRec packs a log row's kind, at and keys.
-func appendSubRec(b []byte, sub *podium.Submission) []byte {
-	b = binary.AppendUvarint(b, uint64(sub.Kind))
-	b = binary.AppendVarint(b, podium.Millis(sub.At))
-	for _, k := range sub.Keys {
-		b = binary.AppendVarint(b, k)
-	}
-	return b
-}
-
-var errBadSubRec = errors.New("malformed submissions.rec")
-
-// decodeSubRec fills sub's Kind, At and Keys from rec, reusing sub.Keys.
-func decodeSubRec(rec []byte, sub *podium.Submission) error {
-	kind, n := binary.Uvarint(rec)
-	if n <= 0 || kind > uint64(podium.KindRestore) {
-		return errBadSubRec
-	}
-	rec = rec[n:]
-	at, n := binary.Varint(rec)
-	if n <= 0 {
-		return errBadSubRec
-	}
-	rec = rec[n:]
-	sub.Kind, sub.At = podium.Kind(kind), podium.FromMillis(at)
-	sub.Keys = sub.Keys[:0]
-	for len(rec) > 0 {
-		k, n := binary.Varint(rec)
-		if n <= 0 || len(sub.Keys) == podium.MaxKeys {
-			return errBadSubRec
-		}
-		sub.Keys = append(sub.Keys, k)
-		rec = rec[n:]
-	}
-	return nil
-}
-
-// decodeRec fills e's At, Seq and Keys from rec, reusing e.Keys.
-func decodeRec(rec []byte, e *podium.Entry) error {
-	at, n := binary.Varint(rec)
-	if n <= 0 {
-		return errBadRec
-	}
-	rec = rec[n:]
-	seq, n := binary.Uvarint(rec)
-	if n <= 0 {
-		return errBadRec
-	}
-	rec = rec[n:]
-	e.At, e.Seq = podium.FromMillis(at), seq
-	e.Keys = e.Keys[:0]
-	for len(rec) > 0 {
-		k, n := binary.Varint(rec)
-		if n <= 0 || len(e.Keys) == podium.MaxKeys {
-			return errBadRec
-		}
-		e.Keys = append(e.Keys, k)
-		rec = rec[n:]
-	}
-	if len(e.Keys) == 0 {
-		return errBadRec
-	}
-	return nil
 }
 
 // resultsArg is the results column of an entry: NULL unless it keeps

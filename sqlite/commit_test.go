@@ -102,3 +102,60 @@ func TestCommitLogRuns(t *testing.T) {
 		t.Errorf("after the failed batch, the plain board's LastSeq = %d, %v; want %d", got, err, last)
 	}
 }
+
+// The entries' statements bind a run's board and period once (entryRow):
+// upserts that mix boards and periods, with metas and results, read back
+// as written, and of two upserts of one entry in a batch, in different
+// runs, the later wins.
+func TestCommitEntryRuns(t *testing.T) {
+	s := openTest(t, Options{Sync: "normal"})
+	at := time.UnixMilli(1_700_000_000_000).UTC()
+	want := map[podium.EntryRef]podium.Entry{}
+	var batch podium.Batch
+	seq := uint64(0)
+	run := func(b, period string, n int) {
+		for i := range n {
+			seq++
+			e := podium.Entry{Board: b, Period: period, Player: fmt.Sprintf("p%d", i%40), Keys: []int64{int64(seq)}, At: at, Seq: seq}
+			if seq%3 == 0 {
+				e.Meta = json.RawMessage(fmt.Sprintf(`{"n":%d}`, seq))
+			}
+			if seq%4 == 0 {
+				e.Results = []podium.Result{{Keys: []int64{int64(seq)}, At: at, Seq: seq}}
+			}
+			batch.Upserts = append(batch.Upserts, e)
+			want[podium.EntryRef{Board: b, Period: period, Player: e.Player}] = e
+		}
+	}
+	run("a", "all", 30)
+	run("b", "all", 70)
+	run("a", "w1", 5)
+	run("a", "all", 40) // p0-p29 again: these win
+	if err := s.Commit(ctx, &batch); err != nil {
+		t.Fatalf("Commit: %v", err)
+	}
+	got := 0
+	for _, bp := range []podium.EntryRef{{Board: "a", Period: "all"}, {Board: "b", Period: "all"}, {Board: "a", Period: "w1"}} {
+		err := s.LoadEntries(ctx, bp.Board, bp.Period, func(e *podium.Entry) error {
+			got++
+			w, ok := want[podium.EntryRef{Board: bp.Board, Period: bp.Period, Player: e.Player}]
+			if !ok {
+				return fmt.Errorf("unexpected entry %s/%s/%s", bp.Board, bp.Period, e.Player)
+			}
+			if e.Seq != w.Seq || !slices.Equal(e.Keys, w.Keys) || !e.At.Equal(w.At) ||
+				string(podium.StoredMeta(e.Meta)) != string(podium.StoredMeta(w.Meta)) || len(e.Results) != len(w.Results) {
+				return fmt.Errorf("entry %s/%s/%s: got %+v, want %+v", bp.Board, bp.Period, e.Player, *e, w)
+			}
+			if len(w.Results) == 1 && e.Results[0].Seq != w.Results[0].Seq {
+				return fmt.Errorf("entry %s/%s/%s: results %+v, want %+v", bp.Board, bp.Period, e.Player, e.Results, w.Results)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got != len(want) {
+		t.Errorf("%d entries stored, want %d", got, len(want))
+	}
+}
