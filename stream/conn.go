@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/podiumhq/podium"
 )
@@ -47,8 +48,9 @@ type Conn struct {
 	qBytes atomic.Int64
 
 	// The reader's own (Next, Close):
-	resyncing []*Sub // subscriptions to send a snapshot to, before the queue
-	inflight  *Event // the event last returned by Next, charged until the next call
+	resyncing []*Sub      // subscriptions to send a snapshot to, before the queue
+	inflight  *Event      // the event last returned by Next, charged until the next call
+	beat      *time.Timer // Next's wait for a heartbeat, made once, stopped between calls
 }
 
 type delivery struct {

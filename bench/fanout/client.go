@@ -127,8 +127,9 @@ func (f *fleet) note(msg string) {
 
 // client is one SSE subscriber.
 type client struct {
-	f   *fleet
-	ctr counters
+	f      *fleet
+	dialer net.Dialer // f.dialer, with this client's source address (--addrs)
+	ctr    counters
 
 	ready     chan struct{} // closed at the first snapshot, or when giving up
 	readyOnce sync.Once
@@ -143,7 +144,7 @@ type client struct {
 	seen uint64  // the highest seq applied
 }
 
-func newClient(f *fleet) *client { return &client{f: f, ready: make(chan struct{})} }
+func newClient(f *fleet) *client { return &client{f: f, dialer: f.dialer, ready: make(chan struct{})} }
 
 func (c *client) markReady() { c.readyOnce.Do(func() { close(c.ready) }) }
 
@@ -218,7 +219,7 @@ func (r countReader) Read(p []byte) (int, error) {
 
 // session makes one connection and reads events until it ends.
 func (c *client) session(ctx context.Context, resume string) error {
-	conn, err := c.f.dialer.DialContext(ctx, "tcp", c.f.addr)
+	conn, err := c.dialer.DialContext(ctx, "tcp", c.f.addr)
 	if err != nil {
 		c.ctr[cConnFails].Add(1)
 		return fmt.Errorf("dial: %w", err)

@@ -5,8 +5,10 @@
 // would have cost), gaps, and whether every client's window ends equal to
 // the board's top.
 //
-// It starts nothing itself: it drives a running server. All the streams
-// come from 127.0.0.1, so raise the server's per-IP cap, e.g.:
+// It starts nothing itself: it drives a running server. The streams come
+// from one address (127.0.0.1), or from --addrs N loopback addresses
+// (127.0.1.1 and on) past the ~28k ephemeral ports one source address
+// has; raise the server's per-IP caps to clients/N, e.g.:
 //
 //	PODIUM_ADMIN_KEY=k go run ./cmd/podium serve --addr 127.0.0.1:8080 --data $(mktemp -d) \
 //	    --sync normal --stream-per-ip 20000 --stream-max 20000 --rate-anon off --rate-key off --rate-submit off --conns-per-ip 0
@@ -61,6 +63,7 @@ type config struct {
 	Submitters int
 	Settle     time.Duration
 	PID        int
+	Addrs      int
 	Keep       bool
 	JSON       bool
 
@@ -110,6 +113,7 @@ func parseFlags(args []string) (*config, error) {
 	fs.IntVar(&cfg.RampBatch, "ramp-batch", 500, "clients connected at once while ramping up")
 	fs.IntVar(&cfg.Submitters, "submitters", 4, "concurrent submitting connections")
 	fs.DurationVar(&cfg.Settle, "settle", 2*time.Second, "wait after the last submission before checking the windows")
+	fs.IntVar(&cfg.Addrs, "addrs", 0, "loopback source addresses to spread the streams over, 127.0.1.1 and on (0: the system's choice); one source address has only ip_local_port_range's ports (~28k)")
 	fs.IntVar(&cfg.PID, "pid", 0, "server process id, to report its memory and CPU (0: skip)")
 	fs.BoolVar(&cfg.Keep, "keep", false, "keep the board at the end")
 	fs.BoolVar(&cfg.JSON, "json", false, "also print the results as one line of JSON at the end")
@@ -138,6 +142,8 @@ func parseFlags(args []string) (*config, error) {
 		return nil, errors.New("--limit must be 1 to 1000")
 	case cfg.Players < cfg.Limit+1:
 		return nil, errors.New("--players must exceed --limit")
+	case cfg.Addrs < 0 || cfg.Addrs > 250*250:
+		return nil, errors.New("--addrs must be from 0 to 62500")
 	case cfg.Clients < 1 || cfg.RampBatch < 1 || cfg.Submitters < 1:
 		return nil, errors.New("--clients, --ramp-batch and --submitters must be at least 1")
 	case cfg.Rate <= 0 || cfg.Duration <= 0 || cfg.Settle < 0:
@@ -238,6 +244,9 @@ func run(ctx context.Context, cfg *config) (failed bool, err error) {
 		hi := min(lo+cfg.RampBatch, cfg.Clients)
 		for i := lo; i < hi; i++ {
 			c := newClient(f)
+			if cfg.Addrs > 0 {
+				c.dialer.LocalAddr = sourceAddr(i % cfg.Addrs)
+			}
 			clients[i] = c
 			go func() { c.run(cctx); done <- struct{}{} }()
 		}
@@ -300,6 +309,13 @@ func run(ctx context.Context, cfg *config) (failed bool, err error) {
 	r.serverRSS[3] = r.serverMem("VmHWM")
 	r.selfRSS, _ = procStatus("self", "VmHWM")
 	return r.print(os.Stdout), nil
+}
+
+// sourceAddr is the a-th loopback source address, 127.0.1.1 and on, as
+// bench/streammem numbers them. Linux answers on all of 127/8 without
+// configuration; each address has its own ephemeral ports.
+func sourceAddr(a int) *net.TCPAddr {
+	return &net.TCPAddr{IP: net.IPv4(127, 0, byte(1+a/250), byte(1+a%250))}
 }
 
 // sumCounters adds up the clients' counters.
