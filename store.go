@@ -49,6 +49,13 @@ type BoardStore interface {
 	DeleteBoard(ctx context.Context, id string, parts ...Part) error
 }
 
+// BoardPut is one board of a PutBoards call: the board, stored as given,
+// and the rows its change adds (as PutBoard's parts).
+type BoardPut struct {
+	Board *Board
+	Parts []Part
+}
+
 // PlayerStore keeps the registered players.
 type PlayerStore interface {
 	// Players lists every registered player.

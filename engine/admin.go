@@ -94,25 +94,43 @@ func (bs *BoardState) hasEntries() bool {
 // parts returns them, once b is as it is stored (a SharedStore's PutBoard
 // sets its Gen, which a module's rows may name).
 func (e *Engine) applyPutBoard(o *putBoardOp, put func(b *podium.Board, parts func() []podium.Part) error) error {
+	p, err := e.preparePutBoard(o)
+	if err != nil {
+		return err
+	}
+	err = put(p.b, func() []podium.Part { return e.hooks.boardParts(e.store, p.old, p.b) })
+	return p.finish(e, e.health.storeFailed("put board", err))
+}
+
+// preparedPut is a board PUT that was checked (preparePutBoard) and waits
+// for the store: old is the board now (nil if new), b the board to store.
+type preparedPut struct {
+	o      *putBoardOp
+	old, b *podium.Board
+}
+
+// preparePutBoard is the first half of applyPutBoard: the board now and
+// the board to store, or why it may not be stored.
+func (e *Engine) preparePutBoard(o *putBoardOp) (preparedPut, error) {
+	var old, b *podium.Board
 	bs := e.board(o.update.ID)
-	var old *podium.Board
 	if bs != nil {
 		old = bs.def.Load()
 	}
 	next := o.update.Apply(old)
 	if err := next.Normalize(); err != nil {
-		return err
+		return preparedPut{}, err
 	}
-	b := &next
+	b = &next
 	now := e.now().UTC().Truncate(1e6)
 	b.CreatedAt, b.UpdatedAt = now, now
 	if bs != nil {
 		if bs.hasEntries() {
 			if !old.SameRanking(b) {
-				return podium.Errorf(podium.ECodeConflict, "board %q has entries: its keys and mode cannot change (delete the board or its entries first)", b.ID)
+				return preparedPut{}, podium.Errorf(podium.ECodeConflict, "board %q has entries: its keys and mode cannot change (delete the board or its entries first)", b.ID)
 			}
 			if !old.SameCadence(b) {
-				return podium.Errorf(podium.ECodeConflict, "board %q has entries: its reset cadence and time zone cannot change, as its stored periods would be lost from view (create another board, or delete this board's entries first)", b.ID)
+				return preparedPut{}, podium.Errorf(podium.ECodeConflict, "board %q has entries: its reset cadence and time zone cannot change, as its stored periods would be lost from view (create another board, or delete this board's entries first)", b.ID)
 			}
 		}
 		b.CreatedAt = old.CreatedAt
@@ -127,15 +145,21 @@ func (e *Engine) applyPutBoard(o *putBoardOp, put func(b *podium.Board, parts fu
 		b.PeriodsFrom = ""
 	}
 	if err := e.hooks.checkPut(b); err != nil { // hooks_board.go: aggregates, tournaments' points boards
+		return preparedPut{}, err
+	}
+	return preparedPut{o, old, b}, nil
+}
+
+// finish is the second half of applyPutBoard, once the store has
+// answered (err, already as health.storeFailed makes it): the modules hear
+// how it ended and a stored board is applied.
+func (p preparedPut) finish(e *Engine, err error) error {
+	e.hooks.boardStored(p.old, p.b, err)
+	if err != nil {
 		return err
 	}
-	err := put(b, func() []podium.Part { return e.hooks.boardParts(e.store, old, b) })
-	e.hooks.boardStored(old, b, err)
-	if err != nil {
-		return e.health.storeFailed("put board", err)
-	}
-	o.created, o.stored = bs == nil, b
-	e.installBoard(b)
+	p.o.created, p.o.stored = p.old == nil, p.b
+	e.installBoard(p.b)
 	return nil
 }
 
@@ -159,7 +183,7 @@ func (e *Engine) installBoard(b *podium.Board) {
 	bs.mu.Lock()
 	reset := !old.SameRanking(b) || !old.SameCadence(b)
 	if reset {
-		bs.periods = map[string]*periodState{}
+		bs.periods = nil
 		bs.known = nil
 	}
 	bs.setDef(b)

@@ -54,7 +54,7 @@ func (e *Engine) applyChanges(g *Group) {
 		ps := c.bs.periods[c.period]
 		if ps == nil {
 			ps = newPeriodState(c.bs.desc)
-			c.bs.periods[c.period] = ps
+			c.bs.setPeriod(c.period, ps)
 		}
 		def := c.bs.def.Load()
 		n := len(def.Keys)

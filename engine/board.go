@@ -71,9 +71,10 @@ type periodState struct {
 }
 
 func newBoardState(b *podium.Board) *BoardState {
-	// known and loading stay nil until used (setKnown, load): an empty
-	// board costs less (issue 22: a million boards).
-	bs := &BoardState{periods: map[string]*periodState{}, gen: b.Gen}
+	// periods, known and loading stay nil until used (setPeriod,
+	// setKnown, load): an empty board costs less (issue 22: a million
+	// boards; an empty map is 48 B).
+	bs := &BoardState{gen: b.Gen}
 	if bs.gen == 0 {
 		bs.gen = generations.Add(1)
 	}
@@ -85,6 +86,15 @@ func (bs *BoardState) setDef(b *podium.Board) {
 	cp := *b
 	bs.def.Store(&cp)
 	bs.desc = descOf(b)
+}
+
+// setPeriod loads a period's state. bs.mu held for writing (or the state
+// not published yet).
+func (bs *BoardState) setPeriod(period string, ps *periodState) {
+	if bs.periods == nil {
+		bs.periods = map[string]*periodState{}
+	}
+	bs.periods[period] = ps
 }
 
 // setKnown records that a period not loaded holds n entries in the
@@ -250,7 +260,7 @@ func (e *Engine) loadLazy(ctx context.Context, bs *BoardState, period string) (*
 		delete(bs.loading, period)
 		close(done)
 		if _, still := bs.known[period]; err == nil && still && bs.periods[period] == nil {
-			bs.periods[period] = ps
+			bs.setPeriod(period, ps)
 			delete(bs.known, period)
 			e.old.loads.Add(1)
 			if isOld(bs.def.Load(), e.now(), period) {

@@ -81,7 +81,7 @@ func (sh *cluster) catchUp(ctx context.Context, bs *BoardState, read logReader) 
 		ps := bs.periods[sub.Period]
 		if ps == nil {
 			ps = newPeriodState(bs.desc)
-			bs.periods[sub.Period] = ps
+			bs.setPeriod(sub.Period, ps)
 		}
 		changed, err := e.ld.replayInto(def, ps, pid, &sub)
 		bs.seq = sub.Seq

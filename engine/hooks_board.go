@@ -28,7 +28,10 @@ type BoardWatcher interface {
 // Gen; nil or empty: no rows), and BoardStored once the store has answered
 // (err nil: committed; the change is then applied and the BoardWatchers
 // hear of it). BoardStored also follows a change that failed before its
-// parts were asked for.
+// parts were asked for. Board PUTs that share a commit (boardbatch.go)
+// each get BoardParts, in order, before each gets BoardStored, in the
+// same order: a maker keeps what it made by the board (next, or old for a
+// delete), not in one slot.
 type BoardPartMaker interface {
 	BoardParts(store podium.Store, old, next *podium.Board) []podium.Part
 	BoardStored(old, next *podium.Board, err error)

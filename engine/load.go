@@ -52,7 +52,7 @@ func (l *loader) loadBoard(ctx context.Context, b *podium.Board, watermark uint6
 		if err != nil {
 			return nil, err
 		}
-		bs.periods[id] = ps
+		bs.setPeriod(id, ps)
 		delete(bs.known, id)
 	}
 	if err := l.replayTail(bs, tail); err != nil {
@@ -103,7 +103,7 @@ func (l *loader) replayTail(bs *BoardState, tail []podium.Submission) error {
 		ps := bs.periods[sub.Period]
 		if ps == nil {
 			ps = newPeriodState(bs.desc)
-			bs.periods[sub.Period] = ps
+			bs.setPeriod(sub.Period, ps)
 		}
 		pid := l.players.intern(sub.Player)
 		changed, err := l.replayInto(b, ps, pid, sub)
@@ -175,7 +175,7 @@ func (l *loader) loadBoards(ctx context.Context, sl podium.StartLoader, boards [
 	}
 	for _, r := range refs {
 		bs := byID[r.Board]
-		bs.periods[r.Period] = readers[r].finish()
+		bs.setPeriod(r.Period, readers[r].finish())
 		delete(bs.known, r.Period)
 	}
 	for i, bs := range out {

@@ -34,8 +34,9 @@ type committer interface {
 	// quiesce returns once nothing handed to the commit is unapplied, so
 	// that what follows runs alone.
 	quiesce()
-	// putBoard and deleteBoard make a board change.
-	putBoard(o *putBoardOp) error
+	// putBoards makes a run of board PUTs, setting each op's err;
+	// deleteBoard makes a board's delete.
+	putBoards(ops []*op)
 	deleteBoard(id string) error
 	// tick is the once-a-second housekeeping.
 	tick()
@@ -146,9 +147,19 @@ func (w *writer) process(ops []*op) {
 			ops = ops[1:]
 			continue
 		}
+		if o.kind == opPutBoard { // boardbatch.go: the run shares a commit
+			j := 1
+			for j < len(ops) && ops[j].kind == opPutBoard {
+				j++
+			}
+			c.putBoards(ops[:j])
+			for _, o := range ops[:j] {
+				close(o.done)
+			}
+			ops = ops[j:]
+			continue
+		}
 		switch o.kind {
-		case opPutBoard:
-			o.err = c.putBoard(o.putBoard())
 		case opDeleteBoard:
 			o.err = c.deleteBoard(o.boardID())
 		case opPutPlayer:

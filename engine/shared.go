@@ -137,6 +137,14 @@ func (sh *cluster) group(ops []*op) { sh.groupChecked(context.Background(), ops)
 // writer goes on.
 func (sh *cluster) quiesce() {}
 
+// putBoards makes each PUT alone: each locks its boards in the database
+// and catches up with them.
+func (sh *cluster) putBoards(ops []*op) {
+	for _, o := range ops {
+		o.err = sh.putBoard(o.putBoard())
+	}
+}
+
 func (sh *cluster) putBoard(o *putBoardOp) error {
 	e, ctx := sh.e, context.Background()
 	var cur *podium.Board

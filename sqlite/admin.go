@@ -43,55 +43,79 @@ func (s *Store) Boards(ctx context.Context) ([]podium.Board, error) {
 // and writes parts in the same transaction. It stores b as given;
 // validation is the caller's (podium.Board.Normalize).
 func (s *Store) PutBoard(ctx context.Context, b *podium.Board, parts ...podium.Part) error {
-	body, err := b.Document()
+	return s.PutBoards(ctx, []podium.BoardPut{{Board: b, Parts: parts}})
+}
+
+// PutBoards stores several boards, each as PutBoard does, in one
+// transaction made durable by one fsync: all of them or none. The ids must
+// differ. Grouping the boards made while a commit is on its way is what
+// lets creations go past one fsync each (engine: putBoards).
+func (s *Store) PutBoards(ctx context.Context, puts []podium.BoardPut) error {
+	bodies := make([]string, len(puts))
+	seen := make(map[string]bool, len(puts))
+	for i, p := range puts {
+		if seen[p.Board.ID] {
+			return fmt.Errorf("put board: board %q twice in one call", p.Board.ID)
+		}
+		seen[p.Board.ID] = true
+		body, err := p.Board.Document()
+		if err != nil {
+			return fmt.Errorf("put board: %w", err)
+		}
+		if err := s.checkParts(p.Parts); err != nil {
+			return fmt.Errorf("put board: %w", err)
+		}
+		bodies[i] = string(body)
+	}
+	sts, err := s.putBoards(ctx, puts, bodies)
 	if err != nil {
 		return fmt.Errorf("put board: %w", err)
 	}
-	if err := s.checkParts(parts); err != nil {
-		return fmt.Errorf("put board: %w", err)
-	}
-	st, err := s.putBoard(ctx, b.ID, body, b, parts)
-	if err != nil {
-		return fmt.Errorf("put board: %w", err)
-	}
-	if st == backfilling {
+	for i, st := range sts {
+		if st != backfilling {
+			continue
+		}
 		// The board's earlier rows join the player index before it is
 		// used (player_index.go); an interrupted backfill resumes at
 		// the next Open, so it must not stop with the caller.
-		if err := s.backfill(context.WithoutCancel(ctx), b.ID); err != nil {
+		if err := s.backfill(context.WithoutCancel(ctx), puts[i].Board.ID); err != nil {
 			return fmt.Errorf("put board: %w", err)
 		}
 	}
 	return s.durable(ctx)
 }
 
-// putBoard writes a board's row, its player index state and parts in one
-// transaction and returns that state.
-func (s *Store) putBoard(ctx context.Context, id string, body []byte, b *podium.Board, parts []podium.Part) (indexState, error) {
+// putBoards writes boards' rows, their player index states and parts in
+// one transaction and returns those states.
+func (s *Store) putBoards(ctx context.Context, puts []podium.BoardPut, bodies []string) ([]indexState, error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer rollback(tx)
-	_, err = tx.ExecContext(ctx, sqlstore.PutBoard.SQLite,
-		id, string(body), podium.Millis(b.CreatedAt), podium.Millis(b.UpdatedAt))
-	if err != nil {
-		return 0, err
-	}
-	st, err := s.putBoardIndex(ctx, tx, b)
-	if err != nil {
-		return 0, err
-	}
-	if err := writeAllParts(ctx, tx, parts); err != nil {
-		return 0, err
+	put := tx.StmtContext(ctx, s.ws.board)
+	sts := make([]indexState, len(puts))
+	for i, p := range puts {
+		b := p.Board
+		if _, err := put.ExecContext(ctx, b.ID, bodies[i], podium.Millis(b.CreatedAt), podium.Millis(b.UpdatedAt)); err != nil {
+			return nil, err
+		}
+		if sts[i], err = s.putBoardIndex(ctx, tx, b); err != nil {
+			return nil, err
+		}
+		if err := writeAllParts(ctx, tx, p.Parts); err != nil {
+			return nil, err
+		}
 	}
 	if err := s.commitTx(tx); err != nil {
-		return 0, err
+		return nil, err
 	}
-	s.setIndex(id, st)
-	return st, nil
+	for i, p := range puts {
+		s.setIndex(p.Board.ID, sts[i])
+	}
+	return sts, nil
 }
 
 // DeleteBoard removes a board with its entries, its log and its watermark,

@@ -3,8 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/binary"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -22,13 +20,27 @@ import (
 var chunkSizes = []int{64, 16, 4, 1}
 
 const (
-	insertSubmission = "INSERT INTO submissions (board, seq, period, player, rec, meta, px) VALUES "
-	submissionRow    = "(?,?,?,?,?,?,?)"
-	upsertEntry      = "INSERT INTO entries (board, period, player, rec, meta, results) VALUES "
-	entryRow         = "(?,?,?,?,?,?)"
-	upsertEntryEnd   = " ON CONFLICT (board, period, player) DO UPDATE SET rec = excluded.rec, meta = excluded.meta, results = excluded.results"
-	insertIdem       = "INSERT INTO idempotency (scope, key, request_hash, status, body, created_ms) VALUES "
-	idemRow          = "(?,?,?,?,?,?)"
+	insertSubmission = "INSERT INTO submissions (board, period, px, seq, player, rec, meta) VALUES "
+	// A statement of the log binds its run's board, period and px once,
+	// as ?1, ?2 and ?3, and each row's seq, player, rec and meta after
+	// them: 4 values a row instead of 7. The pure-Go driver copies every
+	// text and blob into C memory, binds it, and unbinds and frees it
+	// after the statement, so a value not bound is work not done (the
+	// log's inserts were about a third of a server's CPU under batch
+	// load, most of it binding; docs/ARCHITECTURE.md, "The log's
+	// statements"). The numbered parameters come first in every row: a
+	// bare ? takes the number after the largest seen so far, so the
+	// first row's seq is ?4. A run without a meta leaves the column out
+	// (NULL, as metaArg stores an empty one): a value less a row.
+	submissionRow = "(?1,?2,?3,?,?,?,?)"
+	insertSubBare = "INSERT INTO submissions (board, period, px, seq, player, rec) VALUES "
+	subBareRow    = "(?1,?2,?3,?,?,?)"
+	upsertEntry   = "INSERT INTO entries (board, period, player, rec, meta, results) VALUES "
+	entryRow      = "(?1,?2,?,?,?,?)" // a run's board and period once, as the log's
+
+	upsertEntryEnd = " ON CONFLICT (board, period, player) DO UPDATE SET rec = excluded.rec, meta = excluded.meta, results = excluded.results"
+	insertIdem     = "INSERT INTO idempotency (scope, key, request_hash, status, body, created_ms) VALUES "
+	idemRow        = "(?,?,?,?,?,?)"
 	// A record first stored without an answer (status 0: the marker that
 	// travels with the request's writes) takes the answer later; an
 	// answered record never changes.
@@ -39,13 +51,16 @@ const (
 )
 
 // writeStmts are the statements of the commit path, prepared once on the
-// write connection. sub, entry and idem hold one statement per chunkSizes.
+// write connection. sub, subBare (the log without meta), entry and idem
+// hold one statement per chunkSizes.
 type writeStmts struct {
-	sub, entry, idem []*sql.Stmt
-	feed             []*sql.Stmt // feed.go
-	whEvent          []*sql.Stmt // webhooks.go
-	whDelivery       []*sql.Stmt
-	del              *sql.Stmt
+	sub, subBare []*sql.Stmt
+	entry, idem  []*sql.Stmt
+	feed         []*sql.Stmt // feed.go
+	whEvent      []*sql.Stmt // webhooks.go
+	whDelivery   []*sql.Stmt
+	del          *sql.Stmt
+	board        *sql.Stmt // admin.go: a board's row (parsing it again was 12% of a PUT's CPU)
 }
 
 func (ws *writeStmts) prepare(db *sql.DB) error {
@@ -56,6 +71,10 @@ func (ws *writeStmts) prepare(db *sql.DB) error {
 			return err
 		}
 		ws.sub = append(ws.sub, st)
+		if st, err = prep(insertSubBare + rows(subBareRow, n)); err != nil {
+			return err
+		}
+		ws.subBare = append(ws.subBare, st)
 		if st, err = prep(upsertEntry + rows(entryRow, n) + upsertEntryEnd); err != nil {
 			return err
 		}
@@ -78,12 +97,15 @@ func (ws *writeStmts) prepare(db *sql.DB) error {
 		ws.whDelivery = append(ws.whDelivery, st)
 	}
 	var err error
-	ws.del, err = prep(deleteEntry)
+	if ws.del, err = prep(deleteEntry); err != nil {
+		return err
+	}
+	ws.board, err = prep(sqlstore.PutBoard.SQLite)
 	return err
 }
 
 func (ws *writeStmts) close() {
-	for _, group := range [][]*sql.Stmt{ws.sub, ws.entry, ws.idem, ws.feed, ws.whEvent, ws.whDelivery, {ws.del}} {
+	for _, group := range [][]*sql.Stmt{ws.sub, ws.subBare, ws.entry, ws.idem, ws.feed, ws.whEvent, ws.whDelivery, {ws.del, ws.board}} {
 		for _, st := range group {
 			if st != nil {
 				st.Close()
@@ -238,8 +260,9 @@ func writeParts(ctx context.Context, tx *sql.Tx, parts []podium.Part, fences boo
 }
 
 // execChunks inserts n rows with stmts (one per chunkSizes), add appending
-// the arguments of row i.
-func (s *Store) execChunks(ctx context.Context, tx *sql.Tx, stmts []*sql.Stmt, n int, add func(args []any, i int) []any) error {
+// the arguments of row i after head, the arguments every row shares (a
+// statement with numbered parameters, as the log's).
+func (s *Store) execChunks(ctx context.Context, tx *sql.Tx, stmts []*sql.Stmt, n int, head []any, add func(args []any, i int) []any) error {
 	var txStmts [8]*sql.Stmt
 	for i := 0; i < n; {
 		k := 0
@@ -249,7 +272,7 @@ func (s *Store) execChunks(ctx context.Context, tx *sql.Tx, stmts []*sql.Stmt, n
 		if txStmts[k] == nil {
 			txStmts[k] = tx.StmtContext(ctx, stmts[k])
 		}
-		args := s.args[:0]
+		args := append(s.args[:0], head...)
 		s.buf = s.buf[:0]
 		for j := i; j < i+chunkSizes[k]; j++ {
 			args = add(args, j)
@@ -264,30 +287,75 @@ func (s *Store) execChunks(ctx context.Context, tx *sql.Tx, stmts []*sql.Stmt, n
 	return nil
 }
 
+// insertSubmissions logs subs, each run of rows of one board and period
+// with the statements that bind those once (submissionRow).
 func (s *Store) insertSubmissions(ctx context.Context, tx *sql.Tx, subs []podium.Submission) error {
-	err := s.execChunks(ctx, tx, s.ws.sub, len(subs), func(args []any, i int) []any {
-		sub := &subs[i]
-		start := len(s.buf)
-		s.buf = appendSubRec(s.buf, sub)
-		return append(args, sub.Board, int64(sub.Seq), sub.Period, sub.Player, s.buf[start:len(s.buf):len(s.buf)], metaArg(sub.Meta), s.pxArg(sub.Board)) // player_index.go
-	})
-	if code := sqliteCode(err); code == codeConstraintPrimaryKey || code == codeConstraintUnique {
-		return fmt.Errorf("a submission's (board, seq) is already logged: %w", err)
+	var head [3]any
+	for i := 0; i < len(subs); {
+		first := &subs[i]
+		j := i + 1
+		for j < len(subs) && subs[j].Board == first.Board && subs[j].Period == first.Period {
+			j++
+		}
+		run := subs[i:j]
+		stmts, withMeta := s.ws.subBare, false
+		for k := range run {
+			if podium.StoredMeta(run[k].Meta) != nil {
+				stmts, withMeta = s.ws.sub, true
+				break
+			}
+		}
+		head = [3]any{first.Board, first.Period, s.pxArg(first.Board)} // player_index.go
+		err := s.execChunks(ctx, tx, stmts, len(run), head[:], func(args []any, k int) []any {
+			sub := &run[k]
+			start := len(s.buf)
+			s.buf = appendSubRec(s.buf, sub)
+			args = append(args, int64(sub.Seq), sub.Player, s.buf[start:len(s.buf):len(s.buf)])
+			if withMeta {
+				args = append(args, metaArg(sub.Meta))
+			}
+			return args
+		})
+		if code := sqliteCode(err); code == codeConstraintPrimaryKey || code == codeConstraintUnique {
+			return fmt.Errorf("a submission's (board, seq) is already logged: %w", err)
+		}
+		if err != nil {
+			return err
+		}
+		i = j
 	}
-	return err
+	return nil
 }
 
+// upsertEntries writes entries, each run of one board and period with
+// the statements that bind those once (entryRow), in order: a later
+// upsert of the same entry wins.
 func (s *Store) upsertEntries(ctx context.Context, tx *sql.Tx, entries []podium.Entry) error {
-	return s.execChunks(ctx, tx, s.ws.entry, len(entries), func(args []any, i int) []any {
-		e := &entries[i]
-		start := len(s.buf)
-		s.buf = appendRec(s.buf, e)
-		return append(args, e.Board, e.Period, e.Player, s.buf[start:len(s.buf):len(s.buf)], metaArg(e.Meta), resultsArg(e.Results))
-	})
+	var head [2]any
+	for i := 0; i < len(entries); {
+		first := &entries[i]
+		j := i + 1
+		for j < len(entries) && entries[j].Board == first.Board && entries[j].Period == first.Period {
+			j++
+		}
+		run := entries[i:j]
+		head = [2]any{first.Board, first.Period}
+		err := s.execChunks(ctx, tx, s.ws.entry, len(run), head[:], func(args []any, k int) []any {
+			e := &run[k]
+			start := len(s.buf)
+			s.buf = appendRec(s.buf, e)
+			return append(args, e.Player, s.buf[start:len(s.buf):len(s.buf)], metaArg(e.Meta), resultsArg(e.Results))
+		})
+		if err != nil {
+			return err
+		}
+		i = j
+	}
+	return nil
 }
 
 func (s *Store) insertIdempotency(ctx context.Context, tx *sql.Tx, recs []podium.IdempotencyRecord) error {
-	return s.execChunks(ctx, tx, s.ws.idem, len(recs), func(args []any, i int) []any {
+	return s.execChunks(ctx, tx, s.ws.idem, len(recs), nil, func(args []any, i int) []any {
 		r := &recs[i]
 		return append(args, r.Scope, r.Key, nonNilBytes(r.RequestHash), int64(r.Status), nonNilBytes(r.Body), podium.Millis(r.CreatedAt))
 	})
@@ -350,84 +418,6 @@ func (s *Store) PruneIdempotency(ctx context.Context, before time.Time) (int, er
 		return 0, fmt.Errorf("prune idempotency: %w", err)
 	}
 	return int(n), nil
-}
-
-// appendRec appends the entries.rec encoding of e: at, seq, keys as
-// varints.
-func appendRec(b []byte, e *podium.Entry) []byte {
-	b = binary.AppendVarint(b, podium.Millis(e.At))
-	b = binary.AppendUvarint(b, e.Seq)
-	for _, k := range e.Keys {
-		b = binary.AppendVarint(b, k)
-	}
-	return b
-}
-
-var errBadRec = errors.New("malformed entries.rec")
-
-// appendSubRec packs a log row's kind, at and keys.
-func appendSubRec(b []byte, sub *podium.Submission) []byte {
-	b = binary.AppendUvarint(b, uint64(sub.Kind))
-	b = binary.AppendVarint(b, podium.Millis(sub.At))
-	for _, k := range sub.Keys {
-		b = binary.AppendVarint(b, k)
-	}
-	return b
-}
-
-var errBadSubRec = errors.New("malformed submissions.rec")
-
-// decodeSubRec fills sub's Kind, At and Keys from rec, reusing sub.Keys.
-func decodeSubRec(rec []byte, sub *podium.Submission) error {
-	kind, n := binary.Uvarint(rec)
-	if n <= 0 || kind > uint64(podium.KindRestore) {
-		return errBadSubRec
-	}
-	rec = rec[n:]
-	at, n := binary.Varint(rec)
-	if n <= 0 {
-		return errBadSubRec
-	}
-	rec = rec[n:]
-	sub.Kind, sub.At = podium.Kind(kind), podium.FromMillis(at)
-	sub.Keys = sub.Keys[:0]
-	for len(rec) > 0 {
-		k, n := binary.Varint(rec)
-		if n <= 0 || len(sub.Keys) == podium.MaxKeys {
-			return errBadSubRec
-		}
-		sub.Keys = append(sub.Keys, k)
-		rec = rec[n:]
-	}
-	return nil
-}
-
-// decodeRec fills e's At, Seq and Keys from rec, reusing e.Keys.
-func decodeRec(rec []byte, e *podium.Entry) error {
-	at, n := binary.Varint(rec)
-	if n <= 0 {
-		return errBadRec
-	}
-	rec = rec[n:]
-	seq, n := binary.Uvarint(rec)
-	if n <= 0 {
-		return errBadRec
-	}
-	rec = rec[n:]
-	e.At, e.Seq = podium.FromMillis(at), seq
-	e.Keys = e.Keys[:0]
-	for len(rec) > 0 {
-		k, n := binary.Varint(rec)
-		if n <= 0 || len(e.Keys) == podium.MaxKeys {
-			return errBadRec
-		}
-		e.Keys = append(e.Keys, k)
-		rec = rec[n:]
-	}
-	if len(e.Keys) == 0 {
-		return errBadRec
-	}
-	return nil
 }
 
 // resultsArg is the results column of an entry: NULL unless it keeps

@@ -49,7 +49,7 @@ func (p *feedPart) write(ctx context.Context, tx *sql.Tx) error {
 		return nil
 	}
 	evs := p.evs
-	err := p.s.execChunks(ctx, tx, p.s.ws.feed, len(evs), func(args []any, i int) []any {
+	err := p.s.execChunks(ctx, tx, p.s.ws.feed, len(evs), nil, func(args []any, i int) []any {
 		ev := &evs[i]
 		return append(args, ev.Board, int64(ev.Seq), int64(ev.Kind), podium.Millis(ev.At), ev.Period, ev.Player,
 			textArg(podium.FeedKeysJSON(ev.Keys)), textArg(podium.FeedKeysJSON(ev.Old)), ev.Other, textArg(ev.Data))

@@ -60,6 +60,9 @@ func (s *Store) indexOf(board string) indexState {
 // setIndex records board's state (copy on write: readers load the map
 // without a lock). The caller holds wmu.
 func (s *Store) setIndex(board string, st indexState) {
+	if s.indexOf(board) == st {
+		return // most boards: not indexed before or after, and no copy of the map
+	}
 	var m map[string]indexState
 	if old := s.pidx.Load(); old != nil {
 		m = maps.Clone(*old)

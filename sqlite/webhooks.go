@@ -54,7 +54,7 @@ func (p *webhookPart) madeBy() *Store { return p.s }
 // the score that caused it: BENCHMARKS.md, issue 20).
 func (p *webhookPart) write(ctx context.Context, tx *sql.Tx) error {
 	evs := p.evs
-	err := p.s.execChunks(ctx, tx, p.s.ws.whEvent, len(evs), func(args []any, i int) []any {
+	err := p.s.execChunks(ctx, tx, p.s.ws.whEvent, len(evs), nil, func(args []any, i int) []any {
 		ev := &evs[i]
 		return append(args, ev.ID, ev.Type, ev.Board, podium.Millis(ev.At), string(ev.Payload))
 	})
@@ -68,7 +68,7 @@ func (p *webhookPart) write(ctx context.Context, tx *sql.Tx) error {
 			ds = append(ds, delivery{ep, evs[i].ID})
 		}
 	}
-	err = p.s.execChunks(ctx, tx, p.s.ws.whDelivery, len(ds), func(args []any, i int) []any {
+	err = p.s.execChunks(ctx, tx, p.s.ws.whDelivery, len(ds), nil, func(args []any, i int) []any {
 		return append(args, ds[i].endpoint, ds[i].event)
 	})
 	if err != nil {

@@ -79,9 +79,11 @@ type Module struct {
 	// each snapshot it installs holds them all. Lock order: docs/LOCKS.md.
 	amu sync.Mutex
 
-	// board is the event of the board change being stored, from
-	// BoardParts to BoardStored (the writer's alone).
-	board *podium.WebhookEvent
+	// boardEvs are the events of the board changes being stored, from
+	// BoardParts to BoardStored, by the board the event names (the
+	// writer's alone). Several are stored at once when board PUTs share a
+	// commit (engine/boardbatch.go).
+	boardEvs map[*podium.Board]podium.WebhookEvent
 
 	poke chan struct{} // wakes the worker (worker.go)
 	w    worker
@@ -328,7 +330,6 @@ func (m *Module) BoardChanged(old, next *podium.Board) {
 // is stored exactly when the change is. Only the node that stores the
 // change writes it (the others follow the change, and write nothing).
 func (m *Module) BoardParts(_ podium.Store, old, next *podium.Board) []podium.Part {
-	m.board = nil // the writer's: BoardStored reads it next
 	var (
 		typ string
 		b   *podium.Board
@@ -353,19 +354,31 @@ func (m *Module) BoardParts(_ podium.Store, old, next *podium.Board) []podium.Pa
 	if !ok {
 		return nil
 	}
-	m.board = &ev
+	if m.boardEvs == nil {
+		m.boardEvs = map[*podium.Board]podium.WebhookEvent{}
+	}
+	m.boardEvs[b] = ev
 	return []podium.Part{m.store.WebhookPart([]podium.WebhookEvent{ev})}
 }
 
 // BoardStored implements engine.BoardPartMaker: a board event committed
 // with its change is counted, and the worker woken to deliver it.
-func (m *Module) BoardStored(_, _ *podium.Board, err error) {
-	ev := m.board
-	m.board = nil
-	if ev == nil || err != nil {
+func (m *Module) BoardStored(old, next *podium.Board, err error) {
+	b := next
+	if old != nil {
+		if next != nil {
+			return // an update: no event
+		}
+		b = old
+	}
+	ev, ok := m.boardEvs[b]
+	if !ok {
 		return
 	}
-	m.stored([]podium.WebhookEvent{*ev})
+	delete(m.boardEvs, b)
+	if err == nil {
+		m.stored([]podium.WebhookEvent{ev})
+	}
 }
 
 // metrics are the module's Prometheus metrics.

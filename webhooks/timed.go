@@ -62,22 +62,30 @@ type dueKey struct {
 	id   string
 }
 
-// dueItem is one instant of the schedule: at is the instant (a period's
-// end, a contest's freeze or end), due when to look at it (at plus the
-// grace, or a retry).
+// dueItem is an instant the schedule hands out: at is the instant (a
+// period's end, a contest's freeze or end).
 type dueItem struct {
 	key dueKey
 	at  time.Time
-	due time.Time
+}
+
+// heapItem is one instant in the heap: due is when to look at it (its
+// instant plus the grace, or a retry), in Unix milliseconds; the instant
+// itself is in the key's slot. With a daily board each board has one,
+// so it is kept small: 40 bytes, where two time.Time made it 80, and the
+// schedule was 191 B of an empty board's ~1 KiB (issue 22).
+type heapItem struct {
+	key dueKey
+	due int64
 	ver uint64
 }
 
-type dueHeap []dueItem
+type dueHeap []heapItem
 
 func (h dueHeap) Len() int           { return len(h) }
-func (h dueHeap) Less(i, j int) bool { return h[i].due.Before(h[j].due) }
+func (h dueHeap) Less(i, j int) bool { return h[i].due < h[j].due }
 func (h dueHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *dueHeap) Push(x any)        { *h = append(*h, x.(dueItem)) }
+func (h *dueHeap) Push(x any)        { *h = append(*h, x.(heapItem)) }
 func (h *dueHeap) Pop() any {
 	old := *h
 	x := old[len(old)-1]
@@ -85,12 +93,23 @@ func (h *dueHeap) Pop() any {
 	return x
 }
 
-// slot is the instant now scheduled for a key: a heap item whose ver is
-// not its key's is stale (replaced or dropped) and skipped when it comes
-// up, rather than searched for.
+// slot is the instant now scheduled for a key, in Unix milliseconds
+// (periods' ends and contests' instants are whole milliseconds): a heap
+// item whose ver is not its key's is stale (replaced or dropped) and
+// skipped when it comes up, rather than searched for.
 type slot struct {
 	ver uint64
-	at  time.Time
+	at  int64
+}
+
+// dueMillis is t in Unix milliseconds, rounded up: looking at an instant
+// up to a millisecond late, never early.
+func dueMillis(t time.Time) int64 {
+	ms := t.UnixMilli()
+	if t.Before(time.UnixMilli(ms)) || t.After(time.UnixMilli(ms)) {
+		ms++
+	}
+	return ms
 }
 
 // schedule is the min-heap of instants, by due. mu is a leaf lock
@@ -117,8 +136,8 @@ func (s *schedule) init() {
 // setLocked schedules k at instant at, looked at at due.
 func (s *schedule) setLocked(k dueKey, at, due time.Time) {
 	s.ver++
-	s.cur[k] = slot{s.ver, at}
-	heap.Push(&s.h, dueItem{key: k, at: at, due: due, ver: s.ver})
+	s.cur[k] = slot{s.ver, podium.Millis(at)}
+	heap.Push(&s.h, heapItem{key: k, due: dueMillis(due), ver: s.ver})
 	if len(s.h) > 1024 && len(s.h) > 2*len(s.cur) {
 		s.compactLocked()
 	}
@@ -148,7 +167,7 @@ func (s *schedule) set(k dueKey, at, due time.Time) {
 // event: a change of the board must not move it past that instant.
 func (s *schedule) pendingLocked(k dueKey, now time.Time) bool {
 	c, ok := s.cur[k]
-	return ok && !c.at.After(now)
+	return ok && c.at <= podium.Millis(now)
 }
 
 // next returns the earliest due time (ok false: nothing scheduled).
@@ -158,7 +177,7 @@ func (s *schedule) next() (time.Time, bool) {
 	for len(s.h) > 0 {
 		it := s.h[0]
 		if c, ok := s.cur[it.key]; ok && c.ver == it.ver {
-			return it.due, true
+			return time.UnixMilli(it.due), true
 		}
 		heap.Pop(&s.h)
 	}
@@ -173,16 +192,17 @@ func (s *schedule) popDue(now time.Time, limit int) []dueItem {
 	var out []dueItem
 	for len(s.h) > 0 && len(out) < limit {
 		it := s.h[0]
-		if c, ok := s.cur[it.key]; !ok || c.ver != it.ver {
+		c, ok := s.cur[it.key]
+		if !ok || c.ver != it.ver {
 			heap.Pop(&s.h)
 			continue
 		}
-		if it.due.After(now) {
+		if it.due > podium.Millis(now) {
 			break
 		}
 		heap.Pop(&s.h)
 		delete(s.cur, it.key)
-		out = append(out, it)
+		out = append(out, dueItem{key: it.key, at: podium.FromMillis(c.at)})
 	}
 	return out
 }
@@ -244,7 +264,7 @@ func (s *schedule) boardChanged(old, next *podium.Board, now time.Time, grace ti
 		return // a period ended and waits for its event: EmitDue checks the board then
 	}
 	end := podium.PeriodAt(next.Reset, now).End
-	if c, ok := s.cur[k]; ok && c.at.Equal(end) {
+	if c, ok := s.cur[k]; ok && c.at == podium.Millis(end) {
 		return
 	}
 	s.setLocked(k, end, end.Add(grace))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/contest"
@@ -82,5 +83,33 @@ func TestScheduleContest(t *testing.T) {
 	s.contestChanged("c", c, now.Add(2*time.Hour), 0, time.Hour)
 	if s.size() != 0 {
 		t.Fatal("an end older than the window was scheduled")
+	}
+}
+
+// The schedule keeps its times in milliseconds: an item due within a
+// millisecond is not handed out before its due time (rounded up, never
+// down), and hands out its instant as given. Its items stay small, since
+// every board with a reset has one (issue 22: a million boards).
+func TestScheduleMillis(t *testing.T) {
+	var s schedule
+	s.init()
+	at := time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)
+	due := at.Add(1500 * time.Microsecond)
+	s.set(dueKey{duePeriod, "b"}, at, due)
+	if got := s.popDue(at.Add(time.Millisecond), 10); len(got) != 0 {
+		t.Fatalf("popped %v half a millisecond before it was due", got)
+	}
+	if next, ok := s.next(); !ok || next.Before(due) {
+		t.Fatalf("next = %v %v, want no earlier than %v", next, ok, due)
+	}
+	got := s.popDue(at.Add(2*time.Millisecond), 10)
+	if len(got) != 1 || !got[0].at.Equal(at) {
+		t.Fatalf("popped %v, want b at %v", got, at)
+	}
+	if n := unsafe.Sizeof(heapItem{}); n > 40 {
+		t.Errorf("a heap item is %d bytes, want at most 40", n)
+	}
+	if n := unsafe.Sizeof(slot{}); n > 16 {
+		t.Errorf("a slot is %d bytes, want at most 16", n)
 	}
 }
