@@ -64,9 +64,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		s.log.Error("internal error", "method", r.Method, "path", r.URL.Path, "query", redactQuery(r.URL.RawQuery), "err", err)
 	}
 	status := StatusOf(code)
-	if status == http.StatusRequestTimeout {
+	if status == http.StatusRequestTimeout && isHTTP1(r) {
 		// The rest of the body may still come: this connection cannot
-		// carry another request.
+		// carry another request. (HTTP/2 resets just the stream.)
 		w.Header().Set("Connection", "close")
 	}
 	qe := quotaError(err) // quota.go

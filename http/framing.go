@@ -40,6 +40,10 @@ const maxHead = 1<<20 + 4096 + 1024
 // maxChunkLine is net/http's bound on a chunk-size line (its bufio buffer).
 const maxChunkLine = 4096
 
+// h2Preface is the request line an HTTP/2 connection opens with (RFC 9113
+// section 3.4).
+const h2Preface = "PRI * HTTP/2.0"
+
 type frameState uint8
 
 const (
@@ -203,8 +207,10 @@ func (f *framer) endHead(out []byte) []byte {
 	f.head = f.head[:0] // h is handed on below, before the next feed reuses it
 	line, rest := nextLine(h)
 	atLeast11, ok := requestVersion(line)
-	if !ok {
-		f.off = true // net/http: malformed request line or version
+	if !ok || string(line) == h2Preface {
+		// net/http: malformed request line or version; or the HTTP/2
+		// connection preface (h2c.go), after which come frames.
+		f.off = true
 		return append(out, h...)
 	}
 	var (

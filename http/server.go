@@ -335,7 +335,10 @@ type statusWriter struct {
 func (w *statusWriter) WriteHeader(code int) {
 	if code >= 200 && !w.wrote {
 		w.wrote = true
-		if w.body.ReadCloser != nil && !w.body.eof {
+		if w.body.ReadCloser != nil && !w.body.eof && w.http1 {
+			// HTTP/2 resets the request's stream instead
+			// (h2c.go): a Connection: close would end the
+			// connection's other streams.
 			w.Header().Set("Connection", "close")
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -89,6 +88,14 @@ func newServerStore(t *testing.T, cfg stream.Config, fakeHubClock bool, opts fun
 // before the database is opened (nil: not).
 func newServerAt(t *testing.T, cfg stream.Config, fakeHubClock bool, opts func(*podiumhttp.Config), so sqlite.Options, before func(path string)) *server {
 	t.Helper()
+	return newServerServed(t, cfg, fakeHubClock, opts, so, before, nil)
+}
+
+// newServerServed is newServerAt with serve, when not nil, applied to the
+// http.Server before it starts (h2c_test.go).
+func newServerServed(t *testing.T, cfg stream.Config, fakeHubClock bool, opts func(*podiumhttp.Config), so sqlite.Options, before func(path string),
+	serve func(*http.Server)) *server {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "podium.db")
 	if before != nil {
 		before(path)
@@ -115,7 +122,7 @@ func newServerAt(t *testing.T, cfg stream.Config, fakeHubClock bool, opts func(*
 		opts(&hc)
 	}
 	srv := podiumhttp.New(hc)
-	ts := serveTest(srv)
+	ts := serveTestWith(srv, serve)
 	t.Cleanup(func() {
 		hub.Close()
 		if ch := srv.ContestHub(); ch != nil {
@@ -130,14 +137,6 @@ func newServerAt(t *testing.T, cfg stream.Config, fakeHubClock bool, opts func(*
 
 // serveTest serves srv as podium serve does: its Handler on its Listener,
 // with its ConnContext (conn.go).
-func serveTest(srv *podiumhttp.Server) *httptest.Server {
-	ts := httptest.NewUnstartedServer(srv.Handler())
-	ts.Listener = srv.Listener(ts.Listener)
-	ts.Config.ConnContext = srv.ConnContext
-	ts.Start()
-	return ts
-}
-
 type resp struct {
 	status int
 	header http.Header

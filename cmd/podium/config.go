@@ -45,6 +45,7 @@ type Config struct {
 	RequestTimeout time.Duration // a request must arrive and its answer be taken within this (streams exempt)
 	BodyMinRate    int64         // bytes/s a request body must keep after --body-timeout (0: no minimum)
 	ConnsPerIP     int           // connections open from one client address (0: no cap)
+	H2C            bool          // also accept HTTP/2 cleartext with prior knowledge on Addr
 
 	// Several nodes: the shared PostgreSQL database (empty: SQLite in
 	// Data), the optional Redis, the deployment's name in the Redis
@@ -189,6 +190,7 @@ func (c *Config) flags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.BodyTimeout, "body-timeout", 10*time.Second, "cut a request body that sends nothing for this long (408)")
 	fs.DurationVar(&c.RequestTimeout, "request-timeout", 60*time.Second, "a request must arrive and its answer be read within this (live streams exempt)")
 	fs.Int64Var(&c.BodyMinRate, "body-min-rate", 1024, "bytes/s a request body must keep: it is cut (408) unless it has arrived by --body-timeout plus one second per this many bytes (0: no minimum)")
+	fs.BoolVar(&c.H2C, "h2c", false, "also accept HTTP/2 cleartext with prior knowledge (h2c) on --addr, for clients that multiplex requests and live streams over one connection; at most 256 streams a connection, every per-request and per-stream limit applies to each stream")
 	fs.IntVar(&c.ConnsPerIP, "conns-per-ip", 128, "connections open at once from one client address (IPv6: one /64); more are answered 429 and closed; --trusted-proxies are not capped (0: no cap)")
 	fs.StringVar(&c.DB, "db", "", "PostgreSQL URL (postgres://user@host/db) of a database shared by several nodes; empty: SQLite in --data")
 	fs.StringVar(&c.Redis, "redis", "", "Redis URL (redis://host:6379/0) that wakes the other nodes at once after a write (optional, with --db)")

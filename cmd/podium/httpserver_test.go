@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -76,4 +77,40 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.String()
+}
+
+// TestH2CFlag: --h2c (here from PODIUM_H2C) makes the port answer HTTP/2
+// with prior knowledge; without it such a request is not served.
+func TestH2CFlag(t *testing.T) {
+	var p http.Protocols
+	p.SetUnencryptedHTTP2(true)
+	for _, on := range []bool{false, true} {
+		if on {
+			t.Setenv("PODIUM_H2C", "true")
+		}
+		var c Config
+		fs := newFlagSet("serve", "", io.Discard)
+		c.flags(fs)
+		if err := parse(fs, []string{"--addr", "127.0.0.1:0", "--data", t.TempDir(), "--sync", "normal"}); err != nil {
+			t.Fatal(err)
+		}
+		c.AdminKey = "admin-secret"
+		m := &Main{Config: c, Stderr: io.Discard}
+		if err := m.Open(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		tr := &http.Transport{Protocols: &p}
+		res, err := (&http.Client{Transport: tr}).Get(m.URL() + "/healthz")
+		if err == nil {
+			res.Body.Close()
+		}
+		tr.CloseIdleConnections()
+		m.Close()
+		switch {
+		case on && (err != nil || res.StatusCode != 200 || res.ProtoMajor != 2):
+			t.Fatalf("--h2c: %v %v", err, res)
+		case !on && err == nil:
+			t.Fatalf("h2c served without --h2c: %d over %s", res.StatusCode, res.Proto)
+		}
+	}
 }

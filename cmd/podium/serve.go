@@ -167,6 +167,9 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	}
 	m.srv = &http.Server{Handler: m.Server.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second,
 		ErrorLog: podiumhttp.ErrorLog(m.log), ConnContext: m.Server.ConnContext}
+	if m.Config.H2C {
+		podiumhttp.ServeH2C(m.srv) // http/h2c.go
+	}
 	ln := m.Server.Listener(m.ln) // the connection-level defences (http/conn.go)
 	go func() {
 		if err := m.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
