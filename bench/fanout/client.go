@@ -78,6 +78,8 @@ type fleet struct {
 
 	mu      sync.Mutex
 	samples []string // distinct error samples, the first few
+
+	h2cConns atomic.Int64 // --h2c: connections dialed
 }
 
 type eventKey struct{ snap, seq uint64 }
@@ -139,6 +141,7 @@ type client struct {
 	win    window
 	conn   net.Conn
 	lastID string
+	h2c    *h2cGroup // --h2c: the Transport its streams share (h2c.go); nil: HTTP/1.1
 
 	log  []evRec // appended by the client goroutine; read after it ended
 	seen uint64  // the highest seq applied
@@ -219,6 +222,9 @@ func (r countReader) Read(p []byte) (int, error) {
 
 // session makes one connection and reads events until it ends.
 func (c *client) session(ctx context.Context, resume string) error {
+	if c.h2c != nil {
+		return c.sessionH2C(ctx, resume)
+	}
 	conn, err := c.dialer.DialContext(ctx, "tcp", c.f.addr)
 	if err != nil {
 		c.ctr[cConnFails].Add(1)
@@ -258,7 +264,7 @@ func (c *client) session(ctx context.Context, resume string) error {
 }
 
 // read parses the SSE stream and dispatches its events.
-func (c *client) read(r *bufio.Reader, conn net.Conn) error {
+func (c *client) read(r *bufio.Reader, conn interface{ SetDeadline(time.Time) error }) error {
 	var (
 		line, data    []byte
 		typ, id       string

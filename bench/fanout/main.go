@@ -17,7 +17,8 @@
 // With --pid the server's resident memory and CPU use are read from /proc.
 // The harness creates the public board --board (one descending key, mode
 // --mode), preloads --players entries, and deletes the board at the end
-// unless --keep. Clients speak HTTP/1.1 over raw connections and keep
+// unless --keep. Clients speak HTTP/1.1 over raw connections (with --h2c:
+// HTTP/2 cleartext, --h2c-streams streams sharing a connection; h2c.go) and keep
 // their window the way docs/CLIENT.md describes: a snapshot replaces it; a
 // delta applies only when its snapshot_id and prev_seq follow the state
 // held, its changed entries go to their new ranks and the others fill the
@@ -66,6 +67,8 @@ type config struct {
 	Addrs      int
 	Keep       bool
 	JSON       bool
+	H2C        bool
+	H2CStreams int
 
 	u       *url.URL
 	command string   // the command line, rebuilt from the flags that were set (never the key)
@@ -115,6 +118,8 @@ func parseFlags(args []string) (*config, error) {
 	fs.DurationVar(&cfg.Settle, "settle", 2*time.Second, "wait after the last submission before checking the windows")
 	fs.IntVar(&cfg.Addrs, "addrs", 0, "loopback source addresses to spread the streams over, 127.0.1.1 and on (0: the system's choice); one source address has only ip_local_port_range's ports (~28k)")
 	fs.IntVar(&cfg.PID, "pid", 0, "server process id, to report its memory and CPU (0: skip)")
+	fs.BoolVar(&cfg.H2C, "h2c", false, "clients share HTTP/2 cleartext connections (prior knowledge; the server needs --h2c) instead of one HTTP/1.1 connection each")
+	fs.IntVar(&cfg.H2CStreams, "h2c-streams", 200, "with --h2c: streams per connection (the server allows 256)")
 	fs.BoolVar(&cfg.Keep, "keep", false, "keep the board at the end")
 	fs.BoolVar(&cfg.JSON, "json", false, "also print the results as one line of JSON at the end")
 	if err := fs.Parse(args); err != nil {
@@ -150,6 +155,8 @@ func parseFlags(args []string) (*config, error) {
 		return nil, errors.New("--rate and --duration must be positive, --settle not negative")
 	case cfg.TopShare < 0 || cfg.TopShare > 1:
 		return nil, errors.New("--top-share must be from 0 to 1")
+	case cfg.H2CStreams < 1 || cfg.H2CStreams > 256:
+		return nil, errors.New("--h2c-streams must be 1 to 256")
 	case cfg.TopMoves != "small" && cfg.TopMoves != "uniform":
 		return nil, errors.New("--top-moves must be small or uniform")
 	}
@@ -163,7 +170,7 @@ func parseFlags(args []string) (*config, error) {
 		switch {
 		case f.Name == "key":
 			v = "..."
-		case v == "true" && (f.Name == "json" || f.Name == "keep"):
+		case v == "true" && (f.Name == "json" || f.Name == "keep" || f.Name == "h2c"):
 			cmd = append(cmd, "--"+f.Name)
 			return
 		}
@@ -238,6 +245,13 @@ func run(ctx context.Context, cfg *config) (failed bool, err error) {
 		}
 	}()
 
+	var groups []*h2cGroup // --h2c
+	defer func() {
+		for _, g := range groups {
+			g.tr.CloseIdleConnections()
+		}
+	}()
+
 	// Ramp up in batches; each batch must have its first snapshots.
 	t0 = time.Now()
 	for lo := 0; lo < cfg.Clients && ctx.Err() == nil; lo += cfg.RampBatch {
@@ -246,6 +260,13 @@ func run(ctx context.Context, cfg *config) (failed bool, err error) {
 			c := newClient(f)
 			if cfg.Addrs > 0 {
 				c.dialer.LocalAddr = sourceAddr(i % cfg.Addrs)
+			}
+			if cfg.H2C {
+				// One Transport for each --h2c-streams clients (h2c.go).
+				if i%cfg.H2CStreams == 0 {
+					groups = append(groups, newH2CGroup(f, c.dialer, &c.ctr[cWire]))
+				}
+				c.h2c = groups[len(groups)-1]
 			}
 			clients[i] = c
 			go func() { c.run(cctx); done <- struct{}{} }()
@@ -306,6 +327,7 @@ func run(ctx context.Context, cfg *config) (failed bool, err error) {
 	clients = nil // the deferred stop has nothing left to do
 	r.lat = measureLatencies(r.clients, r.drive.subs)
 	r.samples = f.samples
+	r.h2cConns = f.h2cConns.Load()
 	r.serverRSS[3] = r.serverMem("VmHWM")
 	r.selfRSS, _ = procStatus("self", "VmHWM")
 	return r.print(os.Stdout), nil

@@ -36,6 +36,7 @@ type report struct {
 	mismatchSample              string
 	checks                      int
 	samples                     []string
+	h2cConns                    int64 // --h2c: connections dialed
 }
 
 // cpuModel returns the processor's name from /proc/cpuinfo, or "".
@@ -68,7 +69,7 @@ func (r *report) header(w io.Writer) {
 		fmt.Fprintf(w, "nofile:   could not raise RLIMIT_NOFILE: %v\n", r.nofileErr)
 	} else {
 		fmt.Fprintf(w, "nofile:   RLIMIT_NOFILE raised to %d\n", r.nofile)
-		if r.nofile < uint64(r.cfg.Clients)+64 {
+		if !r.cfg.H2C && r.nofile < uint64(r.cfg.Clients)+64 {
 			fmt.Fprintf(w, "WARNING:  fewer open files allowed than --clients needs\n")
 		}
 	}
@@ -229,6 +230,9 @@ func (r *report) print(w io.Writer) (failed bool) {
 	}
 	fmt.Fprintf(w, "setup:     board %s (mode %s, %d entries preloaded in %s), %d clients on /stream?limit=%d, %d with a snapshot after %s of ramp-up\n",
 		r.cfg.Board, r.cfg.Mode, r.cfg.Players, r.preload.Round(time.Millisecond), r.cfg.Clients, r.cfg.Limit, s.ClientsLive, r.ramp.Round(time.Millisecond))
+	if r.cfg.H2C {
+		fmt.Fprintf(w, "transport: h2c, %d streams a connection, %d connections dialed\n", r.cfg.H2CStreams, r.h2cConns)
+	}
 	fmt.Fprintf(w, "workload:  %d submissions (%d failed) in %s = %.1f/s; %d aimed at the top %d, %d changed it; submit p50 %s, p99 %s\n",
 		s.Submissions, s.SubmitErrors, r.drive.elapsed.Round(time.Millisecond), s.RateAchieved,
 		countTop(r.drive.subs), r.cfg.Limit, s.Affecting, ms(time.Duration(s.SubmitP50ms*1e6)), ms(time.Duration(s.SubmitP99ms*1e6)))
