@@ -319,6 +319,15 @@ func TestStreamMemoryBudgetRefusesWindows(t *testing.T) {
 	if m, b, err := ws.recv(2 * time.Second); err != nil || m["type"] != "error" || m["code"] != "rate_limited" {
 		t.Fatalf("a new window over WebSocket past the budget: %s %v", b, err)
 	}
+	// The first stream's snapshot stays charged to the address until its
+	// writer asks for the next event, which may come after the client has
+	// read it: wait for that, or the second stream's snapshot finds the
+	// share still holding the first's.
+	for deadline := time.Now().Add(5 * time.Second); s.hub.Stats().QueuedBytes != 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the first stream's snapshot is still charged after 5s: %+v", s.hub.Stats())
+		}
+	}
 	again := s.openSSE("/v1/boards/big/stream?limit=1000", "")
 	if ev := again.next(2 * time.Second); ev.Type != "snapshot" {
 		t.Fatalf("a stream on the open window: %+v", ev)

@@ -239,6 +239,7 @@ type Stats struct {
 	MemoryPeak     int64  // the most ever accounted (never above the budget)
 	MemoryPerAddr  int64  // an address's share of the budget
 	AddressMax     int64  // the most that one address holds now
+	QueuedBytes    int64  // events queued on connections or being written, counted per connection
 	Shed           uint64 // times histories and cached snapshots were dropped for the budget
 	WindowsRefused uint64 // new windows refused for the budget or an address's share
 	// MemoryDeferred counts the rounds in which a window kept its old
@@ -262,6 +263,9 @@ func (h *Hub) Stats() Stats {
 	st := Stats{Connections: len(h.conns), Windows: len(h.windows)}
 	for _, a := range h.addrs {
 		st.AddressMax = max(st.AddressMax, a.bytes.Load())
+	}
+	for c := range h.conns {
+		st.QueuedBytes += c.qBytes.Load()
 	}
 	h.mu.Unlock()
 	st.Subscriptions = int(h.subs.Load())
