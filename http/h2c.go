@@ -49,7 +49,8 @@ const (
 
 // ServeH2C makes hs, which serves Handler on Listener, also accept HTTP/2
 // with prior knowledge on the same port, with the bounds above. Without
-// it a connection that opens with the HTTP/2 preface is refused (505).
+// it a connection that opens with the HTTP/2 preface is read as HTTP/1.1:
+// its "PRI *" is answered 404 and the connection closed.
 func ServeH2C(hs *http.Server) {
 	var p http.Protocols
 	p.SetHTTP1(true)
