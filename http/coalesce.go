@@ -114,6 +114,15 @@ func (c *conn) SetReadDeadline(t time.Time) error {
 	return c.Conn.SetReadDeadline(t)
 }
 
+// SetWriteDeadline sends the answer kept back first, under the deadline
+// it was written under: net/http clears the write deadline once an answer
+// is written, before it sets the read deadline, and a held answer sent
+// after that could block forever on a client that does not read.
+func (c *conn) SetWriteDeadline(t time.Time) error {
+	c.sendHeld() // a failure is kept in werr for the next write and read
+	return c.Conn.SetWriteDeadline(t)
+}
+
 // SetDeadline is SetReadDeadline for both directions.
 func (c *conn) SetDeadline(t time.Time) error {
 	if c.sendHeld() != nil {

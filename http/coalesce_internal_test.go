@@ -119,3 +119,35 @@ func TestCloseDuringBlockedWrite(t *testing.T) {
 		t.Fatal("the blocked write did not fail when the connection closed")
 	}
 }
+
+// TestHeldAnswerKeepsItsWriteDeadline: net/http clears the write deadline
+// once an answer is written, then sets the read deadline. A held answer
+// sent at that point went out with no deadline at all, so a client that
+// never reads held the connection and its goroutine forever; it is now
+// sent before the deadline it was written under is cleared, and fails
+// when that deadline has passed.
+func TestHeldAnswerKeepsItsWriteDeadline(t *testing.T) {
+	srv, client := net.Pipe() // nothing reads client: every write blocks
+	defer client.Close()
+	c := &conn{Conn: srv, m: newConnMetrics(prometheus.NewRegistry())}
+	defer c.closeNow()
+	done := make(chan error, 1)
+	go func() {
+		c.SetWriteDeadline(time.Unix(1, 0)) // the answer's deadline, here already past
+		c.holdAnswer()
+		if _, err := c.Write(make([]byte, 12<<10)); err != nil {
+			done <- err
+			return
+		}
+		c.SetWriteDeadline(time.Time{}) // as net/http after the answer
+		done <- c.SetReadDeadline(time.Time{})
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the held answer's write is still blocked: it went out without its write deadline")
+	}
+	if _, err := c.Write([]byte("x")); err == nil {
+		t.Fatal("a write after the held answer failed was accepted")
+	}
+}
