@@ -59,9 +59,30 @@ func (e *Engine) Checker() Checker { return Checker{e} }
 // board's watermark replayed on top, exactly as a start-up would load it.
 // It also checks each index's own rank order, and asks the IndexCheckers
 // (the aggregates against their sources). It runs on the writer, so no
-// write interleaves. Errors: the write path's (unavailable while the
-// engine takes no writes) and the store's.
+// write interleaves. In shared mode a node behind the others is not an
+// index that differs from the database: the check first waits for a
+// round of the follower that polls every head, and a check that still
+// finds differences (other nodes wrote meanwhile) waits for one more
+// round and runs again; the second answer counts. Errors: the write
+// path's (unavailable while the engine takes no writes) and the store's.
 func (c Checker) Indexes(ctx context.Context) ([]Diff, error) {
+	sh := c.e.sh
+	if sh == nil || !c.e.Ready() {
+		return c.once(ctx)
+	}
+	for try := 0; ; try++ {
+		if err := sh.awaitRound(ctx, true); err != nil {
+			return nil, err
+		}
+		d, err := c.once(ctx)
+		if err != nil || len(d) == 0 || try == 1 {
+			return d, err
+		}
+	}
+}
+
+// once runs the check on the writer.
+func (c Checker) once(ctx context.Context) ([]Diff, error) {
 	co := &checkOp{}
 	o := &op{kind: opCheck, p: co}
 	if err := c.e.send(ctx, o); err != nil {
@@ -70,9 +91,13 @@ func (c Checker) Indexes(ctx context.Context) ([]Diff, error) {
 	return co.diffs, nil
 }
 
-// indexes is Indexes on the writer.
+// indexes is Indexes on the writer. In shared mode Indexes has the
+// follower catch up first, and the entries table, written through there,
+// can run ahead while the check reads: an entry stored at a seq past the
+// one the index has applied is a write committed since, not a difference.
 func (c Checker) indexes(ctx context.Context) ([]Diff, error) {
 	e := c.e
+	shared := e.sh != nil
 	wms, err := e.store.Watermarks(ctx)
 	if err != nil {
 		return nil, err
@@ -83,77 +108,11 @@ func (c Checker) indexes(ctx context.Context) ([]Diff, error) {
 		if bs == nil {
 			continue
 		}
-		def := bs.def.Load()
-		n := len(def.Keys)
-		tail, err := e.ld.readTail(ctx, def.ID, wms[def.ID])
+		d, err := c.board(ctx, bs, wms[bi.ID], shared)
 		if err != nil {
 			return nil, err
 		}
-		bs.mu.RLock()
-		periods := make([]string, 0, len(bs.periods))
-		for p := range bs.periods {
-			periods = append(periods, p)
-		}
-		bs.mu.RUnlock()
-		sort.Strings(periods)
-		for _, period := range periods {
-			stored, err := e.ld.readPeriod(ctx, bs, period, 0)
-			if err != nil {
-				return nil, err
-			}
-			for i := range tail {
-				if sub := &tail[i]; sub.Period == period {
-					if _, err := e.ld.replayInto(def, stored, e.players.intern(sub.Player), sub); err != nil {
-						return nil, err
-					}
-				}
-			}
-			want := map[string]rank.Entry{}
-			wantRes := map[string][]podium.Result{}
-			stored.idx.Range(1, stored.idx.Len(), true, func(_ int, en rank.Entry) bool {
-				name := e.players.name(en.Player).Player
-				want[name] = en
-				wantRes[name] = stored.results[en.Player]
-				return true
-			})
-			bs.mu.RLock()
-			ps := bs.periods[period]
-			if ps == nil {
-				bs.mu.RUnlock()
-				continue // an old period evicted meanwhile: nothing in memory to check
-			}
-			got := map[string]rank.Entry{}
-			gotRes := map[string][]podium.Result{}
-			var prev *rank.Entry
-			ps.idx.Range(1, ps.idx.Len(), true, func(r int, en rank.Entry) bool {
-				name := e.players.name(en.Player).Player
-				got[name] = en
-				gotRes[name] = ps.results[en.Player]
-				if prev != nil && compareRank(def, prev, &en) >= 0 {
-					diffs = append(diffs, Diff{Board: def.ID, Period: period, Player: name, Want: fmt.Sprintf("rank %d after its predecessor", r), Got: "out of order"})
-				}
-				p := en
-				prev = &p
-				return true
-			})
-			bs.mu.RUnlock()
-			for player, w := range want {
-				wd := describe(w.Keys[:n], w.At, w.Seq)
-				g, ok := got[player]
-				if !ok {
-					diffs = append(diffs, Diff{Board: def.ID, Period: period, Player: player, Want: wd, Got: "missing"})
-				} else if gd := describe(g.Keys[:n], g.At, g.Seq); gd != wd {
-					diffs = append(diffs, Diff{Board: def.ID, Period: period, Player: player, Want: wd, Got: gd})
-				} else if !podium.EqualResults(wantRes[player], gotRes[player]) {
-					diffs = append(diffs, Diff{Board: def.ID, Period: period, Player: player, Want: describeResults(wantRes[player]), Got: describeResults(gotRes[player])})
-				}
-			}
-			for player, g := range got {
-				if _, ok := want[player]; !ok {
-					diffs = append(diffs, Diff{Board: def.ID, Period: period, Player: player, Want: "missing", Got: describe(g.Keys[:n], g.At, g.Seq)})
-				}
-			}
-		}
+		diffs = append(diffs, d...)
 	}
 	for _, m := range e.hooks.modules {
 		if x, ok := m.(IndexChecker); ok {
@@ -166,6 +125,94 @@ func (c Checker) indexes(ctx context.Context) ([]Diff, error) {
 		defs[def.ID] = def
 	}
 	return keptDiffs(diffs, defs, e.now()), nil // retention.go
+}
+
+// board compares one board's periods in memory with the store, its
+// entries table and the log after watermark wm. ahead (shared mode) skips
+// the entries stored at a seq past the index's: writes of other nodes
+// committed after the catch-up.
+func (c Checker) board(ctx context.Context, bs *BoardState, wm uint64, ahead bool) ([]Diff, error) {
+	e := c.e
+	var diffs []Diff
+	bs.mu.RLock()
+	seq := bs.seq
+	bs.mu.RUnlock()
+	def := bs.def.Load()
+	n := len(def.Keys)
+	tail, err := e.ld.readTail(ctx, def.ID, wm)
+	if err != nil {
+		return nil, err
+	}
+	bs.mu.RLock()
+	periods := make([]string, 0, len(bs.periods))
+	for p := range bs.periods {
+		periods = append(periods, p)
+	}
+	bs.mu.RUnlock()
+	sort.Strings(periods)
+	for _, period := range periods {
+		stored, err := e.ld.readPeriod(ctx, bs, period, 0)
+		if err != nil {
+			return nil, err
+		}
+		for i := range tail {
+			if sub := &tail[i]; sub.Period == period && (!ahead || sub.Seq <= seq) {
+				if _, err := e.ld.replayInto(def, stored, e.players.intern(sub.Player), sub); err != nil {
+					return nil, err
+				}
+			}
+		}
+		want := map[string]rank.Entry{}
+		wantRes := map[string][]podium.Result{}
+		stored.idx.Range(1, stored.idx.Len(), true, func(_ int, en rank.Entry) bool {
+			name := e.players.name(en.Player).Player
+			want[name] = en
+			wantRes[name] = stored.results[en.Player]
+			return true
+		})
+		bs.mu.RLock()
+		ps := bs.periods[period]
+		if ps == nil {
+			bs.mu.RUnlock()
+			continue // an old period evicted meanwhile: nothing in memory to check
+		}
+		got := map[string]rank.Entry{}
+		gotRes := map[string][]podium.Result{}
+		var prev *rank.Entry
+		ps.idx.Range(1, ps.idx.Len(), true, func(r int, en rank.Entry) bool {
+			name := e.players.name(en.Player).Player
+			got[name] = en
+			gotRes[name] = ps.results[en.Player]
+			if prev != nil && compareRank(def, prev, &en) >= 0 {
+				diffs = append(diffs, Diff{Board: def.ID, Period: period, Player: name, Want: fmt.Sprintf("rank %d after its predecessor", r), Got: "out of order"})
+			}
+			p := en
+			prev = &p
+			return true
+		})
+		bs.mu.RUnlock()
+		for player, w := range want {
+			if ahead && w.Seq > seq {
+				delete(got, player) // written by another node since the catch-up
+				continue
+			}
+			wd := describe(w.Keys[:n], w.At, w.Seq)
+			g, ok := got[player]
+			if !ok {
+				diffs = append(diffs, Diff{Board: def.ID, Period: period, Player: player, Want: wd, Got: "missing"})
+			} else if gd := describe(g.Keys[:n], g.At, g.Seq); gd != wd {
+				diffs = append(diffs, Diff{Board: def.ID, Period: period, Player: player, Want: wd, Got: gd})
+			} else if !podium.EqualResults(wantRes[player], gotRes[player]) {
+				diffs = append(diffs, Diff{Board: def.ID, Period: period, Player: player, Want: describeResults(wantRes[player]), Got: describeResults(gotRes[player])})
+			}
+		}
+		for player, g := range got {
+			if _, ok := want[player]; !ok {
+				diffs = append(diffs, Diff{Board: def.ID, Period: period, Player: player, Want: "missing", Got: describe(g.Keys[:n], g.At, g.Seq)})
+			}
+		}
+	}
+	return diffs, nil
 }
 
 // IndexChecker is a module with a check of its own over the indexes in

@@ -398,7 +398,7 @@ func (e *Engine) lookup(ctx context.Context, id string) *BoardState {
 	}
 	ctx, cancel := context.WithTimeout(ctx, lookupWait)
 	defer cancel()
-	if e.sh.awaitRound(ctx) != nil {
+	if e.sh.awaitRound(ctx, false) != nil {
 		return nil
 	}
 	return e.board(id)

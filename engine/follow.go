@@ -92,8 +92,8 @@ func (sh *cluster) follow() {
 		case <-t.C:
 			poll = true
 		}
-		n := sh.beginRound()
-		stop := sh.round(ctx, poll, &lastLog)
+		n, asked := sh.beginRound()
+		stop := sh.round(ctx, poll || asked, &lastLog)
 		sh.endRound(n)
 		if stop {
 			return
@@ -135,12 +135,15 @@ func (sh *cluster) round(ctx context.Context, poll bool, lastLog *time.Time) (st
 	return false
 }
 
-// beginRound and endRound number the follower's rounds for awaitRound.
-func (sh *cluster) beginRound() uint64 {
+// beginRound and endRound number the follower's rounds for awaitRound;
+// beginRound also reports whether a caller asked the round to poll.
+func (sh *cluster) beginRound() (uint64, bool) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	sh.begun++
-	return sh.begun
+	poll := sh.pollAsked
+	sh.pollAsked = false
+	return sh.begun, poll
 }
 
 func (sh *cluster) endRound(n uint64) {
@@ -155,10 +158,13 @@ func (sh *cluster) endRound(n uint64) {
 // waits until one that began after the call has ended (or ctx ends): what
 // another node committed before the call is then applied here, if the
 // database answered. A board made on another node an instant ago is then
-// known (lookup).
-func (sh *cluster) awaitRound(ctx context.Context) error {
+// known (lookup). With poll the round also reads every board's head, so
+// a write made elsewhere before the call is applied too, notice or not
+// (Checker.Indexes).
+func (sh *cluster) awaitRound(ctx context.Context, poll bool) error {
 	sh.mu.Lock()
 	sh.changes = true
+	sh.pollAsked = sh.pollAsked || poll
 	want, ended := sh.begun+1, sh.ended
 	sh.mu.Unlock()
 	sh.poke()

@@ -81,7 +81,10 @@ type cluster struct {
 	rows    map[string][]podium.Row // their log rows the notices carried, by seq
 	nrows   int                     // rows held, bounded by maxNoticeRows
 	changes bool                    // a notice said the change feed moved
-	wake    chan struct{}
+	// pollAsked: a caller of awaitRound wants the next round to read
+	// every head (Checker.Indexes).
+	pollAsked bool
+	wake      chan struct{}
 	// rounds counts the follower's rounds, begun and ended, and ended is
 	// closed (and replaced) at the end of each: awaitRound waits on them.
 	begun, done uint64
