@@ -97,7 +97,7 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	logOpenFiles(m.log, m.Config.StreamsMax) // nofile.go
+	logOpenFiles(m.log, m.Config.StreamsMax, m.Config.H2C) // nofile.go
 	if m.Config.DebugAddr != "" {
 		// Bound here with the API's address, so that a debug port in use
 		// fails the start before the data directory is touched.
