@@ -173,6 +173,8 @@ func (sh *cluster) awaitRound(ctx context.Context, poll bool) error {
 		case <-ended:
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-sh.e.stop: // the follower ends with the engine: no round will
+			return errClosing
 		}
 		sh.mu.Lock()
 		done := sh.done >= want

@@ -163,7 +163,13 @@ func TestBrowserAdminWebhooks(t *testing.T) {
 	// Delete (confirmed).
 	click("#wh-table", "Delete")
 	run(`document.getElementById("confirm-ok").click();`)
-	wait(text("#panel-webhooks .empty"), "No webhook endpoints.")
+	if got, ok := wd.waitString(30*time.Second, text("#panel-webhooks .empty"), func(s string) bool { return strings.Contains(s, "No webhook endpoints.") }); !ok {
+		var page string
+		wd.exec(&page, `const q = (s) => { const e = document.querySelector(s); return e ? e.innerText : "(none)"; };
+			return "panel: " + q("#panel-webhooks").replace(/\s+/g, " ") + " | notice: " + q("#notice") + " | dialog open: " + document.getElementById("confirm").open;`)
+		list()
+		t.Fatalf("after the console's Delete: got %q, want the empty list; the page shows %s; the server lists %+v", got, page, eps.Webhooks)
+	}
 	if list(); len(eps.Webhooks) != 0 {
 		t.Fatalf("endpoints after the console's delete: %+v", eps.Webhooks)
 	}
