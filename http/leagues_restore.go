@@ -114,7 +114,8 @@ func (s *leagueHandlers) exportLeague(w http.ResponseWriter, r *http.Request) er
 		}
 	}
 	h := w.Header()
-	h.Set("Content-Type", "application/x-ndjson")
+	h.Set("Content-Type", "application/jsonl; charset=utf-8")
+	h.Set("Content-Disposition", `attachment; filename="`+id+`-league.jsonl"`)
 	h.Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(http.StatusOK)
 	w.Write(b)
