@@ -191,3 +191,40 @@ func TestLeagueRestoreRefusals(t *testing.T) {
 	mustDo(t, 200, base, "POST", "/v1/leagues/lg/restore", admin, `{"tiers":[{"player":"q","tier":"low"}],"periods":[]}`)
 	mustDo(t, 401, base, "POST", "/v1/leagues/lg/restore", "", `{"tiers":[],"periods":[]}`)
 }
+
+// TestImportLeagueBatches: a league's rows past one restore call (1,000
+// rows) go in several, each period's row again with each batch of its
+// results, and the target exports the rows the dump holds.
+func TestImportLeagueBatches(t *testing.T) {
+	day := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
+	clk := &testClock{t: day}
+	dst := startAt(t, clk.Now).URL()
+	var dump, want strings.Builder
+	dump.WriteString(`{"podium_dump":1}` + "\n")
+	dump.WriteString(`{"board":{"id":"lg","keys":[{"name":"xp","order":"desc"}],"mode":"sum","reset":{"every":"day","tz":"UTC"},"public":true,` +
+		`"league":{"cohort_size":30,"tiers":[{"name":"low","promote":1},{"name":"high","relegate":1}]}}}` + "\n")
+	line := func(s string) { dump.WriteString(s + "\n"); want.WriteString(s + "\n") }
+	const tiers, results = 1100, 1300
+	for i := range tiers {
+		line(fmt.Sprintf(`{"league_tier":{"board":"lg","player":"p%04d","tier":"high"}}`, i))
+	}
+	for _, p := range []string{"2026-12-01", "2026-12-02"} {
+		next := map[string]string{"2026-12-01": "2026-12-02", "2026-12-02": "2026-12-03"}[p]
+		line(fmt.Sprintf(`{"league_period":{"board":"lg","period":%q,"start":"%sT00:00:00.000Z","settled_at":"%sT00:00:01.000Z","players":%d,"promoted":0,"relegated":0}}`,
+			p, p, next, results))
+		for i := range results {
+			line(fmt.Sprintf(`{"league_result":{"board":"lg","period":%q,"player":"p%04d","tier":"high","cohort":%d,"rank":%d,"outcome":"stayed","new_tier":"high"}}`,
+				p, i, i/30, i%30+1))
+		}
+	}
+	t.Setenv("PODIUM_ADMIN_KEY", "admin-secret")
+	in := filepath.Join(t.TempDir(), "dump.jsonl")
+	os.WriteFile(in, []byte(dump.String()), 0o600)
+	if code, out, errs := runCLI(t, "import", "--url", dst, "--in", in); code != 0 || !strings.Contains(out, fmt.Sprintf("league tiers %d, results %d restored", tiers, 2*results)) {
+		t.Fatalf("import: %d %s%s", code, out, errs)
+	}
+	// The export lists tiers and results by player, as written here.
+	if got := string(mustDo(t, 200, dst, "GET", "/v1/leagues/lg/export", "admin-secret", "")); got != want.String() {
+		t.Fatalf("the target's league export differs from the dump's lines:\n%.2000s", got)
+	}
+}
