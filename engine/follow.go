@@ -128,6 +128,12 @@ func (sh *cluster) round(ctx context.Context, poll bool, lastLog *time.Time) (st
 	}
 	sh.moveCursor(o.sync())
 	if o.sync().more {
+		// The next round reads the rest of the feed: woken alone, it read
+		// nothing unless a notice had said the feed moved, and the rest
+		// waited for the next poll (TestSharedFollowerReadsTheFeedThrough).
+		sh.mu.Lock()
+		sh.changes = true
+		sh.mu.Unlock()
 		sh.poke()
 	}
 	return false

@@ -186,3 +186,31 @@ func TestSharedFollowerFeedPageBehind(t *testing.T) {
 		t.Fatalf("b shows bob as %q, want Bob B.", got)
 	}
 }
+
+// Node b is a page of the change feed behind when another node renames
+// bob (no score, so no head moves): the round that read the first page
+// must be followed at once by one that reads the rest. The follower woke
+// for it but read nothing (no notice had said the feed moved), and the
+// name waited for the next poll, an hour away here.
+func TestSharedFollowerReadsTheFeedThrough(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t)
+	a := c.start("a", nodeOpts{})
+	b := c.start("b", nodeOpts{noBroker: true, poll: time.Hour})
+	conn, err := pgx.Connect(bg, c.dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(bg)
+	if _, err := conn.Exec(bg, sqlFillFeed, 1000); err != nil {
+		t.Fatal(err)
+	}
+	rename(t, a, "bob", "Bob B.")
+	if _, err := b.eng.Checker().Indexes(bg); err != nil { // reads the first page
+		t.Fatal(err)
+	}
+	eventually(t, 5*time.Second, "b reads the rest of the feed and bob's name", func() bool {
+		p, err := b.eng.Player("bob")
+		return err == nil && p.Name == "Bob B."
+	})
+}
