@@ -1,10 +1,13 @@
 package engine_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
 	"github.com/podiumhq/podium"
+	"github.com/podiumhq/podium/modules"
+	"github.com/podiumhq/podium/postgres"
 )
 
 // A node that has not followed the other node's last writes yet (no
@@ -38,5 +41,68 @@ func TestSharedCheckCatchesUpFirst(t *testing.T) {
 	}
 	if p := top(t, nb, "pts"); len(p.Entries) != 2 || p.Entries[0].Keys[0] != 57 {
 		t.Fatalf("after the check b has %+v, want p0 at 57 and p1", p.Entries)
+	}
+}
+
+// watermarkHook is a PostgreSQL store that runs a function each time a
+// check reads the watermarks: on the writer, after the follower's round
+// and before the check reads the entries.
+type watermarkHook struct {
+	*postgres.Store
+	fn func()
+}
+
+func (s *watermarkHook) Watermarks(ctx context.Context) (map[string]uint64, error) {
+	if s.fn != nil {
+		s.fn()
+	}
+	return s.Store.Watermarks(ctx)
+}
+
+// Another node that writes while the check reads (after the round that
+// caught this node up, each time it checks) moves the entries table, which
+// PostgreSQL writes through, past the index: those entries are writes
+// committed since, not differences. Without the skip both tries of the
+// check report p0.
+func TestSharedCheckSkipsWritesCommittedMeanwhile(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t)
+	na := c.start("a", nodeOpts{})
+	if _, _, err := na.eng.PutBoard(bg, newBoard(t, "pts", podium.Sum, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := submitOn(na, "pts", "p0", 1); err != nil {
+		t.Fatal(err)
+	}
+	nb, cfg := c.open("b", nodeOpts{noBroker: true, poll: time.Hour})
+	hook := &watermarkHook{Store: nb.store}
+	cfg.Store = hook
+	nb.eng = modules.Engine(cfg)
+	if err := nb.eng.Start(bg); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nb.eng.Close() })
+	writes := 0
+	hook.fn = func() {
+		writes++
+		if _, err := submitOn(na, "pts", "p0", 1); err != nil {
+			t.Error(err)
+		}
+	}
+	d, err := nb.eng.Checker().Indexes(bg)
+	if err != nil || len(d) > 0 {
+		t.Fatalf("check while another node writes: %v %v", d, err)
+	}
+	if writes == 0 {
+		t.Fatal("the hook never wrote: the test tested nothing")
+	}
+	hook.fn = nil
+	// What the check skipped was a write, and the node follows it: a
+	// check with no writer left finds b equal to the database.
+	if d, err := nb.eng.Checker().Indexes(bg); err != nil || len(d) > 0 {
+		t.Fatalf("check after: %v %v", d, err)
+	}
+	if p := top(t, nb, "pts"); len(p.Entries) != 1 || p.Entries[0].Keys[0] != int64(1+writes) {
+		t.Fatalf("b has %+v, want p0 at %d", p.Entries, 1+writes)
 	}
 }

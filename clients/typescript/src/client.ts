@@ -13,6 +13,8 @@ import { type BytesLike, evidenceHashes, toBytes } from "./evidence.js";
 import { type OperationId, type Operations, operations } from "./generated/operations.js";
 import type * as S from "./generated/schemas.js";
 import { LiveBoard, type SubscribeOptions } from "./live.js";
+import { Leagues } from "./leagues.js";
+import { Groups } from "./groups.js";
 
 /** The version of this package, sent in the User-Agent from Node. */
 export const version = "0.1.0";
@@ -91,9 +93,11 @@ export type View = "public" | "live";
 
 type Params<K extends OperationId> = Operations[K]["params"];
 type Query<K extends OperationId> = { [P in keyof Operations[K]["query"]]?: string | number | boolean | undefined };
-type Ok<K extends OperationId> = Operations[K]["responses"][keyof Operations[K]["responses"]];
+/** @internal the body of an operation's 2xx answer. */
+export type Ok<K extends OperationId> = Operations[K]["responses"][keyof Operations[K]["responses"]];
 
-interface Request<K extends OperationId> {
+/** @internal a request of one operation, as the client's methods make it. */
+export interface Request<K extends OperationId> {
   params?: Params<K>;
   query?: Query<K>;
   body?: Operations[K]["body"];
@@ -106,12 +110,20 @@ interface Request<K extends OperationId> {
   binary?: boolean;
 }
 
-interface Answer<T> {
+/** @internal a decoded answer. */
+export interface Answer<T> {
   data: T;
   status: number;
   headers: Headers;
   info: WriteInfo;
 }
+
+/**
+ * @internal how the method groups in other files ({@link Leagues},
+ * {@link Groups}) reach the client's private call, so that they retry and
+ * decode as its own methods do.
+ */
+export type Caller = <K extends OperationId, T = Ok<K>>(id: K, req: Request<K>) => Promise<Answer<T>>;
 
 // A User-Agent is sent from Node only: in a browser (a page or a worker)
 // it is not the client's to set, and it would make every request preflighted.
@@ -589,6 +601,19 @@ export class PodiumClient {
   /** Revokes an API key at once (admin); its live streams end. */
   async deleteKey(id: string, opts: CallOptions = {}): Promise<void> {
     await this.call("deleteKey", { params: { id }, kind: "idempotent", signal: opts.signal });
+  }
+
+  // --- leagues and groups (their own files: leagues.ts, groups.ts) ---
+
+  /** The league calls (docs/API.md, "Leagues"): `podium.leagues.standing("xp", "amy")`. */
+  get leagues(): Leagues {
+    // A getter, not a field: withKey's copy must call with its own key.
+    return new Leagues(this, (id, req) => this.call(id, req));
+  }
+
+  /** The group calls (docs/API.md, "Groups and group boards"): `podium.groups.join("clans", "red", "amy")`. */
+  get groups(): Groups {
+    return new Groups((id, req) => this.call(id, req));
   }
 
   // --- live ---

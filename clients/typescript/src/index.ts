@@ -10,6 +10,14 @@ export { PodiumError, PodiumNetworkError, isPodiumError } from "./errors.js";
 export type { PodiumErrorCode } from "./errors.js";
 export { defaultRetry, noRetry, newIdempotencyKey } from "./retry.js";
 export type { RetryPolicy, RequestKind } from "./retry.js";
+export { Leagues } from "./leagues.js";
+export type {
+  PeriodOptions, LeagueSummary, LeagueInfo, LeagueStanding, PlayerCohort, LeagueHistory, TierCohorts, LeagueSettleRun,
+} from "./leagues.js";
+export { LiveCohort } from "./cohort.js";
+export type { CohortOptions, CohortSnapshot } from "./cohort.js";
+export { Groups } from "./groups.js";
+export type { GroupMembers } from "./groups.js";
 export { LiveBoard } from "./live.js";
 export type { SubscribeOptions, LiveStatus } from "./live.js";
 export { applySnapshot, applyDelta, eventId, percentile } from "./window.js";
@@ -23,4 +31,5 @@ export type * as Schemas from "./generated/schemas.js";
 export type {
   Board, BoardPut, Entry, EntryAnswer, Page, SubmitResult, Held, Player, Session, SessionWithToken, Evidence,
   TournamentStatus, JoinResult, Contest, Challenge, Standing, KeyDef, StreamEntry, BoardSnapshot, BoardDelta,
+  League, LeagueCohort, LeaguePeriod, GroupSet, GroupBoard, GroupChange,
 } from "./generated/schemas.js";

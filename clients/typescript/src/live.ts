@@ -12,6 +12,7 @@ import type { PodiumClient, WebSocketConstructor } from "./client.js";
 import { encodeQuery, operationPath } from "./client.js";
 import { PodiumError, errorFromAnswer } from "./errors.js";
 import { backoff } from "./retry.js";
+import { readEvents } from "./sse.js";
 import type * as S from "./generated/schemas.js";
 import { type LiveState, type LiveUpdate, applyDelta, applySnapshot, eventId } from "./window.js";
 
@@ -306,38 +307,17 @@ export class LiveBoard {
         return;
       }
       this.connected();
-      const reader = res.body.getReader();
-      const dec = new TextDecoder();
-      let buf = "";
-      let type = "";
-      let data: string[] = [];
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (gen !== this.gen) { ctl.abort(); return; }
-        if (done) throw new Error("podium: the stream ended");
+      // The subscriber resumes from the events it applied, not from the
+      // last id seen (readEvents ignores id:).
+      await readEvents(res.body, () => {
+        if (gen !== this.gen) return false;
         arm();
-        buf += dec.decode(value, { stream: true });
-        let nl: number;
-        while ((nl = buf.search(/\r\n|\r|\n/)) >= 0) {
-          const line = buf.slice(0, nl);
-          buf = buf.slice(nl + (buf[nl] === "\r" && buf[nl + 1] === "\n" ? 2 : 1));
-          if (line === "") {
-            if (data.length) this.message(data.join("\n"), type);
-            if (gen !== this.gen) { ctl.abort(); return; }
-            type = "";
-            data = [];
-          } else if (line[0] !== ":") {
-            const i = line.indexOf(":");
-            const field = i < 0 ? line : line.slice(0, i);
-            let v = i < 0 ? "" : line.slice(i + 1);
-            if (v[0] === " ") v = v.slice(1);
-            if (field === "event") type = v;
-            else if (field === "data") data.push(v);
-            // id: the subscriber resumes from the events it applied, not from
-            // the last id seen; retry: it has its own backoff.
-          }
-        }
-      }
+        return true;
+      }, (type, data) => {
+        this.message(data, type);
+        return gen === this.gen;
+      });
+      ctl.abort(); // stopped: a newer connection or none
     } catch (e) {
       if (gen !== this.gen) return;
       this.dropped(ctl.signal.aborted && ctl.signal.reason instanceof Error ? ctl.signal.reason : e as Error);

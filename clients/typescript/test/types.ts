@@ -58,3 +58,21 @@ export async function typed(podium: PodiumClient) {
   const solved: string = a.attempt.result;
   return [page.total, t, state, solved];
 }
+
+export async function leaguesAndGroups(podium: PodiumClient) {
+  const st = await podium.leagues.standing("xp", "amy", { period: "previous" });
+  const cohort: number | null = st.cohort;
+  const h = await podium.leagues.history("xp", "amy");
+  const outcome: "promoted" | "stayed" | "relegated" | "absent" | undefined = h.periods[0]?.outcome;
+  const c = await podium.leagues.cohort("xp", "bronze", 0);
+  const zone: "promotion" | "safe" | "relegation" | undefined = c.entries[0]?.zone;
+  // @ts-expect-error: a cohort is a number
+  await podium.leagues.cohort("xp", "bronze", "0");
+  const live = podium.leagues.follow("xp", "amy", { onUpdate: (s) => s.entries.length + s.total });
+  const first = await live.ready;
+  live.close();
+  const j = await podium.groups.join("clans", "red", "amy");
+  const members: number = j.members;
+  const groups: string[] = await podium.groups.ofPlayer("amy", "clans");
+  return [cohort, outcome, zone, first.player, members, groups];
+}
