@@ -353,6 +353,11 @@ func TestOpenAPIScenario(t *testing.T) {
 	c.fails(404, "not_found", "GET", "/v1/leagues/xp/tiers/gold/cohorts", "", "")
 	c.fails(404, "not_found", "GET", "/v1/leagues/ms:expert", "", "")
 	c.must(200, "POST", "/v1/leagues/xp/settle", A, "")
+	c.must(200, "POST", "/v1/leagues/xp/restore", A, `{"tiers":[{"player":"zed","tier":"bronze"}],"periods":[{"period":"2026-W48","start":"2026-11-23T00:00:00Z",
+		"settled_at":"2026-11-30T00:00:01Z","players":2,"promoted":0,"relegated":0,"results":[{"player":"zed","tier":"bronze","cohort":0,"rank":1,"outcome":"stayed","new_tier":"bronze"},
+		{"player":"yan","tier":"silver","cohort":null,"rank":null,"outcome":"absent","new_tier":"bronze"}]}]}`)
+	c.export("/v1/leagues/xp/export", A, "LeagueExportLine", "LeagueExportLine", "LeagueExportLine")
+	c.fails(400, "invalid_argument", "POST", "/v1/leagues/xp/restore", A, `{"tiers":[{"player":"zed","tier":"gold"}]}`)
 	c.must(200, "GET", "/leagues/xp", "", "")
 	c.must(404, "GET", "/leagues/nope", "", "")
 

@@ -255,6 +255,13 @@ func (m *Module) CatchUp(ctx context.Context, id string) error {
 		st.add(mb)
 		st.durable = max(st.durable, mb.Seq)
 	}
+	if st.seq == 0 {
+		// No one placed yet: the tiers it loaded may predate another
+		// node's restore (restore.go), which only changes tiers before
+		// a period has placements. Reloaded at its next use, which is
+		// at most once per write until the period's first placement.
+		delete(m.states, bs)
+	}
 	m.mu.Unlock()
 	return nil
 }

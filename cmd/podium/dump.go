@@ -15,7 +15,8 @@ import (
 // The dump that podium export writes and podium import reads: JSON Lines,
 // a header line, then per board its definition, the players its entries
 // name (each once in the dump) and its entries, period by period in rank
-// order (so that restoring them in file order keeps exact ties in order).
+// order (so that restoring them in file order keeps exact ties in order);
+// a league's tiers and settled periods follow its entries.
 
 // dumpLine is one line of a dump: exactly one field is set.
 type dumpLine struct {
@@ -26,6 +27,10 @@ type dumpLine struct {
 	Player *dumpPlayer `json:"player,omitempty"`
 	Entry  *dumpEntry  `json:"entry,omitempty"`
 	Member *dumpMember `json:"member,omitempty"`
+	// A league's tiers and settled periods, after its entries (league.go).
+	LeagueTier   *client.LeagueExportTier   `json:"league_tier,omitempty"`
+	LeaguePeriod *client.LeagueExportPeriod `json:"league_period,omitempty"`
+	LeagueResult *client.LeagueExportResult `json:"league_result,omitempty"`
 }
 
 // dumpBoard is a board's definition as GET /v1/boards/{id} answers it,

@@ -86,7 +86,11 @@ stderr is a terminal, or with --progress.`, stdout)
 		}
 	}
 	x.prog.tick(true, x.status)
-	fmt.Fprintf(stderr, "export: %d boards, %d players, %d entries\n", x.boards, x.players, x.entries)
+	fmt.Fprintf(stderr, "export: %d boards, %d players, %d entries", x.boards, x.players, x.entries)
+	if x.leagueRows > 0 {
+		fmt.Fprintf(stderr, ", %d league rows", x.leagueRows)
+	}
+	fmt.Fprintln(stderr)
 	return nil
 }
 
@@ -99,6 +103,9 @@ type exporter struct {
 	boards  int
 	players int
 	entries int
+	// leagueRows counts the league_tier, league_period and league_result
+	// lines written.
+	leagueRows int
 }
 
 func (x *exporter) status() string {
@@ -165,6 +172,9 @@ func (x *exporter) board(ctx context.Context, b *client.Board) error {
 		if err := x.period(ctx, b.ID, ps.Periods[i].ID); err != nil {
 			return err
 		}
+	}
+	if b.League != nil {
+		return x.league(ctx, b.ID)
 	}
 	return nil
 }

@@ -108,6 +108,12 @@ is reported and counted refused.`, stdout)
 	if x.skippedEntries > 0 {
 		fmt.Fprintf(stdout, ", %d left out with their boards", x.skippedEntries)
 	}
+	if x.leagueTiers+x.leagueResults+x.leagueSkipped > 0 {
+		fmt.Fprintf(stdout, "; league tiers %d, results %d restored", x.leagueTiers, x.leagueResults)
+		if x.leagueSkipped > 0 {
+			fmt.Fprintf(stdout, ", %d rows left out with their boards", x.leagueSkipped)
+		}
+	}
 	if x.membersJoined+x.membersSame > 0 {
 		fmt.Fprintf(stdout, "; group members %d joined, %d unchanged", x.membersJoined, x.membersSame)
 	}
@@ -135,6 +141,10 @@ type importer struct {
 	playersPut, playersSame                      int
 	restored, unchanged, refused, skippedEntries int
 	membersJoined, membersSame                   int
+
+	league                                    leagueBatch             // league rows to restore (league.go)
+	leaguePeriod                              *client.LeaguePeriodRow // the last league_period line
+	leagueTiers, leagueResults, leagueSkipped int
 }
 
 func (x *importer) status() string {
@@ -176,7 +186,13 @@ func (x *importer) dump(ctx context.Context, r io.Reader) error {
 		switch {
 		case l.Board != nil:
 			if err = x.flush(ctx); err == nil {
-				err = x.putBoard(ctx, l.Board)
+				if err = x.flushLeague(ctx); err == nil {
+					err = x.putBoard(ctx, l.Board)
+				}
+			}
+		case l.LeagueTier != nil || l.LeaguePeriod != nil || l.LeagueResult != nil:
+			if err = x.flush(ctx); err == nil { // the league's entries first
+				err = x.addLeague(ctx, &l)
 			}
 		case l.Player != nil:
 			err = x.putPlayer(ctx, l.Player)
@@ -203,6 +219,9 @@ func (x *importer) dump(ctx context.Context, r io.Reader) error {
 		return fmt.Errorf("the input is empty, not a podium dump")
 	}
 	if err := x.flush(ctx); err != nil {
+		return err
+	}
+	if err := x.flushLeague(ctx); err != nil {
 		return err
 	}
 	for i := range x.deferred {

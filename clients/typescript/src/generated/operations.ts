@@ -1335,6 +1335,63 @@ export interface Operations {
     };
   };
 
+  /**
+   * A league's tiers and settled periods with their results, as JSON Lines (admin on the board; podium export).
+   *
+   * One `league_tier` line per player whose tier a settlement set, then per settled period,
+   * oldest first, its `league_period` line followed by its `league_result` lines. The current
+   * period's placements are not in it. The whole answer is read before it is sent (a storage
+   * failure is a 503). The lines are what POST /v1/leagues/{board}/restore takes back.
+   */
+  exportLeague: {
+    method: "GET";
+    path: "/v1/leagues/{board}/export";
+    params: {
+      board: S.BoardID;
+    };
+    query: Record<string, never>;
+    headers: Record<string, never>;
+    body: void;
+    responses: {
+      200: unknown;
+    };
+  };
+
+  /**
+   * Write up to 1,000 rows of a league's tiers and settled periods, all or nothing (admin on the board; podium import).
+   *
+   * Rows count tiers, periods and results. A period's results may come in several calls, each
+   * with the period. Tiers are by name. 400 for a tier the league does not have, a period that
+   * is not one of the board's reset or has not ended, a start that is not the period's, a
+   * settled_at before the period's end or in the future, an outcome that does not move its tier
+   * so (promoted: one up, relegated: one down, stayed: the same, absent: the same or one down,
+   * with null cohort and rank), a player listed twice. 409 for a period this deployment placed
+   * players in or settled itself, and for a tier that differs from the stored one while the
+   * league has placements in a period it has not settled. A period restored before is
+   * overwritten; the same rows again change nothing.
+   */
+  restoreLeague: {
+    method: "POST";
+    path: "/v1/leagues/{board}/restore";
+    params: {
+      board: S.BoardID;
+    };
+    query: Record<string, never>;
+    headers: Record<string, never>;
+    body: {
+      tiers?: S.LeagueTierRow[];
+      periods?: S.LeaguePeriodRow[];
+    };
+    responses: {
+      200: {
+        board: S.BoardID;
+        tiers: number;
+        periods: number;
+        results: number;
+      };
+    };
+  };
+
   /** The contests the caller may read. */
   listContests: {
     method: "GET";
@@ -2045,6 +2102,8 @@ export const operations = {
   leagueCohorts: { method: "GET", path: "/v1/leagues/{board}/tiers/{tier}/cohorts" },
   leagueCohort: { method: "GET", path: "/v1/leagues/{board}/tiers/{tier}/cohorts/{cohort}" },
   settleLeague: { method: "POST", path: "/v1/leagues/{board}/settle" },
+  exportLeague: { method: "GET", path: "/v1/leagues/{board}/export" },
+  restoreLeague: { method: "POST", path: "/v1/leagues/{board}/restore" },
   listContests: { method: "GET", path: "/v1/contests" },
   getContest: { method: "GET", path: "/v1/contests/{contest}" },
   putContest: { method: "PUT", path: "/v1/contests/{contest}" },

@@ -335,6 +335,71 @@ export type Evidence = {
 
 export type SHA256 = string;
 
+export type LeagueTierRow = {
+  player: PlayerID;
+  /** The tier's name. */
+  tier: string;
+};
+
+export type LeaguePeriodRow = {
+  period: PeriodID;
+  /** RFC 3339; the start of the period. */
+  start: string;
+  /** RFC 3339; from the period's end to now. */
+  settled_at: string;
+  players: number;
+  promoted: number;
+  relegated: number;
+  results?: LeagueResultRow[];
+};
+
+export type LeagueResultRow = {
+  player: PlayerID;
+  tier: string;
+  /** null for an absent player. */
+  cohort: number | null;
+  /** null for an absent player. */
+  rank: number | null;
+  outcome: "promoted" | "stayed" | "relegated" | "absent";
+  new_tier: string;
+};
+
+/** One line of a league's export (exactly one field). */
+export type LeagueExportLine = {
+  league_tier: {
+    board: BoardID;
+    player: PlayerID;
+    /** The tier's name. */
+    tier: string;
+  };
+} | {
+  league_period: {
+    board: BoardID;
+    period: PeriodID;
+    start: Time;
+    settled_at: Time;
+    players: number;
+    promoted: number;
+    relegated: number;
+  };
+} | {
+  league_result: {
+    board: BoardID;
+    period: PeriodID;
+    player: PlayerID;
+    tier: string;
+    /** null for an absent player. */
+    cohort: number | null;
+    /** null for an absent player. */
+    rank: number | null;
+    outcome: "promoted" | "stayed" | "relegated" | "absent";
+    new_tier: string;
+  };
+};
+
+/** A league's JSON Lines export; each line is a LeagueExportLine. */
+export type LeagueExportLines = string;
+
 /** A board's JSON Lines export; each line is one JSON object, described by contentSchema (an ExportHead, then one Entry per line, then an ExportEnd). */
 export type BoardExportLines = string;
 
