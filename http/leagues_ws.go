@@ -32,12 +32,14 @@ type wsCohorts struct {
 	key     *podium.APIKey // the connection's principal
 	sendRaw func([]byte) error
 	ctx     context.Context // the connection's: ends every follow
-	wg      sync.WaitGroup
+	wg      sync.WaitGroup  // the follows and the op in flight
 
-	// mu guards subs: ops run on the reader goroutine, and a follow that
-	// an error ends removes itself from its own.
-	mu   sync.Mutex
-	subs map[cohortKey]*wsCohort
+	// mu guards subs and closed: ops run on the reader goroutine, a
+	// follow that an error ends removes itself from its own, and closeAll
+	// runs on the connection's writer.
+	mu     sync.Mutex
+	subs   map[cohortKey]*wsCohort
+	closed bool // closeAll has begun: no new op
 }
 
 func newWSCohorts(ctx context.Context, s *leagueHandlers, conn *stream.Conn, key *podium.APIKey, sendRaw func([]byte) error) *wsCohorts {
@@ -46,6 +48,16 @@ func newWSCohorts(ctx context.Context, s *leagueHandlers, conn *stream.Conn, key
 
 // op runs subscribe_cohort and unsubscribe_cohort.
 func (c *wsCohorts) op(ctx context.Context, m *wsMessage, send func(any) error) error {
+	// An op in flight is waited for by closeAll, so that nothing it opens
+	// outlives the connection (its bytes are given back before Close).
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return podium.Errorf(podium.ECodeUnavailable, "the connection is closing")
+	}
+	c.wg.Add(1)
+	c.mu.Unlock()
+	defer c.wg.Done()
 	if m.Limit != 0 || m.LastEventID != "" {
 		return podium.Errorf(podium.ECodeInvalid, "%s takes board and player: a cohort has no limit and no events to resume", m.Op)
 	}
@@ -142,10 +154,13 @@ func (c *wsCohorts) remove(k cohortKey, e *wsCohort) {
 	}
 }
 
-// closeAll ends every follow and waits for them (before the connection
-// is closed: they give their bytes back to it).
+// closeAll ends every follow and waits for them and for an op in flight
+// (before the connection is closed: they give their bytes back to it).
+// The caller has cancelled the connection's context first, so that an op
+// in flight and any follow it starts return at once.
 func (c *wsCohorts) closeAll() {
 	c.mu.Lock()
+	c.closed = true
 	for _, e := range c.subs {
 		e.cancel()
 	}

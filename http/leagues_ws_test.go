@@ -263,3 +263,30 @@ func TestLeagueCohortWebSocketBound(t *testing.T) {
 	tw.expect("past the memory share", map[string]any{"type": "error", "code": podium.ECodeRateLimited, "id": "m", "board": "xp"})
 	tw.pong("after the refusal")
 }
+
+// TestLeagueCohortWebSocketGivesBackMemory: the snapshots a WebSocket's
+// cohorts hold are given back when it closes, whether it closes idle or
+// while a subscribe is being answered.
+func TestLeagueCohortWebSocketGivesBackMemory(t *testing.T) {
+	s := newCohortWSServer(t, stream.Config{})
+	for round := range 10 {
+		ws := s.dialWS("")
+		for _, p := range []string{"amy", "bob"} {
+			ws.send(fmt.Sprintf(`{"op":"subscribe_cohort","board":"xp","player":%q}`, p))
+		}
+		if round%2 == 0 {
+			// Both answered: the follows are running.
+			for n := 0; n < 4; n++ {
+				if _, b, err := ws.recv(10 * time.Second); err != nil || !strings.Contains(string(b), `"player"`) {
+					t.Fatalf("round %d: %s %v", round, b, err)
+				}
+			}
+		}
+		s.score2("xp", "cid", 1)
+		ws.c.Close(websocket.StatusNormalClosure, "")
+		waitCond(t, "the connection to end", func() bool { return s.hub.Stats().Connections == 0 })
+		if st := s.hub.Stats(); st.MemoryBytes != 0 {
+			t.Fatalf("round %d: %d bytes still held after the WebSocket closed: %+v", round, st.MemoryBytes, st)
+		}
+	}
+}

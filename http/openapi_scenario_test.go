@@ -508,7 +508,9 @@ func (c *specClient) websocket() {
 		`{"op":"subscribe_cohort","board":"xp","player":"amy","id":"c"}`,
 		`{"op":"unsubscribe_cohort","board":"xp","player":"amy","id":"c"}`,
 		`{"op":"subscribe_cohort","board":"nope","player":"amy"}`,
-	}, func() bool { return types["unsubscribed"] == 3 && types["subscribed"] == 3 && types["snapshot"] == 3 && types["error"] == 2 })
+	}, func() bool {
+		return types["unsubscribed"] == 3 && types["subscribed"] == 3 && types["snapshot"] == 3 && types["error"] == 2
+	})
 }
 
 // export reads an export (checked by the specChecker); for JSON Lines with

@@ -353,9 +353,10 @@ func (s *streamHandlers) ws(w http.ResponseWriter, r *http.Request) error {
 		return sendRaw(b)
 	}
 	// Deferred after conn.Close, so run before it: the follows give their
-	// bytes back to the connection.
+	// bytes back to the connection. The context ends first, so an op in
+	// flight on the reader does not wait out a store read or a write.
 	cohorts := newWSCohorts(ctx, s.leagues, conn, key, sendRaw)
-	defer cohorts.closeAll()
+	defer func() { cancel(); cohorts.closeAll() }()
 	wsErr := func(board, id string, err error) error {
 		return send(map[string]string{"type": "error", "board": board, "id": id, "code": podium.ErrorCode(err), "message": podium.ErrorMessage(err)})
 	}
