@@ -1,9 +1,12 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/podiumhq/podium"
 )
@@ -114,4 +117,53 @@ func (sh *cluster) catchUp(ctx context.Context, bs *BoardState, read logReader) 
 		}
 	}
 	return err
+}
+
+// rowsThenLog reads a board's log after a seq from the rows notices
+// carried, as far as they follow on without a gap, and from the database
+// for the rest up to head (or from the start when the first row does not
+// follow the seq: a notice was lost).
+func rowsThenLog(rows []podium.Row, head uint64, log logReader) logReader {
+	slices.SortFunc(rows, func(a, b podium.Row) int { return cmp.Compare(a.Seq, b.Seq) })
+	return func(ctx context.Context, board string, after uint64, fn func(*podium.Submission) error) error {
+		var sub podium.Submission
+		for i := range rows {
+			switch r := &rows[i]; {
+			case r.Seq <= after:
+				continue // already applied, or a duplicate
+			case r.Seq != after+1:
+				return log(ctx, board, after, fn) // a gap
+			default:
+				r.Submission(board, &sub)
+				if err := fn(&sub); err != nil {
+					return err
+				}
+				after = r.Seq
+			}
+		}
+		if after < head {
+			return log(ctx, board, after, fn)
+		}
+		return nil
+	}
+}
+
+// errPastHead stops a log read that upTo bounds.
+var errPastHead = errors.New("past the head")
+
+// upTo reads a board's log as read does, but only up to head: the rest
+// waits for a round that reads the change feed after it.
+func upTo(head uint64, read logReader) logReader {
+	return func(ctx context.Context, board string, after uint64, fn func(*podium.Submission) error) error {
+		err := read(ctx, board, after, func(s *podium.Submission) error {
+			if s.Seq > head {
+				return errPastHead
+			}
+			return fn(s)
+		})
+		if err == errPastHead { // the readers return fn's error unwrapped
+			return nil
+		}
+		return err
+	}
 }

@@ -1,13 +1,11 @@
 package engine
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
 	mrand "math/rand/v2"
-	"slices"
 	"time"
 
 	"github.com/podiumhq/podium"
@@ -130,6 +128,12 @@ func (sh *cluster) round(ctx context.Context, poll bool, lastLog *time.Time) (st
 	}
 	sh.moveCursor(o.sync())
 	if o.sync().more {
+		// The next round reads the rest of the feed: woken alone, it read
+		// nothing unless a notice had said the feed moved, and the rest
+		// waited for the next poll (TestSharedFollowerReadsTheFeedThrough).
+		sh.mu.Lock()
+		sh.changes = true
+		sh.mu.Unlock()
 		sh.poke()
 	}
 	return false
@@ -186,29 +190,29 @@ func (sh *cluster) awaitRound(ctx context.Context, poll bool) error {
 	}
 }
 
-// findNews reads the change feed and the heads that moved (all of them
-// when poll is set) and returns the op that applies them, nil if nothing
-// is new.
+// findNews reads the heads that moved (all of them when poll is set) and
+// then the change feed, and returns the op that applies them, nil if
+// nothing is new.
+//
+// The change feed is read after the heads and the notices' rows were
+// taken, in every round that applies a row: a player, board or key that
+// another node changed before it wrote a row committed before that row,
+// so it is in the feed by then, and the writer applies it first
+// (applySync; the row replay stops at the head read here). Read before
+// the heads, or not at all in a round woken by rows alone, a rename and
+// a score for the player showed the score first and the name a round
+// later (follow_shared_test.go). When the feed has a full page, the rest
+// may hold changes committed before the heads: the heads and rows are
+// put back for the next round, which begins at once (more).
 func (sh *cluster) findNews(ctx context.Context, poll bool) (*op, error) {
 	e := sh.e
 	adv, rows, changed := sh.take()
 	so := &syncOp{heads: map[string]uint64{}}
 	o := &op{kind: opSync, p: so}
-	if changed || poll {
-		const page = 1000
-		cs, err := sh.store.Changes(ctx, sh.cursor, page)
-		switch {
-		case errors.Is(err, podium.ErrChangesPruned):
-			e.log.Warn("this node missed metadata changes that were pruned from the change feed; reloading every board, player and key", "position", sh.cursor)
-			so.resync = true
-		case err != nil:
-			return nil, err
-		}
-		so.changes, so.more = cs, len(cs) == page
-	}
 	if poll {
 		heads, err := sh.store.Heads(ctx)
 		if err != nil {
+			sh.putBack(adv, rows)
 			return nil, err
 		}
 		for b, s := range heads {
@@ -226,6 +230,24 @@ func (sh *cluster) findNews(ctx context.Context, poll bool) (*op, error) {
 				}
 				so.rows[b] = r
 			}
+		}
+	}
+	if changed || poll || len(so.heads) > 0 {
+		const page = 1000
+		cs, err := sh.store.Changes(ctx, sh.cursor, page)
+		switch {
+		case errors.Is(err, podium.ErrChangesPruned):
+			// The reload (resync) reads the feed's position after this.
+			e.log.Warn("this node missed metadata changes that were pruned from the change feed; reloading every board, player and key", "position", sh.cursor)
+			so.resync = true
+		case err != nil:
+			sh.putBack(so.heads, so.rows)
+			return nil, err
+		}
+		so.changes, so.more = cs, len(cs) == page
+		if so.more && len(so.heads) > 0 {
+			sh.putBack(so.heads, so.rows)
+			so.heads, so.rows = map[string]uint64{}, nil
 		}
 	}
 	if !so.resync && len(so.changes) == 0 && len(so.heads) == 0 {
@@ -271,40 +293,13 @@ func (sh *cluster) applySync(ctx context.Context, o *syncOp) error {
 		if rows := o.rows[id]; len(rows) > 0 {
 			read = rowsThenLog(rows, head, e.store.Log)
 		}
-		if err := sh.catchUp(ctx, bs, read); err != nil {
+		// Not past the head: a row committed after the change feed was
+		// read may follow a change this op does not carry.
+		if err := sh.catchUp(ctx, bs, upTo(head, read)); err != nil {
 			return fmt.Errorf("board %s: %w", id, err)
 		}
 	}
 	return nil
-}
-
-// rowsThenLog reads a board's log after a seq from the rows notices
-// carried, as far as they follow on without a gap, and from the database
-// for the rest up to head (or from the start when the first row does not
-// follow the seq: a notice was lost).
-func rowsThenLog(rows []podium.Row, head uint64, log logReader) logReader {
-	slices.SortFunc(rows, func(a, b podium.Row) int { return cmp.Compare(a.Seq, b.Seq) })
-	return func(ctx context.Context, board string, after uint64, fn func(*podium.Submission) error) error {
-		var sub podium.Submission
-		for i := range rows {
-			switch r := &rows[i]; {
-			case r.Seq <= after:
-				continue // already applied, or a duplicate
-			case r.Seq != after+1:
-				return log(ctx, board, after, fn) // a gap
-			default:
-				r.Submission(board, &sub)
-				if err := fn(&sub); err != nil {
-					return err
-				}
-				after = r.Seq
-			}
-		}
-		if after < head {
-			return log(ctx, board, after, fn)
-		}
-		return nil
-	}
 }
 
 // refresh reloads the object a change names and applies it.

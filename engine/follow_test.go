@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 
@@ -57,5 +58,30 @@ func TestRowsThenLog(t *testing.T) {
 				t.Fatalf("read %v (%v), want %v", got, err, tc.want)
 			}
 		})
+	}
+}
+
+// TestUpTo: a bounded read stops at the head, whatever the log holds past
+// it, and passes on the reader's own errors.
+func TestUpTo(t *testing.T) {
+	log := func(ctx context.Context, board string, after uint64, fn func(*podium.Submission) error) error {
+		for q := after + 1; q <= 20; q++ {
+			if err := fn(&podium.Submission{Seq: q, Board: board}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var got []uint64
+	err := upTo(13, log)(context.Background(), "b", 10, func(s *podium.Submission) error {
+		got = append(got, s.Seq)
+		return nil
+	})
+	if err != nil || fmt.Sprint(got) != "[11 12 13]" {
+		t.Fatalf("read %v (%v), want [11 12 13]", got, err)
+	}
+	stop := errors.New("stop")
+	if err := upTo(13, log)(context.Background(), "b", 10, func(*podium.Submission) error { return stop }); err != stop {
+		t.Fatalf("the reader's error: %v", err)
 	}
 }

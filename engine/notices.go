@@ -59,6 +59,26 @@ func (sh *cluster) take() (map[string]uint64, map[string][]podium.Row, bool) {
 	return adv, rows, ch
 }
 
+// putBack returns to the notices' record heads and rows a round took but
+// did not apply (a read failed, or the change feed has more to read
+// first), so that the next round applies them; rows past the bound are
+// dropped (the log is read instead).
+func (sh *cluster) putBack(adv map[string]uint64, rows map[string][]podium.Row) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	for b, s := range adv {
+		if s > sh.advance[b] {
+			sh.advance[b] = s
+		}
+	}
+	for b, r := range rows {
+		if sh.nrows+len(r) <= maxNoticeRows {
+			sh.rows[b] = append(sh.rows[b], r...)
+			sh.nrows += len(r)
+		}
+	}
+}
+
 // dbFailed and dbWorked track whether the database answers.
 func (sh *cluster) dbFailed(err error) { sh.dbErr.Store(&err) }
 
