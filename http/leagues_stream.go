@@ -196,6 +196,9 @@ func (s *leagueHandlers) followCohort(ctx context.Context, f *cohortFollow, sink
 			return
 		}
 		nc, nst, err := s.cohortRead(ctx, f.board, f.player, &f.st)
+		if s.rereadErr != nil {
+			err = s.rereadErr(err)
+		}
 		if err != nil {
 			if podium.ErrorCode(err) == podium.ECodeUnavailable {
 				// The store failed: keep what was sent, try again at the

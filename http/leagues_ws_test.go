@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -289,4 +290,49 @@ func TestLeagueCohortWebSocketGivesBackMemory(t *testing.T) {
 			t.Fatalf("round %d: %d bytes still held after the WebSocket closed: %+v", round, st.MemoryBytes, st)
 		}
 	}
+}
+
+// TestLeagueCohortWebSocketStoreFailure: a subscribe while the store
+// fails is answered unavailable (never internal); once following, a
+// re-read that fails sends nothing and keeps the last snapshot, and the
+// next change reads again.
+func TestLeagueCohortWebSocketStoreFailure(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "podium.db")
+	failing := failSQLite(path)
+	st, err := sqlite.Open(path, sqlite.Options{Sync: "normal"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	s := newLeagueServerHub(t, st, time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC), stream.Config{})
+	s.must(201, s.do("PUT", "/v1/boards/xp", adminKey, fmt.Sprintf(xpLeague, true)))
+	for i, p := range []string{"amy", "bob", "cid"} {
+		s.score2("xp", p, 10*(i+1))
+	}
+	var calls atomic.Int32
+	failed := make(chan struct{})
+	s.srv.SetCohortRereadError(func(err error) error {
+		if calls.Add(1) == 1 {
+			close(failed)
+			return podium.Errorf(podium.ECodeUnavailable, "the store failed (the test's)")
+		}
+		return err
+	})
+	ws := s.dialWS("")
+	failing.Store(true)
+	ws.send(`{"op":"subscribe_cohort","board":"xp","player":"amy","id":"f"}`)
+	ws.expect("subscribe while the store fails", map[string]any{"type": "error", "code": podium.ECodeUnavailable, "id": "f", "board": "xp"})
+	failing.Store(false)
+	ws.send(`{"op":"subscribe_cohort","board":"xp","player":"amy"}`)
+	ws.expect("subscribe", map[string]any{"type": "subscribed", "player": "amy"})
+	ws.nextCohort("amy", "cid:promotion bob:safe amy:safe ")
+	s.score2("xp", "amy", 100)
+	select {
+	case <-failed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the follow never re-read after a change")
+	}
+	ws.pong("after a failed re-read") // nothing sent for it
+	s.score2("xp", "bob", 1) // bob 21 stays behind cid: only amy's 110 moves the cohort
+	ws.nextCohort("amy", "amy:promotion cid:safe bob:safe ")
 }
