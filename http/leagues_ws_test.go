@@ -333,6 +333,6 @@ func TestLeagueCohortWebSocketStoreFailure(t *testing.T) {
 		t.Fatal("the follow never re-read after a change")
 	}
 	ws.pong("after a failed re-read") // nothing sent for it
-	s.score2("xp", "bob", 1) // bob 21 stays behind cid: only amy's 110 moves the cohort
+	s.score2("xp", "bob", 1)          // bob 21 stays behind cid: only amy's 110 moves the cohort
 	ws.nextCohort("amy", "amy:promotion cid:safe bob:safe ")
 }
