@@ -89,9 +89,9 @@ func (s *Server) wire(e *engine.Engine, cfg *Config) {
 	s.groups = &groupHandlers{base: s.base, mod: gm}
 	s.review = &reviewHandlers{base: s.base, eng: e, rv: rv, ev: ev}
 	s.feed = &feedHandlers{base: s.base, streamer: live, eng: findFeed(e)} // feed.go: the feed module
-	s.streams = &streamHandlers{base: s.base, streamer: live, eng: e, feed: s.feed}
-	s.tourneys = &tournamentHandlers{base: s.base, eng: e, mod: tm}
 	s.leagues = &leagueHandlers{base: s.base, streamer: live, eng: e, mod: lm}
+	s.streams = &streamHandlers{base: s.base, streamer: live, eng: e, feed: s.feed, leagues: s.leagues}
+	s.tourneys = &tournamentHandlers{base: s.base, eng: e, mod: tm}
 	s.admin.settlements = tm
 	s.web = &pageHandlers{eng: e, writeError: s.writeError}
 	s.webhooks = &webhookHandlers{base: s.base, wh: findWebhooks(e)} // webhooks.go: the webhooks module

@@ -22,6 +22,7 @@ type leagueHandlers struct {
 	*streamer // the cohort stream (leagues_stream.go)
 	eng       leagueBoards
 	mod       leagueModule
+	rereadErr func(error) error // tests: sees, and may replace, a followed cohort's re-read error
 }
 
 // leagueBoards is what the league handlers call of the engine.

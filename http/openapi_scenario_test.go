@@ -463,7 +463,7 @@ func TestOpenAPIScenario(t *testing.T) {
 	}
 }
 
-// websocket subscribes to a board and the feed, pings, and checks every
+// websocket subscribes to a board, the feed and a league cohort, pings, and checks every
 // message both ways against the x-websocket schemas of GET /v1/stream.
 func (c *specClient) websocket() {
 	c.t.Helper()
@@ -509,6 +509,13 @@ func (c *specClient) websocket() {
 		`{"op":"unsubscribe","board":"ms:expert"}`,
 		`{"op":"unsubscribe_feed","board":"ms:expert"}`,
 	}, func() bool { return types["unsubscribed"] == 2 && types["pong"] == 1 && types["error"] == 1 })
+	exchange([]string{
+		`{"op":"subscribe_cohort","board":"xp","player":"amy","id":"c"}`,
+		`{"op":"unsubscribe_cohort","board":"xp","player":"amy","id":"c"}`,
+		`{"op":"subscribe_cohort","board":"nope","player":"amy"}`,
+	}, func() bool {
+		return types["unsubscribed"] == 3 && types["subscribed"] == 3 && types["snapshot"] == 3 && types["error"] == 2
+	})
 }
 
 // export reads an export (checked by the specChecker); for JSON Lines with

@@ -20,8 +20,9 @@ import (
 type streamHandlers struct {
 	*base
 	*streamer
-	eng  access        // handlers.go: boards (a ?key= goes to base.auth)
-	feed *feedHandlers // the WebSocket's feed subscriptions
+	eng     access          // handlers.go: boards (a ?key= goes to base.auth)
+	feed    *feedHandlers   // the WebSocket's feed subscriptions
+	leagues *leagueHandlers // its cohort subscriptions (leagues_ws.go)
 }
 
 // streamer is what the live endpoints share: the hub, their settings, the
@@ -298,6 +299,7 @@ func sseError(board string, err error) []byte {
 type wsMessage struct {
 	Op          string `json:"op"`
 	Board       string `json:"board"`
+	Player      string `json:"player"` // the cohort ops'
 	Limit       int    `json:"limit"`
 	LastEventID string `json:"last_event_id"`
 	ID          string `json:"id"`
@@ -339,14 +341,22 @@ func (s *streamHandlers) ws(w http.ResponseWriter, r *http.Request) error {
 	go watch.run(ctx, conn.Behind(), s.streamCfg.BehindGrace, func() {
 		c.CloseNow() // fails the write in flight and the reader
 	})
-	send := func(v any) error {
-		b, _ := json.Marshal(v)
+	sendRaw := func(b []byte) error {
 		wctx, wcancel := context.WithTimeout(ctx, s.streamCfg.StallTimeout)
 		defer wcancel()
 		watch.begin()
 		defer watch.end()
 		return c.Write(wctx, websocket.MessageText, b)
 	}
+	send := func(v any) error {
+		b, _ := json.Marshal(v)
+		return sendRaw(b)
+	}
+	// Deferred after conn.Close, so run before it: the follows give their
+	// bytes back to the connection. The context ends first, so an op in
+	// flight on the reader does not wait out a store read or a write.
+	cohorts := newWSCohorts(ctx, s.leagues, conn, key, sendRaw)
+	defer func() { cancel(); cohorts.closeAll() }()
 	wsErr := func(board, id string, err error) error {
 		return send(map[string]string{"type": "error", "board": board, "id": id, "code": podium.ErrorCode(err), "message": podium.ErrorMessage(err)})
 	}
@@ -364,7 +374,7 @@ func (s *streamHandlers) ws(w http.ResponseWriter, r *http.Request) error {
 				}
 				continue
 			}
-			if err := s.wsOp(ctx, conn, &m, send); err != nil {
+			if err := s.wsOp(ctx, conn, cohorts, &m, send); err != nil {
 				if wsErr(m.Board, m.ID, err) != nil {
 					return
 				}
@@ -420,7 +430,10 @@ func (s *streamHandlers) ws(w http.ResponseWriter, r *http.Request) error {
 	}
 }
 
-func (s *streamHandlers) wsOp(ctx context.Context, conn *stream.Conn, m *wsMessage, send func(any) error) error {
+func (s *streamHandlers) wsOp(ctx context.Context, conn *stream.Conn, cohorts *wsCohorts, m *wsMessage, send func(any) error) error {
+	if m.Player != "" && m.Op != "subscribe_cohort" && m.Op != "unsubscribe_cohort" {
+		return podium.Errorf(podium.ECodeInvalid, "player belongs to subscribe_cohort and unsubscribe_cohort only")
+	}
 	switch m.Op {
 	case "ping":
 		return send(map[string]string{"type": "pong", "id": m.ID})
@@ -440,6 +453,8 @@ func (s *streamHandlers) wsOp(ctx context.Context, conn *stream.Conn, m *wsMessa
 		return send(map[string]any{"type": "subscribed", "board": bi.ID, "limit": m.Limit, "id": m.ID})
 	case "subscribe_feed", "unsubscribe_feed":
 		return s.feed.wsFeedOp(ctx, conn, m, send) // feed.go
+	case "subscribe_cohort", "unsubscribe_cohort":
+		return cohorts.op(ctx, m, send) // leagues_ws.go
 	case "unsubscribe":
 		n := conn.UnsubscribeBoard(m.Board)
 		if n == 0 {
@@ -447,5 +462,5 @@ func (s *streamHandlers) wsOp(ctx context.Context, conn *stream.Conn, m *wsMessa
 		}
 		return send(map[string]any{"type": "unsubscribed", "board": m.Board, "id": m.ID})
 	}
-	return podium.Errorf(podium.ECodeInvalid, "op must be subscribe, unsubscribe, subscribe_feed, unsubscribe_feed or ping")
+	return podium.Errorf(podium.ECodeInvalid, "op must be subscribe, unsubscribe, subscribe_feed, unsubscribe_feed, subscribe_cohort, unsubscribe_cohort or ping")
 }

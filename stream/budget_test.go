@@ -120,3 +120,33 @@ func TestSubscriptionsPerConnection(t *testing.T) {
 		t.Fatalf("%d subscriptions counted", n)
 	}
 }
+
+// TestClaimCountsWithSubscriptions: a subscription held outside the hub
+// (Claim) takes a place of MaxSubs as a window's does, Unclaim frees it,
+// and a closed connection claims nothing.
+func TestClaimCountsWithSubscriptions(t *testing.T) {
+	src := newFakeSource()
+	src.put("b", true)
+	h, _ := newTestHub(t, src, Config{MaxSubs: 2})
+	c, _ := h.Connect("192.0.2.1", nil)
+	if _, err := c.Subscribe(context.Background(), "b", 1, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Claim(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Claim(); podium.ErrorCode(err) != podium.ECodeInvalid {
+		t.Fatalf("a third, claimed: %v", err)
+	}
+	if _, err := c.Subscribe(context.Background(), "b", 2, ""); podium.ErrorCode(err) != podium.ECodeInvalid {
+		t.Fatalf("a third, a window: %v", err)
+	}
+	c.Unclaim()
+	if _, err := c.Subscribe(context.Background(), "b", 2, ""); err != nil {
+		t.Fatalf("a window in the claim's place: %v", err)
+	}
+	c.Close()
+	if err := c.Claim(); err == nil {
+		t.Fatal("a closed connection claimed a place")
+	}
+}

@@ -35,6 +35,7 @@ type Conn struct {
 
 	mu     sync.Mutex
 	subs   map[windowKey]*Sub
+	others int    // subscriptions held outside the hub (Claim), counted with subs
 	done   bool   // closed or revoked: no new subscriptions
 	finals []*Sub // ended subscriptions whose error is still to be sent
 
@@ -119,9 +120,9 @@ func (c *Conn) subscribe(ctx context.Context, key windowKey, lastID string) (*Su
 		c.mu.Unlock()
 		return old, nil
 	}
-	if len(c.subs) >= c.hub.cfg.MaxSubs {
+	if len(c.subs)+c.others >= c.hub.cfg.MaxSubs {
 		c.mu.Unlock()
-		return nil, podium.Errorf(podium.ECodeInvalid, "a connection holds at most %d subscriptions", c.hub.cfg.MaxSubs)
+		return nil, c.tooMany()
 	}
 	c.mu.Unlock()
 	h := c.hub
@@ -226,6 +227,35 @@ func (c *Conn) closedErr() error {
 	default:
 	}
 	return podium.Errorf(podium.ECodeUnavailable, "the connection is closing")
+}
+
+func (c *Conn) tooMany() error {
+	return podium.Errorf(podium.ECodeInvalid, "a connection holds at most %d subscriptions", c.hub.cfg.MaxSubs)
+}
+
+// Claim takes one of the connection's MaxSubs subscriptions for one the
+// hub does not hold (a league cohort followed over the WebSocket), so
+// that one bound counts every kind a connection carries: ECodeInvalid
+// when all are taken, the closed error once the connection has ended.
+// Unclaim gives it back.
+func (c *Conn) Claim() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.done {
+		return c.closedErr()
+	}
+	if len(c.subs)+c.others >= c.hub.cfg.MaxSubs {
+		return c.tooMany()
+	}
+	c.others++
+	return nil
+}
+
+// Unclaim gives back a subscription taken with Claim.
+func (c *Conn) Unclaim() {
+	c.mu.Lock()
+	c.others--
+	c.mu.Unlock()
 }
 
 // Unsubscribe removes the subscription to (board, limit), if any.

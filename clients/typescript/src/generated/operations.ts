@@ -807,12 +807,15 @@ export interface Operations {
   };
 
   /**
-   * A WebSocket carrying board and feed events for several subscriptions.
+   * A WebSocket carrying board, feed and league cohort events for several subscriptions.
    *
-   * Send `WSClientMessage`s (subscribe, unsubscribe, subscribe_feed, unsubscribe_feed, ping);
+   * Send `WSClientMessage`s (subscribe, unsubscribe, subscribe_feed, unsubscribe_feed,
+   * subscribe_cohort, unsubscribe_cohort, ping);
    * podium answers with `WSServerMessage`s: replies (`subscribed`, `unsubscribed`, `pong`,
    * `error`) and the events of the subscriptions (the `data` of the SSE events, one per
-   * message). At most 32 subscriptions. Close codes: 1000 normal, 1008 the API key was revoked,
+   * message; a cohort's are the `CohortSnapshot`s of its SSE stream, and an error that ends
+   * one carries `cohort`, `board` and `player`). At most 32 subscriptions, boards, feeds
+   * and cohorts together. Close codes: 1000 normal, 1008 the API key was revoked,
    * 1012 the server is restarting. `?key=` carries the key here only (browsers cannot set
    * headers on a WebSocket).
    */

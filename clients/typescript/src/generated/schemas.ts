@@ -993,6 +993,9 @@ export type PeriodEvent = {
 export type StreamError = {
   type: "error";
   board?: string;
+  /** A WebSocket cohort subscription ended (with its player). */
+  cohort?: true;
+  player?: PlayerID;
   id?: string;
   code: ErrorCode;
   message: string;
@@ -1045,9 +1048,11 @@ export type WebSocketMessage = WSClientMessage | WSServerMessage;
 
 /** What a WebSocket client sends (one JSON object per text message, strict I-JSON). */
 export type WSClientMessage = {
-  op: "subscribe" | "unsubscribe" | "subscribe_feed" | "unsubscribe_feed" | "ping";
-  /** Required by subscribe and unsubscribe; left out of a feed op, every public board. */
+  op: "subscribe" | "unsubscribe" | "subscribe_feed" | "unsubscribe_feed" | "subscribe_cohort" | "unsubscribe_cohort" | "ping";
+  /** Required by subscribe, unsubscribe and the cohort ops (a league); left out of a feed op, every public board. */
   board?: string;
+  /** The cohort ops only (required): the player whose cohort to follow. */
+  player?: PlayerID;
   /** 0 or absent, 50. */
   limit?: number;
   last_event_id?: string;
@@ -1059,9 +1064,11 @@ export type WSReply = {
   type: "subscribed" | "unsubscribed" | "pong";
   board?: string | null;
   feed?: true;
+  cohort?: true;
+  player?: PlayerID;
   limit?: number;
   id?: string;
 };
 
 /** What podium sends over the WebSocket, one JSON object per text message. */
-export type WSServerMessage = WSReply | BoardSnapshot | BoardDelta | PeriodEvent | FeedSnapshot | FeedDelta | StreamError;
+export type WSServerMessage = WSReply | BoardSnapshot | BoardDelta | PeriodEvent | FeedSnapshot | FeedDelta | CohortSnapshot | StreamError;
