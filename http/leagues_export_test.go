@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -197,5 +200,39 @@ func TestLeagueExportPages(t *testing.T) {
 		if r.status != 503 || r.errCode(t) != "unavailable" {
 			t.Errorf("?%s while the store fails: %d %s", q, r.status, r.body)
 		}
+	}
+}
+
+// roundTripFunc is an http.RoundTripper of a function.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestLeagueExportSettledMeanwhile: a period settled (here: restored)
+// between the client's listing of the periods and the end of its tiers
+// makes Export fail with ErrLeagueSettled, after writing; the next
+// Export, undisturbed, holds the new period.
+func TestLeagueExportSettledMeanwhile(t *testing.T) {
+	s := newSpecServerAt(t, nil)
+	leagueExportFixture(t, s)
+	var once sync.Once
+	hc := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		if r.URL.Query().Get("part") == "tiers" {
+			once.Do(func() {
+				s.must(200, s.do("POST", "/v1/leagues/lg/restore", adminKey, `{"periods":[{"period":"2026-11-25","start":"2026-11-25T00:00:00Z",
+					"settled_at":"2026-11-26T00:00:01Z","players":1,"promoted":0,"relegated":0,
+					"results":[{"player":"late","tier":"low","cohort":0,"rank":1,"outcome":"stayed","new_tier":"low"}]}]}`))
+			})
+		}
+		return http.DefaultTransport.RoundTrip(r)
+	})}
+	c := client.New(s.url, client.WithKey(adminKey), client.WithHTTPClient(hc))
+	var buf bytes.Buffer
+	if err := c.Leagues().Export(context.Background(), "lg", &buf, 7); !errors.Is(err, client.ErrLeagueSettled) {
+		t.Fatalf("Export while a period settles: %v", err)
+	}
+	buf.Reset()
+	if err := c.Leagues().Export(context.Background(), "lg", &buf, 7); err != nil || !strings.Contains(buf.String(), `"period":"2026-11-25","player":"late"`) {
+		t.Fatalf("Export again: %v", err)
 	}
 }
