@@ -106,9 +106,6 @@ type exporter struct {
 	// leagueRows counts the league_tier, league_period and league_result
 	// lines written.
 	leagueRows int
-	// leagueLimit is the rows of a league export's page (0: the
-	// server's default; tests page by a few rows).
-	leagueLimit int
 }
 
 func (x *exporter) status() string {

@@ -38,7 +38,7 @@ func (x *exporter) league(ctx context.Context, board string) error {
 			return err
 		}
 		w := bufio.NewWriterSize(tmp, 64<<10)
-		err := x.c.Leagues().Export(ctx, board, w, x.leagueLimit)
+		err := x.c.Leagues().Export(ctx, board, w, 0) // the server's page
 		if err == nil {
 			err = w.Flush()
 		}
