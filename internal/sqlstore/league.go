@@ -32,14 +32,21 @@ var (
 	LeaguePlayerTier = New("SELECT tier FROM league_tiers WHERE board = ? AND player = ?")
 	LeaguePeriods    = New(`SELECT period, start_ms, settled_ms, players, promoted, relegated, epoch, holder
 		FROM league_periods WHERE board = ? ORDER BY start_ms`)
-	LeagueResults = New(`SELECT player, tier, cohort, rank, outcome, new_tier FROM league_results
-		WHERE board = ? AND period = ? ORDER BY player`)
+	LeagueResults = Stmt{SQLite: `SELECT player, tier, cohort, rank, outcome, new_tier FROM league_results INDEXED BY league_results_period
+		WHERE board = ? AND period = ? ORDER BY player`,
+		Postgres: Dollar(`SELECT player, tier, cohort, rank, outcome, new_tier FROM league_results
+		WHERE board = ? AND period = ? ORDER BY player`)}
 	// LeagueResultsPage is the league export's page of a period's results,
 	// served by league_results_period (board, period, player): migration
 	// 0160. The primary key (board, player, period) would walk every
-	// period's rows of the players after the cursor to find one period's.
-	LeagueResultsPage = New(`SELECT player, tier, cohort, rank, outcome, new_tier FROM league_results
-		WHERE board = ? AND period = ? AND player > ? ORDER BY player LIMIT ?`)
+	// period's rows of the players after the cursor to find one period's,
+	// and SQLite's planner, without statistics, prefers it (EXPLAIN QUERY
+	// PLAN: "USING PRIMARY KEY (board=? AND player>?)"), so the SQLite
+	// statement, and LeagueResults', name the index.
+	LeagueResultsPage = Stmt{SQLite: `SELECT player, tier, cohort, rank, outcome, new_tier FROM league_results INDEXED BY league_results_period
+		WHERE board = ? AND period = ? AND player > ? ORDER BY player LIMIT ?`,
+		Postgres: Dollar(`SELECT player, tier, cohort, rank, outcome, new_tier FROM league_results
+		WHERE board = ? AND period = ? AND player > ? ORDER BY player LIMIT ?`)}
 	LeagueHistory = New(`SELECT period, tier, cohort, rank, outcome, new_tier FROM league_results
 		WHERE board = ? AND player = ? ORDER BY period DESC LIMIT ?`)
 
