@@ -122,7 +122,10 @@ func TestLeagueExportPages(t *testing.T) {
 		if got := walk("periods", "part=periods", "periods", limit); fmt.Sprint(got) != fmt.Sprint(periods) {
 			t.Fatalf("periods limit %d: %q, want %q", limit, got, periods)
 		}
-		for _, p := range periods {
+		for i, p := range periods {
+			if limit < 3 && i%5 != 0 {
+				continue // limits 1 and 2 on every fifth period: each page is a request (the store's contract walks them all)
+			}
 			if got := walk("results "+p, "part=results&period="+p, "results", limit); fmt.Sprint(got) != fmt.Sprint(results[p]) {
 				t.Fatalf("results of %s limit %d: %q, want %q", p, limit, got, results[p])
 			}
