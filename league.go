@@ -295,6 +295,9 @@ type LeagueStore interface {
 	LeagueTierCounts(ctx context.Context, board, period string) ([]int64, error)
 	// LeagueTiers returns every player whose tier a settlement set.
 	LeagueTiers(ctx context.Context, board string) ([]LeagueTierOf, error)
+	// LeagueTiersPage returns at most limit of LeagueTiers' rows, those
+	// of players after the player after (byte order), by player.
+	LeagueTiersPage(ctx context.Context, board, after string, limit int) ([]LeagueTierOf, error)
 	// LeaguePlayerTier returns one player's tier (false: never set: the
 	// lowest).
 	LeaguePlayerTier(ctx context.Context, board, player string) (int, bool, error)
@@ -303,6 +306,9 @@ type LeagueStore interface {
 	LeaguePeriods(ctx context.Context, board string) ([]LeaguePeriod, error)
 	// LeagueResults returns the results of a period, by player.
 	LeagueResults(ctx context.Context, board, period string) ([]LeagueResult, error)
+	// LeagueResultsPage returns at most limit of LeagueResults' rows,
+	// those of players after the player after (byte order), by player.
+	LeagueResultsPage(ctx context.Context, board, period, after string, limit int) ([]LeagueResult, error)
 	// LeagueHistory returns a player's results, newest first, at most
 	// limit.
 	LeagueHistory(ctx context.Context, board, player string, limit int) ([]LeagueResult, error)

@@ -476,6 +476,6 @@ func (s *Server) leagueRoutes() {
 	s.mux.HandleFunc("GET /v1/leagues/{board}/tiers/{tier}/cohorts", s.api(s.leagues.cohorts, "period", "offset", "limit"))
 	s.mux.HandleFunc("GET /v1/leagues/{board}/tiers/{tier}/cohorts/{cohort}", s.api(s.leagues.cohort, "period"))
 	s.mux.HandleFunc("POST /v1/leagues/{board}/settle", s.api(s.leagues.settle))
-	s.mux.HandleFunc("GET /v1/leagues/{board}/export", s.api(s.leagues.exportLeague))    // leagues_restore.go
-	s.mux.HandleFunc("POST /v1/leagues/{board}/restore", s.api(s.leagues.restoreLeague)) // leagues_restore.go
+	s.mux.HandleFunc("GET /v1/leagues/{board}/export", s.api(s.leagues.exportLeague, "part", "period", "after", "limit")) // leagues_export.go
+	s.mux.HandleFunc("POST /v1/leagues/{board}/restore", s.api(s.leagues.restoreLeague))                                  // leagues_restore.go
 }

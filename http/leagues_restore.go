@@ -13,14 +13,15 @@ import (
 // A league's tiers and settled history, out and in (podium export and
 // import; docs/API.md, "Restore a league"):
 //
-//	GET  /v1/leagues/{board}/export   JSON Lines: league_tier, league_period, league_result
+//	GET  /v1/leagues/{board}/export   a page of periods, results or tiers (leagues_export.go)
 //	POST /v1/leagues/{board}/restore  the same rows, at most league.MaxLeagueRestore a call
 
 // leagueMover is the league module's export and restore (league.Module);
 // a server without the module answers 503.
 type leagueMover interface {
-	Dump(ctx context.Context, board string) (league.Dump, error)
-	Results(ctx context.Context, board, period string) ([]podium.LeagueResult, error)
+	Settled(ctx context.Context, board string) ([]podium.LeaguePeriod, error)
+	TiersPage(ctx context.Context, board, after string, limit int) ([]podium.LeagueTierOf, error)
+	ResultsPage(ctx context.Context, board, period, after string, limit int) ([]podium.LeagueResult, error)
 	Restore(ctx context.Context, board string, r *league.RestoreRequest) (league.Restored, error)
 }
 
@@ -31,95 +32,6 @@ func (s *leagueHandlers) mover() (leagueMover, error) {
 		return m, nil
 	}
 	return nil, errNoLeagues
-}
-
-// GET /v1/leagues/{board}/export: scope admin on the board. The whole
-// answer is read before its first byte is written, so a storage failure
-// is a 503, never a cut stream.
-func (s *leagueHandlers) exportLeague(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("board")
-	if _, err := s.require(r, podium.ScopeAdmin, id); err != nil {
-		return err
-	}
-	mv, err := s.mover()
-	if err != nil {
-		return err
-	}
-	d, err := mv.Dump(r.Context(), id)
-	if err != nil {
-		return err
-	}
-	bi, _, err := s.readableBoard(r, id)
-	if err != nil {
-		return err
-	}
-	l := bi.League
-	if l == nil {
-		return podium.Errorf(podium.ECodeNotFound, "board %q is not a league", id)
-	}
-	name := func(t int) string { return l.Tiers[min(max(t, 0), len(l.Tiers)-1)].Name }
-	var b []byte
-	for _, t := range d.Tiers {
-		b = append(b, `{"league_tier":{"board":`...)
-		b = appendString(b, id)
-		b = append(b, `,"player":`...)
-		b = appendString(b, t.Player)
-		b = append(b, `,"tier":`...)
-		b = appendString(b, name(t.Tier))
-		b = append(b, "}}\n"...)
-	}
-	for i := range d.Periods {
-		p := &d.Periods[i]
-		rs, err := mv.Results(r.Context(), id, p.Period)
-		if err != nil {
-			return err
-		}
-		b = append(b, `{"league_period":{"board":`...)
-		b = appendString(b, id)
-		b = append(b, `,"period":`...)
-		b = appendString(b, p.Period)
-		b = append(b, `,"start":`...)
-		b = appendTime(b, p.Start)
-		b = append(b, `,"settled_at":`...)
-		b = appendTime(b, p.SettledAt)
-		b = append(b, `,"players":`...)
-		b = strconv.AppendInt(b, p.Players, 10)
-		b = append(b, `,"promoted":`...)
-		b = strconv.AppendInt(b, p.Promoted, 10)
-		b = append(b, `,"relegated":`...)
-		b = strconv.AppendInt(b, p.Relegated, 10)
-		b = append(b, "}}\n"...)
-		for _, x := range rs {
-			b = append(b, `{"league_result":{"board":`...)
-			b = appendString(b, id)
-			b = append(b, `,"period":`...)
-			b = appendString(b, p.Period)
-			b = append(b, `,"player":`...)
-			b = appendString(b, x.Player)
-			b = append(b, `,"tier":`...)
-			b = appendString(b, name(x.Tier))
-			if x.Cohort < 0 {
-				b = append(b, `,"cohort":null,"rank":null`...)
-			} else {
-				b = append(b, `,"cohort":`...)
-				b = strconv.AppendInt(b, int64(x.Cohort), 10)
-				b = append(b, `,"rank":`...)
-				b = strconv.AppendInt(b, int64(x.Rank), 10)
-			}
-			b = append(b, `,"outcome":`...)
-			b = appendString(b, x.Outcome)
-			b = append(b, `,"new_tier":`...)
-			b = appendString(b, name(x.NewTier))
-			b = append(b, "}}\n"...)
-		}
-	}
-	h := w.Header()
-	h.Set("Content-Type", "application/jsonl; charset=utf-8")
-	h.Set("Content-Disposition", `attachment; filename="`+id+`-league.jsonl"`)
-	h.Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(http.StatusOK)
-	w.Write(b)
-	return nil
 }
 
 // leagueRestoreBody is the body of POST /v1/leagues/{board}/restore.

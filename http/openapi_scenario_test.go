@@ -357,6 +357,10 @@ func TestOpenAPIScenario(t *testing.T) {
 		"settled_at":"2026-11-30T00:00:01Z","players":2,"promoted":0,"relegated":0,"results":[{"player":"zed","tier":"bronze","cohort":0,"rank":1,"outcome":"stayed","new_tier":"bronze"},
 		{"player":"yan","tier":"silver","cohort":null,"rank":null,"outcome":"absent","new_tier":"bronze"}]}]}`)
 	c.export("/v1/leagues/xp/export", A, "LeagueExportLine", "LeagueExportLine", "LeagueExportLine")
+	c.must(200, "GET", "/v1/leagues/xp/export?part=periods", A, "")
+	c.must(200, "GET", "/v1/leagues/xp/export?part=results&period=2026-W48&limit=1", A, "")
+	c.must(200, "GET", "/v1/leagues/xp/export?part=tiers&after=amy", A, "")
+	c.fails(400, "invalid_argument", "GET", "/v1/leagues/xp/export?part=tiers&limit=0", A, "")
 	c.fails(400, "invalid_argument", "POST", "/v1/leagues/xp/restore", A, `{"tiers":[{"player":"zed","tier":"gold"}]}`)
 	c.must(200, "GET", "/leagues/xp", "", "")
 	c.must(404, "GET", "/leagues/nope", "", "")

@@ -216,7 +216,7 @@ func failRequests(st storageFailState) map[string]failRequest {
 		"GET /v1/leagues/{board}/tiers/{tier}/cohorts":           {method: "GET", path: "/v1/leagues/xp/tiers/bronze/cohorts"},
 		"GET /v1/leagues/{board}/tiers/{tier}/cohorts/{cohort}":  {method: "GET", path: "/v1/leagues/xp/tiers/bronze/cohorts/0"},
 		"POST /v1/leagues/{board}/settle":                        {method: "POST", path: "/v1/leagues/xp/settle", key: A},
-		"GET /v1/leagues/{board}/export":                         {method: "GET", path: "/v1/leagues/xp/export", key: A},
+		"GET /v1/leagues/{board}/export":                         {method: "GET", path: "/v1/leagues/xp/export?part=tiers", key: A},
 		"POST /v1/leagues/{board}/restore":                       {method: "POST", path: "/v1/leagues/xp/restore", key: A, body: `{"tiers":[{"player":"amy","tier":"silver"}],"periods":[]}`},
 		"PUT /v1/groups/{set}/{group}/members/{player}":          {method: "PUT", path: "/v1/groups/clans/red/members/bob", key: A},
 		"DELETE /v1/groups/{set}/{group}/members/{player}":       {method: "DELETE", path: "/v1/groups/clans/red/members/alice", key: A},

@@ -6,64 +6,16 @@ import (
 	"github.com/podiumhq/podium"
 )
 
-// Dump is what of a league travels with podium export: the tiers its
-// settlements left, and its settled periods (Results reads each one's
-// results). The current period's placements stay out: the target places
-// each player at their next score, in their restored tier.
-type Dump struct {
-	Tiers   []podium.LeagueTierOf
-	Periods []podium.LeaguePeriod // settled ones, oldest first
-}
+// What of a league travels with podium export, a page at a time (GET
+// /v1/leagues/{board}/export): the tiers its settlements left, its
+// settled periods, and each one's results. The current period's
+// placements stay out: the target places each player at their next
+// score, in their restored tier.
 
-// Dump reads a league's tiers and settled periods. The periods are read
-// before and after the tiers: a settlement in between would pair tiers
-// with a history that does not lead to them, so the read is retried.
-func (m *Module) Dump(ctx context.Context, board string) (Dump, error) {
-	def, err := m.league(board)
-	if err != nil {
-		return Dump{}, err
-	}
-	ls, err := m.leagueStore()
-	if err != nil {
-		return Dump{}, err
-	}
-	settled := func() ([]podium.LeaguePeriod, error) {
-		ps, err := ls.LeaguePeriods(ctx, def.ID)
-		if err != nil {
-			return nil, m.unavailable("periods", err)
-		}
-		out := ps[:0]
-		for _, p := range ps {
-			if p.Settled() {
-				out = append(out, p)
-			}
-		}
-		return out, nil
-	}
-	for try := 1; ; try++ {
-		before, err := settled()
-		if err != nil {
-			return Dump{}, err
-		}
-		tiers, err := ls.LeagueTiers(ctx, def.ID)
-		if err != nil {
-			return Dump{}, m.unavailable("tiers", err)
-		}
-		after, err := settled()
-		if err != nil {
-			return Dump{}, err
-		}
-		if len(before) == len(after) {
-			return Dump{Tiers: tiers, Periods: after}, nil
-		}
-		if try == 3 {
-			return Dump{}, podium.Errorf(podium.ECodeUnavailable, "league %q settled periods during each of 3 reads; retry shortly", def.ID)
-		}
-	}
-}
-
-// Results returns the results of one period of a league, by player.
-func (m *Module) Results(ctx context.Context, board, period string) ([]podium.LeagueResult, error) {
+// Settled returns a league's settled periods, oldest first. It is read
+// whole, as a settlement reads it: one row per settled period (52 a year
+// for a weekly league).
+func (m *Module) Settled(ctx context.Context, board string) ([]podium.LeaguePeriod, error) {
 	def, err := m.league(board)
 	if err != nil {
 		return nil, err
@@ -72,7 +24,49 @@ func (m *Module) Results(ctx context.Context, board, period string) ([]podium.Le
 	if err != nil {
 		return nil, err
 	}
-	rs, err := ls.LeagueResults(ctx, def.ID, period)
+	ps, err := ls.LeaguePeriods(ctx, def.ID)
+	if err != nil {
+		return nil, m.unavailable("periods", err)
+	}
+	out := ps[:0]
+	for _, p := range ps {
+		if p.Settled() {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// TiersPage returns at most limit of a league's tiers, those of the
+// players after after (byte order), by player.
+func (m *Module) TiersPage(ctx context.Context, board, after string, limit int) ([]podium.LeagueTierOf, error) {
+	def, err := m.league(board)
+	if err != nil {
+		return nil, err
+	}
+	ls, err := m.leagueStore()
+	if err != nil {
+		return nil, err
+	}
+	ts, err := ls.LeagueTiersPage(ctx, def.ID, after, limit)
+	if err != nil {
+		return nil, m.unavailable("tiers", err)
+	}
+	return ts, nil
+}
+
+// ResultsPage returns at most limit of one period's results, those of the
+// players after after (byte order), by player.
+func (m *Module) ResultsPage(ctx context.Context, board, period, after string, limit int) ([]podium.LeagueResult, error) {
+	def, err := m.league(board)
+	if err != nil {
+		return nil, err
+	}
+	ls, err := m.leagueStore()
+	if err != nil {
+		return nil, err
+	}
+	rs, err := ls.LeagueResultsPage(ctx, def.ID, period, after, limit)
 	if err != nil {
 		return nil, m.unavailable("results", err)
 	}

@@ -234,7 +234,17 @@ func (s leagueRows) LeagueTierCounts(ctx context.Context, board, period string) 
 
 // LeagueTiers returns every player whose tier a settlement set.
 func (s leagueRows) LeagueTiers(ctx context.Context, board string) ([]podium.LeagueTierOf, error) {
-	rows, err := s.pool.Query(ctx, sqlstore.LeagueTiers.Postgres, board)
+	return s.tiers(ctx, sqlstore.LeagueTiers.Postgres, board)
+}
+
+// LeagueTiersPage returns the tiers of the players after after, at most
+// limit.
+func (s leagueRows) LeagueTiersPage(ctx context.Context, board, after string, limit int) ([]podium.LeagueTierOf, error) {
+	return s.tiers(ctx, sqlstore.LeagueTiersPage.Postgres, board, after, limit)
+}
+
+func (s leagueRows) tiers(ctx context.Context, q string, args ...any) ([]podium.LeagueTierOf, error) {
+	rows, err := s.pool.Query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("league tiers: %w", err)
 	}
@@ -286,7 +296,17 @@ func (s leagueRows) LeaguePeriods(ctx context.Context, board string) ([]podium.L
 
 // LeagueResults returns the results of a period, by player.
 func (s leagueRows) LeagueResults(ctx context.Context, board, period string) ([]podium.LeagueResult, error) {
-	rows, err := s.pool.Query(ctx, sqlstore.LeagueResults.Postgres, board, period)
+	return s.results(ctx, sqlstore.LeagueResults.Postgres, board, period)
+}
+
+// LeagueResultsPage returns the results of a period of the players after
+// after, at most limit.
+func (s leagueRows) LeagueResultsPage(ctx context.Context, board, period, after string, limit int) ([]podium.LeagueResult, error) {
+	return s.results(ctx, sqlstore.LeagueResultsPage.Postgres, board, period, after, limit)
+}
+
+func (s leagueRows) results(ctx context.Context, q, board, period string, more ...any) ([]podium.LeagueResult, error) {
+	rows, err := s.pool.Query(ctx, q, append([]any{board, period}, more...)...)
 	if err != nil {
 		return nil, fmt.Errorf("league results: %w", err)
 	}

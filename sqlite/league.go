@@ -266,7 +266,17 @@ func (s leagueRows) LeagueTierCounts(ctx context.Context, board, period string) 
 
 // LeagueTiers returns every player whose tier a settlement set.
 func (s leagueRows) LeagueTiers(ctx context.Context, board string) ([]podium.LeagueTierOf, error) {
-	rows, err := s.r.QueryContext(ctx, sqlstore.LeagueTiers.SQLite, board)
+	return s.tiers(ctx, sqlstore.LeagueTiers.SQLite, board)
+}
+
+// LeagueTiersPage returns the tiers of the players after after, at most
+// limit.
+func (s leagueRows) LeagueTiersPage(ctx context.Context, board, after string, limit int) ([]podium.LeagueTierOf, error) {
+	return s.tiers(ctx, sqlstore.LeagueTiersPage.SQLite, board, after, limit)
+}
+
+func (s leagueRows) tiers(ctx context.Context, q string, args ...any) ([]podium.LeagueTierOf, error) {
+	rows, err := s.r.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("league tiers: %w", err)
 	}
@@ -326,7 +336,17 @@ func (s leagueRows) LeaguePeriods(ctx context.Context, board string) ([]podium.L
 
 // LeagueResults returns the results of a period, by player.
 func (s leagueRows) LeagueResults(ctx context.Context, board, period string) ([]podium.LeagueResult, error) {
-	rows, err := s.r.QueryContext(ctx, sqlstore.LeagueResults.SQLite, board, period)
+	return s.results(ctx, sqlstore.LeagueResults.SQLite, board, period)
+}
+
+// LeagueResultsPage returns the results of a period of the players after
+// after, at most limit.
+func (s leagueRows) LeagueResultsPage(ctx context.Context, board, period, after string, limit int) ([]podium.LeagueResult, error) {
+	return s.results(ctx, sqlstore.LeagueResultsPage.SQLite, board, period, after, limit)
+}
+
+func (s leagueRows) results(ctx context.Context, q, board, period string, more ...any) ([]podium.LeagueResult, error) {
+	rows, err := s.r.QueryContext(ctx, q, append([]any{board, period}, more...)...)
 	if err != nil {
 		return nil, fmt.Errorf("league results: %w", err)
 	}

@@ -57,13 +57,14 @@ func Run(t *testing.T, open func(t *testing.T) podium.Store) {
 	t.Run("WithinBatch", func(t *testing.T) { testWithinBatch(t, open) })
 	t.Run("Results", func(t *testing.T) { testBestKResults(t, open) }) // results.go
 	t.Run("Feed", func(t *testing.T) { testFeed(t, open) })
-	t.Run("Tourney", func(t *testing.T) { testTourney(t, open) })       // tourney.go
-	t.Run("League", func(t *testing.T) { testLeague(t, open) })         // league.go
-	t.Run("LeagueMany", func(t *testing.T) { testLeagueMany(t, open) }) // league.go
-	t.Run("Sessions", func(t *testing.T) { testSessions(t, open) })     // session.go
-	t.Run("Review", func(t *testing.T) { testReview(t, open) })         // review.go
-	t.Run("Evidence", func(t *testing.T) { testEvidence(t, open) })     // evidence.go
-	t.Run("Limits", func(t *testing.T) { testLimits(t, open) })         // quota.go
+	t.Run("Tourney", func(t *testing.T) { testTourney(t, open) })         // tourney.go
+	t.Run("League", func(t *testing.T) { testLeague(t, open) })           // league.go
+	t.Run("LeagueMany", func(t *testing.T) { testLeagueMany(t, open) })   // league.go
+	t.Run("LeaguePages", func(t *testing.T) { testLeaguePages(t, open) }) // league_pages.go
+	t.Run("Sessions", func(t *testing.T) { testSessions(t, open) })       // session.go
+	t.Run("Review", func(t *testing.T) { testReview(t, open) })           // review.go
+	t.Run("Evidence", func(t *testing.T) { testEvidence(t, open) })       // evidence.go
+	t.Run("Limits", func(t *testing.T) { testLimits(t, open) })           // quota.go
 
 	t.Run("PendingEvidence", func(t *testing.T) { testPendingEvidence(t, open) }) // evidence_review.go
 	t.Run("Restore", func(t *testing.T) { testRestore(t, open) })                 // restore.go

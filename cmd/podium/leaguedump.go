@@ -2,10 +2,12 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"os"
 
 	"github.com/podiumhq/podium/client"
 )
@@ -17,13 +19,43 @@ import (
 // dumped: the target places each player at their next score, in their
 // restored tier.
 
-// league copies a league's export into the dump.
+// league copies a league's export into the dump, its pages through a
+// temporary file (so that neither this process nor the server holds the
+// league), read again up to exportRetries times when a settlement lands
+// during it, before anything of it is written.
 func (x *exporter) league(ctx context.Context, board string) error {
-	var buf bytes.Buffer
-	if err := x.c.Leagues().Export(ctx, board, &buf); err != nil {
-		return fmt.Errorf("league %s: export: %w", board, err)
+	tmp, err := os.CreateTemp("", "podium-export-league-*.jsonl")
+	if err != nil {
+		return err
 	}
-	sc := bufio.NewScanner(&buf)
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
+	for try := 1; ; try++ {
+		if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
+		if err := tmp.Truncate(0); err != nil {
+			return err
+		}
+		w := bufio.NewWriterSize(tmp, 64<<10)
+		err := x.c.Leagues().Export(ctx, board, w, 0) // the server's page
+		if err == nil {
+			err = w.Flush()
+		}
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, client.ErrLeagueSettled) {
+			return fmt.Errorf("league %s: export: %w", board, err)
+		}
+		if try == exportRetries {
+			return fmt.Errorf("league %s: it settled a period during each of %d exports; retry", board, exportRetries)
+		}
+	}
+	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	sc := bufio.NewScanner(tmp)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		var l client.LeagueExportLine

@@ -25,11 +25,28 @@ var (
 		GROUP BY cohort ORDER BY cohort LIMIT ? OFFSET ?`)
 	LeagueTierCounts = New("SELECT tier, count(*) FROM league_members WHERE board = ? AND period = ? GROUP BY tier ORDER BY tier")
 	LeagueTiers      = New("SELECT player, tier FROM league_tiers WHERE board = ? ORDER BY player")
+	// LeagueTiersPage is the league export's page of tiers: a keyset on
+	// the primary key (board, player), so a page reads limit rows however
+	// many players the league has.
+	LeagueTiersPage  = New("SELECT player, tier FROM league_tiers WHERE board = ? AND player > ? ORDER BY player LIMIT ?")
 	LeaguePlayerTier = New("SELECT tier FROM league_tiers WHERE board = ? AND player = ?")
 	LeaguePeriods    = New(`SELECT period, start_ms, settled_ms, players, promoted, relegated, epoch, holder
 		FROM league_periods WHERE board = ? ORDER BY start_ms`)
-	LeagueResults = New(`SELECT player, tier, cohort, rank, outcome, new_tier FROM league_results
-		WHERE board = ? AND period = ? ORDER BY player`)
+	LeagueResults = Stmt{SQLite: `SELECT player, tier, cohort, rank, outcome, new_tier FROM league_results INDEXED BY league_results_period
+		WHERE board = ? AND period = ? ORDER BY player`,
+		Postgres: Dollar(`SELECT player, tier, cohort, rank, outcome, new_tier FROM league_results
+		WHERE board = ? AND period = ? ORDER BY player`)}
+	// LeagueResultsPage is the league export's page of a period's results,
+	// served by league_results_period (board, period, player): migration
+	// 0160. The primary key (board, player, period) would walk every
+	// period's rows of the players after the cursor to find one period's,
+	// and SQLite's planner, without statistics, prefers it (EXPLAIN QUERY
+	// PLAN: "USING PRIMARY KEY (board=? AND player>?)"), so the SQLite
+	// statement, and LeagueResults', name the index.
+	LeagueResultsPage = Stmt{SQLite: `SELECT player, tier, cohort, rank, outcome, new_tier FROM league_results INDEXED BY league_results_period
+		WHERE board = ? AND period = ? AND player > ? ORDER BY player LIMIT ?`,
+		Postgres: Dollar(`SELECT player, tier, cohort, rank, outcome, new_tier FROM league_results
+		WHERE board = ? AND period = ? AND player > ? ORDER BY player LIMIT ?`)}
 	LeagueHistory = New(`SELECT period, tier, cohort, rank, outcome, new_tier FROM league_results
 		WHERE board = ? AND player = ? ORDER BY period DESC LIMIT ?`)
 

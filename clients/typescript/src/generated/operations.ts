@@ -1339,12 +1339,17 @@ export interface Operations {
   };
 
   /**
-   * A league's tiers and settled periods with their results, as JSON Lines (admin on the board; podium export).
+   * A page of a league's settled periods, one period's results or its tiers (admin on the board; podium export).
    *
-   * One `league_tier` line per player whose tier a settlement set, then per settled period,
-   * oldest first, its `league_period` line followed by its `league_result` lines. The current
-   * period's placements are not in it. The whole answer is read before it is sent (a storage
-   * failure is a 503). The lines are what POST /v1/leagues/{board}/restore takes back.
+   * With `part`, one page as JSON: `part=periods` the settled periods, oldest first;
+   * `part=results&period=` one settled period's results by player; `part=tiers` every player
+   * whose tier a settlement set, by player (byte order). A page holds at most `limit` rows;
+   * pass `next_after` as `after` for the next one, until it is null. The rows are those POST
+   * /v1/leagues/{board}/restore takes. A page is read whole before it is sent (a storage
+   * failure is a 503). Without `part` (and without `after` and `limit`), the whole export as
+   * JSON Lines, as before it was paged: one `league_tier` line per tier, then per settled period
+   * its `league_period` line and its `league_result` lines; 413 for a league of more than
+   * 10,000 rows. The current period's placements are in neither.
    */
   exportLeague: {
     method: "GET";
@@ -1352,11 +1357,19 @@ export interface Operations {
     params: {
       board: S.BoardID;
     };
-    query: Record<string, never>;
+    query: {
+      /** periods, results or tiers; absent, the whole export (at most 10,000 rows). */
+      part?: "periods" | "results" | "tiers";
+      /** With part=results (and only then), a settled period of the league. */
+      period?: S.PeriodID;
+      /** The previous page's next_after (a period id for periods, a player id otherwise); absent, the first page. */
+      after?: string;
+      limit?: number;
+    };
     headers: Record<string, never>;
     body: void;
     responses: {
-      200: unknown;
+      200: S.LeagueExportPage;
     };
   };
 

@@ -397,6 +397,18 @@ export type LeagueExportLine = {
   };
 };
 
+/** A page of a league's export; the rows of its part. */
+export type LeagueExportPage = {
+  board: BoardID;
+  part: "periods" | "results" | "tiers";
+  period?: PeriodID;
+  periods?: LeaguePeriodRow[];
+  results?: LeagueResultRow[];
+  tiers?: LeagueTierRow[];
+  /** The after of the next page; null on the last. */
+  next_after: string | null;
+};
+
 /** A league's JSON Lines export; each line is a LeagueExportLine. */
 export type LeagueExportLines = string;
 
