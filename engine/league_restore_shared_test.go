@@ -7,9 +7,7 @@ import (
 	"github.com/podiumhq/podium"
 	"github.com/podiumhq/podium/engine"
 	"github.com/podiumhq/podium/league"
-	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/review"
-	"github.com/podiumhq/podium/tournament"
 )
 
 func reviewOf(e *engine.Engine) *review.Module {
@@ -31,19 +29,7 @@ func TestSharedLeagueRestore(t *testing.T) {
 	c := newCluster(t)
 	day := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
 	clk := &clock{t: day}
-	start := func(name string) *node {
-		n, cfg := c.open(name, nodeOpts{})
-		cfg.Now = clk.Now
-		cfg.Modules = modules.With(modules.Config{Store: cfg.Store, Logger: cfg.Logger, Tournament: tournament.Config{SettleEvery: -1},
-			League: league.Config{SettleEvery: -1}})
-		n.eng = engine.New(cfg)
-		if err := n.eng.Start(bg); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { n.eng.Close() })
-		return n
-	}
-	a, b := start("a"), start("b")
+	a, b := c.startLeague("a", clk), c.startLeague("b", clk)
 	bd := &podium.Board{ID: "lg", Keys: []podium.KeyDef{{Name: "points", Order: podium.Desc}}, Mode: podium.Best,
 		Reset:  podium.Reset{Every: podium.Daily, TZ: "UTC"},
 		Review: &podium.Review{Hold: podium.HoldAll},

@@ -23,6 +23,22 @@ func leagueOf(e *engine.Engine) *league.Module {
 	panic("no league module")
 }
 
+// startLeague starts a node on clk whose tournaments and leagues settle
+// only when a test asks.
+func (c *cluster) startLeague(name string, clk *clock) *node {
+	t := c.t
+	n, cfg := c.open(name, nodeOpts{})
+	cfg.Now = clk.Now
+	cfg.Modules = modules.With(modules.Config{Store: cfg.Store, Logger: cfg.Logger, Tournament: tournament.Config{SettleEvery: -1},
+		League: league.Config{SettleEvery: -1}})
+	n.eng = engine.New(cfg)
+	if err := n.eng.Start(bg); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.eng.Close() })
+	return n
+}
+
 // TestSharedLeagueCohorts: players' first scores of a period arrive at
 // once on two nodes of one PostgreSQL database (and some players on both):
 // every player is placed once, no cohort exceeds its size, a tier's
@@ -34,19 +50,7 @@ func TestSharedLeagueCohorts(t *testing.T) {
 	c := newCluster(t)
 	day1 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	clk := &clock{t: day1}
-	start := func(name string) *node {
-		n, cfg := c.open(name, nodeOpts{})
-		cfg.Now = clk.Now
-		cfg.Modules = modules.With(modules.Config{Store: cfg.Store, Logger: cfg.Logger, Tournament: tournament.Config{SettleEvery: -1},
-			League: league.Config{SettleEvery: -1}})
-		n.eng = engine.New(cfg)
-		if err := n.eng.Start(bg); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { n.eng.Close() })
-		return n
-	}
-	a, b := start("a"), start("b")
+	a, b := c.startLeague("a", clk), c.startLeague("b", clk)
 	const size = 5
 	bd := &podium.Board{ID: "lg", Keys: []podium.KeyDef{{Name: "points", Order: podium.Desc}}, Mode: podium.Best,
 		Reset:  podium.Reset{Every: podium.Daily, TZ: "UTC"},

@@ -209,10 +209,12 @@ func (x *exporter) members(ctx context.Context, set string) error {
 	}
 }
 
-// period exports one period of a board through a temporary file, so that
-// an inconsistent read is retried before anything of it is written.
-func (x *exporter) period(ctx context.Context, board, period string) error {
-	tmp, err := os.CreateTemp("", "podium-export-*.jsonl")
+// spooled fills a temporary file with fill until fill reports a
+// consistent read, at most exportRetries times (then the error busy
+// gives), and hands the file, rewound, to use; the file is removed after.
+// An export so writes nothing of a read it has to retry.
+func spooled(pattern string, fill func(w io.Writer) (consistent bool, err error), busy func() error, use func(f *os.File) error) error {
+	tmp, err := os.CreateTemp("", pattern)
 	if err != nil {
 		return err
 	}
@@ -225,17 +227,41 @@ func (x *exporter) period(ctx context.Context, board, period string) error {
 		if err := tmp.Truncate(0); err != nil {
 			return err
 		}
-		ok, err := x.c.ExportBoard(ctx, board, client.ExportOptions{Format: "jsonl", Period: period, IncludeHidden: true}, tmp)
+		ok, err := fill(tmp)
 		if err != nil {
-			return fmt.Errorf("board %s period %s: export: %w", board, period, err)
+			return err
 		}
 		if ok {
 			break
 		}
 		if try == exportRetries {
-			return fmt.Errorf("board %s period %s: the board took writes during each of %d exports; stop writes to it (or export it later) and retry", board, period, exportRetries)
+			return busy()
 		}
 	}
+	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	return use(tmp)
+}
+
+// period exports one period of a board through a temporary file, so that
+// an inconsistent read is retried before anything of it is written.
+func (x *exporter) period(ctx context.Context, board, period string) error {
+	fill := func(w io.Writer) (bool, error) {
+		ok, err := x.c.ExportBoard(ctx, board, client.ExportOptions{Format: "jsonl", Period: period, IncludeHidden: true}, w)
+		if err != nil {
+			return false, fmt.Errorf("board %s period %s: export: %w", board, period, err)
+		}
+		return ok, nil
+	}
+	busy := func() error {
+		return fmt.Errorf("board %s period %s: the board took writes during each of %d exports; stop writes to it (or export it later) and retry", board, period, exportRetries)
+	}
+	return spooled("podium-export-*.jsonl", fill, busy, func(tmp *os.File) error { return x.periodLines(board, period, tmp) })
+}
+
+// periodLines writes a period's exported lines into the dump.
+func (x *exporter) periodLines(board, period string, tmp *os.File) error {
 	// Two passes: the players first (an import registers them before it
 	// restores their entries), then the entries.
 	for pass := 0; pass < 2; pass++ {

@@ -24,37 +24,28 @@ import (
 // league), read again up to exportRetries times when a settlement lands
 // during it, before anything of it is written.
 func (x *exporter) league(ctx context.Context, board string) error {
-	tmp, err := os.CreateTemp("", "podium-export-league-*.jsonl")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	defer tmp.Close()
-	for try := 1; ; try++ {
-		if _, err := tmp.Seek(0, io.SeekStart); err != nil {
-			return err
-		}
-		if err := tmp.Truncate(0); err != nil {
-			return err
-		}
+	fill := func(tmp io.Writer) (bool, error) {
 		w := bufio.NewWriterSize(tmp, 64<<10)
 		err := x.c.Leagues().Export(ctx, board, w, 0) // the server's page
 		if err == nil {
 			err = w.Flush()
 		}
-		if err == nil {
-			break
+		switch {
+		case err == nil:
+			return true, nil
+		case errors.Is(err, client.ErrLeagueSettled):
+			return false, nil
 		}
-		if !errors.Is(err, client.ErrLeagueSettled) {
-			return fmt.Errorf("league %s: export: %w", board, err)
-		}
-		if try == exportRetries {
-			return fmt.Errorf("league %s: it settled a period during each of %d exports; retry", board, exportRetries)
-		}
+		return false, fmt.Errorf("league %s: export: %w", board, err)
 	}
-	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
-		return err
+	busy := func() error {
+		return fmt.Errorf("league %s: it settled a period during each of %d exports; retry", board, exportRetries)
 	}
+	return spooled("podium-export-league-*.jsonl", fill, busy, func(tmp *os.File) error { return x.leagueLines(board, tmp) })
+}
+
+// leagueLines writes a league's exported lines into the dump.
+func (x *exporter) leagueLines(board string, tmp *os.File) error {
 	sc := bufio.NewScanner(tmp)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
