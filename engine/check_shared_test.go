@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/podiumhq/podium"
-	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/postgres"
 )
 
@@ -74,14 +73,11 @@ func TestSharedCheckSkipsWritesCommittedMeanwhile(t *testing.T) {
 	if _, err := submitOn(na, "pts", "p0", 1); err != nil {
 		t.Fatal(err)
 	}
-	nb, cfg := c.open("b", nodeOpts{noBroker: true, poll: time.Hour})
-	hook := &watermarkHook{Store: nb.store}
-	cfg.Store = hook
-	nb.eng = modules.Engine(cfg)
-	if err := nb.eng.Start(bg); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { nb.eng.Close() })
+	var hook *watermarkHook
+	nb := c.start("b", nodeOpts{noBroker: true, poll: time.Hour, wrap: func(st *postgres.Store) podium.Store {
+		hook = &watermarkHook{Store: st}
+		return hook
+	}})
 	writes := 0
 	hook.fn = func() {
 		writes++

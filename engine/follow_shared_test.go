@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/podiumhq/podium"
-	"github.com/podiumhq/podium/modules"
+	"github.com/podiumhq/podium/postgres"
 )
 
 // A follower that applies a write made on another node has also applied
@@ -85,14 +85,11 @@ func TestSharedFollowerPollAppliesNameWithScore(t *testing.T) {
 	if _, err := submitOn(a, "exp", "alice", 1); err != nil {
 		t.Fatal(err)
 	}
-	b, cfg := c.open("b", nodeOpts{noBroker: true, poll: time.Hour})
-	hs := &hookStore{SharedStore: b.store}
-	cfg.Store = hs
-	b.eng = modules.Engine(cfg)
-	if err := b.eng.Start(bg); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.eng.Close() })
+	var hs *hookStore
+	b := c.start("b", nodeOpts{noBroker: true, poll: time.Hour, wrap: func(st *postgres.Store) podium.Store {
+		hs = &hookStore{SharedStore: st}
+		return hs
+	}})
 	// b is behind on exp, so the round reads exp's log: not past the head
 	// it read before the change feed (bob's row would come with it).
 	if _, err := submitOn(a, "exp", "alice", 3); err != nil {

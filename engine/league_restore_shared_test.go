@@ -10,14 +10,7 @@ import (
 	"github.com/podiumhq/podium/review"
 )
 
-func reviewOf(e *engine.Engine) *review.Module {
-	for _, m := range e.Modules() {
-		if x, ok := m.(*review.Module); ok {
-			return x
-		}
-	}
-	panic("no review module")
-}
+func reviewOf(e *engine.Engine) *review.Module { return moduleOf[*review.Module](e) }
 
 // TestSharedLeagueRestore: a league's tiers restored on node a (podium
 // import) place players in them on both nodes. Node b had loaded the

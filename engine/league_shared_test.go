@@ -14,14 +14,17 @@ import (
 	"github.com/podiumhq/podium/tournament"
 )
 
-func leagueOf(e *engine.Engine) *league.Module {
+// moduleOf returns the engine's module of type T.
+func moduleOf[T engine.Module](e *engine.Engine) T {
 	for _, m := range e.Modules() {
-		if x, ok := m.(*league.Module); ok {
+		if x, ok := m.(T); ok {
 			return x
 		}
 	}
-	panic("no league module")
+	panic(fmt.Sprintf("no %T module", *new(T)))
 }
+
+func leagueOf(e *engine.Engine) *league.Module { return moduleOf[*league.Module](e) }
 
 // startLeague starts a node on clk whose tournaments and leagues settle
 // only when a test asks.

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/podiumhq/podium"
-	"github.com/podiumhq/podium/modules"
 	"github.com/podiumhq/podium/postgres"
 )
 
@@ -60,14 +59,11 @@ func (s *downStore) LastChange(ctx context.Context) (int64, error) {
 func TestSharedWritesFailFastWhileDatabaseDown(t *testing.T) {
 	t.Parallel()
 	c := newCluster(t)
-	n, cfg := c.open("n1", nodeOpts{noBroker: true, poll: 20 * time.Millisecond})
-	ds := &downStore{Store: n.store}
-	cfg.Store = ds
-	n.eng = modules.Engine(cfg)
-	if err := n.eng.Start(bg); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { n.eng.Close() })
+	var ds *downStore
+	n := c.start("n1", nodeOpts{noBroker: true, poll: 20 * time.Millisecond, wrap: func(st *postgres.Store) podium.Store {
+		ds = &downStore{Store: st}
+		return ds
+	}})
 	if _, _, err := n.eng.PutBoard(bg, newBoard(t, "d", podium.Sum, 1)); err != nil {
 		t.Fatal(err)
 	}

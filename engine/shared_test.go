@@ -57,6 +57,9 @@ type nodeOpts struct {
 	store    postgres.Options
 	noBroker bool
 	poll     time.Duration
+	// wrap, when set, gives the store the engine uses in place of the
+	// node's own (a test's wrapper that hooks or cuts some calls).
+	wrap func(*postgres.Store) podium.Store
 }
 
 // open opens a node's store and broker; start starts its engine.
@@ -77,6 +80,9 @@ func (c *cluster) open(name string, o nodeOpts) (*node, engine.Config) {
 		}
 		t.Cleanup(func() { n.broker.Close() })
 		cfg.Broker = n.broker
+	}
+	if o.wrap != nil {
+		cfg.Store = o.wrap(st)
 	}
 	return n, cfg
 }
